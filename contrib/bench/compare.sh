@@ -1,0 +1,355 @@
+#!/usr/bin/env bash
+# compare.sh: mcds-server against Debian's memcached, side by side.
+#
+# Starts both servers with the same threads and memory on free loopback
+# ports, runs every workload row on both, alternating which goes first, for
+# several rounds, and prints the medians and the ratios mcds/memcached for
+# throughput (higher is better) and p99 latency (lower is better).  Then a
+# memory test: fresh servers, N items of 100 bytes loaded into each, bytes per
+# item = (VmRSS after - VmRSS before) / N.
+#
+# Nothing is pinned: client and servers share the machine's cores, and the
+# report says so.  See doc/performance.md for how to read and reproduce it.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+
+duration=5
+warmup=1
+rounds=3
+sthreads=2
+memory=1024
+bthreads=2
+conns=25
+items=1000000
+rows_re=.
+do_tput=1
+do_mem=1
+bench=""
+mcds=""
+memcached=/usr/bin/memcached
+against_memcached=0
+raw_out=""
+
+usage() {
+    cat <<EOF
+usage: $0 [options]
+  --duration S         measured seconds per run (default $duration)
+  --warmup S           unmeasured seconds before each run (default $warmup)
+  --rounds N           runs per row and server; the median is reported (default $rounds)
+  --threads T          server threads, both servers (-t, default $sthreads)
+  --memory MB          server memory, both servers (-m, default $memory)
+  --bench-threads N    mcds-bench threads (default $bthreads)
+  --conns N            mcds-bench connections per thread (default $conns)
+  --items N            items of the memory test (default $items)
+  --rows REGEX         only the rows whose name matches (default all)
+  --no-memory          skip the memory test
+  --memory-only        only the memory test
+  --quick              --duration 1 --warmup 0.5 --rounds 1 --items 100000
+  --bench PATH         mcds-bench (default: beside this script, or in the build tree)
+  --mcds PATH          mcds-server (default: server/mcds-server of the tree)
+  --memcached PATH     memcached (default $memcached)
+  --against-memcached  compare memcached with itself (proves the script
+                       before mcds-server exists)
+  --raw FILE           also write every run's CSV line to FILE
+EOF
+}
+
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --duration) duration=$2; shift ;;
+    --warmup) warmup=$2; shift ;;
+    --rounds) rounds=$2; shift ;;
+    --threads) sthreads=$2; shift ;;
+    --memory) memory=$2; shift ;;
+    --bench-threads) bthreads=$2; shift ;;
+    --conns) conns=$2; shift ;;
+    --items) items=$2; shift ;;
+    --rows) rows_re=$2; shift ;;
+    --no-memory) do_mem=0 ;;
+    --memory-only) do_tput=0 ;;
+    --quick) duration=1; warmup=0.5; rounds=1; items=100000 ;;
+    --bench) bench=$2; shift ;;
+    --mcds) mcds=$2; shift ;;
+    --memcached) memcached=$2; shift ;;
+    --against-memcached) against_memcached=1 ;;
+    --raw) raw_out=$2; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "compare.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
+    esac
+    shift
+done
+
+die() { echo "compare.sh: $*" >&2; exit 2; }
+
+# ---- the programs ----
+
+if [ -z "$bench" ]; then
+    for b in "$here/mcds-bench" "$top/contrib/bench/mcds-bench" "$PWD/contrib/bench/mcds-bench"; do
+        [ -x "$b" ] && { bench=$b; break; }
+    done
+fi
+if [ -z "$bench" ] || [ ! -x "$bench" ]; then
+    die "mcds-bench not found; build it (make -C contrib) or pass --bench"
+fi
+[ -x "$memcached" ] || die "memcached not found at $memcached (apt-get install memcached)"
+if [ "$against_memcached" = 1 ]; then
+    a_name="memcached-A"
+    a_bin=$memcached
+else
+    a_name=mcds
+    if [ -z "$mcds" ]; then
+        for b in "$top/server/mcds-server" "$PWD/server/mcds-server"; do
+            [ -x "$b" ] && { mcds=$b; break; }
+        done
+    fi
+    if [ -z "$mcds" ] || [ ! -x "$mcds" ]; then
+        die "mcds-server not found; build it, pass --mcds, or use --against-memcached"
+    fi
+    a_bin=$mcds
+fi
+b_name=memcached
+
+tmp=$(mktemp -d /tmp/mcds-compare.XXXXXX) || die "mktemp failed"
+raw=$tmp/raw.csv
+: > "$raw"
+
+# ---- servers ----
+
+pids=()
+# shellcheck disable=SC2317  # run by the trap
+cleanup() {
+    local p
+    for p in "${pids[@]}"; do
+        kill "$p" 2>/dev/null && wait "$p" 2>/dev/null
+    done
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# server_args BINARY: memcached's options shared by both servers.
+server_args() {
+    local args="-l 127.0.0.1 -t $sthreads -m $memory"
+    if [ "$1" = "$memcached" ]; then
+        args="$args -U 0"
+        [ "$(id -u)" = 0 ] && args="$args -u root"
+    fi
+    echo "$args"
+}
+
+# start_server BINARY: sets srv_pid and srv_port, or dies.
+start_server() {
+    local bin=$1 port pid
+    for _ in 1 2 3 4 5; do
+        port=$((20000 + RANDOM % 40000))
+        port_busy "$port" && continue
+        # shellcheck disable=SC2046
+        "$bin" -p "$port" $(server_args "$bin") >"$tmp/server.$port.log" 2>&1 &
+        pid=$!
+        for _ in $(seq 50); do
+            port_busy "$port" && break
+            kill -0 "$pid" 2>/dev/null || break
+            sleep 0.1
+        done
+        if kill -0 "$pid" 2>/dev/null && port_busy "$port"; then
+            pids+=("$pid")
+            srv_pid=$pid
+            srv_port=$port
+            return 0
+        fi
+        kill "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+    done
+    cat "$tmp"/server.*.log >&2
+    die "could not start $bin"
+}
+
+stop_server() {
+    local p=$1 keep=() q
+    kill "$p" 2>/dev/null
+    wait "$p" 2>/dev/null
+    for q in "${pids[@]}"; do [ "$q" != "$p" ] && keep+=("$q"); done
+    pids=("${keep[@]}")
+}
+
+rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+
+# stat_of PORT NAME: one value of "stats".
+stat_of() {
+    local line v rest
+    exec 3<>"/dev/tcp/127.0.0.1/$1" || return 1
+    printf 'stats\r\n' >&3
+    while IFS= read -r -t 5 line <&3; do
+        line=${line%$'\r'}
+        [ "$line" = END ] && break
+        read -r _ v rest <<<"$line"
+        [ "$v" = "$2" ] && echo "$rest"
+    done
+    exec 3<&- 3>&-
+}
+
+# ---- bench runs ----
+
+hdr=$("$bench" --csv-header)
+col() { echo "$hdr" | tr , '\n' | grep -nx "$1" | cut -d: -f1; }
+c_ops=$(col ops_per_sec); c_p99=$(col p99_us); c_err=$(col errors); c_stored=$(col stored)
+
+# run_bench LABEL PORT ARGS...: appends the CSV line to $raw, prints it.
+run_bench() {
+    local label=$1 port=$2 line
+    shift 2
+    line=$("$bench" -q --csv --label "$label" -s "127.0.0.1:$port" \
+        -t "$bthreads" -c "$conns" "$@" 2>>"$tmp/bench.err" | tail -n 1)
+    case "$line" in "$label",*) ;; *) line="$label,FAILED" ;; esac
+    echo "$line" >> "$raw"
+    echo "$line"
+}
+
+# The rows: name, then mcds-bench options.  Keys of each value size have
+# their own prefix, so the loaded 32 B keys stay 32 B.
+ROWS=(
+    "getset-32|-r 9:1 -S 32 -P k32:"
+    "getset-32-p16|-r 9:1 -S 32 -P k32: -D 16"
+    "getset-32-meta|-r 9:1 -S 32 -P k32: -p meta"
+    "getset-32-meta-p16|-r 9:1 -S 32 -P k32: -p meta -D 16"
+    "set-32|-W set -S 32 -P k32:"
+    "set-32-p16|-W set -S 32 -P k32: -D 16"
+    "mget10-32|-W get -m 10 -S 32 -P k32:"
+    "mget10-32-p8|-W get -m 10 -S 32 -P k32: -D 8"
+    "mget100-32|-W get -m 100 -S 32 -P k32:"
+    "mget100-32-meta|-W get -m 100 -S 32 -P k32: -p meta"
+    "getset-1k|-r 9:1 -S 1024 -P k1k:"
+    "getset-1k-p16|-r 9:1 -S 1024 -P k1k: -D 16"
+    "set-1k|-W set -S 1024 -P k1k:"
+    "getset-100k|-r 9:1 -S 102400 -P k100k: -k 2000"
+    "set-100k|-W set -S 102400 -P k100k: -k 2000"
+)
+# What to load before the rows: size, prefix, keys.
+PRELOADS=("32 k32: 100000" "1024 k1k: 100000" "102400 k100k: 2000")
+
+# median FORMAT: the median of the numbers on stdin, or NA.
+median() { sort -g | awk -v f="$1" '{ v[NR] = $1 } END {
+    if (NR == 0) { print "NA"; exit }
+    m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+    printf f "\n", m }'; }
+
+# field ROW SIDE COLUMN: the values of one column over the rounds.
+field() {
+    awk -F, -v p="$2:$1:" -v c="$3" 'index($0, p) == 1 && $2 != "FAILED" { print $c }' "$raw"
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {
+    if (a == "NA" || b == "NA" || b + 0 == 0) print "NA"; else printf "%.2f", a / b }'; }
+
+machine() {
+    echo "machine: $(nproc) cores, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)," \
+        "$(awk '/^MemTotal/ { printf "%.1f GB", $2 / 1048576 }' /proc/meminfo) RAM, Linux $(uname -r)"
+    echo "servers: $a_name = $a_bin; $b_name = $memcached ($("$memcached" -V 2>/dev/null))"
+    echo "         both: -t $sthreads -m $memory, on 127.0.0.1"
+    echo "client:  $bench -t $bthreads -c $conns ($((bthreads * conns)) connections)," \
+        "warm-up $warmup s, $duration s measured, $rounds round(s), median reported"
+    echo "note:    client and servers share the same $(nproc) cores; nothing is pinned," \
+        "so ratios matter more than absolute figures."
+}
+
+status=0
+
+throughput() {
+    local a_pid a_port b_pid b_port row name args r pre size prefix keys first
+    start_server "$a_bin"; a_pid=$srv_pid; a_port=$srv_port
+    start_server "$memcached"; b_pid=$srv_pid; b_port=$srv_port
+    echo "== throughput: $a_name on port $a_port, $b_name on port $b_port"
+
+    for pre in "${PRELOADS[@]}"; do
+        read -r size prefix keys <<<"$pre"
+        run_bench "$a_name:load-$size:1" "$a_port" -l "$keys" -S "$size" -P "$prefix" -D 16 >/dev/null
+        run_bench "$b_name:load-$size:1" "$b_port" -l "$keys" -S "$size" -P "$prefix" -D 16 >/dev/null
+    done
+
+    for row in "${ROWS[@]}"; do
+        name=${row%%|*}
+        args=${row#*|}
+        echo "$name" | grep -Eq -- "$rows_re" || continue
+        for r in $(seq "$rounds"); do
+            # Alternate which server goes first.
+            if [ $((r % 2)) = 1 ]; then first=a; else first=b; fi
+            for side in $first $([ $first = a ] && echo b || echo a); do
+                if [ "$side" = a ]; then
+                    # shellcheck disable=SC2086
+                    run_bench "$a_name:$name:$r" "$a_port" -d "$duration" -w "$warmup" $args >/dev/null
+                else
+                    # shellcheck disable=SC2086
+                    run_bench "$b_name:$name:$r" "$b_port" -d "$duration" -w "$warmup" $args >/dev/null
+                fi
+            done
+        done
+        printf '.'
+    done
+    echo
+    stop_server "$a_pid"
+    stop_server "$b_pid"
+
+    echo
+    printf '%-20s %12s %12s %7s %10s %10s %7s %7s\n' row "$a_name ops/s" \
+        "$b_name ops/s" ratio "$a_name p99" "$b_name p99" ratio errors
+    for row in "${ROWS[@]}"; do
+        name=${row%%|*}
+        echo "$name" | grep -Eq -- "$rows_re" || continue
+        local ao bo ap bp errs fails
+        ao=$(field "$name" "$a_name" "$c_ops" | median %.0f)
+        bo=$(field "$name" "$b_name" "$c_ops" | median %.0f)
+        ap=$(field "$name" "$a_name" "$c_p99" | median %.1f)
+        bp=$(field "$name" "$b_name" "$c_p99" | median %.1f)
+        errs=$( { field "$name" "$a_name" "$c_err"; field "$name" "$b_name" "$c_err"; } |
+                awk '{ s += $1 } END { print s + 0 }')
+        fails=$(grep -c ":$name:[0-9]*,FAILED" "$raw")
+        [ "$fails" -gt 0 ] && errs="$errs+${fails}F"
+        [ "$errs" != 0 ] && status=1
+        printf '%-20s %12s %12s %7s %10s %10s %7s %7s\n' "$name" "$ao" "$bo" \
+            "$(ratio "$ao" "$bo")" "$ap" "$bp" "$(ratio "$ap" "$bp")" "$errs"
+    done
+    echo "(ops/s: requests per second, a multi-get is one request; p99 in microseconds;"
+    echo " ratio = $a_name / $b_name: above 1 is better for ops/s, below 1 is better for p99)"
+}
+
+# mem_one NAME BINARY: prints "NAME before after bytes/item curr_items".
+mem_one() {
+    local name=$1 bin=$2 pid port before after line stored curr
+    start_server "$bin"; pid=$srv_pid; port=$srv_port
+    sleep 0.5
+    before=$(rss_kb "$pid")
+    line=$(run_bench "$name:mem:1" "$port" -l "$items" -S 100 -P mem: -D 16)
+    stored=$(echo "$line" | cut -d, -f"$c_stored")
+    sleep 1                             # let background work (hash growth) settle
+    after=$(rss_kb "$pid")
+    curr=$(stat_of "$port" curr_items)
+    stop_server "$pid"
+    [ "$stored" = "$items" ] && [ "$curr" = "$items" ] || status=1
+    printf '%-12s %12s %12s %12s %12s %12s\n' "$name" "$before" "$after" \
+        "$(awk -v a="$after" -v b="$before" -v n="$items" 'BEGIN { printf "%.1f", (a - b) * 1024 / n }')" \
+        "${stored:-NA}" "${curr:-NA}"
+}
+
+memory_test() {
+    echo
+    echo "== memory: $items items of 100 bytes, keys mem:<n>"
+    printf '%-12s %12s %12s %12s %12s %12s\n' server "RSS before kB" "RSS after kB" \
+        "bytes/item" stored curr_items
+    mem_one "$a_name" "$a_bin" > "$tmp/mem.a"
+    cat "$tmp/mem.a"
+    mem_one "$b_name" "$memcached" > "$tmp/mem.b"
+    cat "$tmp/mem.b"
+    echo "ratio $a_name/$b_name bytes per item: $(ratio "$(awk '{ print $4 }' "$tmp/mem.a")" \
+        "$(awk '{ print $4 }' "$tmp/mem.b")") (below 1 is better)"
+}
+
+machine
+[ "$do_tput" = 1 ] && throughput
+[ "$do_mem" = 1 ] && memory_test
+[ -n "$raw_out" ] && { echo "$hdr" > "$raw_out"; cat "$raw" >> "$raw_out"; }
+[ -s "$tmp/bench.err" ] && { echo; echo "mcds-bench said:"; sort "$tmp/bench.err" | uniq -c | head -20; }
+exit $status

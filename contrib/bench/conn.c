@@ -1,0 +1,527 @@
+/*
+ * One client connection: connect, encode requests, parse replies.
+ *
+ * Encoding, per protocol:
+ *   text  get k / get k1 k2 ... / set k 0 0 <n> + data
+ *   meta  mg k v / mg k1 v q ... mn / ms k <n> + data
+ * Replies are matched to the oldest request in flight.  Anything that is not
+ * the expected reply for that request counts as an error; a reply that cannot
+ * be framed (no request in flight, a value without its "\r\n") also drops
+ * the connection, since the stream can no longer be trusted.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "conn.h"
+
+#ifndef IOV_MAX
+#define IOV_MAX 1024                   /* Linux's UIO_MAXIOV */
+#endif
+
+#define CONN_RBUF_SIZE     (128 * 1024)
+#define CONN_CONNECT_MS    3000
+#define CONN_KEY_MAX       (BENCH_MAX_PREFIX + 21)
+
+/* ---- connecting ---- */
+
+static int conn_connect_addr(const struct addrinfo *ai)
+{
+    struct pollfd pfd;
+    int fd, err = 0, one = 1;
+    socklen_t len = sizeof(err);
+
+    fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
+                ai->ai_protocol);
+    if (fd < 0)
+        return -1;
+    if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0) {
+        if (errno != EINPROGRESS)
+            goto fail;
+        pfd.fd = fd;
+        pfd.events = POLLOUT;
+        if (poll(&pfd, 1, CONN_CONNECT_MS) != 1) {
+            errno = ETIMEDOUT;
+            goto fail;
+        }
+        if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+            goto fail;
+        if (err) {
+            errno = err;
+            goto fail;
+        }
+    }
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    return fd;
+fail:
+    err = errno;
+    close(fd);
+    errno = err;
+    return -1;
+}
+
+static int conn_connect(const struct bench_server *srv)
+{
+    struct addrinfo hints, *res, *ai;
+    int fd = -1, rc;
+
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    rc = getaddrinfo(srv->host, srv->port, &hints, &res);
+    if (rc != 0) {
+        fprintf(stderr, "mcds-bench: %s:%s: %s\n", srv->host, srv->port,
+                gai_strerror(rc));
+        return -1;
+    }
+    for (ai = res; ai && fd < 0; ai = ai->ai_next)
+        fd = conn_connect_addr(ai);
+    if (fd < 0)
+        fprintf(stderr, "mcds-bench: connect %s:%s: %s\n", srv->host,
+                srv->port, strerror(errno));
+    freeaddrinfo(res);
+    return fd;
+}
+
+int conn_open(struct conn *c, struct bench_shared *sh, struct bench_stats *st,
+              int server, uint64_t seed)
+{
+    const struct bench_opts *o = sh->opts;
+    size_t plen = strlen(o->prefix);
+
+    memset(c, 0, sizeof(*c));
+    c->fd = -1;
+    c->sh = sh;
+    c->st = st;
+    c->more = 1;
+    c->depth = o->depth;
+    workload_conn_init(&c->wl, sh, server, seed);
+
+    /* Longest request header: a multi-get line or a set line, plus "mn". */
+    c->op_max = (size_t)o->multiget * (plen + 21 + 8) + 64;
+    c->ocap = c->op_max * (size_t)o->depth;
+    if (c->ocap < 16384)
+        c->ocap = 16384;
+    c->iov_cap = 3 * o->depth + 4;
+    c->rcap = CONN_RBUF_SIZE;
+    c->pend = calloc((size_t)o->depth, sizeof(*c->pend));
+    c->obuf = malloc(c->ocap);
+    c->iov = calloc((size_t)c->iov_cap, sizeof(*c->iov));
+    c->rbuf = malloc(c->rcap);
+    if (!c->pend || !c->obuf || !c->iov || !c->rbuf) {
+        fprintf(stderr, "mcds-bench: out of memory\n");
+        return -1;
+    }
+    c->fd = conn_connect(&o->servers[server]);
+    if (c->fd < 0)
+        return -1;
+    c->state = CONN_OPEN;
+    return 0;
+}
+
+void conn_close(struct conn *c)
+{
+    if (c->fd >= 0)
+        close(c->fd);
+    c->fd = -1;
+    if (c->state == CONN_OPEN)
+        c->state = CONN_DEAD;
+}
+
+void conn_free(struct conn *c)
+{
+    conn_close(c);
+    free(c->pend);
+    free(c->obuf);
+    free(c->iov);
+    free(c->rbuf);
+    c->pend = NULL;
+    c->obuf = c->rbuf = NULL;
+    c->iov = NULL;
+}
+
+/* ---- output buffer ---- */
+
+/* Append header bytes; they join the last iovec when it ends right here. */
+static void conn_out_bytes(struct conn *c, const char *p, size_t n)
+{
+    char *dst = c->obuf + c->oused;
+    struct iovec *last = c->iov_n > c->iov_head ? &c->iov[c->iov_n - 1] : NULL;
+
+    memcpy(dst, p, n);
+    if (last && (char *)last->iov_base + last->iov_len == dst) {
+        last->iov_len += n;
+    } else {
+        c->iov[c->iov_n].iov_base = dst;
+        c->iov[c->iov_n].iov_len = n;
+        c->iov_n++;
+    }
+    c->oused += n;
+}
+
+/* Append a reference to bytes that outlive the write (the value buffer). */
+static void conn_out_ref(struct conn *c, const char *p, size_t n)
+{
+    if (n == 0)
+        return;
+    c->iov[c->iov_n].iov_base = (void *)p;
+    c->iov[c->iov_n].iov_len = n;
+    c->iov_n++;
+}
+
+int conn_has_output(const struct conn *c)
+{
+    return c->iov_head < c->iov_n;
+}
+
+int conn_flush(struct conn *c)
+{
+    ssize_t n;
+    int cnt;
+
+    while (c->iov_head < c->iov_n) {
+        cnt = c->iov_n - c->iov_head;
+        if (cnt > IOV_MAX)
+            cnt = IOV_MAX;
+        n = writev(c->fd, &c->iov[c->iov_head], cnt);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK)
+                return 0;
+            return -1;
+        }
+        while (n > 0) {
+            struct iovec *v = &c->iov[c->iov_head];
+            if ((size_t)n >= v->iov_len) {
+                n -= (ssize_t)v->iov_len;
+                c->iov_head++;
+            } else {
+                v->iov_base = (char *)v->iov_base + n;
+                v->iov_len -= (size_t)n;
+                n = 0;
+            }
+        }
+    }
+    c->iov_head = c->iov_n = 0;
+    c->oused = 0;
+    return 0;
+}
+
+/* ---- encoding ---- */
+
+static size_t conn_fmt_u64(char *dst, uint64_t v)
+{
+    char tmp[20];
+    size_t n = 0, i;
+
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (i = 0; i < n; i++)
+        dst[i] = tmp[n - 1 - i];
+    return n;
+}
+
+static size_t conn_fmt_key(const struct conn *c, char *dst, uint64_t k)
+{
+    const char *prefix = c->sh->opts->prefix;
+    size_t plen = strlen(prefix);
+
+    memcpy(dst, prefix, plen);
+    return plen + conn_fmt_u64(dst + plen, k);
+}
+
+static void conn_encode_get(struct conn *c, const struct bench_op *op)
+{
+    char line[CONN_KEY_MAX + 32];
+    size_t n;
+    int i;
+
+    if (c->sh->opts->proto == PROTO_META) {
+        for (i = 0; i < op->nkeys; i++) {
+            memcpy(line, "mg ", 3);
+            n = 3 + conn_fmt_key(c, line + 3, op->keys[i]);
+            if (op->kind == OP_MGET) {
+                memcpy(line + n, " v q\r\n", 6);
+                n += 6;
+            } else {
+                memcpy(line + n, " v\r\n", 4);
+                n += 4;
+            }
+            conn_out_bytes(c, line, n);
+        }
+        if (op->kind == OP_MGET)
+            conn_out_bytes(c, "mn\r\n", 4);
+        return;
+    }
+    conn_out_bytes(c, "get", 3);
+    for (i = 0; i < op->nkeys; i++) {
+        line[0] = ' ';
+        n = 1 + conn_fmt_key(c, line + 1, op->keys[i]);
+        conn_out_bytes(c, line, n);
+    }
+    conn_out_bytes(c, "\r\n", 2);
+}
+
+static void conn_encode_set(struct conn *c, const struct bench_op *op)
+{
+    const struct bench_opts *o = c->sh->opts;
+    char line[CONN_KEY_MAX + 64];
+    size_t n;
+
+    if (o->proto == PROTO_META) {
+        memcpy(line, "ms ", 3);
+        n = 3 + conn_fmt_key(c, line + 3, op->keys[0]);
+        line[n++] = ' ';
+    } else {
+        memcpy(line, "set ", 4);
+        n = 4 + conn_fmt_key(c, line + 4, op->keys[0]);
+        memcpy(line + n, " 0 0 ", 5);
+        n += 5;
+    }
+    n += conn_fmt_u64(line + n, o->value_size);
+    memcpy(line + n, "\r\n", 2);
+    n += 2;
+    conn_out_bytes(c, line, n);
+    conn_out_ref(c, c->sh->value, o->value_size);
+    conn_out_bytes(c, "\r\n", 2);
+}
+
+void conn_fill(struct conn *c, uint64_t now)
+{
+    const struct bench_workload *wl = c->sh->opts->workload;
+    struct conn_pending *p;
+
+    if (c->state != CONN_OPEN)
+        return;
+    while (c->more && c->pend_count < c->depth && now < c->sh->t_end) {
+        if (c->iov_head == c->iov_n) {           /* all written: reuse */
+            c->iov_head = c->iov_n = 0;
+            c->oused = 0;
+        }
+        if (c->ocap - c->oused < c->op_max || c->iov_cap - c->iov_n < 4)
+            break;                               /* wait for a write */
+        if (!wl->next(&c->wl, &c->op)) {
+            c->more = 0;
+            break;
+        }
+        if (c->op.kind == OP_SET)
+            conn_encode_set(c, &c->op);
+        else
+            conn_encode_get(c, &c->op);
+        p = &c->pend[(c->pend_head + c->pend_count) % c->depth];
+        p->t_start = now;
+        p->nkeys = (uint32_t)c->op.nkeys;
+        p->kind = (uint8_t)c->op.kind;
+        c->pend_count++;
+    }
+    if (!c->more && c->pend_count == 0 && c->iov_head == c->iov_n)
+        c->state = CONN_DONE;
+}
+
+/* ---- replies ---- */
+
+/* The head request is complete: count it. */
+static void conn_finish(struct conn *c, int error, uint64_t now)
+{
+    struct conn_pending *p = &c->pend[c->pend_head];
+    struct bench_stats *st = c->st;
+
+    error |= c->cur_error;
+    if (error) {
+        st->errors++;
+    } else {
+        if (p->kind == OP_SET)
+            st->stored++;
+        if (p->t_start >= c->sh->t_measure && now <= c->sh->t_end) {
+            st->ops[p->kind]++;
+            hist_record(&st->lat[p->kind], now - p->t_start);
+            if (p->kind != OP_SET) {
+                st->hits += c->cur_hits;
+                st->misses += p->nkeys > c->cur_hits ? p->nkeys - c->cur_hits : 0;
+            }
+        }
+    }
+    c->pend_head = (c->pend_head + 1) % c->depth;
+    c->pend_count--;
+    c->cur_hits = 0;
+    c->cur_error = 0;
+}
+
+static int conn_line_is(const char *line, size_t len, const char *word)
+{
+    size_t n = strlen(word);
+
+    return len >= n && memcmp(line, word, n) == 0 &&
+           (len == n || line[n] == ' ');
+}
+
+static int conn_is_error_line(const char *line, size_t len)
+{
+    return conn_line_is(line, len, "ERROR") ||
+           conn_line_is(line, len, "CLIENT_ERROR") ||
+           conn_line_is(line, len, "SERVER_ERROR");
+}
+
+/* Parse the n-th (0-based) space-separated token of line as a size. */
+static int conn_token_u64(const char *line, size_t len, int nth, uint64_t *out)
+{
+    size_t i = 0;
+    uint64_t v = 0;
+    int digits = 0;
+
+    while (nth > 0) {
+        while (i < len && line[i] != ' ')
+            i++;
+        while (i < len && line[i] == ' ')
+            i++;
+        nth--;
+    }
+    while (i < len && line[i] >= '0' && line[i] <= '9' && digits < 19) {
+        v = v * 10 + (uint64_t)(line[i++] - '0');
+        digits++;
+    }
+    if (digits == 0 || (i < len && line[i] != ' '))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* A value header: skip its data, then its "\r\n". */
+static int conn_expect_value(struct conn *c, const char *line, size_t len,
+                             int size_token, int ends_request)
+{
+    uint64_t size;
+
+    if (conn_token_u64(line, len, size_token, &size) < 0)
+        return -1;
+    c->cur_hits++;
+    c->skip = size;
+    c->need_crlf = 1;
+    c->value_ends = ends_request;
+    return 0;
+}
+
+/* One reply line for the head request; -1 drops the connection. */
+static int conn_reply_line(struct conn *c, const char *line, size_t len,
+                           uint64_t now)
+{
+    struct conn_pending *p = &c->pend[c->pend_head];
+    int meta = c->sh->opts->proto == PROTO_META;
+
+    switch (p->kind) {
+    case OP_GET:
+    case OP_MGET:
+        if (!meta) {
+            if (conn_line_is(line, len, "VALUE"))
+                return conn_expect_value(c, line, len, 3, 0);
+            conn_finish(c, !conn_line_is(line, len, "END"), now);
+            return 0;
+        }
+        if (conn_line_is(line, len, "VA"))
+            return conn_expect_value(c, line, len, 1, p->kind == OP_GET);
+        if (p->kind == OP_GET) {
+            conn_finish(c, !conn_line_is(line, len, "EN"), now);
+            return 0;
+        }
+        if (conn_line_is(line, len, "MN")) {
+            conn_finish(c, 0, now);
+            return 0;
+        }
+        if (conn_is_error_line(line, len)) {     /* MN still follows */
+            c->cur_error = 1;
+            return 0;
+        }
+        return -1;
+    case OP_SET:
+        conn_finish(c, !conn_line_is(line, len, meta ? "HD" : "STORED"), now);
+        return 0;
+    default:
+        return -1;
+    }
+}
+
+/* Consume what the read buffer holds. */
+static int conn_parse(struct conn *c, uint64_t now)
+{
+    char *line, *nl;
+    size_t avail, len;
+
+    for (;;) {
+        avail = c->rlen - c->rpos;
+        if (c->skip > 0) {
+            len = avail < c->skip ? avail : (size_t)c->skip;
+            c->rpos += len;
+            c->skip -= len;
+            if (c->skip > 0)
+                return 0;
+            continue;
+        }
+        if (c->need_crlf) {
+            if (avail < 2)
+                return 0;
+            if (c->rbuf[c->rpos] != '\r' || c->rbuf[c->rpos + 1] != '\n')
+                return -1;
+            c->rpos += 2;
+            c->need_crlf = 0;
+            if (c->value_ends)
+                conn_finish(c, 0, now);
+            continue;
+        }
+        if (avail == 0)
+            return 0;
+        line = c->rbuf + c->rpos;
+        nl = memchr(line, '\n', avail);
+        if (!nl)
+            return avail == c->rcap ? -1 : 0;    /* a line longer than 128 KB */
+        len = (size_t)(nl - line);
+        c->rpos += len + 1;
+        if (len > 0 && line[len - 1] == '\r')
+            len--;
+        if (c->pend_count == 0)
+            return -1;                           /* a reply nobody asked for */
+        if (conn_reply_line(c, line, len, now) < 0)
+            return -1;
+    }
+}
+
+int conn_read(struct conn *c)
+{
+    ssize_t n;
+
+    for (;;) {
+        if (c->rpos == c->rlen) {
+            c->rpos = c->rlen = 0;
+        } else if (c->rpos > 0 && c->rcap - c->rlen < 4096) {
+            memmove(c->rbuf, c->rbuf + c->rpos, c->rlen - c->rpos);
+            c->rlen -= c->rpos;
+            c->rpos = 0;
+        }
+        n = read(c->fd, c->rbuf + c->rlen, c->rcap - c->rlen);
+        if (n > 0)
+            break;
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return 0;
+        c->st->errors++;                         /* closed or failed */
+        return -1;
+    }
+    c->rlen += (size_t)n;
+    if (conn_parse(c, bench_now_ns()) < 0) {
+        c->st->errors++;
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,66 @@
+/*
+ * One client connection: request encoding and reply parsing for the text and
+ * meta protocols, with up to --depth requests in flight.
+ *
+ * Requests are built into a fixed output buffer (headers) and an iovec list
+ * that points at the shared value buffer for set payloads, so a set of a
+ * 100 KB value copies nothing.  Replies are parsed from a fixed read buffer;
+ * value bytes are skipped, never stored.  Nothing is allocated per request.
+ */
+#ifndef MCDS_BENCH_CONN_H
+#define MCDS_BENCH_CONN_H
+
+#include <sys/uio.h>
+#include "bench.h"
+#include "workload.h"
+
+enum conn_state { CONN_OPEN, CONN_DONE, CONN_DEAD };
+
+/* A request in flight. */
+struct conn_pending {
+    uint64_t t_start;                /* ns when it was queued */
+    uint32_t nkeys;
+    uint8_t  kind;                   /* enum bench_op_kind */
+};
+
+struct conn {
+    int fd;
+    enum conn_state state;
+    int more;                        /* the workload has more to send */
+    struct bench_shared *sh;
+    struct bench_stats  *st;         /* the owning thread's counters */
+    struct wl_conn wl;
+    struct bench_op op;              /* scratch for the next request */
+
+    struct conn_pending *pend;       /* ring of depth entries */
+    int pend_head, pend_count, depth;
+
+    char  *rbuf;                     /* replies */
+    size_t rpos, rlen, rcap;
+    uint64_t skip;                   /* value bytes still to skip */
+    int need_crlf;                   /* a value's "\r\n" comes next */
+    int value_ends;                  /* the request ends with this value */
+    uint32_t cur_hits;               /* values seen for the head request */
+    int cur_error;                   /* the head request saw an error line */
+
+    char  *obuf;                     /* request headers */
+    size_t oused, ocap, op_max;
+    struct iovec *iov;               /* what is still to be written */
+    int iov_head, iov_n, iov_cap;
+    int want_write;                  /* registered for EPOLLOUT */
+};
+
+/* Allocate buffers and connect (blocking, with a timeout). 0 or -1. */
+int  conn_open(struct conn *c, struct bench_shared *sh, struct bench_stats *st,
+               int server, uint64_t seed);
+/* Queue requests until --depth are in flight (none after the run's end). */
+void conn_fill(struct conn *c, uint64_t now);
+/* Write what is queued; 0 (maybe with bytes left) or -1 on a socket error. */
+int  conn_flush(struct conn *c);
+/* Read and parse replies; -1 when the connection is lost or desynced. */
+int  conn_read(struct conn *c);
+int  conn_has_output(const struct conn *c);
+void conn_close(struct conn *c);
+void conn_free(struct conn *c);
+
+#endif
