@@ -1,0 +1,61 @@
+# The load generator, contrib/bench/mcds-bench (issue 4): it runs against
+# the server under test, completes requests and counts no errors. Nothing
+# here is timed: the assertions are on counts, never on rates or latencies.
+
+set ::bench_bin [file join [builddir] contrib bench mcds-bench]
+
+# bench_run args: run mcds-bench against the innermost server with a CSV
+# line; returns that line as a dict keyed by the --csv-header names.
+proc bench_run {args} {
+    if {![file executable $::bench_bin]} { skip "mcds-bench is not built" }
+    set names [split [string trim [exec $::bench_bin --csv-header]] ,]
+    set h [exec_bg $::bench_bin -s 127.0.0.1:[srv port] -q --csv {*}$args]
+    set out [wait_bg $h 60]
+    set lines [split [string trim $out] \n]
+    set values [split [lindex $lines end] ,]
+    assert_equal [llength $values] [llength $names] "CSV line: $out"
+    set d [dict create]
+    foreach n $names v $values { dict set d $n $v }
+    return $d
+}
+
+start_server {tags {bench}} {
+    test {mcds-bench: a text get/set run completes requests with no errors} {
+        set r [bench_run -t 1 -c 4 -d 1 -w 0 -k 1000 -P bt:]
+        assert_equal [dict get $r errors] 0
+        assert_equal [expr {[dict get $r ops] > 0}] 1 "ops [dict get $r ops]"
+        assert_equal [expr {[dict get $r ops_per_sec] > 0}] 1
+        assert_equal [dict get $r protocol] text
+    }
+
+    test {mcds-bench: load mode stores exactly N new items} {
+        set fd [mc_connect]
+        set before [mc_stat $fd curr_items]
+        set r [bench_run -t 2 -c 2 -D 8 -l 1000 -S 10 -P bl:]
+        assert_equal [dict get $r stored] 1000
+        assert_equal [dict get $r errors] 0
+        assert_equal [mc_stat $fd curr_items] [expr {$before + 1000}]
+        assert_equal [mc_get $fd bl:0] abcdefghij
+        assert_equal [mc_get $fd bl:999] abcdefghij
+        assert_equal [mc_get $fd bl:1000] {}
+        mc_close $fd
+    }
+
+    test {mcds-bench: pipelined text multi-get of loaded keys hits every key} {
+        set r [bench_run -t 1 -c 2 -D 4 -W get -m 10 -k 1000 -P bl: -d 1 -w 0]
+        assert_equal [dict get $r errors] 0
+        assert_equal [expr {[dict get $r hits] > 0}] 1
+        assert_equal [dict get $r misses] 0
+        assert_equal [dict get $r hits] [expr {10 * [dict get $r ops]}]
+    }
+
+    test {mcds-bench: meta protocol get/set and multi-get run with no errors} {
+        set r [bench_run -t 1 -c 2 -D 4 -p meta -k 1000 -P bl: -S 10 -d 1 -w 0]
+        assert_equal [dict get $r errors] 0
+        assert_equal [expr {[dict get $r ops] > 0}] 1
+        set r [bench_run -t 1 -c 2 -p meta -W get -m 5 -k 1000 -P bl: -d 1 -w 0]
+        assert_equal [dict get $r errors] 0
+        assert_equal [dict get $r misses] 0
+        assert_equal [dict get $r protocol] meta
+    }
+}
