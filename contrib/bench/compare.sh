@@ -31,6 +31,7 @@ mcds=""
 memcached=/usr/bin/memcached
 against_memcached=0
 raw_out=""
+pin=""
 
 usage() {
     cat <<EOF
@@ -53,6 +54,8 @@ usage: $0 [options]
   --against-memcached  compare memcached with itself (proves the script
                        before mcds-server exists)
   --raw FILE           also write every run's CSV line to FILE
+  --pin SRV:CLI        pin servers to CPU list SRV and mcds-bench to CLI with
+                       taskset (e.g. --pin 1:0); default: nothing is pinned
 EOF
 }
 
@@ -75,6 +78,7 @@ while [ $# -gt 0 ]; do
     --memcached) memcached=$2; shift ;;
     --against-memcached) against_memcached=1 ;;
     --raw) raw_out=$2; shift ;;
+    --pin) pin=$2; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "compare.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
     esac
@@ -110,6 +114,15 @@ else
     a_bin=$mcds
 fi
 b_name=memcached
+
+srv_pin=()
+cli_pin=()
+if [ -n "$pin" ]; then
+    case "$pin" in *:*) ;; *) die "--pin wants SERVER_CPUS:CLIENT_CPUS, e.g. 1:0" ;; esac
+    command -v taskset >/dev/null || die "--pin needs taskset (util-linux)"
+    srv_pin=(taskset -c "${pin%%:*}")
+    cli_pin=(taskset -c "${pin#*:}")
+fi
 
 tmp=$(mktemp -d /tmp/mcds-compare.XXXXXX) || die "mktemp failed"
 raw=$tmp/raw.csv
@@ -148,7 +161,7 @@ start_server() {
         port=$((20000 + RANDOM % 40000))
         port_busy "$port" && continue
         # shellcheck disable=SC2046
-        "$bin" -p "$port" $(server_args "$bin") >"$tmp/server.$port.log" 2>&1 &
+        "${srv_pin[@]}" "$bin" -p "$port" $(server_args "$bin") >"$tmp/server.$port.log" 2>&1 &
         pid=$!
         for _ in $(seq 50); do
             port_busy "$port" && break
@@ -202,7 +215,7 @@ c_ops=$(col ops_per_sec); c_p99=$(col p99_us); c_err=$(col errors); c_stored=$(c
 run_bench() {
     local label=$1 port=$2 line
     shift 2
-    line=$("$bench" -q --csv --label "$label" -s "127.0.0.1:$port" \
+    line=$("${cli_pin[@]}" "$bench" -q --csv --label "$label" -s "127.0.0.1:$port" \
         -t "$bthreads" -c "$conns" "$@" 2>>"$tmp/bench.err" | tail -n 1)
     case "$line" in "$label",*) ;; *) line="$label,FAILED" ;; esac
     echo "$line" >> "$raw"
@@ -232,6 +245,16 @@ ROWS=(
 PRELOADS=("32 k32: 100000" "1024 k1k: 100000" "102400 k100k: 2000")
 
 # median FORMAT: the median of the numbers on stdin, or NA.
+# rows_use PREFIX: does a selected row use keys of this prefix?
+rows_use() {
+    local row
+    for row in "${ROWS[@]}"; do
+        echo "${row%%|*}" | grep -Eq -- "$rows_re" || continue
+        case "${row#*|} " in *"-P $1 "*) return 0 ;; esac
+    done
+    return 1
+}
+
 median() { sort -g | awk -v f="$1" '{ v[NR] = $1 } END {
     if (NR == 0) { print "NA"; exit }
     m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
@@ -252,22 +275,33 @@ machine() {
     echo "         both: -t $sthreads -m $memory, on 127.0.0.1"
     echo "client:  $bench -t $bthreads -c $conns ($((bthreads * conns)) connections)," \
         "warm-up $warmup s, $duration s measured, $rounds round(s), median reported"
-    echo "note:    client and servers share the same $(nproc) cores; nothing is pinned," \
-        "so ratios matter more than absolute figures."
+    if [ -n "$pin" ]; then
+        echo "note:    pinned with taskset: servers on CPUs ${pin%%:*}, mcds-bench on CPUs ${pin#*:}."
+    else
+        echo "note:    client and servers share the same $(nproc) cores; nothing is pinned," \
+            "so ratios matter more than absolute figures."
+    fi
 }
 
 status=0
 
 throughput() {
-    local a_pid a_port b_pid b_port row name args r pre size prefix keys first
+    local a_pid a_port b_pid b_port row name args r pre size prefix keys first side stored
     start_server "$a_bin"; a_pid=$srv_pid; a_port=$srv_port
     start_server "$memcached"; b_pid=$srv_pid; b_port=$srv_port
     echo "== throughput: $a_name on port $a_port, $b_name on port $b_port"
 
     for pre in "${PRELOADS[@]}"; do
         read -r size prefix keys <<<"$pre"
-        run_bench "$a_name:load-$size:1" "$a_port" -l "$keys" -S "$size" -P "$prefix" -D 16 >/dev/null
-        run_bench "$b_name:load-$size:1" "$b_port" -l "$keys" -S "$size" -P "$prefix" -D 16 >/dev/null
+        rows_use "$prefix" || continue
+        for side in "$a_name:$a_port" "$b_name:$b_port"; do
+            stored=$(run_bench "${side%%:*}:load-$size:1" "${side#*:}" -l "$keys" \
+                -S "$size" -P "$prefix" -D 16 | cut -d, -f"$c_stored")
+            if [ "$stored" != "$keys" ]; then
+                echo "warning: ${side%%:*} stored ${stored:-none} of $keys keys of $size B" >&2
+                status=1
+            fi
+        done
     done
 
     for row in "${ROWS[@]}"; do
@@ -294,8 +328,9 @@ throughput() {
     stop_server "$b_pid"
 
     echo
-    printf '%-20s %12s %12s %7s %10s %10s %7s %7s\n' row "$a_name ops/s" \
-        "$b_name ops/s" ratio "$a_name p99" "$b_name p99" ratio errors
+    local w=$(( ${#a_name} > ${#b_name} ? ${#a_name} + 7 : ${#b_name} + 7 ))
+    printf '%-20s %*s %*s %6s %*s %*s %6s %6s\n' row "$w" "$a_name ops/s" \
+        "$w" "$b_name ops/s" ratio "$w" "$a_name p99us" "$w" "$b_name p99us" ratio errors
     for row in "${ROWS[@]}"; do
         name=${row%%|*}
         echo "$name" | grep -Eq -- "$rows_re" || continue
@@ -309,8 +344,8 @@ throughput() {
         fails=$(grep -c ":$name:[0-9]*,FAILED" "$raw")
         [ "$fails" -gt 0 ] && errs="$errs+${fails}F"
         [ "$errs" != 0 ] && status=1
-        printf '%-20s %12s %12s %7s %10s %10s %7s %7s\n' "$name" "$ao" "$bo" \
-            "$(ratio "$ao" "$bo")" "$ap" "$bp" "$(ratio "$ap" "$bp")" "$errs"
+        printf '%-20s %*s %*s %6s %*s %*s %6s %6s\n' "$name" "$w" "$ao" "$w" "$bo" \
+            "$(ratio "$ao" "$bo")" "$w" "$ap" "$w" "$bp" "$(ratio "$ap" "$bp")" "$errs"
     done
     echo "(ops/s: requests per second, a multi-get is one request; p99 in microseconds;"
     echo " ratio = $a_name / $b_name: above 1 is better for ops/s, below 1 is better for p99)"
