@@ -168,7 +168,8 @@ proc mc_no_reply {fd {ms 200}} {
 # mc_exchange fd bytes -> every byte the server sends in reply to bytes.
 # A "version" command is sent after them as a fence; the reply is read up
 # to its "VERSION ..." line, which is not returned. Exact: a stray byte, a
-# missing reply or a bare \n shows up in the result.
+# missing reply or a bare \n shows up in the result. Not for bytes that
+# themselves contain a version command (use mc_send and mc_expect).
 proc mc_exchange {fd bytes} {
     mc_send $fd "${bytes}version\r\n"
     set deadline [expr {[clock milliseconds] + [reply_timeout_ms]}]

@@ -125,7 +125,11 @@ proc tags {taglist body} {
 proc auto_denied_tags {} {
     set deny {}
     if {$::cfg(server_kind) eq "memcached"} {
-        lappend deny mcds-only debugtime
+        lappend deny mcds-only
+        # A memcached-debug build has the debugtime verb.
+        if {![string match memcached-debug* [file tail $::cfg(server)]]} {
+            lappend deny debugtime
+        }
     }
     if {$::cfg(valgrind)} { lappend deny valgrind:skip }
     return $deny

@@ -1,0 +1,90 @@
+# flush_all [delay] [noreply]
+
+start_server {tags {flush}} {
+    set fd [mc_connect]
+
+    test {flush_all answers OK and invalidates every item} {
+        mc_exchange $fd "set f1 0 0 1\r\nx\r\nset f2 0 0 1\r\ny\r\nflush_all\r\nget f1 f2\r\n"
+    } "STORED\r\nSTORED\r\nOK\r\nEND\r\n"
+
+    test {items stored right after flush_all are visible} {
+        mc_exchange $fd "flush_all\r\nset f3 0 0 1\r\nz\r\nget f3\r\n"
+    } "OK\r\nSTORED\r\nVALUE f3 0 1\r\nz\r\nEND\r\n"
+
+    test {add succeeds on a flushed key, replace and append do not} {
+        mc_exchange $fd "set f4 0 0 1\r\nx\r\nflush_all\r\nreplace f4 0 0 1\r\ny\r\nappend f4 0 0 1\r\ny\r\nadd f4 0 0 1\r\nz\r\nget f4\r\n"
+    } "STORED\r\nOK\r\nNOT_STORED\r\nNOT_STORED\r\nSTORED\r\nVALUE f4 0 1\r\nz\r\nEND\r\n"
+
+    test {flush_all 0 flushes at once} {
+        mc_exchange $fd "set f5 0 0 1\r\nx\r\nflush_all 0\r\nget f5\r\n"
+    } "STORED\r\nOK\r\nEND\r\n"
+
+    test {flush_all -1 flushes at once} {
+        mc_exchange $fd "set f6 0 0 1\r\nx\r\nflush_all -1\r\nget f6\r\n"
+    } "STORED\r\nOK\r\nEND\r\n"
+
+    test {flush_all noreply is silent and flushes} {
+        mc_exchange $fd "set f7 0 0 1\r\nx\r\nflush_all noreply\r\nget f7\r\n"
+    } "STORED\r\nEND\r\n"
+
+    test {flush_all 0 noreply is silent and flushes} {
+        mc_exchange $fd "set f8 0 0 1\r\nx\r\nflush_all 0 noreply\r\nget f8\r\n"
+    } "STORED\r\nEND\r\n"
+
+    test {flush_all with a non-numeric delay is CLIENT_ERROR and flushes nothing} {
+        mc_exchange $fd "set f9 0 0 1\r\nx\r\nflush_all abc\r\nflush_all 1x\r\nget f9\r\n"
+    } "STORED\r\nCLIENT_ERROR invalid exptime argument\r\nCLIENT_ERROR invalid exptime argument\r\nVALUE f9 0 1\r\nx\r\nEND\r\n"
+
+    test {flush_all abc noreply is silent and flushes nothing} {
+        mc_exchange $fd "flush_all abc noreply\r\nget f9\r\n"
+    } "VALUE f9 0 1\r\nx\r\nEND\r\n"
+
+    test {flush_all ignores a third token that is not noreply} {
+        mc_exchange $fd "flush_all 0 junk\r\nget f9\r\n"
+    } "OK\r\nEND\r\n"
+
+    test {flush_all with too many tokens is ERROR} {
+        mc_exchange $fd "set f10 0 0 1\r\nx\r\nflush_all 0 noreply extra\r\nget f10\r\n"
+    } "STORED\r\nERROR\r\nVALUE f10 0 1\r\nx\r\nEND\r\n"
+
+    test {flush_all counts in cmd_flush} {
+        set before [mc_stat $fd cmd_flush]
+        mc_exchange $fd "flush_all\r\nflush_all noreply\r\n"
+        expr {[mc_stat $fd cmd_flush] - $before}
+    } 2
+
+    test {a fetch of a flushed item counts in get_flushed} {
+        set before [mc_stat $fd get_flushed]
+        mc_exchange $fd "set gf 0 0 1\r\nx\r\nflush_all\r\nget gf\r\n"
+        expr {[mc_stat $fd get_flushed] - $before}
+    } 1
+
+    test {flush_all is seen by other connections} {
+        set fd2 [mc_connect]
+        assert_equal [mc_set $fd oc x] STORED
+        assert_equal [mc_cmd $fd2 flush_all] OK
+        mc_get $fd oc
+    } {}
+
+    # ---- delayed flush (debug clock) --------------------------------------
+
+    test {flush_all with a delay keeps items until the delay has passed} {
+        mc_exchange $fd [string cat \
+            "set d1 0 0 1\r\nx\r\nflush_all 100\r\nget d1\r\n" \
+            "debugtime 50\r\nset d2 0 0 1\r\ny\r\nget d1 d2\r\n" \
+            "debugtime 60\r\nget d1 d2\r\n" \
+            "set d3 0 0 1\r\nz\r\nget d3\r\n"]
+    } [string cat \
+        "STORED\r\nOK\r\nVALUE d1 0 1\r\nx\r\nEND\r\n" \
+        "OK\r\nSTORED\r\nVALUE d1 0 1\r\nx\r\nVALUE d2 0 1\r\ny\r\nEND\r\n" \
+        "OK\r\nEND\r\n" \
+        "STORED\r\nVALUE d3 0 1\r\nz\r\nEND\r\n"] {debugtime}
+
+    test {flush_all with a delay and noreply} {
+        mc_exchange $fd "set d4 0 0 1\r\nx\r\nflush_all 100 noreply\r\nget d4\r\ndebugtime 110\r\nget d4\r\n"
+    } "STORED\r\nVALUE d4 0 1\r\nx\r\nEND\r\nOK\r\nEND\r\n" {debugtime}
+
+    test {a later immediate flush_all overrides a pending delayed one} {
+        mc_exchange $fd "set d5 0 0 1\r\nx\r\nflush_all 1000\r\nflush_all\r\nget d5\r\nset d6 0 0 1\r\ny\r\ndebugtime 2000\r\nget d6\r\n"
+    } "STORED\r\nOK\r\nOK\r\nEND\r\nSTORED\r\nOK\r\nVALUE d6 0 1\r\ny\r\nEND\r\n" {debugtime}
+}
