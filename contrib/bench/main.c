@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -353,6 +354,19 @@ static void bench_watchdog(int sig)
     _exit(3);
 }
 
+/* Raise the soft descriptor limit when the connections need more. */
+static void bench_raise_nofile(const struct bench_opts *o)
+{
+    struct rlimit rl;
+    rlim_t need = (rlim_t)o->threads * (rlim_t)o->conns + (rlim_t)o->threads + 32;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < need) {
+        rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need
+                      ? need : rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
 static uint64_t secs_ns(double s)
 {
     return (uint64_t)(s * 1e9);
@@ -373,6 +387,7 @@ int main(int argc, char **argv)
     if (rc != 0)
         return rc > 0 ? 0 : 2;
     signal(SIGPIPE, SIG_IGN);
+    bench_raise_nofile(&opts);
 
     value = malloc(opts.value_size ? opts.value_size : 1);
     workers = calloc((size_t)opts.threads, sizeof(*workers));
