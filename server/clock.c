@@ -1,0 +1,76 @@
+/*
+ * clock: the one server clock.
+ *
+ * clock_now() is read on every request, so it is a plain atomic load of a
+ * value that clock_tick() refreshes from the monotonic clock once a second
+ * (and clock_shift() moves at once). Like memcached, relative time starts
+ * at 2 so that an exptime of 1 always means "already expired".
+ */
+#include <time.h>
+
+#include "clock.h"
+
+#define CLOCK_EPOCH_SLACK 2
+
+static time_t clock_start_wall;       /* wall time matching rel time 0 */
+static struct timespec clock_start_mono;
+static rel_time_t clock_current;
+static int64_t clock_offset;          /* debug shift, seconds */
+
+static rel_time_t clock_compute(void) {
+    struct timespec now;
+    int64_t secs;
+
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    secs = now.tv_sec - clock_start_mono.tv_sec;
+    secs += __atomic_load_n(&clock_offset, __ATOMIC_RELAXED);
+    return (rel_time_t)(secs + CLOCK_EPOCH_SLACK);
+}
+
+void clock_init(void) {
+    clock_gettime(CLOCK_MONOTONIC, &clock_start_mono);
+    clock_start_wall = time(NULL) - CLOCK_EPOCH_SLACK;
+    clock_offset = 0;
+    clock_current = clock_compute();
+}
+
+void clock_tick(void) {
+    __atomic_store_n(&clock_current, clock_compute(), __ATOMIC_RELAXED);
+}
+
+rel_time_t clock_now(void) {
+    return __atomic_load_n(&clock_current, __ATOMIC_RELAXED);
+}
+
+time_t clock_started(void) {
+    return clock_start_wall;
+}
+
+void clock_shift(int64_t seconds) {
+    __atomic_add_fetch(&clock_offset, seconds, __ATOMIC_RELAXED);
+    clock_tick();
+}
+
+/* Turns a protocol exptime into server time: 0 never expires, negative
+ * means already expired, up to 30 days is relative, above is Unix time. */
+rel_time_t clock_exptime(int64_t exptime) {
+    if (exptime == 0)
+        return 0;
+    if (exptime < 0)
+        return 1;
+    if (exptime > CLOCK_MAX_DELTA) {
+        if (exptime - clock_start_wall <= 1)
+            return 1;
+        return (rel_time_t)(exptime - clock_start_wall);
+    }
+    return (rel_time_t)(exptime + clock_now());
+}
+
+/* Seconds left before exptime, -1 for "never". */
+int64_t clock_ttl(rel_time_t exptime) {
+    if (exptime == 0)
+        return -1;
+    if (exptime <= clock_now())
+        return 0;
+    return (int64_t)exptime - clock_now();
+}

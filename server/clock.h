@@ -1,0 +1,25 @@
+/*
+ * clock: the one server clock. Times inside the server are rel_time_t,
+ * seconds since the process started (offset so that 1 is always in the past).
+ * A debug verb may shift the clock forward so TTL tests never sleep.
+ */
+#ifndef MCDS_CLOCK_H
+#define MCDS_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+typedef uint32_t rel_time_t;
+
+/* Seconds beyond which an exptime is an absolute Unix time (30 days). */
+#define CLOCK_MAX_DELTA (60 * 60 * 24 * 30)
+
+void clock_init(void);
+void clock_tick(void);
+rel_time_t clock_now(void);
+time_t clock_started(void);
+void clock_shift(int64_t seconds);
+rel_time_t clock_exptime(int64_t exptime);
+int64_t clock_ttl(rel_time_t exptime);
+
+#endif

@@ -1,0 +1,117 @@
+/*
+ * conn: one client connection: its read buffer, its queue of output, and
+ * the state machine that reads, hands complete commands to a protocol
+ * parser, and writes replies back in as few system calls as possible.
+ */
+#ifndef MCDS_CONN_H
+#define MCDS_CONN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "item.h"
+#include "reply.h"
+#include "store.h"
+
+struct worker;
+struct event;
+struct conn;
+
+enum conn_state {
+    CONN_PARSE,     /* commands are parsed from the read buffer */
+    CONN_NREAD,     /* a value is being read into c->nread.it */
+    CONN_SWALLOW,   /* the data block of a refused command is skipped */
+    CONN_CLOSING,   /* close as soon as the output queue is written */
+};
+
+/* What a parser returns from its parse step. */
+enum conn_parse_result {
+    PARSE_DONE,     /* one command handled; call again */
+    PARSE_MORE,     /* the buffer holds no complete command */
+    PARSE_CLOSE,    /* close the connection (after queued output) */
+};
+
+struct conn_proto {
+    const char *name;
+    enum conn_parse_result (*parse)(struct conn *c);
+    void (*nread_done)(struct conn *c);
+};
+
+/* A piece of output: bytes in the write buffer (at offset), or in an item
+ * (whose reference the segment owns). */
+struct conn_seg {
+    item *it;
+    const char *ptr;        /* item bytes, when it != NULL */
+    size_t off;             /* offset in wbuf, when it == NULL */
+    size_t len;
+};
+
+/* A storage command waiting for its data block. */
+struct conn_nread {
+    item *it;
+    size_t done;            /* bytes of it's value read so far */
+    enum store_op op;
+    uint64_t cas;
+    bool noreply;
+    uint32_t opaque;        /* binary protocol */
+    uint8_t opcode;         /* binary protocol */
+};
+
+typedef struct conn {
+    int fd;
+    struct worker *worker;
+    struct event *ev;
+    short ev_flags;
+    enum conn_state state;
+    const struct conn_proto *proto;
+
+    char *rbuf;             /* unparsed input is rbuf[rpos, rlen) */
+    size_t rsize, rpos, rlen;
+
+    char *wbuf;             /* small output bytes, referenced by segs */
+    size_t wsize, wlen;
+    struct conn_seg *segs;
+    int nsegs, segcap;
+    int wseg;               /* first segment not fully written */
+    size_t wseg_off;        /* bytes of it already written */
+    size_t out_bytes;       /* queued output not yet written */
+
+    struct conn_nread nread;
+    size_t swallow;         /* bytes still to skip */
+    bool noreply;           /* the current command's replies are dropped */
+    int reqs;               /* commands handled in this event */
+
+    struct conn *prev, *next;   /* the worker's list */
+} conn;
+
+/* Marks a point in the output queue so a failed command can take back
+ * what it queued (a multi-get with a bad key answers only the error). */
+struct conn_mark {
+    int nsegs;
+    size_t wlen, out_bytes;
+};
+
+conn *conn_new(int fd, struct worker *w);
+void conn_close(conn *c);
+void conn_set_state(conn *c, enum conn_state s);
+
+void conn_out(conn *c, const char *s, size_t n);
+void conn_out_reply(conn *c, enum reply_id r);
+/* Room for n bytes at the end of the write buffer; commit what was used. */
+char *conn_out_reserve(conn *c, size_t n);
+void conn_out_commit(conn *c, size_t used);
+/* Queues len bytes of it; the queue takes over one reference to it. */
+void conn_out_item(conn *c, item *it, const char *ptr, size_t len);
+void conn_mark_out(conn *c, struct conn_mark *m);
+void conn_rollback(conn *c, const struct conn_mark *m);
+
+/* Starts reading a value of it->nbytes bytes into it (taking over the
+ * caller's reference); nread_done runs when it is complete. */
+void conn_start_nread(conn *c, item *it, enum store_op op, uint64_t cas, bool noreply);
+void conn_start_swallow(conn *c, size_t n);
+
+/* Consumes n bytes of parsed input. */
+static inline void conn_consume(conn *c, size_t n) { c->rpos += n; }
+
+#endif

@@ -1,0 +1,331 @@
+/*
+ * hash: chained hash table with striped locks that grows online.
+ *
+ * Invariants:
+ *  - the lock stripe of a key is hv & hash_lockmask, and there are never
+ *    more stripes than buckets in the old table, so every item of old
+ *    bucket b, and every item of the two new buckets it splits into, share
+ *    one stripe; holding it is enough to move bucket b;
+ *  - while expanding, a key whose old bucket is >= hash_expand_bucket is
+ *    still in the old table, otherwise in the new one;
+ *  - starting and finishing a growth swaps table pointers with every
+ *    stripe held (a few thousand uncontended locks: microseconds).
+ */
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hash.h"
+
+#define HASH_LOCK_POWER 12
+#define HASH_GROW_NUM 3   /* grow when items > 1.5 x buckets */
+#define HASH_GROW_DEN 2
+
+static item **hash_primary;
+static item **hash_old;
+static unsigned hash_pow;
+static uint32_t hash_lockmask;
+static pthread_mutex_t *hash_locks;
+static int hash_expanding;
+static uint32_t hash_expand_bucket;
+static uint64_t hash_items;
+
+static pthread_t hash_thread;
+static int hash_thread_running;
+static int hash_stop;
+static pthread_mutex_t hash_cond_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t hash_cond = PTHREAD_COND_INITIALIZER;
+
+static inline uint32_t hash_size(unsigned power) { return (uint32_t)1 << power; }
+static inline uint32_t hash_mask(unsigned power) { return hash_size(power) - 1; }
+
+static uint32_t hash_rotl(uint32_t x, int r) {
+    return (x << r) | (x >> (32 - r));
+}
+
+/* MurmurHash3, x86 32-bit variant, seed 0. */
+uint32_t hash_key(const char *key, size_t nkey) {
+    const uint8_t *p = (const uint8_t *)key;
+    const uint32_t c1 = 0xcc9e2d51, c2 = 0x1b873593;
+    size_t nblocks = nkey / 4, i;
+    uint32_t h = 0, k;
+
+    for (i = 0; i < nblocks; i++) {
+        memcpy(&k, p + i * 4, 4);
+        k *= c1; k = hash_rotl(k, 15); k *= c2;
+        h ^= k; h = hash_rotl(h, 13); h = h * 5 + 0xe6546b64;
+    }
+    k = 0;
+    switch (nkey & 3) {
+    case 3: k ^= (uint32_t)p[nblocks * 4 + 2] << 16; /* fall through */
+    case 2: k ^= (uint32_t)p[nblocks * 4 + 1] << 8;  /* fall through */
+    case 1: k ^= p[nblocks * 4];
+            k *= c1; k = hash_rotl(k, 15); k *= c2; h ^= k;
+    }
+    h ^= (uint32_t)nkey;
+    h ^= h >> 16; h *= 0x85ebca6b;
+    h ^= h >> 13; h *= 0xc2b2ae35;
+    h ^= h >> 16;
+    return h;
+}
+
+void hash_init(int power) {
+    uint32_t i, nlocks = hash_size(HASH_LOCK_POWER);
+
+    hash_pow = (unsigned)power;
+    hash_primary = calloc(hash_size(hash_pow), sizeof(item *));
+    hash_locks = calloc(nlocks, sizeof(pthread_mutex_t));
+    if (hash_primary == NULL || hash_locks == NULL) {
+        fprintf(stderr, "mcds-server: out of memory for the hash table\n");
+        exit(1);
+    }
+    for (i = 0; i < nlocks; i++)
+        pthread_mutex_init(&hash_locks[i], NULL);
+    hash_lockmask = nlocks - 1;
+    hash_old = NULL;
+    hash_expanding = 0;
+    hash_items = 0;
+}
+
+void hash_lock(uint32_t hv) {
+    pthread_mutex_lock(&hash_locks[hv & hash_lockmask]);
+}
+
+int hash_trylock(uint32_t hv) {
+    return pthread_mutex_trylock(&hash_locks[hv & hash_lockmask]) == 0;
+}
+
+void hash_unlock(uint32_t hv) {
+    pthread_mutex_unlock(&hash_locks[hv & hash_lockmask]);
+}
+
+static void hash_lock_all(void) {
+    uint32_t i;
+    for (i = 0; i <= hash_lockmask; i++)
+        pthread_mutex_lock(&hash_locks[i]);
+}
+
+static void hash_unlock_all(void) {
+    uint32_t i;
+    for (i = 0; i <= hash_lockmask; i++)
+        pthread_mutex_unlock(&hash_locks[i]);
+}
+
+/* The bucket that holds hv now; the caller holds hv's stripe. */
+static item **hash_bucket(uint32_t hv) {
+    if (hash_expanding) {
+        uint32_t oldb = hv & hash_mask(hash_pow - 1);
+        if (oldb >= __atomic_load_n(&hash_expand_bucket, __ATOMIC_RELAXED))
+            return &hash_old[oldb];
+    }
+    return &hash_primary[hv & hash_mask(hash_pow)];
+}
+
+item *hash_find(const char *key, size_t nkey, uint32_t hv) {
+    item *it = *hash_bucket(hv);
+
+    while (it != NULL) {
+        if (it->nkey == nkey && memcmp(item_key(it), key, nkey) == 0)
+            return it;
+        it = it->h_next;
+    }
+    return NULL;
+}
+
+static void hash_wake_maintainer(void) {
+    pthread_mutex_lock(&hash_cond_lock);
+    pthread_cond_signal(&hash_cond);
+    pthread_mutex_unlock(&hash_cond_lock);
+}
+
+void hash_insert(item *it, uint32_t hv) {
+    item **b = hash_bucket(hv);
+    uint64_t n;
+
+    it->h_next = *b;
+    *b = it;
+    n = __atomic_add_fetch(&hash_items, 1, __ATOMIC_RELAXED);
+    if (!__atomic_load_n(&hash_expanding, __ATOMIC_RELAXED) && hash_thread_running &&
+        n * HASH_GROW_DEN > (uint64_t)hash_size(hash_pow) * HASH_GROW_NUM && hash_pow < 32)
+        hash_wake_maintainer();
+}
+
+void hash_remove(item *it, uint32_t hv) {
+    item **pos = hash_bucket(hv);
+
+    while (*pos != NULL && *pos != it)
+        pos = &(*pos)->h_next;
+    if (*pos == it) {
+        *pos = it->h_next;
+        it->h_next = NULL;
+        __atomic_sub_fetch(&hash_items, 1, __ATOMIC_RELAXED);
+    }
+}
+
+static int hash_start_expand(void) {
+    item **bigger = calloc(hash_size(hash_pow + 1), sizeof(item *));
+
+    if (bigger == NULL)
+        return -1;
+    hash_lock_all();
+    hash_old = hash_primary;
+    hash_primary = bigger;
+    hash_pow++;
+    __atomic_store_n(&hash_expand_bucket, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&hash_expanding, 1, __ATOMIC_RELAXED);
+    hash_unlock_all();
+    return 0;
+}
+
+/* Moves old bucket b into the new table; the caller holds b's stripe. */
+static void hash_move_bucket(uint32_t b) {
+    item *it = hash_old[b], *next;
+
+    while (it != NULL) {
+        uint32_t nb = hash_key(item_key(it), it->nkey) & hash_mask(hash_pow);
+        next = it->h_next;
+        it->h_next = hash_primary[nb];
+        hash_primary[nb] = it;
+        it = next;
+    }
+    hash_old[b] = NULL;
+    __atomic_store_n(&hash_expand_bucket, b + 1, __ATOMIC_RELAXED);
+}
+
+static void hash_finish_expand(void) {
+    item **old;
+
+    hash_lock_all();
+    old = hash_old;
+    hash_old = NULL;
+    __atomic_store_n(&hash_expanding, 0, __ATOMIC_RELAXED);
+    hash_unlock_all();
+    free(old);
+}
+
+static void hash_expand(void) {
+    uint32_t b, oldsize;
+
+    if (hash_start_expand() < 0)
+        return;
+    oldsize = hash_size(hash_pow - 1);
+    for (b = 0; b < oldsize && !__atomic_load_n(&hash_stop, __ATOMIC_RELAXED); b++) {
+        pthread_mutex_lock(&hash_locks[b & hash_lockmask]);
+        hash_move_bucket(b);
+        pthread_mutex_unlock(&hash_locks[b & hash_lockmask]);
+    }
+    /* If stopped half way, the remaining buckets are moved at once. */
+    for (; b < oldsize; b++)
+        hash_move_bucket(b);
+    hash_finish_expand();
+}
+
+static int hash_needs_growth(void) {
+    uint64_t n = __atomic_load_n(&hash_items, __ATOMIC_RELAXED);
+    return hash_pow < 32 && n * HASH_GROW_DEN > (uint64_t)hash_size(hash_pow) * HASH_GROW_NUM;
+}
+
+static void *hash_maintainer(void *arg) {
+    pthread_mutex_lock(&hash_cond_lock);
+    while (!hash_stop) {
+        if (!hash_needs_growth()) {
+            pthread_cond_wait(&hash_cond, &hash_cond_lock);
+            continue;
+        }
+        pthread_mutex_unlock(&hash_cond_lock);
+        hash_expand();
+        pthread_mutex_lock(&hash_cond_lock);
+    }
+    pthread_mutex_unlock(&hash_cond_lock);
+    return NULL;
+}
+
+void hash_start_maintainer(void) {
+    if (pthread_create(&hash_thread, NULL, hash_maintainer, NULL) != 0) {
+        fprintf(stderr, "mcds-server: cannot start the hash maintainer thread\n");
+        exit(1);
+    }
+    hash_thread_running = 1;
+}
+
+void hash_destroy(void (*fn)(item *it)) {
+    uint32_t b;
+
+    if (hash_thread_running) {
+        pthread_mutex_lock(&hash_cond_lock);
+        hash_stop = 1;
+        pthread_cond_signal(&hash_cond);
+        pthread_mutex_unlock(&hash_cond_lock);
+        pthread_join(hash_thread, NULL);
+        hash_thread_running = 0;
+    }
+    for (b = 0; b < hash_size(hash_pow); b++) {
+        item *it = hash_primary[b], *next;
+        for (; it != NULL; it = next) {
+            next = it->h_next;
+            fn(it);
+        }
+    }
+    free(hash_primary);
+    hash_primary = NULL;
+    for (b = 0; b <= hash_lockmask; b++)
+        pthread_mutex_destroy(&hash_locks[b]);
+    free(hash_locks);
+    hash_locks = NULL;
+}
+
+unsigned hash_power(void) { return hash_pow; }
+
+uint64_t hash_bytes(void) {
+    uint64_t n = (uint64_t)hash_size(hash_pow) * sizeof(item *);
+    if (hash_is_expanding())
+        n += (uint64_t)hash_size(hash_pow - 1) * sizeof(item *);
+    return n;
+}
+
+int hash_is_expanding(void) {
+    return __atomic_load_n(&hash_expanding, __ATOMIC_RELAXED);
+}
+
+uint64_t hash_count(void) {
+    return __atomic_load_n(&hash_items, __ATOMIC_RELAXED);
+}
+
+void hash_crawl(size_t *cursor, size_t n, int (*fn)(item *it), void (*done)(item *it)) {
+    size_t i;
+    uint32_t size;
+
+    if (hash_is_expanding())
+        return;
+    size = hash_size(hash_pow);
+    for (i = 0; i < n; i++) {
+        uint32_t b = (uint32_t)(*cursor % size);
+        item **pos, *removed = NULL;
+
+        pthread_mutex_lock(&hash_locks[b & hash_lockmask]);
+        if (!hash_is_expanding()) {
+            pos = &hash_primary[b];
+            while (*pos != NULL) {
+                item *it = *pos;
+                if (fn(it)) {
+                    *pos = it->h_next;
+                    __atomic_sub_fetch(&hash_items, 1, __ATOMIC_RELAXED);
+                    it->h_next = removed;
+                    removed = it;
+                } else {
+                    pos = &it->h_next;
+                }
+            }
+        }
+        pthread_mutex_unlock(&hash_locks[b & hash_lockmask]);
+        while (removed != NULL) {
+            item *next = removed->h_next;
+            removed->h_next = NULL;
+            done(removed);
+            removed = next;
+        }
+        *cursor = (*cursor + 1) % size;
+    }
+}

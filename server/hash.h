@@ -1,0 +1,43 @@
+/*
+ * hash: the key -> item table, its striped locks, and online growth.
+ *
+ * Every access to a key goes: hv = hash_key(key); hash_lock(hv); find /
+ * insert / remove; hash_unlock(hv). The table doubles in a background
+ * thread, one bucket at a time under that bucket's stripe lock, so lookups
+ * never stop while it grows.
+ */
+#ifndef MCDS_HASH_H
+#define MCDS_HASH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "item.h"
+
+void hash_init(int power);
+/* Stops the growth thread, then calls fn on every item and empties the table. */
+void hash_destroy(void (*fn)(item *it));
+void hash_start_maintainer(void);
+
+uint32_t hash_key(const char *key, size_t nkey);
+void hash_lock(uint32_t hv);
+int hash_trylock(uint32_t hv);
+void hash_unlock(uint32_t hv);
+
+/* The caller holds hash_lock(hv) for all three. */
+item *hash_find(const char *key, size_t nkey, uint32_t hv);
+void hash_insert(item *it, uint32_t hv);
+void hash_remove(item *it, uint32_t hv);
+
+unsigned hash_power(void);
+uint64_t hash_bytes(void);
+int hash_is_expanding(void);
+uint64_t hash_count(void);
+
+/* Visits buckets [*cursor, *cursor + n) with each bucket's lock held,
+ * calling fn on every item; fn returns 1 to have the item removed from the
+ * table (its table reference is then given to fn's caller via done()).
+ * Does nothing while the table is growing. Advances *cursor, wrapping. */
+void hash_crawl(size_t *cursor, size_t n, int (*fn)(item *it), void (*done)(item *it));
+
+#endif

@@ -1,0 +1,63 @@
+/*
+ * item: one stored value (or, later, one data structure) with its key,
+ * client flags, expiry, CAS and a reference count.
+ *
+ * Layout in one allocation: the header, then the key bytes, then the value
+ * bytes including their trailing "\r\n", so a get reply can send the value
+ * straight from the item. The hash table holds one reference while the item
+ * is linked; every reader holds its own until its reply is written.
+ */
+#ifndef MCDS_ITEM_H
+#define MCDS_ITEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clock.h"
+
+#define ITEM_KEY_MAX 250
+
+/* iflags */
+#define ITEM_LINKED  0x01   /* in the hash table (and LRU if evictable) */
+#define ITEM_FETCHED 0x02   /* read at least once since it was stored */
+
+/* What the value is. Only cache strings are ever evicted (DESIGN 3.2). */
+enum item_type { ITEM_STRING = 0 };
+
+typedef struct item {
+    struct item *h_next;    /* hash chain */
+    struct item *prev;      /* LRU, towards the head (newer) */
+    struct item *next;      /* LRU, towards the tail (older) */
+    uint64_t cas;
+    rel_time_t time;        /* last access */
+    rel_time_t exptime;     /* 0 = never */
+    uint32_t nbytes;        /* value length including "\r\n" */
+    uint32_t flags;         /* client flags */
+    uint32_t refcount;
+    uint8_t nkey;
+    uint8_t iflags;
+    uint8_t type;
+    char data[];            /* key, then value */
+} item;
+
+static inline char *item_key(item *it) { return it->data; }
+static inline char *item_value(item *it) { return it->data + it->nkey; }
+
+void item_init(size_t limit_bytes);
+/* Bytes an item of this key and value length takes (for the -I check). */
+size_t item_size(size_t nkey, size_t nbytes);
+/* Allocates an unlinked item with refcount 1; NULL if malloc fails.
+ * Does not check the memory limit: that is store's job. */
+item *item_alloc(const char *key, size_t nkey, uint32_t flags, rel_time_t exptime, size_t nbytes);
+void item_incref(item *it);
+void item_release(item *it);
+uint64_t item_next_cas(void);
+uint64_t item_peek_cas(void);
+
+/* Memory accounting under -m. */
+size_t item_mem_used(void);
+size_t item_mem_limit(void);
+void item_set_mem_limit(size_t bytes);
+size_t item_footprint(size_t nkey, size_t nbytes);
+
+#endif

@@ -1,0 +1,166 @@
+/*
+ * listener: binds, listens and accepts on the main thread's event base.
+ *
+ * Every accepted socket is counted against -c; one over the limit gets
+ * memcached's "ERROR Too many open connections" and is closed at once.
+ * With -p 0 the kernel picks the port and the start-up line names it.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <event2/event.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "listener.h"
+#include "log.h"
+#include "reply.h"
+#include "settings.h"
+#include "stats.h"
+#include "worker.h"
+
+#define LISTENER_BACKLOG 1024
+
+static int listener_fd = -1;
+static struct event *listener_ev;
+
+static void listener_reject(int fd) {
+    const struct reply_line *r = &reply_lines[REPLY_TOO_MANY_CONNS];
+
+    if (write(fd, r->text, r->len) < 0)
+        log_msg(2, "cannot tell a rejected client why: %s", strerror(errno));
+    close(fd);
+    stats_global_add(STATS_REJECTED_CONNECTIONS, 1);
+}
+
+static void listener_accept(evutil_socket_t lfd, short what, void *arg) {
+    for (;;) {
+        int one = 1;
+        int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+        if (fd < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno != EAGAIN && errno != EWOULDBLOCK)
+                log_msg(1, "accept: %s", strerror(errno));
+            return;
+        }
+        if (stats_global_get(STATS_CURR_CONNECTIONS) >= (uint64_t)settings.maxconns) {
+            listener_reject(fd);
+            continue;
+        }
+        if (settings.socket_path == NULL)
+            setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        stats_global_add(STATS_CURR_CONNECTIONS, 1);
+        stats_global_add(STATS_TOTAL_CONNECTIONS, 1);
+        worker_dispatch(fd);
+    }
+}
+
+static void listener_log_tcp(int fd) {
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof(ss);
+    char host[INET6_ADDRSTRLEN];
+    int port;
+
+    getsockname(fd, (struct sockaddr *)&ss, &len);
+    if (ss.ss_family == AF_INET6) {
+        struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+        inet_ntop(AF_INET6, &s6->sin6_addr, host, sizeof(host));
+        port = ntohs(s6->sin6_port);
+        log_msg(0, "listening on [%s]:%d", host, port);
+    } else {
+        struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+        inet_ntop(AF_INET, &s4->sin_addr, host, sizeof(host));
+        port = ntohs(s4->sin_port);
+        log_msg(0, "listening on %s:%d", host, port);
+    }
+    settings.port = port;
+}
+
+static int listener_tcp(void) {
+    struct addrinfo hints, *ai = NULL;
+    char port[16];
+    int fd, one = 1, rc;
+
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    snprintf(port, sizeof(port), "%d", settings.port);
+    rc = getaddrinfo(settings.listen_addr, port, &hints, &ai);
+    if (rc != 0) {
+        log_msg(0, "cannot resolve listen address %s: %s", settings.listen_addr, gai_strerror(rc));
+        return -1;
+    }
+    fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd >= 0) {
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+        if (bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, LISTENER_BACKLOG) < 0) {
+            close(fd);
+            fd = -1;
+        }
+    }
+    freeaddrinfo(ai);
+    if (fd < 0) {
+        log_msg(0, "failed to listen on %s:%d: %s", settings.listen_addr, settings.port, strerror(errno));
+        return -1;
+    }
+    listener_log_tcp(fd);
+    return fd;
+}
+
+static int listener_unix(void) {
+    struct sockaddr_un sun;
+    int fd;
+
+    if (strlen(settings.socket_path) >= sizeof(sun.sun_path)) {
+        log_msg(0, "unix socket path too long: %s", settings.socket_path);
+        return -1;
+    }
+    memset(&sun, 0, sizeof(sun));
+    sun.sun_family = AF_UNIX;
+    strcpy(sun.sun_path, settings.socket_path);
+    unlink(settings.socket_path);
+    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 ||
+        chmod(settings.socket_path, (mode_t)settings.socket_mask) < 0 ||
+        listen(fd, LISTENER_BACKLOG) < 0) {
+        log_msg(0, "failed to listen on unix:%s: %s", settings.socket_path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    log_msg(0, "listening on unix:%s", settings.socket_path);
+    return fd;
+}
+
+int listener_open(struct event_base *base) {
+    listener_fd = settings.socket_path != NULL ? listener_unix() : listener_tcp();
+    if (listener_fd < 0)
+        return -1;
+    listener_ev = event_new(base, listener_fd, EV_READ | EV_PERSIST, listener_accept, NULL);
+    if (listener_ev == NULL || event_add(listener_ev, NULL) < 0) {
+        log_msg(0, "cannot watch the listening socket");
+        return -1;
+    }
+    return 0;
+}
+
+void listener_close(void) {
+    if (listener_ev != NULL)
+        event_free(listener_ev);
+    listener_ev = NULL;
+    if (listener_fd >= 0)
+        close(listener_fd);
+    listener_fd = -1;
+    if (settings.socket_path != NULL)
+        unlink(settings.socket_path);
+}

@@ -1,0 +1,15 @@
+/*
+ * listener: the listening sockets (one TCP address or one UNIX socket),
+ * accepting, the connection limit, and the hand-off to workers.
+ */
+#ifndef MCDS_LISTENER_H
+#define MCDS_LISTENER_H
+
+struct event_base;
+
+/* Opens the listening socket from settings and logs where it listens.
+ * Returns 0, or -1 after logging why it could not. */
+int listener_open(struct event_base *base);
+void listener_close(void);
+
+#endif

@@ -1,0 +1,85 @@
+/*
+ * lru: one doubly linked recency list under one mutex.
+ *
+ * Hits bump an item at most once a minute (as memcached does), so a hot
+ * read path rarely touches the lock. Items enter at the head when stored.
+ */
+#include <pthread.h>
+
+#include "lru.h"
+
+#define LRU_BUMP_SECONDS 60
+
+static pthread_mutex_t lru_lock = PTHREAD_MUTEX_INITIALIZER;
+static item *lru_head;
+static item *lru_tail;
+
+void lru_init(void) {
+    lru_head = lru_tail = NULL;
+}
+
+void lru_destroy(void) {
+    lru_head = lru_tail = NULL;
+}
+
+static void lru_push_head(item *it) {
+    it->prev = NULL;
+    it->next = lru_head;
+    if (lru_head != NULL)
+        lru_head->prev = it;
+    lru_head = it;
+    if (lru_tail == NULL)
+        lru_tail = it;
+}
+
+void lru_unlink_locked(item *it) {
+    if (it->prev != NULL)
+        it->prev->next = it->next;
+    else if (lru_head == it)
+        lru_head = it->next;
+    if (it->next != NULL)
+        it->next->prev = it->prev;
+    else if (lru_tail == it)
+        lru_tail = it->prev;
+    it->prev = it->next = NULL;
+}
+
+void lru_link(item *it) {
+    pthread_mutex_lock(&lru_lock);
+    lru_push_head(it);
+    pthread_mutex_unlock(&lru_lock);
+}
+
+void lru_unlink(item *it) {
+    pthread_mutex_lock(&lru_lock);
+    lru_unlink_locked(it);
+    pthread_mutex_unlock(&lru_lock);
+}
+
+void lru_bump(item *it, rel_time_t now) {
+    if (it->time + LRU_BUMP_SECONDS > now)
+        return;
+    pthread_mutex_lock(&lru_lock);
+    if (it->iflags & ITEM_LINKED) {
+        lru_unlink_locked(it);
+        lru_push_head(it);
+    }
+    it->time = now;
+    pthread_mutex_unlock(&lru_lock);
+}
+
+int lru_scan_tail(int tries, int (*pick)(item *it, void *arg), void *arg) {
+    item *it, *prev;
+    int found = 0;
+
+    pthread_mutex_lock(&lru_lock);
+    for (it = lru_tail; it != NULL && tries-- > 0; it = prev) {
+        prev = it->prev;
+        if (pick(it, arg)) {
+            found = 1;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&lru_lock);
+    return found;
+}

@@ -1,0 +1,46 @@
+/*
+ * reply: the one table of fixed protocol reply lines. Every fixed line the
+ * server sends is here, with its "\r\n", so the wording of each reply is
+ * decided in one place.
+ */
+#ifndef MCDS_REPLY_H
+#define MCDS_REPLY_H
+
+#include <stddef.h>
+
+enum reply_id {
+    REPLY_STORED,
+    REPLY_NOT_STORED,
+    REPLY_EXISTS,
+    REPLY_NOT_FOUND,
+    REPLY_DELETED,
+    REPLY_TOUCHED,
+    REPLY_END,
+    REPLY_OK,
+    REPLY_RESET,
+    REPLY_ERROR,
+    REPLY_BAD_FORMAT,
+    REPLY_BAD_CHUNK,
+    REPLY_NON_NUMERIC,
+    REPLY_BAD_DELTA,
+    REPLY_BAD_EXPTIME,
+    REPLY_DELETE_USAGE,
+    REPLY_TOO_LARGE,
+    REPLY_OOM_STORE,
+    REPLY_OOM,
+    REPLY_TOO_MANY_CONNS,
+    REPLY_SHUTDOWN_DISABLED,
+    REPLY_BAD_SHUTDOWN_MODE,
+    REPLY_FLUSH_DISABLED,
+    REPLY_MEMLIMIT_TOO_SMALL,
+    REPLY_COUNT
+};
+
+struct reply_line {
+    const char *text;
+    size_t len;
+};
+
+extern const struct reply_line reply_lines[REPLY_COUNT];
+
+#endif

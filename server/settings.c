@@ -1,0 +1,286 @@
+/*
+ * settings: the option table, defaults, parsing and usage text.
+ *
+ * Every option is described once in settings_options[]; the same table
+ * drives getopt_long and the --help text, so the two cannot drift apart.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "settings.h"
+
+struct settings settings;
+
+#define SETTINGS_ITEM_MIN 1024
+#define SETTINGS_ITEM_MAX (1024UL * 1024 * 1024)
+
+struct settings_option {
+    int letter;
+    const char *long_name;
+    int has_arg;
+    const char *arg_name;
+    const char *help;
+};
+
+static const struct settings_option settings_options[] = {
+    { 'p', "port", required_argument, "<num>", "TCP port to listen on (default 11211; 0 picks a free port)" },
+    { 'l', "listen", required_argument, "<addr>", "interface to listen on (default 127.0.0.1)" },
+    { 's', "unix-socket", required_argument, "<file>", "UNIX socket to listen on (disables TCP)" },
+    { 'a', "unix-mask", required_argument, "<mask>", "access mask for the UNIX socket, in octal (default 0700)" },
+    { 't', "threads", required_argument, "<num>", "number of worker threads (default 4)" },
+    { 'm', "memory-limit", required_argument, "<num>", "item memory in megabytes (default 64)" },
+    { 'I', "max-item-size", required_argument, "<size>", "largest item, with k/m suffix (default 1m, min 1k, max 1g)" },
+    { 'c', "conn-limit", required_argument, "<num>", "max simultaneous connections (default 1024)" },
+    { 'M', "disable-evictions", no_argument, NULL, "return an error when memory is exhausted instead of evicting" },
+    { 'A', "enable-shutdown", no_argument, NULL, "allow the shutdown command" },
+    { 'F', "disable-flush-all", no_argument, NULL, "refuse the flush_all command" },
+    { 'C', "disable-cas", no_argument, NULL, "do not use CAS" },
+    { 'R', "max-reqs-per-event", required_argument, "<num>", "requests served per connection before yielding (default 20)" },
+    { 'B', "protocol", required_argument, "<name>", "protocol: auto, ascii or binary (default auto)" },
+    { 'U', "udp-port", required_argument, "<num>", "UDP port; only 0 (off) is accepted, mcds has no UDP" },
+    { 'u', "user", required_argument, "<user>", "accepted for memcached compatibility; mcds does not change user" },
+    { 'o', "extended", required_argument, "<opt>", "extended option: hashpower=<n>" },
+    { 'v', "verbose", no_argument, NULL, "verbose (repeat for more: -vv)" },
+    { 'D', "debug", no_argument, NULL, "enable debug verbs (debugtime) for tests" },
+    { 'h', "help", no_argument, NULL, "print this help and exit" },
+    { 'V', "version", no_argument, NULL, "print version and exit" },
+};
+
+#define SETTINGS_NOPTIONS (sizeof(settings_options) / sizeof(settings_options[0]))
+
+void settings_init(void) {
+    memset(&settings, 0, sizeof(settings));
+    settings.port = 11211;
+    settings.listen_addr = strdup("127.0.0.1");
+    settings.socket_mask = 0700;
+    settings.num_threads = 4;
+    settings.maxbytes = 64UL * 1024 * 1024;
+    settings.item_size_max = 1024 * 1024;
+    settings.maxconns = 1024;
+    settings.evict_to_free = true;
+    settings.flush_enabled = true;
+    settings.cas_enabled = true;
+    settings.reqs_per_event = 20;
+    settings.protocol = PROTO_AUTO;
+    settings.hashpower_init = 16;
+}
+
+void settings_free(void) {
+    free(settings.listen_addr);
+    free(settings.socket_path);
+    settings.listen_addr = NULL;
+    settings.socket_path = NULL;
+}
+
+void settings_usage(FILE *out) {
+    size_t i;
+    char left[64];
+
+    fprintf(out, "mcds-server %s: a memcached-compatible data-structure server\n", PACKAGE_VERSION);
+    fprintf(out, "usage: mcds-server [options]\n");
+    for (i = 0; i < SETTINGS_NOPTIONS; i++) {
+        const struct settings_option *o = &settings_options[i];
+        snprintf(left, sizeof(left), "-%c, --%s%s%s", o->letter, o->long_name,
+                 o->arg_name ? " " : "", o->arg_name ? o->arg_name : "");
+        fprintf(out, "  %-36s %s\n", left, o->help);
+    }
+}
+
+const char *settings_protocol_name(void) {
+    switch (settings.protocol) {
+    case PROTO_ASCII: return "ascii";
+    case PROTO_BINARY: return "binary";
+    default: return "auto-negotiate";
+    }
+}
+
+/* A whole decimal number in [min, max]. */
+static int settings_number(const char *arg, long min, long max, long *out) {
+    char *end;
+    long v;
+
+    errno = 0;
+    v = strtol(arg, &end, 10);
+    if (errno != 0 || end == arg || *end != '\0' || v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* A size with an optional k/m/g suffix; unit is the multiplier without one. */
+static int settings_size(const char *arg, unsigned long unit, size_t *out) {
+    char *end;
+    unsigned long long v;
+
+    errno = 0;
+    if (arg[0] == '-')
+        return -1;
+    v = strtoull(arg, &end, 10);
+    if (errno != 0 || end == arg)
+        return -1;
+    switch (*end) {
+    case '\0': v *= unit; break;
+    case 'k': case 'K': v *= 1024ULL; end++; break;
+    case 'm': case 'M': v *= 1024ULL * 1024; end++; break;
+    case 'g': case 'G': v *= 1024ULL * 1024 * 1024; end++; break;
+    default: return -1;
+    }
+    if (*end != '\0')
+        return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+static int settings_extended(const char *arg) {
+    long v;
+
+    if (strncmp(arg, "hashpower=", 10) == 0 &&
+        settings_number(arg + 10, 12, 32, &v) == 0) {
+        settings.hashpower_init = (int)v;
+        return 0;
+    }
+    return -1;
+}
+
+static int settings_protocol_arg(const char *arg) {
+    if (strcmp(arg, "auto") == 0)
+        settings.protocol = PROTO_AUTO;
+    else if (strcmp(arg, "ascii") == 0)
+        settings.protocol = PROTO_ASCII;
+    else if (strcmp(arg, "binary") == 0)
+        settings.protocol = PROTO_BINARY;
+    else
+        return -1;
+    return 0;
+}
+
+/* Applies one option; returns 0, or -1 when its argument is invalid. */
+static int settings_apply(int letter, const char *arg) {
+    long v;
+
+    switch (letter) {
+    case 'p':
+        if (settings_number(arg, 0, 65535, &v) < 0) return -1;
+        settings.port = (int)v;
+        return 0;
+    case 'l':
+        free(settings.listen_addr);
+        settings.listen_addr = strdup(arg);
+        return 0;
+    case 's':
+        free(settings.socket_path);
+        settings.socket_path = strdup(arg);
+        return 0;
+    case 'a':
+        errno = 0;
+        v = strtol(arg, NULL, 8);
+        if (errno != 0 || v < 0 || v > 0777) return -1;
+        settings.socket_mask = (int)v;
+        return 0;
+    case 't':
+        if (settings_number(arg, 1, 256, &v) < 0) return -1;
+        settings.num_threads = (int)v;
+        return 0;
+    case 'm':
+        return settings_size(arg, 1024UL * 1024, &settings.maxbytes);
+    case 'I':
+        return settings_size(arg, 1, &settings.item_size_max);
+    case 'c':
+        if (settings_number(arg, 1, 1000000, &v) < 0) return -1;
+        settings.maxconns = (int)v;
+        return 0;
+    case 'R':
+        if (settings_number(arg, 1, INT_MAX, &v) < 0) return -1;
+        settings.reqs_per_event = (int)v;
+        return 0;
+    case 'B':
+        return settings_protocol_arg(arg);
+    case 'U':
+        return settings_number(arg, 0, 0, &v);
+    case 'o':
+        return settings_extended(arg);
+    case 'u':
+        return 0;
+    case 'M': settings.evict_to_free = false; return 0;
+    case 'A': settings.shutdown_enabled = true; return 0;
+    case 'F': settings.flush_enabled = false; return 0;
+    case 'C': settings.cas_enabled = false; return 0;
+    case 'v': settings.verbose++; return 0;
+    case 'D': settings.debug = true; return 0;
+    }
+    return -1;
+}
+
+/* Cross-option rules, as memcached checks them. */
+static const char *settings_check(void) {
+    if (settings.item_size_max < SETTINGS_ITEM_MIN)
+        return "item max size cannot be less than 1024 bytes";
+    if (settings.item_size_max > SETTINGS_ITEM_MAX)
+        return "cannot set item size limit higher than 1 gigabyte";
+    if (settings.maxbytes < 1024 * 1024)
+        return "memory limit must be at least 1 megabyte";
+    if (settings.item_size_max > settings.maxbytes / 2)
+        return "cannot set item size limit higher than 1/2 of memory max";
+    return NULL;
+}
+
+static void settings_build_getopt(char *shortopts, struct option *longopts) {
+    size_t i, n = 0;
+
+    for (i = 0; i < SETTINGS_NOPTIONS; i++) {
+        const struct settings_option *o = &settings_options[i];
+        shortopts[n++] = (char)o->letter;
+        if (o->has_arg == required_argument)
+            shortopts[n++] = ':';
+        longopts[i].name = o->long_name;
+        longopts[i].has_arg = o->has_arg;
+        longopts[i].flag = NULL;
+        longopts[i].val = o->letter;
+    }
+    shortopts[n] = '\0';
+    memset(&longopts[SETTINGS_NOPTIONS], 0, sizeof(struct option));
+}
+
+int settings_parse(int argc, char **argv) {
+    char shortopts[SETTINGS_NOPTIONS * 2 + 1];
+    struct option longopts[SETTINGS_NOPTIONS + 1];
+    const char *why;
+    int c;
+
+    settings_build_getopt(shortopts, longopts);
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+        if (c == 'h') {
+            settings_usage(stdout);
+            return 1;
+        }
+        if (c == 'V') {
+            printf("mcds-server %s (memcached protocol %s)\n", PACKAGE_VERSION, MCDS_PROTOCOL_VERSION);
+            return 1;
+        }
+        if (c == '?' || settings_apply(c, optarg) < 0) {
+            if (c == '?')
+                fprintf(stderr, "mcds-server: unknown option or missing argument: %s\n", argv[optind - 1]);
+            else
+                fprintf(stderr, "mcds-server: invalid argument for -%c: %s\n", c, optarg ? optarg : "");
+            settings_usage(stderr);
+            return -1;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "mcds-server: unexpected argument: %s\n", argv[optind]);
+        settings_usage(stderr);
+        return -1;
+    }
+    why = settings_check();
+    if (why != NULL) {
+        fprintf(stderr, "mcds-server: %s\n", why);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,45 @@
+/*
+ * settings: every option of the server in one struct, its defaults, the
+ * command-line parser and the usage text. Options follow memcached's
+ * letters where memcached has them.
+ */
+#ifndef MCDS_SETTINGS_H
+#define MCDS_SETTINGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+enum settings_protocol { PROTO_AUTO, PROTO_ASCII, PROTO_BINARY };
+
+struct settings {
+    int port;                 /* -p, 0 = pick a free port */
+    char *listen_addr;        /* -l */
+    char *socket_path;        /* -s, disables TCP when set */
+    int socket_mask;          /* -a */
+    int num_threads;          /* -t */
+    size_t maxbytes;          /* -m, bytes */
+    size_t item_size_max;     /* -I, bytes */
+    int maxconns;             /* -c */
+    bool evict_to_free;       /* cleared by -M */
+    bool shutdown_enabled;    /* -A */
+    bool flush_enabled;       /* cleared by -F */
+    bool cas_enabled;         /* cleared by -C */
+    int verbose;              /* -v, -vv */
+    int reqs_per_event;       /* -R */
+    enum settings_protocol protocol; /* -B */
+    int hashpower_init;       /* -o hashpower=N */
+    bool debug;               /* --debug: enables the debugtime verb */
+};
+
+extern struct settings settings;
+
+void settings_init(void);
+/* Parses argv into settings. Returns 0 to run, 1 when the process should
+ * exit successfully (-h, -V), -1 on a bad option (usage already printed). */
+int settings_parse(int argc, char **argv);
+void settings_free(void);
+void settings_usage(FILE *out);
+const char *settings_protocol_name(void);
+
+#endif

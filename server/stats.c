@@ -1,0 +1,270 @@
+/*
+ * stats: counters and the text of every `stats` group.
+ *
+ * Each worker owns one row of stats_rows[] and is the only writer of it,
+ * so an increment is a relaxed load and store with no lock prefix. Threads
+ * without a row (the listener, background tasks) add to the shared row
+ * with an atomic add. Readers sum the rows; `stats reset` remembers the
+ * sums as a baseline that later reports subtract.
+ */
+#include <event2/event.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "clock.h"
+#include "hash.h"
+#include "settings.h"
+#include "stats.h"
+
+struct stats_row {
+    uint64_t v[STATS_NCOUNTERS];
+} __attribute__((aligned(64)));
+
+static const char *const stats_counter_names[STATS_NCOUNTERS] = {
+    [STATS_CMD_GET] = "cmd_get", [STATS_CMD_SET] = "cmd_set",
+    [STATS_CMD_FLUSH] = "cmd_flush", [STATS_CMD_TOUCH] = "cmd_touch",
+    [STATS_CMD_META] = "cmd_meta",
+    [STATS_GET_HITS] = "get_hits", [STATS_GET_MISSES] = "get_misses",
+    [STATS_GET_EXPIRED] = "get_expired", [STATS_GET_FLUSHED] = "get_flushed",
+    [STATS_DELETE_MISSES] = "delete_misses", [STATS_DELETE_HITS] = "delete_hits",
+    [STATS_INCR_MISSES] = "incr_misses", [STATS_INCR_HITS] = "incr_hits",
+    [STATS_DECR_MISSES] = "decr_misses", [STATS_DECR_HITS] = "decr_hits",
+    [STATS_CAS_MISSES] = "cas_misses", [STATS_CAS_HITS] = "cas_hits",
+    [STATS_CAS_BADVAL] = "cas_badval",
+    [STATS_TOUCH_HITS] = "touch_hits", [STATS_TOUCH_MISSES] = "touch_misses",
+    [STATS_STORE_TOO_LARGE] = "store_too_large", [STATS_STORE_NO_MEMORY] = "store_no_memory",
+    [STATS_AUTH_CMDS] = "auth_cmds", [STATS_AUTH_ERRORS] = "auth_errors",
+    [STATS_BYTES_READ] = "bytes_read", [STATS_BYTES_WRITTEN] = "bytes_written",
+    [STATS_CONN_YIELDS] = "conn_yields",
+};
+
+static struct stats_row *stats_rows;    /* nthreads worker rows + 1 shared */
+static int stats_nrows;
+static struct stats_row stats_baseline;
+static int64_t stats_globals[STATS_NGLOBALS];
+static int64_t stats_global_baseline[STATS_NGLOBALS];
+static pthread_mutex_t stats_reset_lock = PTHREAD_MUTEX_INITIALIZER;
+static __thread struct stats_row *stats_mine;
+
+void stats_init(int nthreads) {
+    stats_nrows = nthreads + 1;
+    stats_rows = calloc((size_t)stats_nrows, sizeof(struct stats_row));
+    if (stats_rows == NULL) {
+        fprintf(stderr, "mcds-server: out of memory for stats\n");
+        exit(1);
+    }
+}
+
+void stats_free(void) {
+    free(stats_rows);
+    stats_rows = NULL;
+}
+
+void stats_thread_init(int index) {
+    stats_mine = &stats_rows[index];
+}
+
+void stats_add(enum stats_counter c, uint64_t n) {
+    struct stats_row *row = stats_mine;
+
+    if (row != NULL) {
+        uint64_t v = __atomic_load_n(&row->v[c], __ATOMIC_RELAXED);
+        __atomic_store_n(&row->v[c], v + n, __ATOMIC_RELAXED);
+    } else {
+        __atomic_fetch_add(&stats_rows[stats_nrows - 1].v[c], n, __ATOMIC_RELAXED);
+    }
+}
+
+void stats_global_add(enum stats_global g, int64_t n) {
+    __atomic_fetch_add(&stats_globals[g], n, __ATOMIC_RELAXED);
+}
+
+static int64_t stats_global_raw(enum stats_global g) {
+    return __atomic_load_n(&stats_globals[g], __ATOMIC_RELAXED);
+}
+
+/* Gauges (current values) are never reset; totals are. */
+static int stats_global_is_gauge(enum stats_global g) {
+    return g == STATS_CURR_CONNECTIONS || g == STATS_CURR_ITEMS || g == STATS_BYTES;
+}
+
+uint64_t stats_global_get(enum stats_global g) {
+    int64_t v = stats_global_raw(g);
+
+    if (!stats_global_is_gauge(g))
+        v -= __atomic_load_n(&stats_global_baseline[g], __ATOMIC_RELAXED);
+    return v < 0 ? 0 : (uint64_t)v;
+}
+
+static uint64_t stats_counter_raw(enum stats_counter c) {
+    uint64_t sum = 0;
+    int i;
+
+    for (i = 0; i < stats_nrows; i++)
+        sum += __atomic_load_n(&stats_rows[i].v[c], __ATOMIC_RELAXED);
+    return sum;
+}
+
+uint64_t stats_counter_total(enum stats_counter c) {
+    uint64_t raw = stats_counter_raw(c);
+    uint64_t base = __atomic_load_n(&stats_baseline.v[c], __ATOMIC_RELAXED);
+
+    return raw >= base ? raw - base : 0;
+}
+
+void stats_reset(void) {
+    int c;
+
+    pthread_mutex_lock(&stats_reset_lock);
+    for (c = 0; c < STATS_NCOUNTERS; c++)
+        __atomic_store_n(&stats_baseline.v[c], stats_counter_raw(c), __ATOMIC_RELAXED);
+    for (c = 0; c < STATS_NGLOBALS; c++)
+        __atomic_store_n(&stats_global_baseline[c], stats_global_raw(c), __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&stats_reset_lock);
+}
+
+static void stats_emit_u64(stats_emit_fn emit, void *ctx, const char *name, uint64_t v) {
+    char buf[32];
+
+    snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+    emit(ctx, name, buf);
+}
+
+static void stats_emit_str(stats_emit_fn emit, void *ctx, const char *name, const char *v) {
+    emit(ctx, name, v);
+}
+
+static void stats_emit_rusage(stats_emit_fn emit, void *ctx) {
+    struct rusage ru;
+    char buf[64];
+
+    getrusage(RUSAGE_SELF, &ru);
+    snprintf(buf, sizeof(buf), "%ld.%06ld", (long)ru.ru_utime.tv_sec, (long)ru.ru_utime.tv_usec);
+    emit(ctx, "rusage_user", buf);
+    snprintf(buf, sizeof(buf), "%ld.%06ld", (long)ru.ru_stime.tv_sec, (long)ru.ru_stime.tv_usec);
+    emit(ctx, "rusage_system", buf);
+}
+
+static void stats_emit_counters(stats_emit_fn emit, void *ctx, int from, int to) {
+    int c;
+
+    for (c = from; c <= to; c++)
+        stats_emit_u64(emit, ctx, stats_counter_names[c], stats_counter_total(c));
+}
+
+void stats_general(stats_emit_fn emit, void *ctx) {
+    rel_time_t now = clock_now();
+
+    stats_emit_u64(emit, ctx, "pid", (uint64_t)getpid());
+    stats_emit_u64(emit, ctx, "uptime", now);
+    stats_emit_u64(emit, ctx, "time", (uint64_t)(clock_started() + now));
+    stats_emit_str(emit, ctx, "version", MCDS_PROTOCOL_VERSION);
+    stats_emit_str(emit, ctx, "mcds_version", PACKAGE_VERSION);
+    stats_emit_str(emit, ctx, "libevent", event_get_version());
+    stats_emit_u64(emit, ctx, "pointer_size", sizeof(void *) * 8);
+    stats_emit_rusage(emit, ctx);
+    stats_emit_u64(emit, ctx, "max_connections", (uint64_t)settings.maxconns);
+    stats_emit_u64(emit, ctx, "curr_connections", stats_global_get(STATS_CURR_CONNECTIONS));
+    stats_emit_u64(emit, ctx, "total_connections", stats_global_get(STATS_TOTAL_CONNECTIONS));
+    stats_emit_u64(emit, ctx, "rejected_connections", stats_global_get(STATS_REJECTED_CONNECTIONS));
+    stats_emit_u64(emit, ctx, "connection_structures", stats_global_get(STATS_CURR_CONNECTIONS));
+    stats_emit_counters(emit, ctx, STATS_CMD_GET, STATS_BYTES_WRITTEN);
+    stats_emit_u64(emit, ctx, "limit_maxbytes", settings.maxbytes);
+    stats_emit_u64(emit, ctx, "accepting_conns", 1);
+    stats_emit_u64(emit, ctx, "threads", (uint64_t)settings.num_threads);
+    stats_emit_counters(emit, ctx, STATS_CONN_YIELDS, STATS_CONN_YIELDS);
+    stats_emit_u64(emit, ctx, "hash_power_level", hash_power());
+    stats_emit_u64(emit, ctx, "hash_bytes", hash_bytes());
+    stats_emit_u64(emit, ctx, "hash_is_expanding", hash_is_expanding());
+    stats_emit_u64(emit, ctx, "bytes", stats_global_get(STATS_BYTES));
+    stats_emit_u64(emit, ctx, "curr_items", stats_global_get(STATS_CURR_ITEMS));
+    stats_emit_u64(emit, ctx, "total_items", stats_global_get(STATS_TOTAL_ITEMS));
+    stats_emit_u64(emit, ctx, "expired_unfetched", stats_global_get(STATS_EXPIRED_UNFETCHED));
+    stats_emit_u64(emit, ctx, "evicted_unfetched", stats_global_get(STATS_EVICTED_UNFETCHED));
+    stats_emit_u64(emit, ctx, "evicted_active", stats_global_get(STATS_EVICTED_ACTIVE));
+    stats_emit_u64(emit, ctx, "evictions", stats_global_get(STATS_EVICTIONS));
+    stats_emit_u64(emit, ctx, "reclaimed", stats_global_get(STATS_RECLAIMED));
+    stats_emit_u64(emit, ctx, "crawler_reclaimed", stats_global_get(STATS_CRAWLER_RECLAIMED));
+}
+
+void stats_settings(stats_emit_fn emit, void *ctx) {
+    stats_emit_u64(emit, ctx, "maxbytes", settings.maxbytes);
+    stats_emit_u64(emit, ctx, "maxconns", (uint64_t)settings.maxconns);
+    stats_emit_u64(emit, ctx, "tcpport", (uint64_t)settings.port);
+    stats_emit_u64(emit, ctx, "udpport", 0);
+    stats_emit_str(emit, ctx, "inter", settings.listen_addr ? settings.listen_addr : "NULL");
+    stats_emit_u64(emit, ctx, "verbosity", (uint64_t)settings.verbose);
+    stats_emit_u64(emit, ctx, "oldest", 0);
+    stats_emit_str(emit, ctx, "evictions", settings.evict_to_free ? "on" : "off");
+    stats_emit_str(emit, ctx, "domain_socket", settings.socket_path ? settings.socket_path : "NULL");
+    {
+        char mask[16];
+        snprintf(mask, sizeof(mask), "%o", settings.socket_mask);
+        stats_emit_str(emit, ctx, "umask", mask);
+    }
+    stats_emit_u64(emit, ctx, "num_threads", (uint64_t)settings.num_threads);
+    stats_emit_u64(emit, ctx, "reqs_per_event", (uint64_t)settings.reqs_per_event);
+    stats_emit_str(emit, ctx, "cas_enabled", settings.cas_enabled ? "yes" : "no");
+    stats_emit_str(emit, ctx, "binding_protocol", settings_protocol_name());
+    stats_emit_u64(emit, ctx, "item_size_max", settings.item_size_max);
+    stats_emit_str(emit, ctx, "maxconns_fast", "yes");
+    stats_emit_u64(emit, ctx, "hashpower_init", (uint64_t)settings.hashpower_init);
+    stats_emit_str(emit, ctx, "flush_enabled", settings.flush_enabled ? "yes" : "no");
+    stats_emit_str(emit, ctx, "shutdown_enabled", settings.shutdown_enabled ? "yes" : "no");
+    stats_emit_str(emit, ctx, "hash_algorithm", "murmur3");
+    stats_emit_str(emit, ctx, "debug", settings.debug ? "yes" : "no");
+}
+
+/* mcds allocates items with malloc, not slabs: it reports one class
+ * holding every item, so tools that walk classes still find the totals. */
+void stats_items(stats_emit_fn emit, void *ctx) {
+    uint64_t n = stats_global_get(STATS_CURR_ITEMS);
+
+    if (n == 0)
+        return;
+    stats_emit_u64(emit, ctx, "items:1:number", n);
+    stats_emit_u64(emit, ctx, "items:1:evicted", stats_global_get(STATS_EVICTIONS));
+    stats_emit_u64(emit, ctx, "items:1:evicted_unfetched", stats_global_get(STATS_EVICTED_UNFETCHED));
+    stats_emit_u64(emit, ctx, "items:1:outofmemory", stats_global_get(STATS_OUTOFMEMORY));
+    stats_emit_u64(emit, ctx, "items:1:reclaimed", stats_global_get(STATS_RECLAIMED));
+    stats_emit_u64(emit, ctx, "items:1:expired_unfetched", stats_global_get(STATS_EXPIRED_UNFETCHED));
+    stats_emit_u64(emit, ctx, "items:1:mem_requested", stats_global_get(STATS_BYTES));
+}
+
+void stats_slabs(stats_emit_fn emit, void *ctx) {
+    uint64_t n = stats_global_get(STATS_CURR_ITEMS);
+
+    if (n > 0) {
+        stats_emit_u64(emit, ctx, "1:used_chunks", n);
+        stats_emit_u64(emit, ctx, "1:mem_requested", stats_global_get(STATS_BYTES));
+        stats_emit_u64(emit, ctx, "1:get_hits", stats_counter_total(STATS_GET_HITS));
+        stats_emit_u64(emit, ctx, "1:cmd_set", stats_counter_total(STATS_CMD_SET));
+        stats_emit_u64(emit, ctx, "1:delete_hits", stats_counter_total(STATS_DELETE_HITS));
+        stats_emit_u64(emit, ctx, "1:incr_hits", stats_counter_total(STATS_INCR_HITS));
+        stats_emit_u64(emit, ctx, "1:decr_hits", stats_counter_total(STATS_DECR_HITS));
+        stats_emit_u64(emit, ctx, "1:cas_hits", stats_counter_total(STATS_CAS_HITS));
+        stats_emit_u64(emit, ctx, "1:cas_badval", stats_counter_total(STATS_CAS_BADVAL));
+        stats_emit_u64(emit, ctx, "1:touch_hits", stats_counter_total(STATS_TOUCH_HITS));
+    }
+    stats_emit_u64(emit, ctx, "active_slabs", n > 0 ? 1 : 0);
+    stats_emit_u64(emit, ctx, "total_malloced", stats_global_get(STATS_BYTES));
+}
+
+int stats_group(const char *sub, stats_emit_fn emit, void *ctx) {
+    if (strcmp(sub, "settings") == 0)
+        stats_settings(emit, ctx);
+    else if (strcmp(sub, "items") == 0)
+        stats_items(emit, ctx);
+    else if (strcmp(sub, "slabs") == 0)
+        stats_slabs(emit, ctx);
+    else if (strcmp(sub, "sizes") == 0)
+        emit(ctx, "sizes_status", "disabled");
+    else
+        return -1;
+    return 0;
+}

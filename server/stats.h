@@ -1,0 +1,60 @@
+/*
+ * stats: the server's counters, named as memcached names them so that
+ * memcstat, exporters and dashboards read them unchanged.
+ *
+ * Per-request counters live in one block per worker thread (no lock, no
+ * shared cache line); the few global figures are atomics. `stats reset`
+ * records a baseline instead of zeroing other threads' memory.
+ */
+#ifndef MCDS_STATS_H
+#define MCDS_STATS_H
+
+#include <stdint.h>
+
+enum stats_counter {
+    STATS_CMD_GET, STATS_CMD_SET, STATS_CMD_FLUSH, STATS_CMD_TOUCH, STATS_CMD_META,
+    STATS_GET_HITS, STATS_GET_MISSES, STATS_GET_EXPIRED, STATS_GET_FLUSHED,
+    STATS_DELETE_MISSES, STATS_DELETE_HITS,
+    STATS_INCR_MISSES, STATS_INCR_HITS, STATS_DECR_MISSES, STATS_DECR_HITS,
+    STATS_CAS_MISSES, STATS_CAS_HITS, STATS_CAS_BADVAL,
+    STATS_TOUCH_HITS, STATS_TOUCH_MISSES,
+    STATS_STORE_TOO_LARGE, STATS_STORE_NO_MEMORY,
+    STATS_AUTH_CMDS, STATS_AUTH_ERRORS,
+    STATS_BYTES_READ, STATS_BYTES_WRITTEN,
+    STATS_CONN_YIELDS,
+    STATS_NCOUNTERS
+};
+
+/* Global figures, changed from any thread. */
+enum stats_global {
+    STATS_CURR_CONNECTIONS, STATS_TOTAL_CONNECTIONS, STATS_REJECTED_CONNECTIONS,
+    STATS_CURR_ITEMS, STATS_TOTAL_ITEMS, STATS_BYTES,
+    STATS_EVICTIONS, STATS_RECLAIMED, STATS_CRAWLER_RECLAIMED,
+    STATS_EXPIRED_UNFETCHED, STATS_EVICTED_UNFETCHED, STATS_EVICTED_ACTIVE,
+    STATS_OUTOFMEMORY, STATS_NGLOBALS
+};
+
+/* Called once by each worker thread before it serves requests. */
+void stats_thread_init(int index);
+void stats_init(int nthreads);
+void stats_free(void);
+
+void stats_add(enum stats_counter c, uint64_t n);
+static inline void stats_incr(enum stats_counter c) { stats_add(c, 1); }
+void stats_global_add(enum stats_global g, int64_t n);
+uint64_t stats_global_get(enum stats_global g);
+
+uint64_t stats_counter_total(enum stats_counter c);
+void stats_reset(void);
+
+/* Output goes through a callback so every protocol formats it its own way. */
+typedef void (*stats_emit_fn)(void *ctx, const char *name, const char *value);
+
+void stats_general(stats_emit_fn emit, void *ctx);
+void stats_settings(stats_emit_fn emit, void *ctx);
+void stats_items(stats_emit_fn emit, void *ctx);
+void stats_slabs(stats_emit_fn emit, void *ctx);
+/* Returns 0 if sub names a known group (and emitted it), -1 otherwise. */
+int stats_group(const char *sub, stats_emit_fn emit, void *ctx);
+
+#endif

@@ -1,0 +1,461 @@
+/*
+ * store: semantics of every keyspace operation, and the single mutation
+ * point (store_link_locked / store_unlink_locked) every change goes through.
+ *
+ * Locking: a key's hash stripe is held for the whole of an operation on
+ * it, so each operation is atomic with respect to every other on that key.
+ * Allocation may evict other keys; it only ever trylocks their stripes.
+ *
+ * Liveness: an item is dead when its exptime has passed or a flush_all
+ * covers it. Dead items are unlinked when met (lazily), when the LRU tail
+ * is scanned for room, and by the once-a-second crawl in store_tick().
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hash.h"
+#include "lru.h"
+#include "settings.h"
+#include "stats.h"
+#include "store.h"
+
+#define STORE_EVICT_TRIES 50        /* LRU tail items looked at per attempt */
+#define STORE_EVICT_ROUNDS 1000     /* attempts before giving up */
+#define STORE_CRAWL_MIN 1024        /* buckets crawled per tick, at least */
+#define STORE_CRAWL_MAX 65536
+#define STORE_ARITH_MAX 4096        /* longest value incr/decr will parse */
+
+static uint64_t store_flush_cas;     /* items with cas below it are flushed */
+static rel_time_t store_flush_time;  /* delayed flush: time it takes effect */
+static size_t store_crawl_cursor;
+
+void store_init(void) {
+    store_flush_cas = 0;
+    store_flush_time = 0;
+    store_crawl_cursor = 0;
+}
+
+uint64_t store_client_cas(const item *it) {
+    return settings.cas_enabled ? it->cas : 0;
+}
+
+static int store_is_flushed(const item *it, rel_time_t now) {
+    uint64_t fc = __atomic_load_n(&store_flush_cas, __ATOMIC_RELAXED);
+    rel_time_t ft = __atomic_load_n(&store_flush_time, __ATOMIC_RELAXED);
+
+    if (fc != 0 && it->cas < fc)
+        return 1;
+    return ft != 0 && ft <= now && it->time <= ft;
+}
+
+static int store_is_expired(const item *it, rel_time_t now) {
+    return it->exptime != 0 && it->exptime <= now;
+}
+
+/* Links it under its stripe lock (held): the one place items enter. */
+static void store_link_locked(item *it, uint32_t hv) {
+    it->iflags |= ITEM_LINKED;
+    it->iflags &= (uint8_t)~ITEM_FETCHED;
+    it->cas = item_next_cas();
+    it->time = clock_now();
+    item_incref(it);
+    hash_insert(it, hv);
+    lru_link(it);
+    stats_global_add(STATS_CURR_ITEMS, 1);
+    stats_global_add(STATS_TOTAL_ITEMS, 1);
+    stats_global_add(STATS_BYTES, (int64_t)item_size(it->nkey, it->nbytes));
+}
+
+/* Takes it out of the table and LRU; the stripe lock is held and, if
+ * lru_locked, the LRU lock too. The table's reference is returned to the
+ * caller, who must item_release() it (outside the LRU lock). */
+static void store_unhook_locked(item *it, uint32_t hv, int lru_locked) {
+    it->iflags &= (uint8_t)~ITEM_LINKED;
+    hash_remove(it, hv);
+    if (lru_locked)
+        lru_unlink_locked(it);
+    else
+        lru_unlink(it);
+    stats_global_add(STATS_CURR_ITEMS, -1);
+    stats_global_add(STATS_BYTES, -(int64_t)item_size(it->nkey, it->nbytes));
+}
+
+/* The one place items leave (stripe lock held). */
+static void store_unlink_locked(item *it, uint32_t hv) {
+    store_unhook_locked(it, hv, 0);
+    item_release(it);
+}
+
+static void store_count_dead(const item *it, rel_time_t now) {
+    if (!(it->iflags & ITEM_FETCHED) && store_is_expired(it, now))
+        stats_global_add(STATS_EXPIRED_UNFETCHED, 1);
+    stats_global_add(STATS_RECLAIMED, 1);
+}
+
+/* The live item under key, or NULL; a dead one met here is unlinked.
+ * count says whether a dead hit counts as get_expired/get_flushed. */
+static item *store_find_live(const char *key, size_t nkey, uint32_t hv, int count) {
+    rel_time_t now = clock_now();
+    item *it = hash_find(key, nkey, hv);
+
+    if (it == NULL)
+        return NULL;
+    if (store_is_flushed(it, now)) {
+        if (count)
+            stats_incr(STATS_GET_FLUSHED);
+    } else if (store_is_expired(it, now)) {
+        if (count)
+            stats_incr(STATS_GET_EXPIRED);
+    } else {
+        return it;
+    }
+    store_count_dead(it, now);
+    store_unlink_locked(it, hv);
+    return NULL;
+}
+
+struct store_victim {
+    int may_evict;          /* live items may go (not -M) */
+    item *victim;
+};
+
+/* LRU scan callback (LRU lock held): unhooks a dead item, or the tail's
+ * first idle one when eviction is allowed. */
+static int store_pick_victim(item *it, void *arg) {
+    struct store_victim *v = arg;
+    rel_time_t now = clock_now();
+    uint32_t hv = hash_key(item_key(it), it->nkey);
+    int dead;
+
+    if (!hash_trylock(hv))
+        return 0;
+    dead = store_is_expired(it, now) || store_is_flushed(it, now);
+    if (!(it->iflags & ITEM_LINKED) || (!dead && (!v->may_evict || it->refcount != 1))) {
+        hash_unlock(hv);
+        return 0;
+    }
+    if (dead) {
+        store_count_dead(it, now);
+    } else {
+        stats_global_add(STATS_EVICTIONS, 1);
+        if (!(it->iflags & ITEM_FETCHED))
+            stats_global_add(STATS_EVICTED_UNFETCHED, 1);
+        else if (it->time + 60 > now)
+            stats_global_add(STATS_EVICTED_ACTIVE, 1);
+    }
+    store_unhook_locked(it, hv, 1);
+    hash_unlock(hv);
+    v->victim = it;
+    return 1;
+}
+
+/* Frees room for need more bytes; 0 on success, -1 if nothing can go. */
+static int store_make_room(size_t need) {
+    struct store_victim v;
+    int round;
+
+    v.may_evict = settings.evict_to_free;
+    for (round = 0; round < STORE_EVICT_ROUNDS; round++) {
+        if (item_mem_used() + need <= item_mem_limit())
+            return 0;
+        v.victim = NULL;
+        if (!lru_scan_tail(STORE_EVICT_TRIES, store_pick_victim, &v))
+            return -1;
+        item_release(v.victim);
+    }
+    return item_mem_used() + need <= item_mem_limit() ? 0 : -1;
+}
+
+item *store_alloc(const char *key, size_t nkey, uint32_t flags, rel_time_t exptime,
+                  size_t nbytes, enum store_status *status) {
+    item *it;
+
+    if (item_size(nkey, nbytes) > settings.item_size_max) {
+        *status = STORE_TOO_LARGE;
+        return NULL;
+    }
+    if (store_make_room(item_footprint(nkey, nbytes)) < 0) {
+        stats_global_add(STATS_OUTOFMEMORY, 1);
+        *status = STORE_NO_MEMORY;
+        return NULL;
+    }
+    it = item_alloc(key, nkey, flags, exptime, nbytes);
+    if (it == NULL) {
+        *status = STORE_NO_MEMORY;
+        return NULL;
+    }
+    return it;
+}
+
+/* A new item holding old's value with it's value added before or after. */
+static item *store_concat(item *old, item *it, enum store_op op) {
+    enum store_status st;
+    size_t oldlen = old->nbytes - 2, addlen = it->nbytes - 2;
+    item *n = store_alloc(item_key(it), it->nkey, old->flags, old->exptime, oldlen + addlen + 2, &st);
+
+    if (n == NULL)
+        return NULL;
+    if (op == STORE_APPEND) {
+        memcpy(item_value(n), item_value(old), oldlen);
+        memcpy(item_value(n) + oldlen, item_value(it), addlen);
+    } else {
+        memcpy(item_value(n), item_value(it), addlen);
+        memcpy(item_value(n) + addlen, item_value(old), oldlen);
+    }
+    memcpy(item_value(n) + oldlen + addlen, "\r\n", 2);
+    return n;
+}
+
+/* Replaces old (may be NULL) by it; stripe lock held. */
+static void store_replace_locked(item *old, item *it, uint32_t hv) {
+    if (old != NULL)
+        store_unlink_locked(old, hv);
+    store_link_locked(it, hv);
+}
+
+static enum store_status store_append_locked(item *old, item *it, enum store_op op,
+                                             uint64_t cas_in, uint32_t hv, uint64_t *cas_out) {
+    item *n;
+
+    if (old == NULL)
+        return STORE_NOT_STORED;
+    if (cas_in != 0 && old->cas != cas_in)
+        return STORE_EXISTS;
+    n = store_concat(old, it, op);
+    if (n == NULL)
+        return STORE_NOT_STORED;
+    store_replace_locked(old, n, hv);
+    *cas_out = n->cas;
+    item_release(n);
+    return STORE_STORED;
+}
+
+enum store_status store_item(item *it, enum store_op op, uint64_t cas_in, uint64_t *cas_out) {
+    uint32_t hv = hash_key(item_key(it), it->nkey);
+    enum store_status st = STORE_STORED;
+    item *old;
+
+    hash_lock(hv);
+    old = store_find_live(item_key(it), it->nkey, hv, 0);
+    switch (op) {
+    case STORE_ADD:
+        if (old != NULL)
+            st = STORE_NOT_STORED;
+        break;
+    case STORE_REPLACE:
+        if (old == NULL)
+            st = STORE_NOT_STORED;
+        break;
+    case STORE_CAS:
+        if (old == NULL) {
+            stats_incr(STATS_CAS_MISSES);
+            st = STORE_NOT_FOUND;
+        } else if (old->cas != cas_in) {
+            stats_incr(STATS_CAS_BADVAL);
+            st = STORE_EXISTS;
+        } else {
+            stats_incr(STATS_CAS_HITS);
+        }
+        break;
+    case STORE_APPEND:
+    case STORE_PREPEND:
+        st = store_append_locked(old, it, op, cas_in, hv, cas_out);
+        hash_unlock(hv);
+        return st;
+    case STORE_SET:
+        break;
+    }
+    if (st == STORE_STORED) {
+        store_replace_locked(old, it, hv);
+        *cas_out = it->cas;
+    }
+    hash_unlock(hv);
+    return st;
+}
+
+static item *store_lookup(const char *key, size_t nkey, int touch, rel_time_t exptime) {
+    uint32_t hv = hash_key(key, nkey);
+    item *it;
+
+    hash_lock(hv);
+    it = store_find_live(key, nkey, hv, 1);
+    if (it != NULL) {
+        if (touch)
+            it->exptime = exptime;
+        item_incref(it);
+        it->iflags |= ITEM_FETCHED;
+        lru_bump(it, clock_now());
+    }
+    hash_unlock(hv);
+    return it;
+}
+
+item *store_get(const char *key, size_t nkey) {
+    return store_lookup(key, nkey, 0, 0);
+}
+
+item *store_get_touch(const char *key, size_t nkey, rel_time_t exptime) {
+    return store_lookup(key, nkey, 1, exptime);
+}
+
+enum store_status store_touch(const char *key, size_t nkey, rel_time_t exptime) {
+    item *it = store_get_touch(key, nkey, exptime);
+
+    if (it == NULL)
+        return STORE_NOT_FOUND;
+    item_release(it);
+    return STORE_TOUCHED;
+}
+
+enum store_status store_delete(const char *key, size_t nkey, uint64_t cas_in) {
+    uint32_t hv = hash_key(key, nkey);
+    enum store_status st = STORE_DELETED;
+    item *it;
+
+    hash_lock(hv);
+    it = store_find_live(key, nkey, hv, 0);
+    if (it == NULL)
+        st = STORE_NOT_FOUND;
+    else if (cas_in != 0 && it->cas != cas_in)
+        st = STORE_EXISTS;
+    else
+        store_unlink_locked(it, hv);
+    hash_unlock(hv);
+    return st;
+}
+
+void store_unlink_key(const char *key, size_t nkey) {
+    uint32_t hv = hash_key(key, nkey);
+    item *it;
+
+    hash_lock(hv);
+    it = hash_find(key, nkey, hv);
+    if (it != NULL)
+        store_unlink_locked(it, hv);
+    hash_unlock(hv);
+}
+
+/* memcached's safe_strtoull on an item value: leading blanks, digits,
+ * then a blank or the end; a '-' makes huge values invalid. */
+static int store_parse_u64(const item *it, uint64_t *out) {
+    char buf[STORE_ARITH_MAX + 1];
+    size_t len = it->nbytes - 2;
+    unsigned long long v;
+    char *end;
+
+    if (len == 0 || len > STORE_ARITH_MAX)
+        return -1;
+    memcpy(buf, it->data + it->nkey, len);
+    buf[len] = '\0';
+    errno = 0;
+    v = strtoull(buf, &end, 10);
+    if (errno == ERANGE || end == buf)
+        return -1;
+    if (*end != '\0' && *end != ' ' && (*end < '\t' || *end > '\r'))
+        return -1;
+    if ((long long)v < 0 && memchr(buf, '-', (size_t)(end - buf)) != NULL)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Writes the new number into it in place (padding with spaces), or into
+ * a new item that replaces it. Stripe lock held. */
+static enum store_status store_arith_write(item *it, uint32_t hv, uint64_t value, uint64_t *cas_out) {
+    char buf[24];
+    int len = snprintf(buf, sizeof(buf), "%llu", (unsigned long long)value);
+    enum store_status st;
+    item *n;
+
+    if ((size_t)len + 2 <= it->nbytes && __atomic_load_n(&it->refcount, __ATOMIC_ACQUIRE) == 1) {
+        memset(item_value(it) + len, ' ', it->nbytes - 2 - (size_t)len);
+        memcpy(item_value(it), buf, (size_t)len);
+        it->cas = item_next_cas();
+        *cas_out = it->cas;
+        return STORE_STORED;
+    }
+    n = store_alloc(item_key(it), it->nkey, it->flags, it->exptime, (size_t)len + 2, &st);
+    if (n == NULL)
+        return STORE_NO_MEMORY;
+    memcpy(item_value(n), buf, (size_t)len);
+    memcpy(item_value(n) + len, "\r\n", 2);
+    store_replace_locked(it, n, hv);
+    *cas_out = n->cas;
+    item_release(n);
+    return STORE_STORED;
+}
+
+enum store_status store_arith(const char *key, size_t nkey, bool incr, uint64_t delta,
+                              uint64_t cas_in, uint64_t *value, uint64_t *cas_out) {
+    uint32_t hv = hash_key(key, nkey);
+    enum store_status st;
+    uint64_t v;
+    item *it;
+
+    hash_lock(hv);
+    it = store_find_live(key, nkey, hv, 0);
+    if (it == NULL) {
+        st = STORE_NOT_FOUND;
+    } else if (cas_in != 0 && it->cas != cas_in) {
+        st = STORE_EXISTS;
+    } else if (store_parse_u64(it, &v) < 0) {
+        st = STORE_NON_NUMERIC;
+    } else {
+        if (incr)
+            v += delta;
+        else
+            v = delta > v ? 0 : v - delta;
+        it->iflags |= ITEM_FETCHED;
+        st = store_arith_write(it, hv, v, cas_out);
+        *value = v;
+    }
+    hash_unlock(hv);
+    return st;
+}
+
+void store_flush(int64_t delay) {
+    if (delay > 0) {
+        __atomic_store_n(&store_flush_time, clock_exptime(delay), __ATOMIC_RELAXED);
+    } else {
+        __atomic_store_n(&store_flush_time, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&store_flush_cas, item_peek_cas() + 1, __ATOMIC_RELAXED);
+    }
+}
+
+/* Crawl callback, stripe lock held: unhooks dead items. */
+static int store_crawl_pick(item *it) {
+    rel_time_t now = clock_now();
+
+    if (!store_is_expired(it, now) && !store_is_flushed(it, now))
+        return 0;
+    it->iflags &= (uint8_t)~ITEM_LINKED;
+    lru_unlink(it);
+    stats_global_add(STATS_CURR_ITEMS, -1);
+    stats_global_add(STATS_BYTES, -(int64_t)item_size(it->nkey, it->nbytes));
+    stats_global_add(STATS_CRAWLER_RECLAIMED, 1);
+    store_count_dead(it, now);
+    return 1;
+}
+
+void store_tick(void) {
+    size_t n = (size_t)1 << hash_power();
+
+    n /= 32;
+    if (n < STORE_CRAWL_MIN)
+        n = STORE_CRAWL_MIN;
+    if (n > STORE_CRAWL_MAX)
+        n = STORE_CRAWL_MAX;
+    hash_crawl(&store_crawl_cursor, n, store_crawl_pick, item_release);
+}
+
+static void store_free_linked(item *it) {
+    it->iflags &= (uint8_t)~ITEM_LINKED;
+    item_release(it);
+}
+
+void store_destroy(void) {
+    hash_destroy(store_free_linked);
+    lru_destroy();
+}

@@ -1,0 +1,192 @@
+/*
+ * worker: worker threads, the hand-off queue, and per-worker connection
+ * lists (so shutdown can close every connection and free its memory).
+ *
+ * Hand-off: the listener appends the socket to the worker's queue under
+ * the queue mutex and writes one byte to the worker's pipe; the worker's
+ * pipe event drains the queue. A 'q' byte asks the worker to stop.
+ */
+#include <errno.h>
+#include <event2/event.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "conn.h"
+#include "log.h"
+#include "stats.h"
+#include "worker.h"
+
+struct worker {
+    int index;
+    pthread_t thread;
+    struct event_base *base;
+    struct event *notify_ev;
+    int notify_rd, notify_wr;
+    pthread_mutex_t qlock;
+    int *queue;             /* sockets waiting to become connections */
+    int qlen, qcap;
+    conn *conns;            /* this worker's open connections */
+};
+
+static struct worker *workers;
+static int nworkers;
+static unsigned next_worker;
+
+struct event_base *worker_base(struct worker *w) {
+    return w->base;
+}
+
+static void worker_add_conn(struct worker *w, int fd) {
+    conn *c = conn_new(fd, w);
+
+    if (c == NULL) {
+        log_msg(0, "cannot set up a connection for fd %d", fd);
+        close(fd);
+        stats_global_add(STATS_CURR_CONNECTIONS, -1);
+        return;
+    }
+    c->next = w->conns;
+    if (w->conns != NULL)
+        w->conns->prev = c;
+    w->conns = c;
+    log_msg(2, "<%d new client connection", fd);
+}
+
+void worker_forget(struct worker *w, conn *c) {
+    if (c->prev != NULL)
+        c->prev->next = c->next;
+    else
+        w->conns = c->next;
+    if (c->next != NULL)
+        c->next->prev = c->prev;
+    stats_global_add(STATS_CURR_CONNECTIONS, -1);
+}
+
+static void worker_take_queue(struct worker *w) {
+    int *fds, n, i;
+
+    pthread_mutex_lock(&w->qlock);
+    fds = w->queue;
+    n = w->qlen;
+    w->queue = NULL;
+    w->qlen = w->qcap = 0;
+    pthread_mutex_unlock(&w->qlock);
+    for (i = 0; i < n; i++)
+        worker_add_conn(w, fds[i]);
+    free(fds);
+}
+
+static void worker_close_all(struct worker *w) {
+    while (w->conns != NULL)
+        conn_close(w->conns);
+}
+
+static void worker_notified(evutil_socket_t fd, short what, void *arg) {
+    struct worker *w = arg;
+    char buf[64];
+    ssize_t n, i;
+
+    n = read(fd, buf, sizeof(buf));
+    for (i = 0; i < n; i++) {
+        if (buf[i] == 'q') {
+            worker_take_queue(w);
+            worker_close_all(w);
+            event_base_loopbreak(w->base);
+            return;
+        }
+    }
+    worker_take_queue(w);
+}
+
+static void *worker_main(void *arg) {
+    struct worker *w = arg;
+
+    stats_thread_init(w->index);
+    event_base_loop(w->base, 0);
+    return NULL;
+}
+
+static int worker_setup(struct worker *w, int index) {
+    int fds[2];
+
+    w->index = index;
+    pthread_mutex_init(&w->qlock, NULL);
+    if (pipe(fds) < 0)
+        return -1;
+    w->notify_rd = fds[0];
+    w->notify_wr = fds[1];
+    fcntl(w->notify_rd, F_SETFL, O_NONBLOCK);
+    w->base = event_base_new();
+    if (w->base == NULL)
+        return -1;
+    w->notify_ev = event_new(w->base, w->notify_rd, EV_READ | EV_PERSIST, worker_notified, w);
+    if (w->notify_ev == NULL || event_add(w->notify_ev, NULL) < 0)
+        return -1;
+    return 0;
+}
+
+int workers_start(int n) {
+    int i;
+
+    workers = calloc((size_t)n, sizeof(struct worker));
+    if (workers == NULL)
+        return -1;
+    nworkers = n;
+    for (i = 0; i < n; i++) {
+        if (worker_setup(&workers[i], i) < 0)
+            return -1;
+        if (pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void worker_notify(struct worker *w, char what) {
+    while (write(w->notify_wr, &what, 1) < 0 && errno == EINTR)
+        ;
+}
+
+void worker_dispatch(int fd) {
+    struct worker *w = &workers[next_worker++ % (unsigned)nworkers];
+
+    pthread_mutex_lock(&w->qlock);
+    if (w->qlen == w->qcap) {
+        int cap = w->qcap ? w->qcap * 2 : 16;
+        int *q = realloc(w->queue, sizeof(int) * (size_t)cap);
+        if (q == NULL) {
+            pthread_mutex_unlock(&w->qlock);
+            close(fd);
+            stats_global_add(STATS_CURR_CONNECTIONS, -1);
+            return;
+        }
+        w->queue = q;
+        w->qcap = cap;
+    }
+    w->queue[w->qlen++] = fd;
+    pthread_mutex_unlock(&w->qlock);
+    worker_notify(w, 'c');
+}
+
+void workers_stop(void) {
+    int i;
+
+    for (i = 0; i < nworkers; i++)
+        worker_notify(&workers[i], 'q');
+    for (i = 0; i < nworkers; i++) {
+        struct worker *w = &workers[i];
+        pthread_join(w->thread, NULL);
+        event_free(w->notify_ev);
+        event_base_free(w->base);
+        close(w->notify_rd);
+        close(w->notify_wr);
+        pthread_mutex_destroy(&w->qlock);
+        free(w->queue);
+    }
+    free(workers);
+    workers = NULL;
+    nworkers = 0;
+}
