@@ -19,6 +19,16 @@ proc bench_run {args} {
     return $d
 }
 
+# The tool's meta mode needs a server that speaks meta (issue 3); the meta
+# protocol itself is tested in its own unit, so here a server without it
+# skips rather than fails.
+proc bench_server_has_meta {} {
+    set fd [mc_connect]
+    set reply [mc_cmd $fd "mn"]
+    mc_close $fd
+    return [expr {$reply eq "MN"}]
+}
+
 start_server {tags {bench}} {
     test {mcds-bench: a text get/set run completes requests with no errors} {
         set r [bench_run -t 1 -c 4 -d 1 -w 0 -k 1000 -P bt:]
@@ -50,6 +60,7 @@ start_server {tags {bench}} {
     }
 
     test {mcds-bench: meta protocol get/set and multi-get run with no errors} {
+        if {![bench_server_has_meta]} { skip "the server does not answer mn with MN" }
         set r [bench_run -t 1 -c 2 -D 4 -p meta -k 1000 -P bl: -S 10 -d 1 -w 0]
         assert_equal [dict get $r errors] 0
         assert_equal [expr {[dict get $r ops] > 0}] 1
