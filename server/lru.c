@@ -83,3 +83,12 @@ int lru_scan_tail(int tries, int (*pick)(item *it, void *arg), void *arg) {
     pthread_mutex_unlock(&lru_lock);
     return found;
 }
+
+rel_time_t lru_oldest_time(void) {
+    rel_time_t t;
+
+    pthread_mutex_lock(&lru_lock);
+    t = lru_tail != NULL ? lru_tail->time : 0;
+    pthread_mutex_unlock(&lru_lock);
+    return t;
+}

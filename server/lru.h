@@ -22,5 +22,7 @@ void lru_bump(item *it, rel_time_t now);
  * lru_unlink_locked(). Returns 1 if some call returned 1. */
 int lru_scan_tail(int tries, int (*pick)(item *it, void *arg), void *arg);
 void lru_unlink_locked(item *it);
+/* Last-access time of the least recently used item, 0 if none. */
+rel_time_t lru_oldest_time(void);
 
 #endif

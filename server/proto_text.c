@@ -181,9 +181,7 @@ static void text_retrieve(conn *c, char *keys, size_t len, bool with_cas, bool t
             conn_out_reply(c, REPLY_BAD_FORMAT);
             return;
         }
-        stats_incr(STATS_CMD_GET);
-        if (touch)
-            stats_incr(STATS_CMD_TOUCH);
+        stats_incr(touch ? STATS_CMD_TOUCH : STATS_CMD_GET);
         it = touch ? store_get_touch(keys + start, nkey, exptime) : store_get(keys + start, nkey);
         if (it == NULL) {
             stats_incr(touch ? STATS_TOUCH_MISSES : STATS_GET_MISSES);
@@ -347,13 +345,11 @@ static void text_touch(conn *c, struct text_tokens *t) {
 static void text_delete(conn *c, struct text_tokens *t) {
     if (t->n > 2) {
         bool zero = strcmp(t->v[2], "0") == 0;
-        bool noreply = text_is_noreply(t, t->n - 1) && t->n - 1 >= 2;
-        bool valid = (t->n == 3 && (zero || noreply)) || (t->n == 4 && zero && noreply);
-        if (!valid) {
-            conn_out_reply(c, REPLY_DELETE_USAGE);
+        c->noreply = text_is_noreply(t, t->n - 1);
+        if (!((t->n == 3 && (zero || c->noreply)) || (t->n == 4 && zero && c->noreply))) {
+            text_reply(c, REPLY_DELETE_USAGE);
             return;
         }
-        c->noreply = noreply;
     }
     if (t->len[1] > ITEM_KEY_MAX) {
         text_reply(c, REPLY_BAD_FORMAT);
@@ -412,7 +408,7 @@ static enum conn_parse_result text_shutdown(conn *c, struct text_tokens *t) {
         conn_out_reply(c, REPLY_SHUTDOWN_DISABLED);
         return PARSE_DONE;
     }
-    if (t->n >= 2 && strcmp(t->v[1], "graceful") != 0) {
+    if (t->n > 2 || (t->n == 2 && strcmp(t->v[1], "graceful") != 0)) {
         conn_out_reply(c, REPLY_BAD_SHUTDOWN_MODE);
         return PARSE_DONE;
     }
@@ -522,6 +518,10 @@ static enum conn_parse_result text_dispatch(conn *c, char *line, size_t len) {
     char *copy_end;
 
     c->noreply = false;
+    while (len > 0 && *line == ' ') {
+        line++;
+        len--;
+    }
     /* get-family lines may hold thousands of keys: only the first two
      * tokens are split off, the keys are walked in place. */
     copy_end = memchr(line, ' ', len);

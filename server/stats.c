@@ -18,6 +18,8 @@
 #include "config.h"
 #include "clock.h"
 #include "hash.h"
+#include "item.h"
+#include "lru.h"
 #include "settings.h"
 #include "stats.h"
 
@@ -225,9 +227,13 @@ void stats_settings(stats_emit_fn emit, void *ctx) {
 void stats_items(stats_emit_fn emit, void *ctx) {
     uint64_t n = stats_global_get(STATS_CURR_ITEMS);
 
+    rel_time_t oldest = lru_oldest_time();
+
     if (n == 0)
         return;
+
     stats_emit_u64(emit, ctx, "items:1:number", n);
+    stats_emit_u64(emit, ctx, "items:1:age", oldest != 0 && oldest <= clock_now() ? clock_now() - oldest : 0);
     stats_emit_u64(emit, ctx, "items:1:evicted", stats_global_get(STATS_EVICTIONS));
     stats_emit_u64(emit, ctx, "items:1:evicted_unfetched", stats_global_get(STATS_EVICTED_UNFETCHED));
     stats_emit_u64(emit, ctx, "items:1:outofmemory", stats_global_get(STATS_OUTOFMEMORY));
@@ -240,6 +246,8 @@ void stats_slabs(stats_emit_fn emit, void *ctx) {
     uint64_t n = stats_global_get(STATS_CURR_ITEMS);
 
     if (n > 0) {
+        /* No fixed chunks: chunk_size is the mean footprint of an item. */
+        stats_emit_u64(emit, ctx, "1:chunk_size", item_mem_used() / n);
         stats_emit_u64(emit, ctx, "1:used_chunks", n);
         stats_emit_u64(emit, ctx, "1:mem_requested", stats_global_get(STATS_BYTES));
         stats_emit_u64(emit, ctx, "1:get_hits", stats_counter_total(STATS_GET_HITS));
@@ -252,7 +260,7 @@ void stats_slabs(stats_emit_fn emit, void *ctx) {
         stats_emit_u64(emit, ctx, "1:touch_hits", stats_counter_total(STATS_TOUCH_HITS));
     }
     stats_emit_u64(emit, ctx, "active_slabs", n > 0 ? 1 : 0);
-    stats_emit_u64(emit, ctx, "total_malloced", stats_global_get(STATS_BYTES));
+    stats_emit_u64(emit, ctx, "total_malloced", item_mem_used());
 }
 
 int stats_group(const char *sub, stats_emit_fn emit, void *ctx) {

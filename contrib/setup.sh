@@ -1,0 +1,30 @@
+#!/bin/sh
+# setup.sh: installs the Debian packages mcds needs (when some are missing;
+# needs root for that), then configures and builds the whole tree.
+# Used by the README's two commands and by .ci/run.
+set -e
+cd "$(dirname "$0")/.."
+
+PKGS="build-essential autoconf automake libtool pkg-config libevent-dev
+libmemcached-dev libmemcached-tools memcached tcl valgrind"
+
+missing=""
+for p in $PKGS; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing="$missing $p"
+    fi
+done
+if [ -n "$missing" ]; then
+    if [ "$(id -u)" != 0 ]; then
+        echo "setup: these Debian packages are missing:$missing" >&2
+        echo "setup: run as root, or: sudo apt-get install$missing" >&2
+        exit 1
+    fi
+    echo "setup: installing$missing"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
+fi
+
+[ -x configure ] || autoreconf -fi
+[ -f Makefile ] || ./configure
+make -j"$(nproc)"
