@@ -387,16 +387,40 @@ static enum store_status store_arith_write(item *it, uint32_t hv, uint64_t value
     return STORE_STORED;
 }
 
-enum store_status store_arith(const char *key, size_t nkey, bool incr, uint64_t delta,
-                              uint64_t cas_in, uint64_t *value, uint64_t *cas_out) {
+/* Stores a new number item under key; stripe lock held, key absent. */
+static enum store_status store_arith_new(const char *key, size_t nkey, uint32_t hv,
+                                         const struct store_arith_init *init, uint64_t *cas_out) {
+    char buf[24];
+    int len = snprintf(buf, sizeof(buf), "%llu", (unsigned long long)init->initial);
+    enum store_status st;
+    item *n = store_alloc(key, nkey, init->flags, init->exptime, (size_t)len + 2, &st);
+
+    if (n == NULL)
+        return STORE_NO_MEMORY;
+    memcpy(item_value(n), buf, (size_t)len);
+    memcpy(item_value(n) + len, "\r\n", 2);
+    store_link_locked(n, hv);
+    *cas_out = n->cas;
+    item_release(n);
+    return STORE_STORED;
+}
+
+enum store_status store_arith_create(const char *key, size_t nkey, bool incr, uint64_t delta,
+                                     uint64_t cas_in, const struct store_arith_init *init,
+                                     uint64_t *value, uint64_t *cas_out, bool *created) {
     uint32_t hv = hash_key(key, nkey);
     enum store_status st;
     uint64_t v;
     item *it;
 
+    *created = false;
     hash_lock(hv);
     it = store_find_live(key, nkey, hv, 0);
-    if (it == NULL) {
+    if (it == NULL && init != NULL) {
+        st = store_arith_new(key, nkey, hv, init, cas_out);
+        *value = init->initial;
+        *created = st == STORE_STORED;
+    } else if (it == NULL) {
         st = STORE_NOT_FOUND;
     } else if (cas_in != 0 && it->cas != cas_in) {
         st = STORE_EXISTS;
@@ -413,6 +437,13 @@ enum store_status store_arith(const char *key, size_t nkey, bool incr, uint64_t 
     }
     hash_unlock(hv);
     return st;
+}
+
+enum store_status store_arith(const char *key, size_t nkey, bool incr, uint64_t delta,
+                              uint64_t cas_in, uint64_t *value, uint64_t *cas_out) {
+    bool created;
+
+    return store_arith_create(key, nkey, incr, delta, cas_in, NULL, value, cas_out, &created);
 }
 
 void store_flush(int64_t delay) {

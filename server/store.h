@@ -59,6 +59,20 @@ void store_unlink_key(const char *key, size_t nkey);
 enum store_status store_arith(const char *key, size_t nkey, bool incr, uint64_t delta,
                               uint64_t cas_in, uint64_t *value, uint64_t *cas_out);
 
+/* What store_arith_create does with a missing key. */
+struct store_arith_init {
+    uint64_t initial;       /* stored as the value */
+    rel_time_t exptime;
+    uint32_t flags;
+};
+
+/* incr/decr that, on a missing key, atomically stores init->initial
+ * instead (binary increment with an initial value, meta ma N).
+ * *created tells which happened. */
+enum store_status store_arith_create(const char *key, size_t nkey, bool incr, uint64_t delta,
+                                     uint64_t cas_in, const struct store_arith_init *init,
+                                     uint64_t *value, uint64_t *cas_out, bool *created);
+
 /* flush_all: delay 0 invalidates everything now; otherwise at that time. */
 void store_flush(int64_t delay);
 /* Background work (expired item reclaim), called once a second. */
