@@ -338,10 +338,9 @@ static void conn_finish(struct conn *c, int error, uint64_t now)
     struct conn_pending *p = &c->pend[c->pend_head];
     struct bench_stats *st = c->st;
 
-    error |= c->cur_error;
     if (error) {
         st->errors++;
-    } else {
+    } else if (!c->cur_error) {             /* its error is counted already */
         if (p->kind == OP_SET)
             st->stored++;
         if (p->t_start >= c->sh->t_measure && now <= c->sh->t_end) {
@@ -440,6 +439,7 @@ static int conn_reply_line(struct conn *c, const char *line, size_t len,
             return 0;
         }
         if (conn_is_error_line(line, len)) {     /* MN still follows */
+            c->st->errors++;
             c->cur_error = 1;
             return 0;
         }

@@ -41,7 +41,7 @@ struct conn {
     int need_crlf;                   /* a value's "\r\n" comes next */
     int value_ends;                  /* the request ends with this value */
     uint32_t cur_hits;               /* values seen for the head request */
-    int cur_error;                   /* the head request saw an error line */
+    int cur_error;                   /* an error line came (counted) */
 
     char  *obuf;                     /* request headers */
     size_t oused, ocap, op_max;
