@@ -59,6 +59,7 @@ struct bench_opts {
     double   duration;       /* measured seconds */
     double   warmup;         /* unmeasured seconds before */
     double   max_time;       /* load mode: give up after this */
+    double   timeout;        /* a reply later than this is an error */
     enum bench_proto proto;
     const struct bench_workload *workload;
     uint64_t load_items;     /* load mode: items to store */
@@ -73,6 +74,7 @@ struct bench_stats {
     uint64_t hits, misses;         /* keys, measured window */
     uint64_t errors;               /* unexpected replies, whole run */
     uint64_t closed;               /* connections lost, whole run */
+    uint64_t timeouts;             /* requests unanswered for --timeout */
     uint64_t stored;               /* successful sets, whole run (load mode) */
     struct hist lat[OP__COUNT];    /* latency in ns, measured window */
 };

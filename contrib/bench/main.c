@@ -57,6 +57,7 @@ void bench_stats_merge(struct bench_stats *into, const struct bench_stats *from)
     into->misses += from->misses;
     into->errors += from->errors;
     into->closed += from->closed;
+    into->timeouts += from->timeouts;
     into->stored += from->stored;
 }
 
@@ -82,6 +83,8 @@ static void usage(FILE *f)
 "  -W, --workload NAME      workload (default mixed; \"list\" lists them)\n"
 "  -l, --load N             store keys 0..N-1 once and exit (workload load)\n"
 "      --max-time SECS      give up a load after this (default 300)\n"
+"      --timeout SECS       a request still unanswered this long when the run\n"
+"                           ends counts as an error (default 2)\n"
 "      --seed N             random seed (default 1)\n"
 "      --csv                also print one CSV line (columns: --csv-header)\n"
 "      --csv-header         print the CSV column names and exit\n"
@@ -93,7 +96,7 @@ static void usage(FILE *f)
     workload_list(f);
 }
 
-enum { OPT_MAX_TIME = 256, OPT_SEED, OPT_CSV, OPT_CSV_HEADER, OPT_JSON,
+enum { OPT_MAX_TIME = 256, OPT_TIMEOUT, OPT_SEED, OPT_CSV, OPT_CSV_HEADER, OPT_JSON,
        OPT_LABEL };
 
 static const struct option long_options[] = {
@@ -112,6 +115,7 @@ static const struct option long_options[] = {
     { "workload",   required_argument, NULL, 'W' },
     { "load",       required_argument, NULL, 'l' },
     { "max-time",   required_argument, NULL, OPT_MAX_TIME },
+    { "timeout",    required_argument, NULL, OPT_TIMEOUT },
     { "seed",       required_argument, NULL, OPT_SEED },
     { "csv",        no_argument,       NULL, OPT_CSV },
     { "csv-header", no_argument,       NULL, OPT_CSV_HEADER },
@@ -252,6 +256,7 @@ static void opts_defaults(struct bench_opts *o)
     o->duration = 5;
     o->warmup = 1;
     o->max_time = 300;
+    o->timeout = 2;
     o->proto = PROTO_TEXT;
     o->workload = workload_find("mixed");
     o->seed = 1;
@@ -310,6 +315,7 @@ static int opts_parse(struct bench_opts *o, int argc, char **argv)
             o->workload = workload_find("load");
             break;
         case OPT_MAX_TIME: rc = opt_secs("max-time", optarg, &o->max_time); break;
+        case OPT_TIMEOUT: rc = opt_secs("timeout", optarg, &o->timeout); break;
         case OPT_SEED: rc = opt_u64("seed", optarg, 0, UINT64_MAX, &o->seed); break;
         case OPT_CSV: o->csv = 1; break;
         case OPT_CSV_HEADER: report_csv_header(stdout); return 1;

@@ -88,15 +88,17 @@ void report_human(FILE *f, const struct bench_result *r)
                 (unsigned long long)s->hits, (unsigned long long)s->misses,
                 100.0 * (double)s->hits / (double)keys,
                 r->seconds > 0 ? (double)keys / r->seconds : 0.0);
-    fprintf(f, "%s  errors: %llu (connections lost: %llu)\n", keys ? "" : "\n",
-            (unsigned long long)s->errors, (unsigned long long)s->closed);
+    fprintf(f, "%s  errors: %llu (connections lost: %llu, requests timed out: %llu)\n",
+            keys ? "" : "\n", (unsigned long long)s->errors,
+            (unsigned long long)s->closed, (unsigned long long)s->timeouts);
 }
 
 void report_csv_header(FILE *f)
 {
     fprintf(f, "label,workload,protocol,threads,conns,depth,keys,value_size,"
             "ratio,multiget,seconds,ops,ops_per_sec,keys_per_sec,avg_us,"
-            "p50_us,p99_us,p999_us,max_us,hits,misses,errors,stored\n");
+            "p50_us,p99_us,p999_us,max_us,hits,misses,errors,stored,closed,"
+            "timeouts\n");
 }
 
 void report_csv(FILE *f, const struct bench_result *r)
@@ -108,7 +110,7 @@ void report_csv(FILE *f, const struct bench_result *r)
     double secs = r->seconds > 0 ? r->seconds : 1;
 
     fprintf(f, "%s,%s,%s,%d,%d,%d,%llu,%zu,%u:%u,%d,%.3f,%llu,%.1f,%.1f,"
-            "%.1f,%.1f,%.1f,%.1f,%.1f,%llu,%llu,%llu,%llu\n",
+            "%.1f,%.1f,%.1f,%.1f,%.1f,%llu,%llu,%llu,%llu,%llu,%llu\n",
             o->label ? o->label : "", o->workload->name, report_proto(o),
             o->threads, r->nconns, o->depth, (unsigned long long)o->keyspace,
             o->value_size, o->get_weight, o->set_weight, o->multiget,
@@ -118,7 +120,8 @@ void report_csv(FILE *f, const struct bench_result *r)
             us(hist_quantile(h, 0.99)), us(hist_quantile(h, 0.999)),
             us(h->max), (unsigned long long)s->hits,
             (unsigned long long)s->misses, (unsigned long long)s->errors,
-            (unsigned long long)s->stored);
+            (unsigned long long)s->stored, (unsigned long long)s->closed,
+            (unsigned long long)s->timeouts);
 }
 
 static void report_json_string(FILE *f, const char *s)
@@ -153,7 +156,7 @@ void report_json(FILE *f, const struct bench_result *r)
             "\"ops_per_sec\":%.1f,\"keys_per_sec\":%.1f,\"avg_us\":%.1f,"
             "\"p50_us\":%.1f,\"p99_us\":%.1f,\"p999_us\":%.1f,\"max_us\":%.1f,"
             "\"hits\":%llu,\"misses\":%llu,\"errors\":%llu,\"closed\":%llu,"
-            "\"stored\":%llu}\n",
+            "\"stored\":%llu,\"timeouts\":%llu}\n",
             report_proto(o), o->threads, r->nconns, o->depth,
             (unsigned long long)o->keyspace, o->value_size, o->get_weight,
             o->set_weight, o->multiget, r->seconds, (unsigned long long)ops,
@@ -162,5 +165,6 @@ void report_json(FILE *f, const struct bench_result *r)
             us(hist_quantile(h, 0.99)), us(hist_quantile(h, 0.999)),
             us(h->max), (unsigned long long)s->hits,
             (unsigned long long)s->misses, (unsigned long long)s->errors,
-            (unsigned long long)s->closed, (unsigned long long)s->stored);
+            (unsigned long long)s->closed, (unsigned long long)s->stored,
+            (unsigned long long)s->timeouts);
 }

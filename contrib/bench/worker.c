@@ -92,6 +92,24 @@ lost:
     return 0;
 }
 
+/* A connection whose oldest request waited --timeout without an answer
+ * lost it (or the server hung): one error per such connection. */
+static void worker_count_timeouts(struct worker *w)
+{
+    uint64_t limit = (uint64_t)(w->sh->opts->timeout * 1e9);
+    int i;
+
+    for (i = 0; i < w->nconns; i++) {
+        struct conn *c = &w->conns[i];
+
+        if (c->fd >= 0 && c->pend_count > 0 &&
+            w->t_done - c->pend[c->pend_head].t_start >= limit) {
+            w->stats.timeouts++;
+            w->stats.errors++;
+        }
+    }
+}
+
 static void *worker_main(void *arg)
 {
     struct worker *w = arg;
@@ -122,6 +140,7 @@ static void *worker_main(void *arg)
         }
     }
     w->t_done = bench_now_ns();
+    worker_count_timeouts(w);
     return NULL;
 }
 
