@@ -20,6 +20,7 @@
 /* iflags */
 #define ITEM_LINKED  0x01   /* in the hash table (and LRU if evictable) */
 #define ITEM_FETCHED 0x02   /* read at least once since it was stored */
+#define ITEM_ACTIVE  0x04   /* read since the LRU tail last passed it */
 
 /* What the value is. Only cache strings are ever evicted (DESIGN 3.2). */
 enum item_type { ITEM_STRING = 0 };

@@ -1,14 +1,13 @@
 /*
  * lru: one doubly linked recency list under one mutex.
  *
- * Hits bump an item at most once a minute (as memcached does), so a hot
- * read path rarely touches the lock. Items enter at the head when stored.
+ * Items enter at the head when stored. Hits never take the lock: they
+ * set ITEM_ACTIVE, and the eviction scan gives active items a second
+ * chance (CLOCK-style), so recently read items outlive untouched ones.
  */
 #include <pthread.h>
 
 #include "lru.h"
-
-#define LRU_BUMP_SECONDS 60
 
 static pthread_mutex_t lru_lock = PTHREAD_MUTEX_INITIALIZER;
 static item *lru_head;
@@ -57,15 +56,14 @@ void lru_unlink(item *it) {
 }
 
 void lru_bump(item *it, rel_time_t now) {
-    if (it->time + LRU_BUMP_SECONDS > now)
-        return;
-    pthread_mutex_lock(&lru_lock);
-    if (it->iflags & ITEM_LINKED) {
-        lru_unlink_locked(it);
-        lru_push_head(it);
-    }
     it->time = now;
-    pthread_mutex_unlock(&lru_lock);
+    it->iflags |= ITEM_ACTIVE;
+}
+
+void lru_requeue_locked(item *it) {
+    it->iflags &= (uint8_t)~ITEM_ACTIVE;
+    lru_unlink_locked(it);
+    lru_push_head(it);
 }
 
 int lru_scan_tail(int tries, int (*pick)(item *it, void *arg), void *arg) {

@@ -118,6 +118,7 @@ static item *store_find_live(const char *key, size_t nkey, uint32_t hv, int coun
 
 struct store_victim {
     int may_evict;          /* live items may go (not -M) */
+    int rescued;            /* active items sent back to the head */
     item *victim;
 };
 
@@ -133,6 +134,12 @@ static int store_pick_victim(item *it, void *arg) {
         return 0;
     dead = store_is_expired(it, now) || store_is_flushed(it, now);
     if (!(it->iflags & ITEM_LINKED) || (!dead && (!v->may_evict || it->refcount != 1))) {
+        hash_unlock(hv);
+        return 0;
+    }
+    if (!dead && (it->iflags & ITEM_ACTIVE)) {
+        lru_requeue_locked(it);
+        v->rescued++;
         hash_unlock(hv);
         return 0;
     }
@@ -161,9 +168,11 @@ static int store_make_room(size_t need) {
         if (item_mem_used() + need <= item_mem_limit())
             return 0;
         v.victim = NULL;
-        if (!lru_scan_tail(STORE_EVICT_TRIES, store_pick_victim, &v))
+        v.rescued = 0;
+        if (lru_scan_tail(STORE_EVICT_TRIES, store_pick_victim, &v))
+            item_release(v.victim);
+        else if (v.rescued == 0)
             return -1;
-        item_release(v.victim);
     }
     return item_mem_used() + need <= item_mem_limit() ? 0 : -1;
 }
