@@ -19,7 +19,8 @@ proc mc_connect {{level 0}} {
 
 proc mc_connect_addr {host port} {
     set fd [socket $host $port]
-    fconfigure $fd -translation binary -encoding binary -blocking 1 -buffering full
+    fconfigure $fd -translation binary -encoding binary -blocking 1 -buffering full \
+        -buffersize 1048576
     return $fd
 }
 

@@ -412,7 +412,7 @@ proc run_server_cmd {args} {
 # {status output} where output merges stdout and stderr. A command still
 # running at the deadline is killed and reported with status "timeout".
 proc run_cmd {seconds args} {
-    set chan [open "|[list {*}$args] 2>@1 </dev/null" r]
+    set chan [open "|[list {*}$args] </dev/null 2>@1" r]
     fconfigure $chan -blocking 0 -translation binary
     set pids [pid $chan]
     foreach p $pids { register_pid $p }
