@@ -88,3 +88,11 @@ start_server {tags {flush}} {
         mc_exchange $fd "set d5 0 0 1\r\nx\r\nflush_all 1000\r\nflush_all\r\nget d5\r\nset d6 0 0 1\r\ny\r\ndebugtime 2000\r\nget d6\r\n"
     } "STORED\r\nOK\r\nOK\r\nEND\r\nSTORED\r\nOK\r\nVALUE d6 0 1\r\ny\r\nEND\r\n" {debugtime}
 }
+
+start_server {tags {flush} args {-F}} {
+    test {-F: every flush_all is refused (silently with noreply), nothing is flushed} {
+        set fd [mc_connect]
+        mc_exchange $fd "set keep 0 0 1\r\nx\r\nflush_all\r\nflush_all 0\r\nflush_all noreply\r\nflush_all abc\r\nget keep\r\n"
+    } [string cat "STORED\r\n" [string repeat "CLIENT_ERROR flush_all not allowed\r\n" 3] \
+        "VALUE keep 0 1\r\nx\r\nEND\r\n"]
+}

@@ -319,3 +319,15 @@ start_server {tags {storage}} {
         expr {[mc_stat $fd cmd_set] - $before}
     } 6
 }
+
+start_server {tags {storage} args {-C}} {
+    test {-C: gets shows a cas unique of 0} {
+        set fd [mc_connect]
+        mc_exchange $fd "set nc 0 0 1\r\nx\r\ngets nc\r\n"
+    } "STORED\r\nVALUE nc 0 1 0\r\nx\r\nEND\r\n"
+
+    test {-C: cas never matches, whatever the unique} {
+        set fd [mc_connect]
+        mc_exchange $fd "cas nc 0 0 1 0\r\ny\r\ncas nc 0 0 1 5\r\nz\r\ncas nonc 0 0 1 0\r\nz\r\nget nc\r\n"
+    } "EXISTS\r\nEXISTS\r\nNOT_FOUND\r\nVALUE nc 0 1\r\nx\r\nEND\r\n"
+}
