@@ -21,6 +21,8 @@
 #define ITEM_LINKED  0x01   /* in the hash table (and LRU if evictable) */
 #define ITEM_FETCHED 0x02   /* read at least once since it was stored */
 #define ITEM_ACTIVE  0x04   /* read since the LRU tail last passed it */
+#define ITEM_STALE   0x08   /* invalidated by meta (md I / ms I): serve, but stale */
+#define ITEM_TOKEN_SENT 0x10 /* a meta client has been told it won the recache */
 
 /* What the value is. Only cache strings are ever evicted (DESIGN 3.2). */
 enum item_type { ITEM_STRING = 0 };

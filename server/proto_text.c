@@ -18,6 +18,7 @@
 #include "config.h"
 #include "clock.h"
 #include "log.h"
+#include "proto_bin.h"
 #include "proto_text.h"
 #include "settings.h"
 #include "stats.h"
@@ -373,7 +374,7 @@ static void text_flush_all(conn *c, struct text_tokens *t) {
     c->noreply = text_is_noreply(t, t->n - 1);
     nargs = t->n - 1 - (c->noreply ? 1 : 0);
     if (!settings.flush_enabled) {
-        conn_out_reply(c, REPLY_FLUSH_DISABLED);
+        text_reply(c, REPLY_FLUSH_DISABLED);
         return;
     }
     if (nargs == 1 && !text_parse_i32(t->v[1], &delay)) {
@@ -632,7 +633,12 @@ const struct conn_proto proto_text = {
     .nread_done = text_nread_done,
 };
 
+/* Like memcached: with -B auto, a first byte of 0x80 (the binary request
+ * magic) makes the connection binary. */
 const struct conn_proto *proto_choose(char first) {
-    (void)first;
+    if (settings.protocol == PROTO_BINARY)
+        return &proto_bin;
+    if (settings.protocol == PROTO_AUTO && (unsigned char)first == BIN_REQ_MAGIC)
+        return &proto_bin;
     return &proto_text;
 }

@@ -54,11 +54,12 @@ static int store_is_expired(const item *it, rel_time_t now) {
     return it->exptime != 0 && it->exptime <= now;
 }
 
-/* Links it under its stripe lock (held): the one place items enter. */
-static void store_link_locked(item *it, uint32_t hv) {
+/* Links it under its stripe lock (held): the one place items enter.
+ * new_cas is an explicit CAS (meta E), 0 for the next one. */
+static void store_link_locked(item *it, uint32_t hv, uint64_t new_cas) {
     it->iflags |= ITEM_LINKED;
     it->iflags &= (uint8_t)~ITEM_FETCHED;
-    it->cas = item_next_cas();
+    it->cas = new_cas != 0 ? new_cas : item_next_cas();
     it->time = clock_now();
     item_incref(it);
     hash_insert(it, hv);
@@ -218,37 +219,63 @@ static item *store_concat(item *old, item *it, enum store_op op) {
 }
 
 /* Replaces old (may be NULL) by it; stripe lock held. */
-static void store_replace_locked(item *old, item *it, uint32_t hv) {
+static void store_replace_locked(item *old, item *it, uint32_t hv, uint64_t new_cas) {
     if (old != NULL)
         store_unlink_locked(old, hv);
-    store_link_locked(it, hv);
+    store_link_locked(it, hv, new_cas);
 }
 
-static enum store_status store_append_locked(item *old, item *it, enum store_op op,
-                                             uint64_t cas_in, uint32_t hv, uint64_t *cas_out) {
+static enum store_status store_append_locked(item *old, item *it, const struct store_req *req,
+                                             uint32_t hv, uint64_t *cas_out) {
     item *n;
 
+    if (old == NULL && req->vivify) {
+        it->exptime = req->viv_exptime;
+        store_link_locked(it, hv, req->new_cas);
+        *cas_out = it->cas;
+        return STORE_STORED;
+    }
     if (old == NULL)
         return STORE_NOT_STORED;
-    if (cas_in != 0 && old->cas != cas_in)
+    if (req->cas_in != 0 && old->cas != req->cas_in)
         return STORE_EXISTS;
-    n = store_concat(old, it, op);
+    n = store_concat(old, it, req->op);
     if (n == NULL)
         return STORE_NOT_STORED;
-    store_replace_locked(old, n, hv);
+    store_replace_locked(old, n, hv, req->new_cas);
     *cas_out = n->cas;
     item_release(n);
     return STORE_STORED;
 }
 
-enum store_status store_item(item *it, enum store_op op, uint64_t cas_in, uint64_t *cas_out) {
+/* The CAS rule: a match stores; with set_stale (meta I) an older CAS
+ * stores the new value as stale, keeping the old TTL and win token. */
+static enum store_status store_cas_check(item *old, item *it, const struct store_req *req) {
+    if (old == NULL) {
+        stats_incr(STATS_CAS_MISSES);
+        return STORE_NOT_FOUND;
+    }
+    if (old->cas == req->cas_in) {
+        stats_incr(STATS_CAS_HITS);
+        return STORE_STORED;
+    }
+    if (req->set_stale && req->cas_in < old->cas) {
+        it->exptime = old->exptime;
+        it->iflags |= ITEM_STALE | (old->iflags & ITEM_TOKEN_SENT);
+        return STORE_STORED;
+    }
+    stats_incr(STATS_CAS_BADVAL);
+    return STORE_EXISTS;
+}
+
+enum store_status store_item_req(item *it, const struct store_req *req, uint64_t *cas_out) {
     uint32_t hv = hash_key(item_key(it), it->nkey);
     enum store_status st = STORE_STORED;
     item *old;
 
     hash_lock(hv);
     old = store_find_live(item_key(it), it->nkey, hv, 0);
-    switch (op) {
+    switch (req->op) {
     case STORE_ADD:
         if (old != NULL)
             st = STORE_NOT_STORED;
@@ -258,30 +285,28 @@ enum store_status store_item(item *it, enum store_op op, uint64_t cas_in, uint64
             st = STORE_NOT_STORED;
         break;
     case STORE_CAS:
-        if (old == NULL) {
-            stats_incr(STATS_CAS_MISSES);
-            st = STORE_NOT_FOUND;
-        } else if (old->cas != cas_in) {
-            stats_incr(STATS_CAS_BADVAL);
-            st = STORE_EXISTS;
-        } else {
-            stats_incr(STATS_CAS_HITS);
-        }
+        st = store_cas_check(old, it, req);
         break;
     case STORE_APPEND:
     case STORE_PREPEND:
-        st = store_append_locked(old, it, op, cas_in, hv, cas_out);
+        st = store_append_locked(old, it, req, hv, cas_out);
         hash_unlock(hv);
         return st;
     case STORE_SET:
         break;
     }
     if (st == STORE_STORED) {
-        store_replace_locked(old, it, hv);
+        store_replace_locked(old, it, hv, req->new_cas);
         *cas_out = it->cas;
     }
     hash_unlock(hv);
     return st;
+}
+
+enum store_status store_item(item *it, enum store_op op, uint64_t cas_in, uint64_t *cas_out) {
+    struct store_req req = { .op = op, .cas_in = cas_in };
+
+    return store_item_req(it, &req, cas_out);
 }
 
 static item *store_lookup(const char *key, size_t nkey, int touch, rel_time_t exptime) {
@@ -371,8 +396,9 @@ static int store_parse_u64(const item *it, uint64_t *out) {
 }
 
 /* Writes the new number into it in place (padding with spaces), or into
- * a new item that replaces it. Stripe lock held. */
-static enum store_status store_arith_write(item *it, uint32_t hv, uint64_t value, uint64_t *cas_out) {
+ * a new item that replaces it. Stripe lock held. Returns the item that
+ * now holds the number, or NULL when no memory was left. */
+static item *store_arith_write(item *it, uint32_t hv, uint64_t value, uint64_t new_cas) {
     char buf[24];
     int len = snprintf(buf, sizeof(buf), "%llu", (unsigned long long)value);
     enum store_status st;
@@ -381,70 +407,102 @@ static enum store_status store_arith_write(item *it, uint32_t hv, uint64_t value
     if ((size_t)len + 2 <= it->nbytes && __atomic_load_n(&it->refcount, __ATOMIC_ACQUIRE) == 1) {
         memset(item_value(it) + len, ' ', it->nbytes - 2 - (size_t)len);
         memcpy(item_value(it), buf, (size_t)len);
-        it->cas = item_next_cas();
-        *cas_out = it->cas;
-        return STORE_STORED;
+        it->cas = new_cas != 0 ? new_cas : item_next_cas();
+        return it;
     }
     n = store_alloc(item_key(it), it->nkey, it->flags, it->exptime, (size_t)len + 2, &st);
     if (n == NULL)
-        return STORE_NO_MEMORY;
+        return NULL;
     memcpy(item_value(n), buf, (size_t)len);
     memcpy(item_value(n) + len, "\r\n", 2);
-    store_replace_locked(it, n, hv);
-    *cas_out = n->cas;
+    n->iflags |= ITEM_FETCHED;
+    store_replace_locked(it, n, hv, new_cas);
     item_release(n);
-    return STORE_STORED;
+    return n;
 }
 
 /* Stores a new number item under key; stripe lock held, key absent. */
 static enum store_status store_arith_new(const char *key, size_t nkey, uint32_t hv,
-                                         const struct store_arith_init *init, uint64_t *cas_out) {
+                                         const struct store_arith_req *req, struct store_arith_out *out) {
     char buf[24];
-    int len = snprintf(buf, sizeof(buf), "%llu", (unsigned long long)init->initial);
+    int len = snprintf(buf, sizeof(buf), "%llu", (unsigned long long)req->initial);
     enum store_status st;
-    item *n = store_alloc(key, nkey, init->flags, init->exptime, (size_t)len + 2, &st);
+    item *n = store_alloc(key, nkey, req->flags, req->create_exptime, (size_t)len + 2, &st);
 
     if (n == NULL)
         return STORE_NO_MEMORY;
     memcpy(item_value(n), buf, (size_t)len);
     memcpy(item_value(n) + len, "\r\n", 2);
-    store_link_locked(n, hv);
-    *cas_out = n->cas;
+    store_link_locked(n, hv, req->new_cas);
+    out->value = req->initial;
+    out->cas = n->cas;
+    out->exptime = n->exptime;
+    out->created = true;
     item_release(n);
     return STORE_STORED;
+}
+
+/* Applies the delta to a live item; stripe lock held. */
+static enum store_status store_arith_apply(item *it, uint32_t hv, const struct store_arith_req *req,
+                                           struct store_arith_out *out) {
+    uint64_t v;
+
+    if (req->cas_in != 0 && it->cas != req->cas_in)
+        return STORE_EXISTS;
+    if (store_parse_u64(it, &v) < 0)
+        return STORE_NON_NUMERIC;
+    if (req->incr)
+        v += req->delta;
+    else
+        v = req->delta > v ? 0 : v - req->delta;
+    it->iflags |= ITEM_FETCHED;
+    if (req->touch)
+        it->exptime = req->exptime;
+    it = store_arith_write(it, hv, v, req->new_cas);
+    if (it == NULL)
+        return STORE_NO_MEMORY;
+    out->value = v;
+    out->cas = it->cas;
+    out->exptime = it->exptime;
+    return STORE_STORED;
+}
+
+enum store_status store_arith_ex(const char *key, size_t nkey, const struct store_arith_req *req,
+                                 struct store_arith_out *out) {
+    uint32_t hv = hash_key(key, nkey);
+    enum store_status st;
+    item *it;
+
+    out->created = false;
+    hash_lock(hv);
+    it = store_find_live(key, nkey, hv, 0);
+    if (it != NULL)
+        st = store_arith_apply(it, hv, req, out);
+    else if (req->create)
+        st = store_arith_new(key, nkey, hv, req, out);
+    else
+        st = STORE_NOT_FOUND;
+    hash_unlock(hv);
+    return st;
 }
 
 enum store_status store_arith_create(const char *key, size_t nkey, bool incr, uint64_t delta,
                                      uint64_t cas_in, const struct store_arith_init *init,
                                      uint64_t *value, uint64_t *cas_out, bool *created) {
-    uint32_t hv = hash_key(key, nkey);
+    struct store_arith_req req = { .incr = incr, .delta = delta, .cas_in = cas_in };
+    struct store_arith_out out = { 0 };
     enum store_status st;
-    uint64_t v;
-    item *it;
 
-    *created = false;
-    hash_lock(hv);
-    it = store_find_live(key, nkey, hv, 0);
-    if (it == NULL && init != NULL) {
-        st = store_arith_new(key, nkey, hv, init, cas_out);
-        *value = init->initial;
-        *created = st == STORE_STORED;
-    } else if (it == NULL) {
-        st = STORE_NOT_FOUND;
-    } else if (cas_in != 0 && it->cas != cas_in) {
-        st = STORE_EXISTS;
-    } else if (store_parse_u64(it, &v) < 0) {
-        st = STORE_NON_NUMERIC;
-    } else {
-        if (incr)
-            v += delta;
-        else
-            v = delta > v ? 0 : v - delta;
-        it->iflags |= ITEM_FETCHED;
-        st = store_arith_write(it, hv, v, cas_out);
-        *value = v;
+    if (init != NULL) {
+        req.create = true;
+        req.initial = init->initial;
+        req.flags = init->flags;
+        req.create_exptime = init->exptime;
     }
-    hash_unlock(hv);
+    st = store_arith_ex(key, nkey, &req, &out);
+    *value = out.value;
+    *cas_out = out.cas;
+    *created = out.created;
     return st;
 }
 
@@ -453,6 +511,117 @@ enum store_status store_arith(const char *key, size_t nkey, bool incr, uint64_t 
     bool created;
 
     return store_arith_create(key, nkey, incr, delta, cas_in, NULL, value, cas_out, &created);
+}
+
+/* ---- meta get and delete ---- */
+
+/* An empty item under key, linked, its win token handed out (mg N). */
+static item *store_vivify_locked(const char *key, size_t nkey, uint32_t hv, const struct store_mget *req) {
+    enum store_status st;
+    item *it = store_alloc(key, nkey, 0, req->viv_exptime, 2, &st);
+
+    if (it == NULL)
+        return NULL;
+    memcpy(item_value(it), "\r\n", 2);
+    store_link_locked(it, hv, req->new_cas);
+    return it;
+}
+
+/* The recache rules of memcached's mg: a vivified item or one expiring
+ * before R wins if no win was handed out yet; a stale item always wins
+ * once. Stripe lock held. */
+static void store_mget_win(item *it, const struct store_mget *req, struct store_mget_out *out) {
+    out->token_seen = (it->iflags & ITEM_TOKEN_SENT) != 0;
+    out->stale = (it->iflags & ITEM_STALE) != 0;
+    out->won = out->created;
+    if (req->recache && !out->token_seen && !out->created && it->exptime != 0 &&
+        it->exptime < req->recache_time)
+        out->won = true;
+    if (out->stale && !out->token_seen)
+        out->won = true;
+    if (out->won)
+        it->iflags |= ITEM_TOKEN_SENT;
+}
+
+item *store_meta_get(const char *key, size_t nkey, const struct store_mget *req,
+                     struct store_mget_out *out) {
+    uint32_t hv = hash_key(key, nkey);
+    item *it;
+
+    memset(out, 0, sizeof(*out));
+    hash_lock(hv);
+    it = store_find_live(key, nkey, hv, 1);
+    if (it == NULL && req->vivify) {
+        it = store_vivify_locked(key, nkey, hv, req);
+        out->created = it != NULL;
+    } else if (it != NULL) {
+        item_incref(it);
+    }
+    if (it != NULL) {
+        out->fetched_before = (it->iflags & ITEM_FETCHED) != 0;
+        out->last_access = it->time;
+        if (req->touch)
+            it->exptime = req->exptime;
+        store_mget_win(it, req, out);
+        if (!req->no_bump) {
+            it->iflags |= ITEM_FETCHED;
+            lru_bump(it, clock_now());
+        }
+    }
+    hash_unlock(hv);
+    return it;
+}
+
+item *store_peek(const char *key, size_t nkey) {
+    uint32_t hv = hash_key(key, nkey);
+    item *it;
+
+    hash_lock(hv);
+    it = store_find_live(key, nkey, hv, 0);
+    if (it != NULL)
+        item_incref(it);
+    hash_unlock(hv);
+    return it;
+}
+
+/* md x: the item stays, with an empty value and a new CAS. */
+static enum store_status store_drop_value_locked(item *it, uint32_t hv, uint64_t new_cas) {
+    enum store_status st;
+    item *n = store_alloc(item_key(it), it->nkey, it->flags, it->exptime, 2, &st);
+
+    if (n == NULL)
+        return STORE_NO_MEMORY;
+    memcpy(item_value(n), "\r\n", 2);
+    store_replace_locked(it, n, hv, new_cas);
+    item_release(n);
+    return STORE_DELETED;
+}
+
+enum store_status store_meta_delete(const char *key, size_t nkey, const struct store_mdel *req) {
+    uint32_t hv = hash_key(key, nkey);
+    enum store_status st = STORE_DELETED;
+    item *it;
+
+    hash_lock(hv);
+    it = store_find_live(key, nkey, hv, 0);
+    if (it == NULL) {
+        st = STORE_NOT_FOUND;
+    } else if (req->cas_in != 0 && it->cas != req->cas_in) {
+        st = STORE_EXISTS;
+    } else if (req->stale) {
+        /* Stale items keep serving; the next reader wins the recache. */
+        if (req->touch)
+            it->exptime = req->exptime;
+        it->iflags |= ITEM_STALE;
+        it->iflags &= (uint8_t)~ITEM_TOKEN_SENT;
+        it->cas = req->new_cas != 0 ? req->new_cas : item_next_cas();
+    } else if (req->drop_value) {
+        st = store_drop_value_locked(it, hv, req->new_cas);
+    } else {
+        store_unlink_locked(it, hv);
+    }
+    hash_unlock(hv);
+    return st;
 }
 
 void store_flush(int64_t delay) {

@@ -39,6 +39,18 @@ void store_destroy(void);
 item *store_alloc(const char *key, size_t nkey, uint32_t flags, rel_time_t exptime,
                   size_t nbytes, enum store_status *status);
 
+/* A store request with every option the protocols can ask for. */
+struct store_req {
+    enum store_op op;
+    uint64_t cas_in;        /* compare: STORE_CAS, or append/prepend if non-zero */
+    uint64_t new_cas;       /* explicit CAS for the stored item (meta E); 0 = next */
+    bool set_stale;         /* meta I: a CAS older than the item's stores it as stale */
+    bool vivify;            /* meta N: append/prepend on a miss stores it as new */
+    rel_time_t viv_exptime;
+};
+
+enum store_status store_item_req(item *it, const struct store_req *req, uint64_t *cas_out);
+
 /* Links it according to op. cas_in is the client's CAS for STORE_CAS (and
  * for append/prepend when non-zero). On success *cas_out is the new CAS.
  * The caller keeps (and must release) its own reference to it. */
@@ -72,6 +84,69 @@ struct store_arith_init {
 enum store_status store_arith_create(const char *key, size_t nkey, bool incr, uint64_t delta,
                                      uint64_t cas_in, const struct store_arith_init *init,
                                      uint64_t *value, uint64_t *cas_out, bool *created);
+
+/* Meta get: options, and what happened under the item's lock. */
+struct store_mget {
+    bool touch;             /* T: set exptime */
+    rel_time_t exptime;
+    bool vivify;            /* N: on a miss, create an empty item and win */
+    rel_time_t viv_exptime;
+    bool recache;           /* R: win if the item expires before recache_time */
+    rel_time_t recache_time;
+    bool no_bump;           /* u: leave LRU state and the fetched mark alone */
+    uint64_t new_cas;       /* E: CAS of a vivified item */
+};
+
+struct store_mget_out {
+    bool created;           /* vivified by this request */
+    bool won;               /* W: this client should recache */
+    bool stale;             /* X */
+    bool token_seen;        /* Z: a win was already handed out */
+    bool fetched_before;    /* h */
+    rel_time_t last_access; /* l: before this request */
+};
+
+item *store_meta_get(const char *key, size_t nkey, const struct store_mget *req,
+                     struct store_mget_out *out);
+
+/* Meta delete. */
+struct store_mdel {
+    uint64_t cas_in;        /* C */
+    uint64_t new_cas;       /* E */
+    bool stale;             /* I: mark stale instead of deleting */
+    bool touch;             /* T (with I) */
+    rel_time_t exptime;
+    bool drop_value;        /* x: keep the item, empty its value */
+};
+
+enum store_status store_meta_delete(const char *key, size_t nkey, const struct store_mdel *req);
+
+/* Arithmetic with every option (meta ma, binary incr/decr). */
+struct store_arith_req {
+    bool incr;
+    uint64_t delta;
+    uint64_t cas_in;        /* C */
+    uint64_t new_cas;       /* E */
+    bool create;            /* create a missing key with initial */
+    uint64_t initial;
+    uint32_t flags;
+    rel_time_t create_exptime;
+    bool touch;             /* T: set exptime on success */
+    rel_time_t exptime;
+};
+
+struct store_arith_out {
+    uint64_t value;
+    uint64_t cas;
+    rel_time_t exptime;
+    bool created;
+};
+
+enum store_status store_arith_ex(const char *key, size_t nkey, const struct store_arith_req *req,
+                                 struct store_arith_out *out);
+
+/* The live item under key with a reference, and no side effect (meta me). */
+item *store_peek(const char *key, size_t nkey);
 
 /* flush_all: delay 0 invalidates everything now; otherwise at that time. */
 void store_flush(int64_t delay);
