@@ -1,0 +1,192 @@
+/*
+ * handle.c - the mcds_t handle: opening a server list, wrapping or cloning a
+ * memcached_st, and the handle's settings.
+ *
+ * A handle owns (or borrows) one memcached_st set up the way libmcds needs:
+ * CAS support on, replies on, no buffering, ketama consistent hashing, and
+ * failed servers reported (never silently ejected, which would move a
+ * structure's keys to another server mid-operation).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcds_int.h"
+
+#define DEFAULT_RETRY_MS 5000
+#define DEFAULT_IO_MS 2000
+
+static mcds_status_t new_handle(mcds_t **out, memcached_st *mc, int owned)
+{
+    mcds_t *h = calloc(1, sizeof *h);
+
+    if (h == NULL)
+        return MCDS_NO_MEMORY;
+    h->mc = mc;
+    h->owned = owned;
+    h->retry_ms = DEFAULT_RETRY_MS;
+    mcds__random_bytes(&h->rng, sizeof h->rng);
+    if (h->rng == 0)
+        h->rng = 0x2545f4914f6cdd1dULL;
+    *out = h;
+    return MCDS_OK;
+}
+
+/* Behaviors every handle needs for correct results. */
+static mcds_status_t require_behaviors(memcached_st *mc)
+{
+    if (memcached_behavior_get(mc, MEMCACHED_BEHAVIOR_NOREPLY) ||
+        memcached_behavior_get(mc, MEMCACHED_BEHAVIOR_BUFFER_REQUESTS))
+        return MCDS_INVALID;
+    return mcds__from_memcached(
+        memcached_behavior_set(mc, MEMCACHED_BEHAVIOR_SUPPORT_CAS, 1));
+}
+
+static mcds_status_t set_io_timeout(memcached_st *mc, unsigned ms)
+{
+    memcached_return_t rc;
+
+    rc = memcached_behavior_set(mc, MEMCACHED_BEHAVIOR_CONNECT_TIMEOUT, ms);
+    if (rc == MEMCACHED_SUCCESS)
+        rc = memcached_behavior_set(mc, MEMCACHED_BEHAVIOR_POLL_TIMEOUT, ms);
+    return mcds__from_memcached(rc);
+}
+
+/* Defaults for handles made by mcds_open from a plain server list. */
+static mcds_status_t set_defaults(memcached_st *mc)
+{
+    memcached_return_t rc;
+
+    rc = memcached_behavior_set(mc, MEMCACHED_BEHAVIOR_KETAMA, 1);
+    if (rc == MEMCACHED_SUCCESS)
+        rc = memcached_behavior_set(mc, MEMCACHED_BEHAVIOR_TCP_NODELAY, 1);
+    if (rc != MEMCACHED_SUCCESS)
+        return mcds__from_memcached(rc);
+    return set_io_timeout(mc, DEFAULT_IO_MS);
+}
+
+static mcds_status_t push_servers(memcached_st *mc, const char *servers)
+{
+    memcached_server_list_st list = memcached_servers_parse(servers);
+    memcached_return_t rc;
+
+    if (list == NULL)
+        return MCDS_INVALID;
+    rc = memcached_server_push(mc, list);
+    memcached_server_list_free(list);
+    return mcds__from_memcached(rc);
+}
+
+/* A memcached_st for servers: a server list or a "--..." config string. */
+static mcds_status_t make_memcached(memcached_st **out, const char *servers)
+{
+    memcached_st *mc;
+    mcds_status_t st;
+
+    if (strncmp(servers, "--", 2) == 0) {
+        mc = memcached(servers, strlen(servers));
+        if (mc == NULL)
+            return MCDS_INVALID;
+        *out = mc;
+        return MCDS_OK;
+    }
+    mc = memcached_create(NULL);
+    if (mc == NULL)
+        return MCDS_NO_MEMORY;
+    st = set_defaults(mc);
+    if (st == MCDS_OK)
+        st = push_servers(mc, servers);
+    if (st != MCDS_OK) {
+        memcached_free(mc);
+        return st;
+    }
+    *out = mc;
+    return MCDS_OK;
+}
+
+mcds_status_t mcds_open(mcds_t **out, const char *servers)
+{
+    memcached_st *mc = NULL;
+    mcds_status_t st;
+
+    if (out == NULL || servers == NULL || servers[0] == '\0')
+        return MCDS_INVALID;
+    *out = NULL;
+    st = make_memcached(&mc, servers);
+    if (st == MCDS_OK)
+        st = require_behaviors(mc);
+    if (st == MCDS_OK)
+        st = new_handle(out, mc, 1);
+    if (st != MCDS_OK && mc != NULL)
+        memcached_free(mc);
+    return st;
+}
+
+mcds_status_t mcds_wrap(mcds_t **out, struct memcached_st *mc)
+{
+    mcds_status_t st;
+
+    if (out == NULL || mc == NULL)
+        return MCDS_INVALID;
+    *out = NULL;
+    st = require_behaviors(mc);
+    if (st != MCDS_OK)
+        return st;
+    return new_handle(out, mc, 0);
+}
+
+mcds_status_t mcds_clone(mcds_t **out, const mcds_t *h)
+{
+    memcached_st *mc;
+    mcds_status_t st;
+
+    if (out == NULL || h == NULL)
+        return MCDS_INVALID;
+    *out = NULL;
+    mc = memcached_clone(NULL, h->mc);
+    if (mc == NULL)
+        return MCDS_NO_MEMORY;
+    st = new_handle(out, mc, 1);
+    if (st != MCDS_OK) {
+        memcached_free(mc);
+        return st;
+    }
+    (*out)->retry_ms = h->retry_ms;
+    return MCDS_OK;
+}
+
+void mcds_close(mcds_t *h)
+{
+    if (h == NULL)
+        return;
+    if (h->owned)
+        memcached_free(h->mc);
+    free(h);
+}
+
+struct memcached_st *mcds_memcached(mcds_t *h)
+{
+    return h ? h->mc : NULL;
+}
+
+const char *mcds_last_detail(mcds_t *h)
+{
+    const char *msg;
+
+    if (h == NULL || memcached_last_error(h->mc) == MEMCACHED_SUCCESS)
+        return "";
+    msg = memcached_last_error_message(h->mc);
+    return msg ? msg : "";
+}
+
+void mcds_set_retry_timeout(mcds_t *h, unsigned ms)
+{
+    if (h != NULL)
+        h->retry_ms = ms;
+}
+
+mcds_status_t mcds_set_io_timeout(mcds_t *h, unsigned ms)
+{
+    if (h == NULL || ms == 0)
+        return MCDS_INVALID;
+    return set_io_timeout(h->mc, ms);
+}

@@ -1,0 +1,279 @@
+/*
+ * mcds.h - libmcds, the mcds data structures as a C library over libmemcached.
+ *
+ * One public header. Every type is an opaque handle (mcds_t, mcds_lock_t ...)
+ * or a plain result record (mcds_item_t, mcds_event_t). Every call returns an
+ * mcds_status_t from the one table below; mcds_strerror() describes it.
+ *
+ * Keys: each structure lives under "mcds:<kind>:<name>..." and all keys of one
+ * structure are sent to one server (libmemcached's *_by_key with the
+ * structure's base key as group key), so its atomic steps stay atomic when the
+ * handle spans a pool of servers with consistent hashing.
+ *
+ * Threads: a handle (mcds_t) and every object made from it belong to one
+ * thread at a time. Give each thread its own handle (mcds_clone), or wrap a
+ * memcached_st popped from libmemcached's memcached_pool_st (mcds_wrap).
+ * See doc/libmcds.md for the full guide.
+ */
+#ifndef MCDS_H
+#define MCDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MCDS_VERSION "0.1.0"
+
+/* ==== Status codes: one table, expanded into the enum and mcds_strerror ==== */
+
+#define MCDS_STATUS_MAP(XX)                                                   \
+    XX(OK, "success")                                                         \
+    XX(NOT_FOUND, "not found")                                                \
+    XX(EXISTS, "already exists")                                              \
+    XX(BUSY, "lock is held by another owner")                                 \
+    XX(TIMEOUT, "deadline passed before the operation could complete")       \
+    XX(NOT_OWNER, "lock not held by this owner (expired or taken over)")      \
+    XX(CONFLICT, "too much contention: compare-and-set retries ran out")      \
+    XX(OUT_OF_RANGE, "counter would leave its range")                         \
+    XX(KEY_TOO_LONG, "key too long (memcached keys are at most 250 bytes)")   \
+    XX(TOO_LARGE, "value too large for the server's item size limit")         \
+    XX(INVALID, "invalid argument")                                           \
+    XX(SERVER_DOWN, "server unreachable or connection lost")                  \
+    XX(SERVER_ERROR, "the server answered with an error")                     \
+    XX(CORRUPT, "stored value is not in the format libmcds wrote")            \
+    XX(NO_MEMORY, "out of memory")                                            \
+    XX(UNSUPPORTED, "operation not supported by this server")                 \
+    XX(FAILURE, "unexpected client library failure")
+
+typedef enum {
+#define MCDS_STATUS_ENUM(name, text) MCDS_##name,
+    MCDS_STATUS_MAP(MCDS_STATUS_ENUM)
+#undef MCDS_STATUS_ENUM
+    MCDS_STATUS_COUNT
+} mcds_status_t;
+
+/* A sentence describing status; never NULL (unknown codes get a fixed text). */
+const char *mcds_strerror(mcds_status_t status);
+/* The code's name without prefix, e.g. "NOT_FOUND"; never NULL. */
+const char *mcds_status_name(mcds_status_t status);
+
+/* ==== Results ==== */
+
+/* One element, member or field. data is NUL-terminated after len bytes. */
+typedef struct mcds_item {
+    const char *data;
+    size_t len;
+} mcds_item_t;
+
+/* One event of an event log: its time (ms since the Unix epoch) and bytes. */
+typedef struct mcds_event {
+    int64_t time_ms;
+    const char *data;
+    size_t len;
+} mcds_event_t;
+
+/* Results are single allocations; free them with these (NULL is fine). */
+void mcds_items_free(mcds_item_t *items);
+void mcds_events_free(mcds_event_t *events);
+void mcds_value_free(char *value);
+
+/* ==== Handle ==== */
+
+typedef struct mcds mcds_t;
+struct memcached_st;
+
+/* servers: "host:port[,host:port...]" (optionally host:port:weight), or a
+ * libmemcached configuration string starting with "--". Keys are spread with
+ * ketama consistent hashing. No connection is made until the first call. */
+mcds_status_t mcds_open(mcds_t **out, const char *servers);
+/* Use an existing memcached_st (borrowed: mcds_close does not free it).
+ * Turns on CAS support; refuses handles set to noreply or buffering. */
+mcds_status_t mcds_wrap(mcds_t **out, struct memcached_st *mc);
+/* A new handle with its own connections and the same servers and settings. */
+mcds_status_t mcds_clone(mcds_t **out, const mcds_t *h);
+void mcds_close(mcds_t *h);
+
+/* The underlying libmemcached handle, for plain cache operations. */
+struct memcached_st *mcds_memcached(mcds_t *h);
+/* libmemcached's message for the last failed request on h, or "". */
+const char *mcds_last_detail(mcds_t *h);
+/* Bound on compare-and-set retry loops and internal lock waits (default
+ * 5000 ms). Calls that run out of time return MCDS_CONFLICT or MCDS_TIMEOUT. */
+void mcds_set_retry_timeout(mcds_t *h, unsigned ms);
+/* Connect and per-request I/O timeout in ms (default 2000). */
+mcds_status_t mcds_set_io_timeout(mcds_t *h, unsigned ms);
+
+/* ==== Lock: add with a TTL, an owner token, compare-and-delete release ==== */
+
+typedef struct mcds_lock mcds_lock_t;
+
+/* A lock object for name; ttl_s (>= 2) bounds how long a crashed holder can
+ * block others. Makes no request. */
+mcds_status_t mcds_lock_new(mcds_t *h, const char *name, unsigned ttl_s,
+                            mcds_lock_t **out);
+/* One attempt: MCDS_OK (now held) or MCDS_BUSY. Not recursive. */
+mcds_status_t mcds_lock_try(mcds_lock_t *lock);
+/* Attempts until held or timeout_ms passed (backoff with jitter, 1..100 ms
+ * between attempts): MCDS_OK or MCDS_TIMEOUT. */
+mcds_status_t mcds_lock_acquire(mcds_lock_t *lock, unsigned timeout_ms);
+/* Releases only if this object still owns the lock: MCDS_OK, or
+ * MCDS_NOT_OWNER when it expired (and perhaps was taken by another). */
+mcds_status_t mcds_lock_release(mcds_lock_t *lock);
+/* Sets a new TTL from now if still owned: MCDS_OK or MCDS_NOT_OWNER. */
+mcds_status_t mcds_lock_extend(mcds_lock_t *lock, unsigned ttl_s);
+/* The owner token of the current acquisition ("" when not held). */
+const char *mcds_lock_token(const mcds_lock_t *lock);
+/* Frees the object; does not release a held lock (it expires). */
+void mcds_lock_free(mcds_lock_t *lock);
+
+/* ==== Counter: signed, created race-free ==== */
+
+/* The range of a counter: [-2^62, 2^62 - 1]. */
+#define MCDS_COUNTER_MIN (-INT64_C(4611686018427387904))
+#define MCDS_COUNTER_MAX INT64_C(4611686018427387903)
+
+/* Adds delta (may be negative) and returns the new value. A missing counter
+ * starts at 0. Values are stored offset by 2^62, so memcached's unsigned
+ * incr/decr give signed results and the stored number stays below 2^63
+ * (memcached misreads larger ones at random). Going below MCDS_COUNTER_MIN
+ * stops there (as memcached's decr stops at 0); an increment past
+ * MCDS_COUNTER_MAX is undone and returns MCDS_OUT_OF_RANGE. */
+mcds_status_t mcds_counter_incr(mcds_t *h, const char *name, int64_t delta,
+                                int64_t *value);
+/* The current value; MCDS_NOT_FOUND if the counter does not exist. */
+mcds_status_t mcds_counter_get(mcds_t *h, const char *name, int64_t *value);
+/* MCDS_OUT_OF_RANGE for a value outside the counter range. */
+mcds_status_t mcds_counter_set(mcds_t *h, const char *name, int64_t value);
+mcds_status_t mcds_counter_delete(mcds_t *h, const char *name);
+
+/* ==== Sequence: unique IDs from reserved blocks ==== */
+
+typedef struct mcds_seq mcds_seq_t;
+
+/* A generator that reserves block IDs per server round trip (1..1000000). */
+mcds_status_t mcds_seq_new(mcds_t *h, const char *name, uint32_t block,
+                           mcds_seq_t **out);
+/* The next ID (IDs start at 1). Unique across all processes; unused IDs of
+ * a block are lost when the generator is freed or its process dies. */
+mcds_status_t mcds_seq_next(mcds_seq_t *seq, uint64_t *id);
+void mcds_seq_free(mcds_seq_t *seq);
+/* Makes every future ID greater than floor (gets/cas); for seeding after the
+ * key was lost, e.g. from the largest ID in your database. */
+mcds_status_t mcds_seq_raise(mcds_t *h, const char *name, uint64_t floor);
+
+/* ==== Event log: ring of num_chunks keys, each time_chunk_s long ==== */
+
+typedef struct mcds_log mcds_log_t;
+typedef struct mcds_log_reader mcds_log_reader_t;
+
+/* Keeps events for (num_chunks-1)*time_chunk_s seconds. num_chunks 2..1000. */
+mcds_status_t mcds_log_new(mcds_t *h, const char *name, unsigned time_chunk_s,
+                           unsigned num_chunks, mcds_log_t **out);
+/* Appends one event. Its time must lie within the retention window and at
+ * most one chunk ahead of this machine's clock, else MCDS_INVALID. */
+mcds_status_t mcds_log_put(mcds_log_t *log, int64_t time_ms, const void *data,
+                           size_t len);
+/* Exactly the retained events with first_ms <= time <= last_ms, sorted by
+ * time (ties in append order), read with one multi-get. */
+mcds_status_t mcds_log_fetch(mcds_log_t *log, int64_t first_ms,
+                             int64_t last_ms, mcds_event_t **events,
+                             size_t *count);
+/* Deletes every chunk of the log. */
+mcds_status_t mcds_log_clear(mcds_log_t *log);
+void mcds_log_free(mcds_log_t *log);
+
+/* An incremental reader: each mcds_log_read returns the events with time >=
+ * since_ms appended after the previous read, each event exactly once, late
+ * events included; read at least once per retention window. */
+mcds_status_t mcds_log_reader_new(mcds_log_t *log, int64_t since_ms,
+                                  mcds_log_reader_t **out);
+mcds_status_t mcds_log_read(mcds_log_reader_t *reader, mcds_event_t **events,
+                            size_t *count);
+void mcds_log_reader_free(mcds_log_reader_t *reader);
+
+/* ==== Array, rarely written: one key, changed with gets/cas ==== */
+
+/* The whole array (empty if it does not exist). */
+mcds_status_t mcds_array_fetch(mcds_t *h, const char *name,
+                               mcds_item_t **items, size_t *count);
+/* Atomically removes every element equal to one of del, then appends add. */
+mcds_status_t mcds_array_change(mcds_t *h, const char *name,
+                                const mcds_item_t *add, size_t nadd,
+                                const mcds_item_t *del, size_t ndel);
+mcds_status_t mcds_array_delete(mcds_t *h, const char *name);
+
+/* ==== Array, often appended: a log of +x / -x operations ==== */
+
+typedef struct mcds_oparray mcds_oparray_t;
+
+/* shards (1..256) spreads elements over that many keys by hash. */
+mcds_status_t mcds_oparray_new(mcds_t *h, const char *name, unsigned shards,
+                               mcds_oparray_t **out);
+/* A shard whose log is longer than bytes (default 65536) is compacted by
+ * the next fetch when compaction would make it at least a quarter smaller. */
+void mcds_oparray_set_compact_threshold(mcds_oparray_t *arr, size_t bytes);
+/* Appends "+x"; never locks, never reads. */
+mcds_status_t mcds_oparray_add(mcds_oparray_t *arr, const void *data,
+                               size_t len);
+/* Appends "-x": removes every earlier x. */
+mcds_status_t mcds_oparray_remove(mcds_oparray_t *arr, const void *data,
+                                  size_t len);
+/* Replays the log (insertion order within a shard). */
+mcds_status_t mcds_oparray_fetch(mcds_oparray_t *arr, mcds_item_t **items,
+                                 size_t *count);
+/* Rewrites every shard that has removals as its live elements (cas). */
+mcds_status_t mcds_oparray_compact(mcds_oparray_t *arr);
+mcds_status_t mcds_oparray_delete(mcds_oparray_t *arr);
+void mcds_oparray_free(mcds_oparray_t *arr);
+
+/* ==== Table: set of strings, shadow key per member + member list ==== */
+
+/* MCDS_OK when added, MCDS_EXISTS when already a member. */
+mcds_status_t mcds_table_add(mcds_t *h, const char *name, const void *member,
+                             size_t len);
+/* MCDS_OK when removed, MCDS_NOT_FOUND when not a member. */
+mcds_status_t mcds_table_delete(mcds_t *h, const char *name,
+                                const void *member, size_t len);
+/* One get of the shadow key: MCDS_OK (member) or MCDS_NOT_FOUND. */
+mcds_status_t mcds_table_has(mcds_t *h, const char *name, const void *member,
+                             size_t len);
+/* The member list (empty if the table does not exist). */
+mcds_status_t mcds_table_fetch(mcds_t *h, const char *name,
+                               mcds_item_t **members, size_t *count);
+/* Removes every member and the table itself. */
+mcds_status_t mcds_table_drop(mcds_t *h, const char *name);
+
+/* ==== Hash: the table variant with a value per member (field) ==== */
+
+/* Creates or replaces field's value. */
+mcds_status_t mcds_hash_set(mcds_t *h, const char *name, const void *field,
+                            size_t flen, const void *value, size_t vlen);
+/* One get: *value is NUL-terminated, free it with mcds_value_free. */
+mcds_status_t mcds_hash_get(mcds_t *h, const char *name, const void *field,
+                            size_t flen, char **value, size_t *vlen);
+mcds_status_t mcds_hash_delete(mcds_t *h, const char *name, const void *field,
+                               size_t flen);
+/* The field names. */
+mcds_status_t mcds_hash_fields(mcds_t *h, const char *name,
+                               mcds_item_t **fields, size_t *count);
+/* Fields and values in one multi-get: items[2i] is a field, items[2i+1] its
+ * value; *count is the number of pairs. */
+mcds_status_t mcds_hash_fetch(mcds_t *h, const char *name,
+                              mcds_item_t **items, size_t *count);
+mcds_status_t mcds_hash_drop(mcds_t *h, const char *name);
+
+/* ==== Extended verbs of mcds-server (reserved) ====
+ *
+ * Wrappers for mcds's own verbs (queues, then lists and tree counters) will be
+ * declared here as the server gains them: mcds_queue_* and so on. They will
+ * speak to the server that owns the key (memcached_server_by_key) and return
+ * MCDS_UNSUPPORTED from a server that lacks the verb. See doc/libmcds.md. */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MCDS_H */
