@@ -1,0 +1,180 @@
+/*
+ * test_errors.c - failures give a clear status and nothing else: a server
+ * that is down, keys too long, values too large, bad arguments; plus
+ * opening, wrapping and cloning handles. Meant to run under valgrind too.
+ */
+#include <libmemcached/memcached.h>
+#include <string.h>
+
+#include "testutil.h"
+
+#define DOWN "127.0.0.1:1"
+
+static void test_server_down(void)
+{
+    mcds_t *h = tu_open(DOWN);
+    mcds_lock_t *l;
+    mcds_seq_t *s;
+    mcds_log_t *log;
+    mcds_oparray_t *a;
+    mcds_item_t *items, one = {"x", 1};
+    mcds_event_t *ev;
+    size_t n;
+    int64_t v, t0 = tu_now_ms();
+    uint64_t id;
+
+    CHECK_ST(mcds_counter_incr(h, "c", 1, &v), MCDS_SERVER_DOWN);
+    CHECK(strlen(mcds_last_detail(h)) > 0);
+    printf("# detail: %s\n", mcds_last_detail(h));
+    CHECK_ST(mcds_counter_get(h, "c", &v), MCDS_SERVER_DOWN);
+    CHECK_ST(mcds_lock_new(h, "l", 5, &l), MCDS_OK);
+    CHECK_ST(mcds_lock_try(l), MCDS_SERVER_DOWN);
+    CHECK_ST(mcds_lock_acquire(l, 1000), MCDS_SERVER_DOWN);
+    mcds_lock_free(l);
+    CHECK_ST(mcds_seq_new(h, "s", 10, &s), MCDS_OK);
+    CHECK_ST(mcds_seq_next(s, &id), MCDS_SERVER_DOWN);
+    mcds_seq_free(s);
+    CHECK_ST(mcds_log_new(h, "g", 2, 10, &log), MCDS_OK);
+    CHECK_ST(mcds_log_put(log, tu_now_ms(), "e", 1), MCDS_SERVER_DOWN);
+    CHECK_ST(mcds_log_fetch(log, 0, tu_now_ms(), &ev, &n), MCDS_SERVER_DOWN);
+    CHECK(ev == NULL && n == 0);
+    mcds_log_free(log);
+    CHECK_ST(mcds_array_fetch(h, "a", &items, &n), MCDS_SERVER_DOWN);
+    CHECK_ST(mcds_array_change(h, "a", &one, 1, NULL, 0), MCDS_SERVER_DOWN);
+    CHECK_ST(mcds_oparray_new(h, "o", 4, &a), MCDS_OK);
+    CHECK_ST(mcds_oparray_add(a, "x", 1), MCDS_SERVER_DOWN);
+    CHECK_ST(mcds_oparray_fetch(a, &items, &n), MCDS_SERVER_DOWN);
+    mcds_oparray_free(a);
+    CHECK_ST(mcds_table_add(h, "t", "m", 1), MCDS_SERVER_DOWN);
+    CHECK_ST(mcds_table_has(h, "t", "m", 1), MCDS_SERVER_DOWN);
+    CHECK_ST(mcds_hash_fetch(h, "t", &items, &n), MCDS_SERVER_DOWN);
+    CHECK(tu_now_ms() - t0 < 10000);
+    mcds_close(h);
+    tu_ok("server down: MCDS_SERVER_DOWN from every structure, promptly");
+}
+
+static void test_key_too_long(mcds_t *h)
+{
+    char name[300], ctl[120];
+    mcds_lock_t *l = NULL;
+    mcds_log_t *log = NULL;
+    int64_t v;
+
+    memset(name, 'n', sizeof name - 1);
+    name[sizeof name - 1] = '\0';
+    CHECK_ST(mcds_counter_incr(h, name, 1, &v), MCDS_KEY_TOO_LONG);
+    CHECK_ST(mcds_lock_new(h, name, 5, &l), MCDS_KEY_TOO_LONG);
+    CHECK_ST(mcds_log_new(h, name, 2, 10, &log), MCDS_KEY_TOO_LONG);
+    CHECK(l == NULL && log == NULL);
+    CHECK_ST(mcds_table_add(h, name, "m", 1), MCDS_KEY_TOO_LONG);
+    name[230] = '\0'; /* the name fits, name + member does not */
+    CHECK_ST(mcds_table_add(h, name, "a long member name", 18),
+             MCDS_KEY_TOO_LONG);
+    CHECK_ST(mcds_table_add(h, name, "m", 1), MCDS_OK);
+    CHECK_ST(mcds_table_drop(h, name), MCDS_OK);
+    memset(ctl, 1, sizeof ctl - 1); /* each byte escapes to 3 */
+    ctl[sizeof ctl - 1] = '\0';
+    CHECK_ST(mcds_counter_incr(h, ctl, 1, &v), MCDS_KEY_TOO_LONG);
+    ctl[60] = '\0';
+    CHECK_ST(mcds_counter_incr(h, ctl, 1, &v), MCDS_OK);
+    CHECK_ST(mcds_counter_delete(h, ctl), MCDS_OK);
+    tu_ok("key too long: MCDS_KEY_TOO_LONG before anything is sent");
+}
+
+static void test_too_large(mcds_t *h)
+{
+    size_t big = 2 * 1024 * 1024, half = 600 * 1024;
+    char *data = malloc(big);
+    mcds_item_t item;
+    mcds_log_t *log;
+    mcds_oparray_t *a;
+    const char *name = tu_name("big");
+
+    CHECK(data != NULL);
+    memset(data, 'x', big);
+    item.data = data;
+    item.len = big;
+    CHECK_ST(mcds_hash_set(h, name, "f", 1, data, big), MCDS_TOO_LARGE);
+    CHECK_ST(mcds_array_change(h, name, &item, 1, NULL, 0), MCDS_TOO_LARGE);
+    CHECK_ST(mcds_log_new(h, name, 2, 10, &log), MCDS_OK);
+    CHECK_ST(mcds_log_put(log, tu_now_ms(), data, big), MCDS_TOO_LARGE);
+    CHECK_ST(mcds_log_put(log, tu_now_ms(), data, half), MCDS_OK);
+    CHECK_ST(mcds_log_put(log, tu_now_ms(), data, half), MCDS_TOO_LARGE);
+    CHECK_ST(mcds_log_clear(log), MCDS_OK);
+    mcds_log_free(log);
+    CHECK_ST(mcds_oparray_new(h, name, 1, &a), MCDS_OK);
+    CHECK_ST(mcds_oparray_add(a, data, half), MCDS_OK);
+    CHECK_ST(mcds_oparray_add(a, data, half), MCDS_TOO_LARGE);
+    CHECK_ST(mcds_oparray_delete(a), MCDS_OK);
+    mcds_oparray_free(a);
+    CHECK_ST(mcds_hash_set(h, name, "f", 1, "small", 5), MCDS_OK);
+    CHECK_ST(mcds_hash_drop(h, name), MCDS_OK);
+    free(data);
+    tu_ok("value too large: MCDS_TOO_LARGE, and the handle still works");
+}
+
+static void test_bad_arguments(const char *servers)
+{
+    mcds_t *h = NULL;
+    memcached_st *mc;
+    char cfg[300];
+    int64_t v;
+
+    CHECK_ST(mcds_open(&h, ""), MCDS_INVALID);
+    CHECK_ST(mcds_open(&h, NULL), MCDS_INVALID);
+    CHECK_ST(mcds_open(NULL, servers), MCDS_INVALID);
+    CHECK_ST(mcds_open(&h, "--NOT-AN-OPTION"), MCDS_INVALID);
+    CHECK(h == NULL);
+    CHECK_ST(mcds_wrap(&h, NULL), MCDS_INVALID);
+    CHECK_ST(mcds_counter_incr(NULL, "c", 1, &v), MCDS_INVALID);
+    CHECK_ST(mcds_counter_get(NULL, "c", &v), MCDS_INVALID);
+    CHECK_ST(mcds_table_has(NULL, "t", "m", 1), MCDS_INVALID);
+    CHECK_ST(mcds_lock_try(NULL), MCDS_INVALID);
+    CHECK_ST(mcds_set_io_timeout(NULL, 100), MCDS_INVALID);
+    tu_ok("bad arguments: MCDS_INVALID");
+
+    mc = memcached_create(NULL);
+    CHECK(memcached_behavior_set(mc, MEMCACHED_BEHAVIOR_NOREPLY, 1) ==
+          MEMCACHED_SUCCESS);
+    CHECK_ST(mcds_wrap(&h, mc), MCDS_INVALID);
+    memcached_free(mc);
+
+    snprintf(cfg, sizeof cfg, "--SERVER=%.*s", (int)strcspn(servers, ","),
+             servers);
+    mc = memcached(cfg, strlen(cfg));
+    CHECK(mc != NULL);
+    CHECK_ST(mcds_wrap(&h, mc), MCDS_OK);
+    CHECK(mcds_memcached(h) == mc);
+    CHECK_ST(mcds_counter_incr(h, tu_name("w"), 2, &v), MCDS_OK);
+    CHECK(v == 2);
+    mcds_close(h); /* borrowed: mc stays ours */
+    memcached_free(mc);
+    tu_ok("wrap borrows a memcached_st; refuses noreply");
+
+    CHECK_ST(mcds_open(&h, cfg), MCDS_OK);
+    {
+        mcds_t *c = NULL;
+        const char *name = tu_name("clone");
+        CHECK_ST(mcds_clone(&c, h), MCDS_OK);
+        CHECK_ST(mcds_set_io_timeout(c, 500), MCDS_OK);
+        CHECK_ST(mcds_counter_incr(c, name, 5, &v), MCDS_OK);
+        CHECK_ST(mcds_counter_get(h, name, &v), MCDS_OK);
+        CHECK(v == 5);
+        mcds_close(c);
+    }
+    mcds_close(h);
+    tu_ok("open from a config string; clone shares the servers");
+}
+
+int main(int argc, char **argv)
+{
+    const char *servers = tu_init(argc, argv, 120);
+    mcds_t *h = tu_open(servers);
+
+    test_server_down();
+    test_key_too_long(h);
+    test_too_large(h);
+    test_bad_arguments(servers);
+    mcds_close(h);
+    return 0;
+}

@@ -1,0 +1,134 @@
+/*
+ * testutil.c - helpers shared by the libmcds test programs (testutil.h).
+ */
+#include <signal.h>
+#include <string.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+static unsigned watchdog_s = 60;
+
+void tu_fail(const char *file, int line, const char *what, const char *more)
+{
+    fprintf(stderr, "FAIL %s:%d: %s%s%s (pid %d)\n", file, line, what,
+            more ? ": " : "", more ? more : "", (int)getpid());
+    fflush(NULL);
+    _exit(1);
+}
+
+void tu_fail_st(const char *file, int line, const char *what,
+                mcds_status_t got, mcds_status_t want)
+{
+    char more[200];
+    snprintf(more, sizeof more, "got MCDS_%s (%s), want MCDS_%s",
+             mcds_status_name(got), mcds_strerror(got),
+             mcds_status_name(want));
+    tu_fail(file, line, what, more);
+}
+
+const char *tu_init(int argc, char **argv, unsigned timeout_s)
+{
+    if (argc != 2 || argv[1][0] == '\0') {
+        fprintf(stderr, "usage: %s host:port[,host:port...]\n", argv[0]);
+        exit(2);
+    }
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    watchdog_s = timeout_s;
+    alarm(timeout_s); /* the watchdog: SIGALRM ends a hung test */
+    return argv[1];
+}
+
+mcds_t *tu_open(const char *servers)
+{
+    mcds_t *h = NULL;
+    CHECK_ST(mcds_open(&h, servers), MCDS_OK);
+    return h;
+}
+
+const char *tu_name(const char *prefix)
+{
+    static char buf[8][128];
+    static unsigned counter;
+    char *b = buf[counter % 8];
+
+    snprintf(b, sizeof buf[0], "%s-%d-%u-%lld", prefix, (int)getpid(),
+             counter, (long long)tu_now_ms());
+    counter++;
+    return b;
+}
+
+void tu_ok(const char *what)
+{
+    printf("ok - %s\n", what);
+}
+
+int64_t tu_now_ms(void)
+{
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
+}
+
+static void worker_main(int gate, int i, tu_worker_fn fn, const char *servers,
+                        void *arg)
+{
+    char c;
+    alarm(watchdog_s); /* alarms are not inherited by fork */
+    /* Wait until the parent closes the gate's write end: all start at once. */
+    if (read(gate, &c, 1) < 0)
+        _exit(3);
+    close(gate);
+    fn(i, servers, arg);
+    fflush(NULL);
+    _exit(0);
+}
+
+int tu_run_workers(int n, tu_worker_fn fn, const char *servers, void *arg)
+{
+    int gate[2], failed = 0, i;
+    pid_t *pids = calloc((size_t)n, sizeof *pids);
+
+    CHECK(pids != NULL && pipe(gate) == 0);
+    fflush(NULL);
+    for (i = 0; i < n; i++) {
+        pids[i] = fork();
+        CHECK(pids[i] >= 0);
+        if (pids[i] == 0) {
+            free(pids);
+            close(gate[1]);
+            worker_main(gate[0], i, fn, servers, arg);
+        }
+    }
+    close(gate[0]);
+    close(gate[1]);
+    for (i = 0; i < n; i++) {
+        int status = 0;
+        CHECK(waitpid(pids[i], &status, 0) == pids[i]);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            fprintf(stderr, "worker %d failed (status 0x%x)\n", i, status);
+            failed++;
+        }
+    }
+    free(pids);
+    return failed;
+}
+
+int tu_cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int tu_cmp_items(const void *a, const void *b)
+{
+    const mcds_item_t *x = a, *y = b;
+    size_t n = x->len < y->len ? x->len : y->len;
+    int c = memcmp(x->data, y->data, n);
+    if (c != 0)
+        return c;
+    return x->len < y->len ? -1 : x->len > y->len;
+}

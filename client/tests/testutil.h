@@ -1,0 +1,55 @@
+/*
+ * testutil.h - small helpers shared by the libmcds test programs.
+ *
+ * Each program takes one argument, the server list ("host:port[,...]"),
+ * prints what it checks, and exits 0 only if every check passed. CHECK and
+ * CHECK_ST stop the process at the first failure with file:line. Worker
+ * processes (tu_run_workers) get their own handle and report through their
+ * exit status.
+ */
+#ifndef TESTUTIL_H
+#define TESTUTIL_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "mcds.h"
+
+#define CHECK(cond)                                                          \
+    do {                                                                     \
+        if (!(cond))                                                         \
+            tu_fail(__FILE__, __LINE__, #cond, NULL);                        \
+    } while (0)
+
+#define CHECK_ST(expr, want)                                                 \
+    do {                                                                     \
+        mcds_status_t tu_st_ = (expr);                                       \
+        if (tu_st_ != (want))                                                \
+            tu_fail_st(__FILE__, __LINE__, #expr, tu_st_, (want));           \
+    } while (0)
+
+void tu_fail(const char *file, int line, const char *what, const char *more);
+void tu_fail_st(const char *file, int line, const char *what,
+                mcds_status_t got, mcds_status_t want);
+
+/* Parses argv (exits 2 on misuse), sets a watchdog alarm, returns the list. */
+const char *tu_init(int argc, char **argv, unsigned timeout_s);
+/* Opens a handle or fails the test. */
+mcds_t *tu_open(const char *servers);
+/* A name unique to this run: "<prefix>-<pid>-<counter>-<time>". */
+const char *tu_name(const char *prefix);
+/* Prints "ok - what". */
+void tu_ok(const char *what);
+int64_t tu_now_ms(void);
+
+/* Runs fn(i, servers, arg) in n forked processes, all released at once;
+ * returns the number of workers that failed. A worker passes by returning. */
+typedef void (*tu_worker_fn)(int i, const char *servers, void *arg);
+int tu_run_workers(int n, tu_worker_fn fn, const char *servers, void *arg);
+
+/* Sorting and comparing helpers. */
+int tu_cmp_u64(const void *a, const void *b);
+int tu_cmp_items(const void *a, const void *b);
+
+#endif
