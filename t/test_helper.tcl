@@ -199,6 +199,10 @@ proc passthrough_args {} {
 proc start_worker {unit} {
     set cmd [list [info nameofexecutable] [file join $::helper_dir test_helper.tcl] \
         --worker --unit $unit {*}[passthrough_args]]
+    # In its own process group (setsid execs in place: same pid), so that a
+    # hung unit can be killed with everything it started.
+    set setsid [auto_execok setsid]
+    if {$setsid ne {}} { set cmd [list {*}$setsid {*}$cmd] }
     set chan [open "|[list {*}$cmd] 2>@1" r]
     fconfigure $chan -blocking 0 -buffering line -translation lf
     set w $chan
@@ -208,7 +212,7 @@ proc start_worker {unit} {
     set ::w($w,done) 0
     set ::w($w,block) {}
     set ::w($w,errs) 0
-    set limit [expr {($::cfg(timeout) * [time_factor] + 30) * 1000}]
+    set limit [expr {($::cfg(timeout) * [time_factor] + 10) * 1000}]
     set ::w($w,watchdog) [after $limit [list worker_timeout $w]]
     fileevent $chan readable [list worker_readable $w]
     incr ::running
@@ -261,7 +265,7 @@ proc worker_readable {w} {
 }
 
 proc worker_timeout {w} {
-    worker_finished $w "killed by the watchdog after [expr {$::cfg(timeout) * [time_factor] + 30}] s"
+    worker_finished $w "killed by the watchdog after [expr {$::cfg(timeout) * [time_factor] + 10}] s"
 }
 
 proc worker_finished {w why} {
@@ -273,7 +277,12 @@ proc worker_finished {w why} {
     foreach key [array names ::w $w,srv,*] {
         kill_pid [lindex [split $key ,] end] KILL
     }
-    if {$why ne {}} { foreach p $::w($w,pids) { kill_pid $p KILL } }
+    if {$why ne {}} {
+        foreach p $::w($w,pids) {
+            catch {exec kill -KILL -- -$p 2>/dev/null}
+            kill_pid $p KILL
+        }
+    }
     fconfigure $w -blocking 1
     set status 0
     if {[catch {close $w} err opts]} {
@@ -314,7 +323,7 @@ proc schedule {} {
 
 proc orchestrator_main {} {
     source_support
-    if {$::cfg(list_only)} { list_tests; exit 0 }
+    if {$::cfg(list_only)} { catch {list_tests}; exit 0 }
     if {![file executable $::cfg(server)]} {
         puts "server binary not found or not executable: $::cfg(server)"
         puts "0 passed, 1 failed"

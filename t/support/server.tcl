@@ -311,9 +311,18 @@ proc start_server {options body} {
         if {$reason eq {} && $kind eq "memcached" && "mcds-only" in $::tag_stack} {
             set reason "mcds-only: the server is stock memcached"
         }
+        # An --tags allow list may still select tests inside by their own
+        # tags: start the server when the body mentions an allowed tag.
+        if {[string match "--tags allows*" $reason]} {
+            foreach t $::cfg(allow_tags) {
+                if {[regexp -- "\\m[regsub -all {\W} $t {\\&}]\\M" $body]} { set reason {} }
+            }
+        }
         if {$reason ne {}} {
-            foreach name [scan_test_names $body] {
-                if {[name_selected $name]} { report_skip $name $reason }
+            if {![string match --* $reason]} {
+                foreach name [scan_test_names $body] {
+                    if {[name_selected $name]} { report_skip $name $reason }
+                }
             }
             return
         }

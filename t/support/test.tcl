@@ -136,8 +136,16 @@ proc auto_denied_tags {} {
 }
 
 # tags_skip_reason taglist: "" when tests with these tags may run, else the
-# reason they are skipped.
+# reason they are skipped. Reasons starting with "--" come from the user's
+# own --tags filter: such tests are left out silently, not reported.
 proc tags_skip_reason {taglist} {
+    if {[llength $::cfg(allow_tags)]} {
+        set allowed 0
+        foreach t $::cfg(allow_tags) {
+            if {$t in $taglist} { set allowed 1 }
+        }
+        if {!$allowed} { return "--tags allows none of its tags" }
+    }
     foreach t $taglist {
         if {$t in [auto_denied_tags]} {
             switch -glob -- $t {
@@ -147,13 +155,7 @@ proc tags_skip_reason {taglist} {
             }
             return "tag $t denied"
         }
-        if {$t in $::cfg(deny_tags)} { return "tag $t denied by --tags" }
-    }
-    if {[llength $::cfg(allow_tags)]} {
-        foreach t $::cfg(allow_tags) {
-            if {$t in $taglist} { return {} }
-        }
-        return "no tag allowed by --tags"
+        if {$t in $::cfg(deny_tags)} { return "--tags denies $t" }
     }
     return {}
 }
@@ -180,7 +182,7 @@ proc test {name body {expected "\0no-expected\0"} {testtags {}}} {
     set alltags [concat $::tag_stack $testtags]
     set reason [tags_skip_reason $alltags]
     if {$reason ne {}} {
-        report_skip $name $reason
+        if {![string match --* $reason]} { report_skip $name $reason }
         return
     }
     if {$::cfg(list_only)} { return }
