@@ -33,7 +33,8 @@ void tu_fail(const char *file, int line, const char *what, const char *more);
 void tu_fail_st(const char *file, int line, const char *what,
                 mcds_status_t got, mcds_status_t want);
 
-/* Parses argv (exits 2 on misuse), sets a watchdog alarm, returns the list. */
+/* Parses argv (exits 2 on misuse), sets a watchdog alarm of timeout_s
+ * (or $MCDS_TEST_TIMEOUT) seconds, returns the server list. */
 const char *tu_init(int argc, char **argv, unsigned timeout_s);
 /* Opens a handle or fails the test. */
 mcds_t *tu_open(const char *servers);

@@ -1,0 +1,82 @@
+# libmcds (issue 6), the C client library: its test programs from
+# client/tests (built by `make check`) run against the server under test.
+# Each program takes a server list, checks real values, prints "ok - ..."
+# per check and exits non-zero at the first failure. The same programs run
+# against stock memcached (libmcds_memcached.tcl) and against pools of three
+# servers (libmcds_pool.tcl). With --valgrind the programs run under
+# valgrind as well as the server.
+
+set ::env(MCDS_TEST_TIMEOUT) [expr {120 * [time_factor]}]
+
+# libmcds_run prog servers min_ok: run client/tests/<prog> against the
+# server list; fail with its output unless it exits 0 after at least min_ok
+# passed checks. Returns the number of checks.
+proc libmcds_run {prog servers min_ok} {
+    set bin [file join [builddir] client tests $prog]
+    if {![file executable $bin]} {
+        skip "$bin is not built (make check builds it)"
+    }
+    set cmd [list $bin $servers]
+    if {$::cfg(valgrind)} {
+        set cmd [list valgrind -q --leak-check=full \
+            --errors-for-leak-kinds=definite --error-exitcode=99 {*}$cmd]
+    }
+    lassign [run_cmd 200 {*}$cmd] status out
+    if {$status ne "0"} { fail "$prog $servers exited $status:\n$out" }
+    set n [regexp -all -line {^ok - } $out]
+    if {$n < $min_ok} { fail "$prog ran only $n of $min_ok checks:\n$out" }
+    verbose $out
+    return $n
+}
+
+start_server {tags {libmcds}} {
+    set servers 127.0.0.1:[srv port]
+
+    test {libmcds: status codes and mcds_strerror} {
+        libmcds_run test_status $servers 4
+    } 4
+
+    test {libmcds: lock (owner-only release, N x M guarded counter, killed holder taken over)} {
+        libmcds_run test_lock $servers 8
+    } 8
+
+    test {libmcds: signed counter created race-free by 8 processes} {
+        libmcds_run test_counter $servers 6
+    } 6
+
+    test {libmcds: sequence, 8 processes x 100000 IDs without a duplicate} {
+        libmcds_run test_sequence $servers 3
+    } 3
+
+    test {libmcds: event log fetch exact ranges; reader without loss or repetition} {
+        libmcds_run test_eventlog $servers 7
+    } 7
+
+    test {libmcds: rarely written array changed by 8 processes with gets/cas} {
+        libmcds_run test_array $servers 4
+    } 4
+
+    test {libmcds: op array appends from 8 writers all present after compaction} {
+        libmcds_run test_oparray $servers 5
+    } 5
+
+    test {libmcds: table and hash membership agree with the list after concurrent writers} {
+        libmcds_run test_table $servers 7
+    } 7
+
+    test {libmcds: server down, key too long, value too large give clear statuses} {
+        libmcds_run test_errors $servers 6
+    } 6
+
+    test {libmcds: error paths are valgrind clean (no error, no leak)} {
+        if {[auto_execok valgrind] eq {}} {
+            skip "valgrind is not installed"
+        }
+        set bin [file join [builddir] client tests test_errors]
+        if {![file executable $bin]} { skip "$bin is not built (make check builds it)" }
+        lassign [run_cmd 200 valgrind -q --leak-check=full --error-exitcode=99 \
+            $bin $servers] status out
+        if {$status ne "0"} { fail "valgrind test_errors exited $status:\n$out" }
+        regexp -all -line {^ok - } $out
+    } 6
+}
