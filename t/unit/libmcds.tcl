@@ -68,6 +68,24 @@ start_server {tags {libmcds}} {
         libmcds_run test_errors $servers 6
     } 6
 
+    test {libmcds: every contrib/examples program runs and prints its results} {
+        set out {}
+        foreach ex {lock counter sequence eventlog array oparray table} {
+            set bin [file join [builddir] contrib examples $ex]
+            if {![file executable $bin]} { skip "$bin is not built (make builds it)" }
+            lassign [run_cmd 60 $bin $servers] status exout
+            if {$status ne "0"} { fail "example $ex exited $status:\n$exout" }
+            append out $exout
+        }
+        assert_match "*a second taker gets: lock is held by another owner*" $out
+        assert_match "*after -25: -15*" $out
+        assert_match "*id 10*" $out
+        assert_match "*new since the previous read: 3 event(s)*" $out
+        assert_match "*alice\ncarol\ndave\n*" $out
+        assert_match {*\[1, 4, 5\]*} $out
+        assert_match "*eve is not an admin*pear = 0.90*" $out
+    }
+
     test {libmcds: error paths are valgrind clean (no error, no leak)} {
         if {[auto_execok valgrind] eq {}} {
             skip "valgrind is not installed"
