@@ -64,6 +64,10 @@ start_server {tags {libmcds}} {
         libmcds_run test_table $servers 7
     } 7
 
+    test {libmcds: threads with cloned handles or a memcached_pool (exact totals)} {
+        libmcds_run test_threads $servers 4
+    } 4
+
     test {libmcds: server down, key too long, value too large give clear statuses} {
         libmcds_run test_errors $servers 6
     } 6

@@ -49,6 +49,10 @@ start_memcached {tags {libmcds}} {
         libmcds_run test_table $servers 7
     } 7
 
+    test {libmcds on memcached: threads} {
+        libmcds_run test_threads $servers 4
+    } 4
+
     test {libmcds on memcached: errors} {
         libmcds_run test_errors $servers 6
     } 6
