@@ -2,19 +2,19 @@
  * counter.c - signed counters on memcached's unsigned incr/decr.
  *
  * A counter is one key holding a decimal number: the signed value plus
- * 2^62 (the "bias"), so 0 is stored as 4611686018427387904 and the range
- * [MCDS_COUNTER_MIN, MCDS_COUNTER_MAX] maps onto [0, 2^63 - 1]. Adding a
+ * 2^61 (the "bias"), so 0 is stored as 2305843009213693952 and the range
+ * [MCDS_COUNTER_MIN, MCDS_COUNTER_MAX] maps onto [0, 2^62 - 1]. Adding a
  * positive delta is "incr", a negative one "decr" by its magnitude.
  *
- * Why not 2^63: for stored numbers of 2^63 and above, memcached's number
- * parser (safe_strtoull) looks for a '-' with strchr over the item's data,
- * which is not NUL-terminated, so it reads past the value into whatever the
- * slab holds and sometimes answers "non-numeric value". Below 2^63 that
- * check is never reached.
+ * Why so small a range: for stored numbers of 2^63 and above, memcached's
+ * number parser (safe_strtoull) looks for a '-' with strchr over the item's
+ * data, which is not NUL-terminated, so it reads past the value into
+ * whatever the slab holds and sometimes answers "non-numeric value". With
+ * values below 2^62 and increments below 2^62, even an increment that
+ * overshoots stays below 2^63, and is undone with a decr by the same delta
+ * (reported as MCDS_OUT_OF_RANGE).
  *
- * memcached's decr stops at 0, so a counter stops at MCDS_COUNTER_MIN. An
- * incr that lands above MCDS_COUNTER_MAX is undone with a decr by the same
- * delta and reported as MCDS_OUT_OF_RANGE.
+ * memcached's decr stops at 0, so a counter stops at MCDS_COUNTER_MIN.
  *
  * A missing counter is created without a race: incr; if NOT_FOUND, add the
  * initial value; if that add loses to another creator, incr again.
@@ -25,8 +25,8 @@
 
 #include "mcds_int.h"
 
-#define BIAS 4611686018427387904ULL /* 2^62 */
-#define STORED_MAX 9223372036854775807ULL /* 2^63 - 1 */
+#define BIAS 2305843009213693952ULL       /* 2^61 */
+#define STORED_MAX 4611686018427387903ULL /* 2^62 - 1 */
 #define CREATE_ATTEMPTS 3
 
 static uint64_t to_stored(int64_t v)
@@ -39,10 +39,12 @@ static int64_t from_stored(uint64_t u)
     return (int64_t)(u - BIAS);
 }
 
-/* |delta| as an unsigned number (INT64_MIN included). */
+/* |delta| as an unsigned number (INT64_MIN included), at most 2^62: a
+ * larger decrement ends at the floor all the same. */
 static uint64_t magnitude(int64_t delta)
 {
-    return delta < 0 ? (uint64_t)0 - (uint64_t)delta : (uint64_t)delta;
+    uint64_t m = delta < 0 ? (uint64_t)0 - (uint64_t)delta : (uint64_t)delta;
+    return m > STORED_MAX + 1 ? STORED_MAX + 1 : m;
 }
 
 static mcds_status_t apply(mcds_t *h, const mcds__key_t *key, int64_t delta,
@@ -52,10 +54,12 @@ static mcds_status_t apply(mcds_t *h, const mcds__key_t *key, int64_t delta,
 
     if (delta < 0)
         return mcds__decr(h, key, key, magnitude(delta), stored);
-    st = mcds__incr(h, key, key, magnitude(delta), stored);
+    if ((uint64_t)delta > STORED_MAX)
+        return MCDS_OUT_OF_RANGE; /* from any value: never sent */
+    st = mcds__incr(h, key, key, (uint64_t)delta, stored);
     if (st == MCDS_OK && *stored > STORED_MAX) {
         uint64_t undone;
-        mcds__decr(h, key, key, magnitude(delta), &undone);
+        mcds__decr(h, key, key, (uint64_t)delta, &undone);
         st = MCDS_OUT_OF_RANGE;
     }
     return st;

@@ -131,14 +131,14 @@ void mcds_lock_free(mcds_lock_t *lock);
 
 /* ==== Counter: signed, created race-free ==== */
 
-/* The range of a counter: [-2^62, 2^62 - 1]. */
-#define MCDS_COUNTER_MIN (-INT64_C(4611686018427387904))
-#define MCDS_COUNTER_MAX INT64_C(4611686018427387903)
+/* The range of a counter: [-2^61, 2^61 - 1]. */
+#define MCDS_COUNTER_MIN (-INT64_C(2305843009213693952))
+#define MCDS_COUNTER_MAX INT64_C(2305843009213693951)
 
 /* Adds delta (may be negative) and returns the new value. A missing counter
- * starts at 0. Values are stored offset by 2^62, so memcached's unsigned
- * incr/decr give signed results and the stored number stays below 2^63
- * (memcached misreads larger ones at random). Going below MCDS_COUNTER_MIN
+ * starts at 0. Values are stored offset by 2^61, so memcached's unsigned
+ * incr/decr give signed results and the stored number never reaches 2^63
+ * (memcached misreads such numbers at random). Going below MCDS_COUNTER_MIN
  * stops there (as memcached's decr stops at 0); an increment past
  * MCDS_COUNTER_MAX is undone and returns MCDS_OUT_OF_RANGE. */
 mcds_status_t mcds_counter_incr(mcds_t *h, const char *name, int64_t delta,

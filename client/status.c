@@ -37,7 +37,6 @@ static int is_connection_failure(memcached_return_t rc)
     case MEMCACHED_HOST_LOOKUP_FAILURE:
     case MEMCACHED_WRITE_FAILURE:
     case MEMCACHED_READ_FAILURE:
-    case MEMCACHED_UNKNOWN_READ_FAILURE:
     case MEMCACHED_PARTIAL_READ:
     case MEMCACHED_ERRNO:
     case MEMCACHED_TIMEOUT:
@@ -76,6 +75,8 @@ mcds_status_t mcds__from_memcached(memcached_return_t rc)
         return MCDS_NO_MEMORY;
     case MEMCACHED_SERVER_ERROR:
     case MEMCACHED_SERVER_MEMORY_ALLOCATION_FAILURE:
+    /* an answer libmemcached could not place, e.g. binary DELTA_BADVAL */
+    case MEMCACHED_UNKNOWN_READ_FAILURE:
     case MEMCACHED_CLIENT_ERROR:
     case MEMCACHED_ERROR:
     case MEMCACHED_PROTOCOL_ERROR:

@@ -1,6 +1,7 @@
 /*
  * testutil.c - helpers shared by the libmcds test programs (testutil.h).
  */
+#include <libmemcached/memcached.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/time.h>
@@ -48,7 +49,13 @@ const char *tu_init(int argc, char **argv, unsigned timeout_s)
 mcds_t *tu_open(const char *servers)
 {
     mcds_t *h = NULL;
+    const char *proto = getenv("MCDS_TEST_PROTOCOL");
+
     CHECK_ST(mcds_open(&h, servers), MCDS_OK);
+    if (proto != NULL && strcmp(proto, "binary") == 0)
+        CHECK(memcached_behavior_set(mcds_memcached(h),
+                                     MEMCACHED_BEHAVIOR_BINARY_PROTOCOL,
+                                     1) == MEMCACHED_SUCCESS);
     return h;
 }
 

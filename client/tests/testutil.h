@@ -36,7 +36,8 @@ void tu_fail_st(const char *file, int line, const char *what,
 /* Parses argv (exits 2 on misuse), sets a watchdog alarm of timeout_s
  * (or $MCDS_TEST_TIMEOUT) seconds, returns the server list. */
 const char *tu_init(int argc, char **argv, unsigned timeout_s);
-/* Opens a handle or fails the test. */
+/* Opens a handle or fails the test; with MCDS_TEST_PROTOCOL=binary the
+ * handle speaks memcached's binary protocol instead of text. */
 mcds_t *tu_open(const char *servers);
 /* A name unique to this run: "<prefix>-<pid>-<counter>-<time>". */
 const char *tu_name(const char *prefix);

@@ -1,6 +1,7 @@
 # libmcds (issue 6) against Debian's stock memcached: every structure uses
 # only classic commands (add, append, gets/cas, incr/decr, multi-get), so
-# every test program must pass there too. See libmcds.tcl.
+# every test program must pass there too, over the text protocol and over
+# the binary one (MCDS_TEST_PROTOCOL=binary). See libmcds.tcl.
 
 set ::env(MCDS_TEST_TIMEOUT) [expr {120 * [time_factor]}]
 
@@ -56,4 +57,18 @@ start_memcached {tags {libmcds}} {
     test {libmcds on memcached: errors} {
         libmcds_run test_errors $servers 6
     } 6
+
+    foreach p {{test_lock 8} {test_counter 6} {test_sequence 3} {test_eventlog 7}
+               {test_array 4} {test_oparray 5} {test_table 7} {test_threads 4}
+               {test_errors 6}} {
+        lassign $p prog min
+        test "libmcds on memcached, binary protocol: $prog" {
+            set ::env(MCDS_TEST_PROTOCOL) binary
+            try {
+                libmcds_run $prog $servers $min
+            } finally {
+                unset ::env(MCDS_TEST_PROTOCOL)
+            }
+        } $min
+    }
 }
