@@ -77,6 +77,7 @@ static void worker(int i, const char *servers, void *arg)
     mcds_t *h = tu_open(servers);
     char cur[32], prev[32];
     int r;
+    (void)arg;
 
     mcds_set_retry_timeout(h, 30000);
     for (r = 0; r < ROUNDS; r++) {

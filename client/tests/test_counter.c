@@ -110,6 +110,8 @@ static void worker(int i, const char *servers, void *arg)
 {
     mcds_t *h = tu_open(servers);
     int r;
+    (void)i;
+    (void)arg;
 
     for (r = 0; r < ROUNDS; r++)
         CHECK_ST(mcds_counter_incr(h, shared_name, r % 2 ? -1 : 3, NULL),

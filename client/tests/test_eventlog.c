@@ -156,6 +156,7 @@ static void writer(int i, const char *servers, void *arg)
     mcds_log_t *log;
     char buf[32];
     int k;
+    (void)arg;
 
     CHECK_ST(mcds_log_new(h, log_name, CHUNK_S, CHUNKS, &log), MCDS_OK);
     for (k = 0; k < PER_WRITER; k++) {

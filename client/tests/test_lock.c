@@ -121,6 +121,7 @@ static void counter_worker(int i, const char *servers, void *arg)
     mcds_t *h = tu_open(servers);
     mcds_lock_t *l;
     int r;
+    (void)arg;
 
     CHECK_ST(mcds_lock_new(h, lock_name, 10, &l), MCDS_OK);
     for (r = 0; r < ROUNDS; r++) {

@@ -130,6 +130,7 @@ static void writer(int i, const char *servers, void *arg)
     mcds_oparray_t *a;
     char buf[32];
     int k;
+    (void)arg;
 
     CHECK_ST(mcds_oparray_new(h, arr_name, arr_shards, &a), MCDS_OK);
     for (k = 0; k < PER_WRITER; k++) {

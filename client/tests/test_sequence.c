@@ -59,6 +59,7 @@ static void worker(int i, const char *servers, void *arg)
     char path[200];
     FILE *f;
     int k;
+    (void)arg;
 
     CHECK(ids != NULL);
     CHECK_ST(mcds_seq_new(h, seq_name, BLOCK, &s), MCDS_OK);

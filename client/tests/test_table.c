@@ -117,6 +117,7 @@ static void worker(int i, const char *servers, void *arg)
     unsigned seed = (unsigned)i * 7919u + 17u;
     char m[16], v[32];
     int r;
+    (void)arg;
 
     mcds_set_retry_timeout(h, 30000);
     for (r = 0; r < ROUNDS; r++) {

@@ -59,6 +59,7 @@ static void *clone_thread(void *arg)
 static void *pool_thread(void *arg)
 {
     int i;
+    (void)arg;
 
     for (i = 0; i < INCRS / 2; i++) {
         memcached_return_t rc;
