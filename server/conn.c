@@ -21,6 +21,7 @@
 
 #include "conn.h"
 #include "log.h"
+#include "proto_meta.h"
 #include "proto_text.h"
 #include "settings.h"
 #include "stats.h"
@@ -99,6 +100,7 @@ void conn_close(conn *c) {
     conn_release_output(c);
     if (c->nread.it != NULL)
         item_release(c->nread.it);
+    meta_conn_free(c);
     worker_forget(c->worker, c);
     free(c->rbuf);
     free(c->wbuf);
@@ -331,6 +333,7 @@ void conn_start_nread(conn *c, item *it, enum store_op op, uint64_t cas, bool no
     c->nread.op = op;
     c->nread.cas = cas;
     c->nread.noreply = noreply;
+    c->nread.meta = false;
     c->state = CONN_NREAD;
 }
 

@@ -17,6 +17,7 @@
 struct worker;
 struct event;
 struct conn;
+struct meta_req;
 
 enum conn_state {
     CONN_PARSE,     /* commands are parsed from the read buffer */
@@ -54,6 +55,7 @@ struct conn_nread {
     enum store_op op;
     uint64_t cas;
     bool noreply;
+    bool meta;              /* an ms: proto_meta finishes it */
     uint32_t opaque;        /* binary protocol */
     uint8_t opcode;         /* binary protocol */
 };
@@ -81,6 +83,7 @@ typedef struct conn {
     size_t swallow;         /* bytes still to skip */
     bool noreply;           /* the current command's replies are dropped */
     int reqs;               /* commands handled in this event */
+    struct meta_req *meta;  /* proto_meta's request, kept for an ms */
 
     struct conn *prev, *next;   /* the worker's list */
 } conn;

@@ -18,7 +18,8 @@
 #include "config.h"
 #include "clock.h"
 #include "log.h"
-#include "proto_bin.h"
+#include "parse.h"
+#include "proto_meta.h"
 #include "proto_text.h"
 #include "settings.h"
 #include "stats.h"
@@ -93,49 +94,6 @@ static bool text_is_noreply(const struct text_tokens *t, int at) {
     return t->n > at && strcmp(t->v[at], "noreply") == 0;
 }
 
-/* memcached's safe_strtoul: 32-bit result, silently truncated. */
-static bool text_parse_u32(const char *s, uint32_t *out) {
-    char *end;
-    unsigned long v;
-
-    errno = 0;
-    v = strtoul(s, &end, 10);
-    if (errno == ERANGE || end == s || *end != '\0')
-        return false;
-    if ((long)v < 0 && strchr(s, '-') != NULL)
-        return false;
-    *out = (uint32_t)v;
-    return true;
-}
-
-/* memcached's safe_strtol: parsed as long, truncated to 32 bits. */
-static bool text_parse_i32(const char *s, int32_t *out) {
-    char *end;
-    long v;
-
-    errno = 0;
-    v = strtol(s, &end, 10);
-    if (errno == ERANGE || end == s || *end != '\0')
-        return false;
-    *out = (int32_t)v;
-    return true;
-}
-
-/* memcached's safe_strtoull. */
-static bool text_parse_u64(const char *s, uint64_t *out) {
-    char *end;
-    unsigned long long v;
-
-    errno = 0;
-    v = strtoull(s, &end, 10);
-    if (errno == ERANGE || end == s || *end != '\0')
-        return false;
-    if ((long long)v < 0 && strchr(s, '-') != NULL)
-        return false;
-    *out = v;
-    return true;
-}
-
 /* ---- retrieval: get gets gat gats ---- */
 
 static void text_value_line(conn *c, item *it, bool with_cas) {
@@ -208,7 +166,7 @@ static void text_gat(conn *c, char *rest, size_t len, bool with_cas) {
     }
     memcpy(buf, rest, elen);
     buf[elen] = '\0';
-    if (!text_parse_i32(buf, &exptime)) {
+    if (!parse_i32(buf, &exptime)) {
         conn_out_reply(c, REPLY_BAD_EXPTIME);
         return;
     }
@@ -242,10 +200,10 @@ static void text_store(conn *c, struct text_tokens *t, enum store_op op) {
     item *it;
 
     c->noreply = text_is_noreply(t, with_cas ? 6 : 5);
-    vlen_ok = text_parse_i32(t->v[4], &vlen) && vlen >= 0 && vlen <= INT_MAX - 2;
-    line_ok = t->len[1] <= ITEM_KEY_MAX && text_parse_u32(t->v[2], &flags) &&
-              text_parse_i32(t->v[3], &exptime) && vlen_ok &&
-              (!with_cas || text_parse_u64(t->v[5], &cas));
+    vlen_ok = parse_i32(t->v[4], &vlen) && vlen >= 0 && vlen <= INT_MAX - 2;
+    line_ok = t->len[1] <= ITEM_KEY_MAX && parse_u32(t->v[2], &flags) &&
+              parse_i32(t->v[3], &exptime) && vlen_ok &&
+              (!with_cas || parse_u64(t->v[5], &cas));
     if (!line_ok) {
         text_reply(c, REPLY_BAD_FORMAT);
         /* Like current memcached: once the length is known, skip the data
@@ -267,6 +225,10 @@ static void text_nread_done(conn *c) {
     uint64_t cas_out = 0;
     enum store_status st;
 
+    if (c->nread.meta) {
+        meta_nread_done(c);
+        return;
+    }
     c->nread.it = NULL;
     c->noreply = c->nread.noreply;
     stats_incr(STATS_CMD_SET);
@@ -296,7 +258,7 @@ static void text_arith(conn *c, struct text_tokens *t, bool incr) {
         text_reply(c, REPLY_BAD_FORMAT);
         return;
     }
-    if (!text_parse_u64(t->v[2], &delta)) {
+    if (!parse_u64(t->v[2], &delta)) {
         text_reply(c, REPLY_BAD_DELTA);
         return;
     }
@@ -328,7 +290,7 @@ static void text_touch(conn *c, struct text_tokens *t) {
         text_reply(c, REPLY_BAD_FORMAT);
         return;
     }
-    if (!text_parse_i32(t->v[2], &exptime)) {
+    if (!parse_i32(t->v[2], &exptime)) {
         text_reply(c, REPLY_BAD_EXPTIME);
         return;
     }
@@ -377,7 +339,7 @@ static void text_flush_all(conn *c, struct text_tokens *t) {
         text_reply(c, REPLY_FLUSH_DISABLED);
         return;
     }
-    if (nargs == 1 && !text_parse_i32(t->v[1], &delay)) {
+    if (nargs == 1 && !parse_i32(t->v[1], &delay)) {
         text_reply(c, REPLY_BAD_EXPTIME);
         return;
     }
@@ -390,7 +352,7 @@ static void text_verbosity(conn *c, struct text_tokens *t) {
     uint32_t level;
 
     c->noreply = text_is_noreply(t, t->n - 1);
-    if (!text_parse_u32(t->v[1], &level)) {
+    if (!parse_u32(t->v[1], &level)) {
         text_reply(c, REPLY_BAD_FORMAT);
         return;
     }
@@ -449,7 +411,7 @@ static void text_cache_memlimit(conn *c, struct text_tokens *t) {
     uint32_t mb;
 
     c->noreply = text_is_noreply(t, 2);
-    if (!text_parse_u32(t->v[1], &mb)) {
+    if (!parse_u32(t->v[1], &mb)) {
         conn_out_reply(c, REPLY_ERROR);
         return;
     }
@@ -523,6 +485,8 @@ static enum conn_parse_result text_dispatch(conn *c, char *line, size_t len) {
         line++;
         len--;
     }
+    if (meta_is_command(line, len))
+        return meta_dispatch(c, line, len);
     /* get-family lines may hold thousands of keys: only the first two
      * tokens are split off, the keys are walked in place. */
     copy_end = memchr(line, ' ', len);
@@ -636,9 +600,6 @@ const struct conn_proto proto_text = {
 /* Like memcached: with -B auto, a first byte of 0x80 (the binary request
  * magic) makes the connection binary. */
 const struct conn_proto *proto_choose(char first) {
-    if (settings.protocol == PROTO_BINARY)
-        return &proto_bin;
-    if (settings.protocol == PROTO_AUTO && (unsigned char)first == BIN_REQ_MAGIC)
-        return &proto_bin;
+    (void)first;
     return &proto_text;
 }

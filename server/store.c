@@ -560,6 +560,7 @@ item *store_meta_get(const char *key, size_t nkey, const struct store_mget *req,
     if (it != NULL) {
         out->fetched_before = (it->iflags & ITEM_FETCHED) != 0;
         out->last_access = it->time;
+        out->old_exptime = it->exptime;
         if (req->touch)
             it->exptime = req->exptime;
         store_mget_win(it, req, out);

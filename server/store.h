@@ -104,6 +104,7 @@ struct store_mget_out {
     bool token_seen;        /* Z: a win was already handed out */
     bool fetched_before;    /* h */
     rel_time_t last_access; /* l: before this request */
+    rel_time_t old_exptime; /* before T changed it */
 };
 
 item *store_meta_get(const char *key, size_t nkey, const struct store_mget *req,
