@@ -4,9 +4,10 @@
  * The log is num_chunks keys "mcds:log:<name>:<slot>". The event at time t
  * (ms) belongs to period p = t / chunk_ms and goes to slot p % num_chunks.
  * A chunk is created with "add" and a TTL of (num_chunks-1)*time_chunk
- * seconds, so it has expired before its slot comes round again; events are
- * added to it with "append" (append first; if the key is missing, add; if
- * the add lost to another writer, append again).
+ * seconds (less when created late, see chunk_ttl), so it has expired before
+ * its slot comes round again; events are added to it with "append" (append
+ * first; if the key is missing, add; if the add lost to another writer,
+ * append again).
  *
  * Chunk format (all varints, see codec.c):
  *   header  0xE1, period, nonce (8 bytes, random per created chunk)
@@ -145,14 +146,34 @@ static mcds_status_t put_record(mcds__buf_t *b, const mcds_log_t *log,
     return st;
 }
 
+/* The TTL of a chunk of period p created at now: the article's
+ * (num_chunks-1)*time_chunk, but never past one second before the slot is
+ * reused by period p + num_chunks. Otherwise a chunk created late (for an
+ * old period, or in the last second of its own) could still be alive when
+ * the next round's events arrive, and take them along when it expires.
+ * 0 when the period is too close to its slot's reuse to be stored. */
+static time_t chunk_ttl(const mcds_log_t *log, int64_t period, int64_t now)
+{
+    int64_t ttl = log->chunk_ms / 1000 * (log->n - 1);
+    int64_t reuse = (period + log->n) * log->chunk_ms;
+    int64_t before_reuse = (reuse - now) / 1000 - 1;
+
+    if (before_reuse < ttl)
+        ttl = before_reuse;
+    return ttl < 1 ? 0 : (time_t)ttl;
+}
+
 /* Creates the chunk with header + record: MCDS_OK or MCDS_EXISTS. */
 static mcds_status_t create_chunk(mcds_log_t *log, const mcds__key_t *key,
-                                  int64_t t, const mcds__buf_t *record)
+                                  int64_t t, int64_t now,
+                                  const mcds__buf_t *record)
 {
-    time_t ttl = (time_t)(log->chunk_ms / 1000) * (log->n - 1);
+    time_t ttl = chunk_ttl(log, period_of(log, t), now);
     mcds__buf_t b;
     mcds_status_t st;
 
+    if (ttl == 0)
+        return MCDS_INVALID; /* too old for the ring */
     mcds__buf_init(&b);
     st = put_header(&b, period_of(log, t));
     if (st == MCDS_OK)
@@ -163,12 +184,13 @@ static mcds_status_t create_chunk(mcds_log_t *log, const mcds__key_t *key,
     return st;
 }
 
-static mcds_status_t time_ok(const mcds_log_t *log, int64_t t)
+/* An event may be as old as the retention and no newer than the current
+ * chunk: a later period's slot may still hold the previous round's chunk. */
+static mcds_status_t time_ok(const mcds_log_t *log, int64_t t, int64_t now)
 {
-    int64_t now = mcds__now_ms();
     int64_t keep = log->chunk_ms * (log->n - 1);
 
-    if (t < 0 || t < now - keep || t > now + log->chunk_ms)
+    if (t < 0 || t < now - keep || period_of(log, t) > period_of(log, now))
         return MCDS_INVALID;
     return MCDS_OK;
 }
@@ -176,6 +198,7 @@ static mcds_status_t time_ok(const mcds_log_t *log, int64_t t)
 mcds_status_t mcds_log_put(mcds_log_t *log, int64_t time_ms, const void *data,
                            size_t len)
 {
+    int64_t now = mcds__now_ms();
     mcds__key_t key;
     mcds__buf_t rec;
     mcds_status_t st;
@@ -183,7 +206,7 @@ mcds_status_t mcds_log_put(mcds_log_t *log, int64_t time_ms, const void *data,
 
     if (log == NULL || (data == NULL && len > 0))
         return MCDS_INVALID;
-    st = time_ok(log, time_ms);
+    st = time_ok(log, time_ms, now);
     if (st != MCDS_OK)
         return st;
     slot_key(log, (unsigned)(period_of(log, time_ms) % log->n), &key);
@@ -193,7 +216,7 @@ mcds_status_t mcds_log_put(mcds_log_t *log, int64_t time_ms, const void *data,
         st = mcds__append(log->h, &log->base, &key, rec.p, rec.len);
         if (st != MCDS_NOT_FOUND)
             break;
-        st = create_chunk(log, &key, time_ms, &rec);
+        st = create_chunk(log, &key, time_ms, now, &rec);
         if (st != MCDS_EXISTS)
             break;
         st = MCDS_OK;
