@@ -28,8 +28,25 @@
 
 #define LISTENER_BACKLOG 1024
 
+#define LISTENER_PAUSE_MS 100
+
 static int listener_fd = -1;
 static struct event *listener_ev;
+static struct event *listener_resume_ev;
+
+static void listener_resume(evutil_socket_t fd, short what, void *arg) {
+    event_add(listener_ev, NULL);
+}
+
+/* Out of file descriptors: stop accepting for a moment instead of
+ * spinning on a socket that stays readable. */
+static void listener_pause(void) {
+    struct timeval tv = { 0, LISTENER_PAUSE_MS * 1000 };
+
+    log_msg(1, "accept: %s; pausing accepts for %d ms", strerror(errno), LISTENER_PAUSE_MS);
+    event_del(listener_ev);
+    evtimer_add(listener_resume_ev, &tv);
+}
 
 static void listener_reject(int fd) {
     const struct reply_line *r = &reply_lines[REPLY_TOO_MANY_CONNS];
@@ -46,9 +63,11 @@ static void listener_accept(evutil_socket_t lfd, short what, void *arg) {
         int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
         if (fd < 0) {
-            if (errno == EINTR)
+            if (errno == EINTR || errno == ECONNABORTED)
                 continue;
-            if (errno != EAGAIN && errno != EWOULDBLOCK)
+            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+                listener_pause();
+            else if (errno != EAGAIN && errno != EWOULDBLOCK)
                 log_msg(1, "accept: %s", strerror(errno));
             return;
         }
@@ -147,7 +166,8 @@ int listener_open(struct event_base *base) {
     if (listener_fd < 0)
         return -1;
     listener_ev = event_new(base, listener_fd, EV_READ | EV_PERSIST, listener_accept, NULL);
-    if (listener_ev == NULL || event_add(listener_ev, NULL) < 0) {
+    listener_resume_ev = evtimer_new(base, listener_resume, NULL);
+    if (listener_ev == NULL || listener_resume_ev == NULL || event_add(listener_ev, NULL) < 0) {
         log_msg(0, "cannot watch the listening socket");
         return -1;
     }
@@ -157,7 +177,10 @@ int listener_open(struct event_base *base) {
 void listener_close(void) {
     if (listener_ev != NULL)
         event_free(listener_ev);
+    if (listener_resume_ev != NULL)
+        event_free(listener_resume_ev);
     listener_ev = NULL;
+    listener_resume_ev = NULL;
     if (listener_fd >= 0)
         close(listener_fd);
     listener_fd = -1;

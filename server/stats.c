@@ -226,12 +226,10 @@ void stats_settings(stats_emit_fn emit, void *ctx) {
  * holding every item, so tools that walk classes still find the totals. */
 void stats_items(stats_emit_fn emit, void *ctx) {
     uint64_t n = stats_global_get(STATS_CURR_ITEMS);
-
     rel_time_t oldest = lru_oldest_time();
 
     if (n == 0)
         return;
-
     stats_emit_u64(emit, ctx, "items:1:number", n);
     stats_emit_u64(emit, ctx, "items:1:age", oldest != 0 && oldest <= clock_now() ? clock_now() - oldest : 0);
     stats_emit_u64(emit, ctx, "items:1:evicted", stats_global_get(STATS_EVICTIONS));
