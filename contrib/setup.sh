@@ -6,7 +6,8 @@ set -e
 cd "$(dirname "$0")/.."
 
 PKGS="build-essential autoconf automake libtool pkg-config libevent-dev
-libmemcached-dev libmemcached-tools memcached tcl valgrind"
+libmemcached-dev libmemcached-tools memcached tcl valgrind
+python3-pymemcache nutcracker"
 
 missing=""
 for p in $PKGS; do
