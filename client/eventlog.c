@@ -30,6 +30,7 @@
 #define MAX_CHUNKS 1000u
 #define MAX_TTL 2592000u
 #define APPEND_ATTEMPTS 3
+#define MIN_LIFE_MS 2000 /* late events keep this much of the retention */
 
 struct mcds_log {
     mcds_t *h;
@@ -76,7 +77,7 @@ mcds_status_t mcds_log_new(mcds_t *h, const char *name, unsigned time_chunk_s,
     mcds_status_t st;
 
     if (h == NULL || out == NULL || num_chunks < 2 ||
-        num_chunks > MAX_CHUNKS || time_chunk_s == 0 || ttl < 2 ||
+        num_chunks > MAX_CHUNKS || time_chunk_s == 0 || ttl < 4 ||
         ttl > MAX_TTL)
         return MCDS_INVALID;
     *out = NULL;
@@ -184,11 +185,13 @@ static mcds_status_t create_chunk(mcds_log_t *log, const mcds__key_t *key,
     return st;
 }
 
-/* An event may be as old as the retention and no newer than the current
- * chunk: a later period's slot may still hold the previous round's chunk. */
+/* An event may be as old as the retention less 2 s (its chunk must be
+ * able to live a second or more before its slot's reuse) and no newer than
+ * the current chunk: a later period's slot may still hold the previous
+ * round's chunk. */
 static mcds_status_t time_ok(const mcds_log_t *log, int64_t t, int64_t now)
 {
-    int64_t keep = log->chunk_ms * (log->n - 1);
+    int64_t keep = log->chunk_ms * (log->n - 1) - MIN_LIFE_MS;
 
     if (t < 0 || t < now - keep || period_of(log, t) > period_of(log, now))
         return MCDS_INVALID;

@@ -169,11 +169,13 @@ mcds_status_t mcds_seq_raise(mcds_t *h, const char *name, uint64_t floor);
 typedef struct mcds_log mcds_log_t;
 typedef struct mcds_log_reader mcds_log_reader_t;
 
-/* Keeps events for (num_chunks-1)*time_chunk_s seconds. num_chunks 2..1000. */
+/* Keeps events for (num_chunks-1)*time_chunk_s seconds (4 s to 30 days);
+ * num_chunks 2..1000. */
 mcds_status_t mcds_log_new(mcds_t *h, const char *name, unsigned time_chunk_s,
                            unsigned num_chunks, mcds_log_t **out);
-/* Appends one event. Its time must lie within the retention window and not
- * after the current chunk of this machine's clock, else MCDS_INVALID. */
+/* Appends one event. Its time must be at most the retention less 2 s old
+ * and not after the current chunk of this machine's clock, else
+ * MCDS_INVALID. */
 mcds_status_t mcds_log_put(mcds_log_t *log, int64_t time_ms, const void *data,
                            size_t len);
 /* Exactly the retained events with first_ms <= time <= last_ms, sorted by

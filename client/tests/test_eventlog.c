@@ -69,6 +69,7 @@ static void test_fetch_ranges(mcds_t *h)
     tu_ok("fetch returns exactly the events in [first, last]");
 
     CHECK_ST(mcds_log_put(log, now - 60000, "old", 3), MCDS_INVALID);
+    CHECK_ST(mcds_log_put(log, now - 17000, "too late", 8), MCDS_INVALID);
     CHECK_ST(mcds_log_put(log, now + 60000, "future", 6), MCDS_INVALID);
     /* the next chunk's slot may still hold the previous round's chunk */
     CHECK_ST(mcds_log_put(log, now + CHUNK_S * 1000, "next", 4), MCDS_INVALID);
@@ -240,7 +241,7 @@ int main(int argc, char **argv)
 
     CHECK_ST(mcds_log_new(h, "x", 2, 1, &bad), MCDS_INVALID);
     CHECK_ST(mcds_log_new(h, "x", 0, 10, &bad), MCDS_INVALID);
-    CHECK_ST(mcds_log_new(h, "x", 1, 2, &bad), MCDS_INVALID); /* TTL 1 s */
+    CHECK_ST(mcds_log_new(h, "x", 1, 4, &bad), MCDS_INVALID); /* keeps 3 s */
     CHECK(bad == NULL);
     test_fetch_ranges(h);
     test_binary(h);
