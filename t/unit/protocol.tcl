@@ -213,6 +213,11 @@ start_server {tags {protocol}} {
         mc_exchange $fd "set bk 0 0 1\r\nx\r\nset bk 0 0 1\r\nyz\r\nget bk\r\n"
     } "STORED\r\nCLIENT_ERROR bad data chunk\r\nERROR\r\nVALUE bk 0 1\r\nx\r\nEND\r\n"
 
+    test {a zero-length block must be just \r\n} {
+        # "xx" are the 2 block bytes; the leftover "\r\n" is an empty line.
+        mc_exchange $fd "set z0 0 0 0\r\nxx\r\nget z0\r\n"
+    } "CLIENT_ERROR bad data chunk\r\nERROR\r\nEND\r\n"
+
     test {a data block may contain a command} {
         mc_exchange $fd "set dc 0 0 11\r\nget dc\r\nend\r\nget dc\r\n"
     } "STORED\r\nVALUE dc 0 11\r\nget dc\r\nend\r\nEND\r\n"
@@ -294,6 +299,18 @@ start_server {tags {protocol}} {
     test {HTTP/ not in last position is just ERROR} {
         mc_exchange $fd "foo HTTP/1.1 bar\r\n"
     } "ERROR\r\n"
+
+    test {200 connections opened and closed: curr_connections comes back} {
+        set before [mc_stat $fd curr_connections]
+        for {set i 0} {$i < 200} {incr i} {
+            set c [mc_connect]
+            if {$i % 2} { mc_cmd $c "get nokey" }
+            if {$i % 3 == 0} { mc_send $c "set half 0 0 10\r\nabc" }
+            mc_close $c
+        }
+        wait_for {[mc_stat $fd curr_connections] <= $before}
+        mc_get $fd half
+    } {}
 
     test {the server is still healthy after all this} {
         mc_exchange $fd "set ok 0 0 2\r\nok\r\nget ok\r\n"
