@@ -16,6 +16,7 @@ static time_t clock_start_wall;       /* wall time matching rel time 0 */
 static struct timespec clock_start_mono;
 static rel_time_t clock_current;
 static int64_t clock_offset;          /* debug shift, seconds */
+static void (*clock_shift_hook)(void);
 
 static rel_time_t clock_compute(void) {
     struct timespec now;
@@ -49,6 +50,23 @@ time_t clock_started(void) {
 void clock_shift(int64_t seconds) {
     __atomic_add_fetch(&clock_offset, seconds, __ATOMIC_RELAXED);
     clock_tick();
+    if (clock_shift_hook != NULL)
+        clock_shift_hook();
+}
+
+void clock_on_shift(void (*fn)(void)) {
+    clock_shift_hook = fn;
+}
+
+uint64_t clock_now_ms(void) {
+    struct timespec now;
+    int64_t ms;
+
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    ms = (int64_t)(now.tv_sec - clock_start_mono.tv_sec) * 1000 +
+         (now.tv_nsec - clock_start_mono.tv_nsec) / 1000000;
+    ms += __atomic_load_n(&clock_offset, __ATOMIC_RELAXED) * 1000;
+    return (uint64_t)(ms + CLOCK_EPOCH_SLACK * 1000);
 }
 
 /* Turns a protocol exptime into server time: 0 never expires, negative

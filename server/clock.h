@@ -17,6 +17,11 @@ typedef uint32_t rel_time_t;
 void clock_init(void);
 void clock_tick(void);
 rel_time_t clock_now(void);
+/* Milliseconds on the same clock (shifted by debugtime too), for queue
+ * delays and leases; read from the monotonic clock on each call. */
+uint64_t clock_now_ms(void);
+/* Called after the clock was shifted (debugtime), from that thread. */
+void clock_on_shift(void (*fn)(void));
 time_t clock_started(void);
 void clock_shift(int64_t seconds);
 rel_time_t clock_exptime(int64_t exptime);

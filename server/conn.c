@@ -21,6 +21,7 @@
 
 #include "conn.h"
 #include "log.h"
+#include "proto_ext.h"
 #include "proto_meta.h"
 #include "proto_text.h"
 #include "settings.h"
@@ -101,6 +102,7 @@ void conn_close(conn *c) {
     if (c->nread.it != NULL)
         item_release(c->nread.it);
     meta_conn_free(c);
+    ext_conn_closed(c);
     worker_forget(c->worker, c);
     free(c->rbuf);
     free(c->wbuf);
@@ -330,10 +332,12 @@ static int conn_read(conn *c) {
 void conn_start_nread(conn *c, item *it, enum store_op op, uint64_t cas, bool noreply) {
     c->nread.it = it;
     c->nread.done = 0;
+    c->nread.want = it->nbytes;
     c->nread.op = op;
     c->nread.cas = cas;
     c->nread.noreply = noreply;
     c->nread.meta = false;
+    c->nread.ext = false;
     c->state = CONN_NREAD;
 }
 
@@ -345,7 +349,7 @@ void conn_start_swallow(conn *c, size_t n) {
 /* Moves value bytes into the item being read: 1 progress, 0 wait, -1 close. */
 static int conn_step_nread(conn *c) {
     item *it = c->nread.it;
-    size_t need = it->nbytes - c->nread.done;
+    size_t need = c->nread.want - c->nread.done;
     size_t have = c->rlen - c->rpos;
 
     if (have > 0) {
@@ -361,7 +365,7 @@ static int conn_step_nread(conn *c) {
     } else {
         return conn_read(c);
     }
-    if (c->nread.done == it->nbytes) {
+    if (c->nread.done == c->nread.want) {
         c->state = CONN_PARSE;
         c->proto->nread_done(c);
         c->reqs++;
@@ -383,6 +387,18 @@ static int conn_step_swallow(conn *c) {
         c->rpos = c->rlen;
     }
     return 1;
+}
+
+/* While a command waits, input is only buffered (so a hang-up is seen);
+ * past CONN_RBUF_INIT buffered bytes reading stops until the wait ends. */
+static bool conn_read_paused(conn *c) {
+    return c->state == CONN_WAITING && c->rlen - c->rpos >= CONN_RBUF_INIT;
+}
+
+static int conn_step_waiting(conn *c) {
+    if (conn_read_paused(c))
+        return 0;
+    return conn_read(c);
 }
 
 static int conn_step_parse(conn *c) {
@@ -437,6 +453,7 @@ static void conn_drive(conn *c) {
         case CONN_PARSE: r = conn_step_parse(c); break;
         case CONN_NREAD: r = conn_step_nread(c); break;
         case CONN_SWALLOW: r = conn_step_swallow(c); break;
+        case CONN_WAITING: r = conn_step_waiting(c); break;
         case CONN_CLOSING: r = 1; break;
         }
         if (r < 0) {
@@ -451,11 +468,16 @@ static void conn_drive(conn *c) {
         conn_close(c);
         return;
     }
-    conn_update_event(c, c->out_bytes > 0 ? (EV_READ | EV_WRITE) : EV_READ);
+    conn_update_event(c, (short)((conn_read_paused(c) ? 0 : EV_READ) | (c->out_bytes > 0 ? EV_WRITE : 0)));
     if (yield)
         event_active(c->ev, EV_READ, 0);
 }
 
 static void conn_event(evutil_socket_t fd, short what, void *arg) {
     conn_drive(arg);
+}
+
+void conn_resume(conn *c) {
+    c->state = CONN_PARSE;
+    conn_drive(c);
 }

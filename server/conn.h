@@ -18,11 +18,13 @@ struct worker;
 struct event;
 struct conn;
 struct meta_req;
+struct ext_conn;
 
 enum conn_state {
     CONN_PARSE,     /* commands are parsed from the read buffer */
     CONN_NREAD,     /* a value is being read into c->nread.it */
     CONN_SWALLOW,   /* the data block of a refused command is skipped */
+    CONN_WAITING,   /* a blocking command waits; input is buffered, not parsed */
     CONN_CLOSING,   /* close as soon as the output queue is written */
 };
 
@@ -52,10 +54,13 @@ struct conn_seg {
 struct conn_nread {
     item *it;
     size_t done;            /* bytes of it's value read so far */
+    size_t want;            /* bytes to read: it->nbytes, or fewer when the
+                               protocol sends no "\r\n" (binary) */
     enum store_op op;
     uint64_t cas;
     bool noreply;
     bool meta;              /* an ms: proto_meta finishes it */
+    bool ext;               /* a qpush: proto_ext finishes it */
     uint32_t opaque;        /* binary protocol */
     uint8_t opcode;         /* binary protocol */
 };
@@ -84,6 +89,7 @@ typedef struct conn {
     bool noreply;           /* the current command's replies are dropped */
     int reqs;               /* commands handled in this event */
     struct meta_req *meta;  /* proto_meta's request, kept for an ms */
+    struct ext_conn *ext;   /* proto_ext's per-connection state (waits, open reads) */
 
     struct conn *prev, *next;   /* the worker's list */
 } conn;
@@ -113,6 +119,8 @@ void conn_rollback(conn *c, const struct conn_mark *m);
  * caller's reference); nread_done runs when it is complete. */
 void conn_start_nread(conn *c, item *it, enum store_op op, uint64_t cas, bool noreply);
 void conn_start_swallow(conn *c, size_t n);
+/* A waiting connection got its answer: back to parsing, on its thread. */
+void conn_resume(conn *c);
 
 /* Consumes n bytes of parsed input. */
 static inline void conn_consume(conn *c, size_t n) { c->rpos += n; }

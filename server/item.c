@@ -16,6 +16,7 @@
 static size_t item_used;
 static size_t item_limit;
 static uint64_t item_cas_counter;
+static void (*item_free_hooks[ITEM_NTYPES])(item *it);
 
 void item_init(size_t limit_bytes) {
     item_used = 0;
@@ -56,9 +57,30 @@ void item_incref(item *it) {
     __atomic_add_fetch(&it->refcount, 1, __ATOMIC_RELAXED);
 }
 
+bool item_tryref(item *it) {
+    uint32_t n = __atomic_load_n(&it->refcount, __ATOMIC_ACQUIRE);
+
+    do {
+        if (n == 0)
+            return false;
+    } while (!__atomic_compare_exchange_n(&it->refcount, &n, n + 1, false,
+                                          __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+    return true;
+}
+
+void item_set_free_hook(enum item_type type, void (*fn)(item *it)) {
+    item_free_hooks[type] = fn;
+}
+
+void item_mem_charge(long bytes) {
+    __atomic_add_fetch(&item_used, (size_t)bytes, __ATOMIC_RELAXED);
+}
+
 void item_release(item *it) {
     if (__atomic_sub_fetch(&it->refcount, 1, __ATOMIC_ACQ_REL) != 0)
         return;
+    if (item_free_hooks[it->type] != NULL)
+        item_free_hooks[it->type](it);
     __atomic_sub_fetch(&item_used, malloc_usable_size(it) + ITEM_MALLOC_OVERHEAD, __ATOMIC_RELAXED);
     free(it);
 }

@@ -10,6 +10,7 @@
 #ifndef MCDS_ITEM_H
 #define MCDS_ITEM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,8 +25,9 @@
 #define ITEM_STALE   0x08   /* invalidated by meta (md I / ms I): serve, but stale */
 #define ITEM_TOKEN_SENT 0x10 /* a meta client has been told it won the recache */
 
-/* What the value is. Only cache strings are ever evicted (DESIGN 3.2). */
-enum item_type { ITEM_STRING = 0 };
+/* What the value is. Only cache strings are ever evicted (DESIGN 3.2).
+ * A structure's item holds a pointer to the structure as its value. */
+enum item_type { ITEM_STRING = 0, ITEM_QUEUE, ITEM_NTYPES };
 
 typedef struct item {
     struct item *h_next;    /* hash chain */
@@ -53,7 +55,12 @@ size_t item_size(size_t nkey, size_t nbytes);
  * Does not check the memory limit: that is store's job. */
 item *item_alloc(const char *key, size_t nkey, uint32_t flags, rel_time_t exptime, size_t nbytes);
 void item_incref(item *it);
+/* Takes a reference only if the item is still referenced (not being
+ * freed); returns whether it did. */
+bool item_tryref(item *it);
 void item_release(item *it);
+/* Runs before an item of that type is freed (frees its structure). */
+void item_set_free_hook(enum item_type type, void (*fn)(item *it));
 uint64_t item_next_cas(void);
 uint64_t item_peek_cas(void);
 
@@ -62,5 +69,7 @@ size_t item_mem_used(void);
 size_t item_mem_limit(void);
 void item_set_mem_limit(size_t bytes);
 size_t item_footprint(size_t nkey, size_t nbytes);
+/* Counts memory a structure holds outside items (negative to give back). */
+void item_mem_charge(long bytes);
 
 #endif

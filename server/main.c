@@ -23,6 +23,7 @@
 #include "settings.h"
 #include "stats.h"
 #include "store.h"
+#include "store_queue.h"
 #include "worker.h"
 
 static struct event_base *main_base;
@@ -54,11 +55,13 @@ static int main_setup(void) {
         log_msg(0, "cannot create the main event base");
         return -1;
     }
+    store_queue_init(main_base);
     return 0;
 }
 
 static void main_teardown(void) {
     workers_stop();
+    store_queue_shutdown();
     store_destroy();
     stats_free();
     event_base_free(main_base);

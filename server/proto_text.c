@@ -19,6 +19,7 @@
 #include "clock.h"
 #include "log.h"
 #include "parse.h"
+#include "proto_ext.h"
 #include "proto_meta.h"
 #include "proto_text.h"
 #include "settings.h"
@@ -117,8 +118,30 @@ static void text_value_line(conn *c, item *it, bool with_cas) {
     conn_out_commit(c, (size_t)(q - p));
 }
 
+/* A key that holds a queue, or names one before a '/': a Kestrel read.
+ * Returns PARSE_DONE to go on with the next key, PARSE_MORE when the read
+ * waits (it answers END itself), PARSE_CLOSE on a Kestrel error. */
+static enum conn_parse_result text_kestrel(conn *c, const char *key, size_t nkey, item *q,
+                                           bool single, const struct conn_mark *mark) {
+    switch (ext_kestrel_get(c, key, nkey, q, single)) {
+    case KESTREL_WAIT:
+        return PARSE_MORE;
+    case KESTREL_CLOSE:
+        conn_rollback(c, mark);
+        conn_out_reply(c, REPLY_ERROR);
+        return PARSE_CLOSE;
+    case KESTREL_NOT_QUEUE:
+        stats_incr(STATS_GET_MISSES);
+        return PARSE_DONE;
+    default:
+        stats_incr(STATS_GET_HITS);
+        return PARSE_DONE;
+    }
+}
+
 /* Looks up each space-separated key in keys[0..len). */
-static void text_retrieve(conn *c, char *keys, size_t len, bool with_cas, bool touch, rel_time_t exptime) {
+static enum conn_parse_result text_retrieve(conn *c, char *keys, size_t len, bool with_cas,
+                                            bool touch, rel_time_t exptime) {
     struct conn_mark mark;
     size_t i = 0;
 
@@ -138,12 +161,21 @@ static void text_retrieve(conn *c, char *keys, size_t len, bool with_cas, bool t
         if (nkey > ITEM_KEY_MAX) {
             conn_rollback(c, &mark);
             conn_out_reply(c, REPLY_BAD_FORMAT);
-            return;
+            return PARSE_DONE;
         }
         stats_incr(touch ? STATS_CMD_TOUCH : STATS_CMD_GET);
-        it = touch ? store_get_touch(keys + start, nkey, exptime) : store_get(keys + start, nkey);
+        it = touch ? store_get_touch(keys + start, nkey, exptime) : store_get_any(keys + start, nkey);
+        if (!touch && (it == NULL || it->type == ITEM_QUEUE)) {
+            bool single = start == 0 && i == len;
+            enum conn_parse_result r = text_kestrel(c, keys + start, nkey, it, single, &mark);
+            if (it != NULL)
+                item_release(it);
+            if (r != PARSE_DONE)
+                return r == PARSE_MORE ? PARSE_DONE : r;
+            continue;
+        }
         if (it == NULL) {
-            stats_incr(touch ? STATS_TOUCH_MISSES : STATS_GET_MISSES);
+            stats_incr(STATS_TOUCH_MISSES);
             continue;
         }
         stats_incr(touch ? STATS_TOUCH_HITS : STATS_GET_HITS);
@@ -151,6 +183,7 @@ static void text_retrieve(conn *c, char *keys, size_t len, bool with_cas, bool t
         conn_out_item(c, it, item_value(it), it->nbytes);
     }
     conn_out_reply(c, REPLY_END);
+    return PARSE_DONE;
 }
 
 /* "gat <exptime> <key>+": the first token after the verb is the exptime. */
@@ -229,6 +262,10 @@ static void text_nread_done(conn *c) {
         meta_nread_done(c);
         return;
     }
+    if (c->nread.ext) {
+        ext_nread_done(c);
+        return;
+    }
     c->nread.it = NULL;
     c->noreply = c->nread.noreply;
     stats_incr(STATS_CMD_SET);
@@ -243,6 +280,8 @@ static void text_nread_done(conn *c) {
     case STORE_STORED: text_reply(c, REPLY_STORED); break;
     case STORE_EXISTS: text_reply(c, REPLY_EXISTS); break;
     case STORE_NOT_FOUND: text_reply(c, REPLY_NOT_FOUND); break;
+    case STORE_WRONG_TYPE: text_reply(c, REPLY_WRONG_TYPE); break;
+    case STORE_NO_MEMORY: text_reply(c, REPLY_OOM_STORE); break;
     default: text_reply(c, REPLY_NOT_STORED); break;
     }
 }
@@ -464,10 +503,10 @@ static enum conn_parse_result text_dispatch_retrieval(conn *c, char *line, size_
     size_t rlen = len - (size_t)(rest - line);
 
     if (strcmp(t->v[0], "get") == 0)
-        text_retrieve(c, rest, rlen, false, false, 0);
-    else if (strcmp(t->v[0], "gets") == 0)
-        text_retrieve(c, rest, rlen, true, false, 0);
-    else if (strcmp(t->v[0], "gat") == 0)
+        return text_retrieve(c, rest, rlen, false, false, 0);
+    if (strcmp(t->v[0], "gets") == 0)
+        return text_retrieve(c, rest, rlen, true, false, 0);
+    if (strcmp(t->v[0], "gat") == 0)
         text_gat(c, rest, rlen, false);
     else if (strcmp(t->v[0], "gats") == 0)
         text_gat(c, rest, rlen, true);
@@ -487,6 +526,8 @@ static enum conn_parse_result text_dispatch(conn *c, char *line, size_t len) {
     }
     if (meta_is_command(line, len))
         return meta_dispatch(c, line, len);
+    if (ext_is_command(line, len))
+        return ext_dispatch(c, line, len);
     /* get-family lines may hold thousands of keys: only the first two
      * tokens are split off, the keys are walked in place. */
     copy_end = memchr(line, ' ', len);

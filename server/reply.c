@@ -42,4 +42,8 @@ const struct reply_line reply_lines[REPLY_COUNT] = {
     [REPLY_META_MA_MODE] = REPLY("CLIENT_ERROR invalid mode for ma M token\r\n"),
     [REPLY_META_MG_TOO_LONG] = REPLY("CLIENT_ERROR options flags are too long\r\n"),
     [REPLY_META_TOO_LONG] = REPLY("CLIENT_ERROR options flags too long\r\n"),
+    [REPLY_WRONG_TYPE] = REPLY("CLIENT_ERROR key holds another type of value\r\n"),
+    [REPLY_CREATED] = REPLY("CREATED\r\n"),
+    [REPLY_ACKED] = REPLY("ACKED\r\n"),
+    [REPLY_RELEASED] = REPLY("RELEASED\r\n"),
 };

@@ -22,6 +22,7 @@
 #include "lru.h"
 #include "settings.h"
 #include "stats.h"
+#include "types/queue.h"
 
 struct stats_row {
     uint64_t v[STATS_NCOUNTERS];
@@ -159,6 +160,25 @@ static void stats_emit_counters(stats_emit_fn emit, void *ctx, int from, int to)
         stats_emit_u64(emit, ctx, stats_counter_names[c], stats_counter_total(c));
 }
 
+/* mcds's own figures: totals over every queue. */
+static void stats_queues(stats_emit_fn emit, void *ctx) {
+    struct queue_stats q;
+    uint64_t n;
+
+    queue_totals(&q, &n);
+    stats_emit_u64(emit, ctx, "queues", n);
+    stats_emit_u64(emit, ctx, "queue_ready", q.ready);
+    stats_emit_u64(emit, ctx, "queue_delayed", q.delayed);
+    stats_emit_u64(emit, ctx, "queue_in_flight", q.inflight);
+    stats_emit_u64(emit, ctx, "queue_waiters", q.waiters);
+    stats_emit_u64(emit, ctx, "queue_pushed", q.pushed);
+    stats_emit_u64(emit, ctx, "queue_popped", q.popped);
+    stats_emit_u64(emit, ctx, "queue_acked", q.acked);
+    stats_emit_u64(emit, ctx, "queue_released", q.released);
+    stats_emit_u64(emit, ctx, "queue_lease_expired", q.expired);
+    stats_emit_u64(emit, ctx, "queue_dead", q.dead);
+}
+
 void stats_general(stats_emit_fn emit, void *ctx) {
     rel_time_t now = clock_now();
 
@@ -192,6 +212,7 @@ void stats_general(stats_emit_fn emit, void *ctx) {
     stats_emit_u64(emit, ctx, "evictions", stats_global_get(STATS_EVICTIONS));
     stats_emit_u64(emit, ctx, "reclaimed", stats_global_get(STATS_RECLAIMED));
     stats_emit_u64(emit, ctx, "crawler_reclaimed", stats_global_get(STATS_CRAWLER_RECLAIMED));
+    stats_queues(emit, ctx);
 }
 
 void stats_settings(stats_emit_fn emit, void *ctx) {

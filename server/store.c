@@ -20,6 +20,7 @@
 #include "settings.h"
 #include "stats.h"
 #include "store.h"
+#include "types/queue.h"
 
 #define STORE_EVICT_TRIES 50        /* LRU tail items looked at per attempt */
 #define STORE_EVICT_ROUNDS 1000     /* attempts before giving up */
@@ -63,24 +64,39 @@ static void store_link_locked(item *it, uint32_t hv, uint64_t new_cas) {
     it->time = clock_now();
     item_incref(it);
     hash_insert(it, hv);
-    lru_link(it);
+    if (it->type == ITEM_STRING)
+        lru_link(it);
     stats_global_add(STATS_CURR_ITEMS, 1);
     stats_global_add(STATS_TOTAL_ITEMS, 1);
     stats_global_add(STATS_BYTES, (int64_t)item_size(it->nkey, it->nbytes));
+}
+
+/* A structure's item left the keyspace: its structure stops serving. */
+static void store_struct_closed(item *it) {
+    if (it->type == ITEM_QUEUE)
+        queue_close(store_struct_of(it));
+}
+
+/* Everything about leaving the keyspace but the hash chain; the stripe
+ * lock is held and, if lru_locked, the LRU lock too. */
+static void store_detach_locked(item *it, int lru_locked) {
+    it->iflags &= (uint8_t)~ITEM_LINKED;
+    if (it->type != ITEM_STRING)
+        store_struct_closed(it);
+    else if (lru_locked)
+        lru_unlink_locked(it);
+    else
+        lru_unlink(it);
+    stats_global_add(STATS_CURR_ITEMS, -1);
+    stats_global_add(STATS_BYTES, -(int64_t)item_size(it->nkey, it->nbytes));
 }
 
 /* Takes it out of the table and LRU; the stripe lock is held and, if
  * lru_locked, the LRU lock too. The table's reference is returned to the
  * caller, who must item_release() it (outside the LRU lock). */
 static void store_unhook_locked(item *it, uint32_t hv, int lru_locked) {
-    it->iflags &= (uint8_t)~ITEM_LINKED;
     hash_remove(it, hv);
-    if (lru_locked)
-        lru_unlink_locked(it);
-    else
-        lru_unlink(it);
-    stats_global_add(STATS_CURR_ITEMS, -1);
-    stats_global_add(STATS_BYTES, -(int64_t)item_size(it->nkey, it->nbytes));
+    store_detach_locked(it, lru_locked);
 }
 
 /* The one place items leave (stripe lock held). */
@@ -268,6 +284,29 @@ static enum store_status store_cas_check(item *old, item *it, const struct store
     return STORE_EXISTS;
 }
 
+/* A classic store on a key that holds a queue: set enqueues (Kestrel's
+ * way), add finds the key taken, the rest do not apply. Stripe lock held. */
+static enum store_status store_onto_queue(item *old, item *it, enum store_op op, uint64_t *cas_out) {
+    uint64_t id;
+
+    if (old->type != ITEM_QUEUE || (op != STORE_SET && op != STORE_ADD))
+        return STORE_WRONG_TYPE;
+    if (op == STORE_ADD)
+        return STORE_NOT_STORED;
+    item_incref(it);
+    switch (queue_push(store_struct_of(old), it, QUEUE_DEFAULT_PRI, 0, &id)) {
+    case QUEUE_OK:
+        *cas_out = 0;
+        return STORE_STORED;
+    case QUEUE_NOMEM:
+        item_release(it);
+        return STORE_NO_MEMORY;
+    default:
+        item_release(it);
+        return STORE_NOT_STORED;
+    }
+}
+
 enum store_status store_item_req(item *it, const struct store_req *req, uint64_t *cas_out) {
     uint32_t hv = hash_key(item_key(it), it->nkey);
     enum store_status st = STORE_STORED;
@@ -275,6 +314,11 @@ enum store_status store_item_req(item *it, const struct store_req *req, uint64_t
 
     hash_lock(hv);
     old = store_find_live(item_key(it), it->nkey, hv, 0);
+    if (old != NULL && old->type != ITEM_STRING) {
+        st = store_onto_queue(old, it, req->op, cas_out);
+        hash_unlock(hv);
+        return st;
+    }
     switch (req->op) {
     case STORE_ADD:
         if (old != NULL)
@@ -309,12 +353,16 @@ enum store_status store_item(item *it, enum store_op op, uint64_t cas_in, uint64
     return store_item_req(it, &req, cas_out);
 }
 
-static item *store_lookup(const char *key, size_t nkey, int touch, rel_time_t exptime) {
+/* any: return items of every type (touch, Kestrel reads); otherwise a
+ * structure under the key reads as a miss. */
+static item *store_lookup(const char *key, size_t nkey, int touch, rel_time_t exptime, int any) {
     uint32_t hv = hash_key(key, nkey);
     item *it;
 
     hash_lock(hv);
     it = store_find_live(key, nkey, hv, 1);
+    if (it != NULL && !any && it->type != ITEM_STRING)
+        it = NULL;
     if (it != NULL) {
         if (touch)
             it->exptime = exptime;
@@ -327,15 +375,19 @@ static item *store_lookup(const char *key, size_t nkey, int touch, rel_time_t ex
 }
 
 item *store_get(const char *key, size_t nkey) {
-    return store_lookup(key, nkey, 0, 0);
+    return store_lookup(key, nkey, 0, 0, 0);
+}
+
+item *store_get_any(const char *key, size_t nkey) {
+    return store_lookup(key, nkey, 0, 0, 1);
 }
 
 item *store_get_touch(const char *key, size_t nkey, rel_time_t exptime) {
-    return store_lookup(key, nkey, 1, exptime);
+    return store_lookup(key, nkey, 1, exptime, 0);
 }
 
 enum store_status store_touch(const char *key, size_t nkey, rel_time_t exptime) {
-    item *it = store_get_touch(key, nkey, exptime);
+    item *it = store_lookup(key, nkey, 1, exptime, 1);
 
     if (it == NULL)
         return STORE_NOT_FOUND;
@@ -449,7 +501,7 @@ static enum store_status store_arith_apply(item *it, uint32_t hv, const struct s
 
     if (req->cas_in != 0 && it->cas != req->cas_in)
         return STORE_EXISTS;
-    if (store_parse_u64(it, &v) < 0)
+    if (it->type != ITEM_STRING || store_parse_u64(it, &v) < 0)
         return STORE_NON_NUMERIC;
     if (req->incr)
         v += req->delta;
@@ -551,6 +603,10 @@ item *store_meta_get(const char *key, size_t nkey, const struct store_mget *req,
     memset(out, 0, sizeof(*out));
     hash_lock(hv);
     it = store_find_live(key, nkey, hv, 1);
+    if (it != NULL && it->type != ITEM_STRING) {
+        hash_unlock(hv);
+        return NULL;
+    }
     if (it == NULL && req->vivify) {
         it = store_vivify_locked(key, nkey, hv, req);
         out->created = it != NULL;
@@ -585,6 +641,59 @@ item *store_peek(const char *key, size_t nkey) {
     return it;
 }
 
+void *store_struct_of(item *it) {
+    void *p;
+
+    memcpy(&p, item_value(it), sizeof(p));
+    return p;
+}
+
+/* A new structure item under key; stripe lock held, key absent. */
+static item *store_struct_new(const char *key, size_t nkey, uint32_t hv, enum item_type type,
+                              void *(*make)(const char *, size_t, item *, void *), void *arg,
+                              enum store_status *st) {
+    item *it = store_alloc(key, nkey, 0, 0, sizeof(void *), st);
+    void *p;
+
+    if (it == NULL)
+        return NULL;
+    it->type = (uint8_t)type;
+    p = make(key, nkey, it, arg);
+    if (p == NULL) {
+        it->type = ITEM_STRING;
+        item_release(it);
+        *st = STORE_NO_MEMORY;
+        return NULL;
+    }
+    memcpy(item_value(it), &p, sizeof(p));
+    store_link_locked(it, hv, 0);
+    *st = STORE_STORED;
+    return it;
+}
+
+item *store_struct_find(const char *key, size_t nkey, enum item_type type,
+                        void *(*make)(const char *key, size_t nkey, item *self, void *arg),
+                        void *arg, enum store_status *st) {
+    uint32_t hv = hash_key(key, nkey);
+    item *it;
+
+    hash_lock(hv);
+    it = store_find_live(key, nkey, hv, 0);
+    if (it != NULL && it->type != type) {
+        it = NULL;
+        *st = STORE_WRONG_TYPE;
+    } else if (it != NULL) {
+        item_incref(it);
+        *st = STORE_EXISTS;
+    } else if (make != NULL) {
+        it = store_struct_new(key, nkey, hv, type, make, arg, st);
+    } else {
+        *st = STORE_NOT_FOUND;
+    }
+    hash_unlock(hv);
+    return it;
+}
+
 /* md x: the item stays, with an empty value and a new CAS. */
 static enum store_status store_drop_value_locked(item *it, uint32_t hv, uint64_t new_cas) {
     enum store_status st;
@@ -609,6 +718,8 @@ enum store_status store_meta_delete(const char *key, size_t nkey, const struct s
         st = STORE_NOT_FOUND;
     } else if (req->cas_in != 0 && it->cas != req->cas_in) {
         st = STORE_EXISTS;
+    } else if (it->type != ITEM_STRING && (req->stale || req->drop_value)) {
+        st = STORE_WRONG_TYPE;
     } else if (req->stale) {
         /* Stale items keep serving; the next reader wins the recache. */
         if (req->touch)
@@ -634,16 +745,14 @@ void store_flush(int64_t delay) {
     }
 }
 
-/* Crawl callback, stripe lock held: unhooks dead items. */
+/* Crawl callback, stripe lock held: detaches dead items (the crawl
+ * takes them off the hash chain). */
 static int store_crawl_pick(item *it) {
     rel_time_t now = clock_now();
 
     if (!store_is_expired(it, now) && !store_is_flushed(it, now))
         return 0;
-    it->iflags &= (uint8_t)~ITEM_LINKED;
-    lru_unlink(it);
-    stats_global_add(STATS_CURR_ITEMS, -1);
-    stats_global_add(STATS_BYTES, -(int64_t)item_size(it->nkey, it->nbytes));
+    store_detach_locked(it, 0);
     stats_global_add(STATS_CRAWLER_RECLAIMED, 1);
     store_count_dead(it, now);
     return 1;

@@ -28,6 +28,7 @@ enum store_status {
     STORE_TOO_LARGE,
     STORE_NO_MEMORY,
     STORE_NON_NUMERIC,
+    STORE_WRONG_TYPE,       /* the key holds a structure the command does not work on */
 };
 
 void store_init(void);
@@ -56,8 +57,11 @@ enum store_status store_item_req(item *it, const struct store_req *req, uint64_t
  * The caller keeps (and must release) its own reference to it. */
 enum store_status store_item(item *it, enum store_op op, uint64_t cas_in, uint64_t *cas_out);
 
-/* A live item with a reference, or NULL. */
+/* A live cache string with a reference, or NULL (a structure under the
+ * key reads as a miss). */
 item *store_get(const char *key, size_t nkey);
+/* A live item of any type with a reference, or NULL. */
+item *store_get_any(const char *key, size_t nkey);
 /* Like store_get, and sets the item's exptime (gat, touch). */
 item *store_get_touch(const char *key, size_t nkey, rel_time_t exptime);
 enum store_status store_touch(const char *key, size_t nkey, rel_time_t exptime);
@@ -148,6 +152,17 @@ enum store_status store_arith_ex(const char *key, size_t nkey, const struct stor
 
 /* The live item under key with a reference, and no side effect (meta me). */
 item *store_peek(const char *key, size_t nkey);
+
+/* The structure item of type under key, with a reference. If absent and
+ * make is given, make(key, nkey, self, arg) builds the structure for the
+ * new item self and returns its pointer (NULL: out of memory); the item
+ * is then linked. *st: STORE_STORED (created), STORE_EXISTS (found),
+ * STORE_NOT_FOUND, STORE_WRONG_TYPE or STORE_NO_MEMORY. */
+item *store_struct_find(const char *key, size_t nkey, enum item_type type,
+                        void *(*make)(const char *key, size_t nkey, item *self, void *arg),
+                        void *arg, enum store_status *st);
+/* The structure an item of a structure type holds. */
+void *store_struct_of(item *it);
 
 /* flush_all: delay 0 invalidates everything now; otherwise at that time. */
 void store_flush(int64_t delay);

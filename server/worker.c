@@ -4,7 +4,8 @@
  *
  * Hand-off: the listener appends the socket to the worker's queue under
  * the queue mutex and writes one byte to the worker's pipe; the worker's
- * pipe event drains the queue. A 'q' byte asks the worker to stop.
+ * pipe event drains the queue. A 'p' byte says calls were posted for the
+ * worker's thread (waking a blocked consumer); a 'q' byte asks it to stop.
  */
 #include <errno.h>
 #include <event2/event.h>
@@ -30,6 +31,7 @@ struct worker {
     int *queue;             /* sockets waiting to become connections */
     int qlen, qcap;
     conn *conns;            /* this worker's open connections */
+    struct worker_call *calls, *calls_tail;  /* posted, under qlock */
 };
 
 static struct worker *workers;
@@ -80,6 +82,21 @@ static void worker_take_queue(struct worker *w) {
     free(fds);
 }
 
+static void worker_run_calls(struct worker *w) {
+    struct worker_call *call;
+
+    pthread_mutex_lock(&w->qlock);
+    call = w->calls;
+    w->calls = w->calls_tail = NULL;
+    pthread_mutex_unlock(&w->qlock);
+    while (call != NULL) {
+        struct worker_call *next = call->next;
+        call->next = NULL;
+        call->fn(call->arg);
+        call = next;
+    }
+}
+
 static void worker_close_all(struct worker *w) {
     while (w->conns != NULL)
         conn_close(w->conns);
@@ -94,12 +111,15 @@ static void worker_notified(evutil_socket_t fd, short what, void *arg) {
     for (i = 0; i < n; i++) {
         if (buf[i] == 'q') {
             worker_take_queue(w);
+            worker_run_calls(w);
             worker_close_all(w);
+            worker_run_calls(w);
             event_base_loopbreak(w->base);
             return;
         }
     }
     worker_take_queue(w);
+    worker_run_calls(w);
 }
 
 static void *worker_main(void *arg) {
@@ -171,6 +191,18 @@ void worker_dispatch(int fd) {
     worker_notify(w, 'c');
 }
 
+void worker_post(struct worker *w, struct worker_call *call) {
+    call->next = NULL;
+    pthread_mutex_lock(&w->qlock);
+    if (w->calls_tail != NULL)
+        w->calls_tail->next = call;
+    else
+        w->calls = call;
+    w->calls_tail = call;
+    pthread_mutex_unlock(&w->qlock);
+    worker_notify(w, 'p');
+}
+
 void workers_stop(void) {
     int i;
 
@@ -179,6 +211,7 @@ void workers_stop(void) {
     for (i = 0; i < nworkers; i++) {
         struct worker *w = &workers[i];
         pthread_join(w->thread, NULL);
+        worker_run_calls(w);    /* posted after it stopped: its conns are gone */
         event_free(w->notify_ev);
         event_base_free(w->base);
         close(w->notify_rd);

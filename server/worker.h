@@ -10,6 +10,14 @@ struct worker;
 struct conn;
 struct event_base;
 
+/* A call to run on a worker's own thread (embedded in its caller's
+ * struct, so posting allocates nothing). */
+struct worker_call {
+    struct worker_call *next;
+    void (*fn)(void *arg);
+    void *arg;
+};
+
 int workers_start(int n);
 /* Closes every connection, stops and joins every worker, frees them. */
 void workers_stop(void);
@@ -19,5 +27,7 @@ void worker_dispatch(int fd);
 struct event_base *worker_base(struct worker *w);
 /* A connection of w closed: drop it from w's list. */
 void worker_forget(struct worker *w, struct conn *c);
+/* Runs call->fn(call->arg) on w's thread soon; callable from any thread. */
+void worker_post(struct worker *w, struct worker_call *call);
 
 #endif

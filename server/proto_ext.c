@@ -1,0 +1,873 @@
+/*
+ * proto_ext: the queue verbs, Kestrel reads, and blocking waits.
+ *
+ *   qcreate <q> [lease=<s>] [maxdeliver=<n>] [maxlen=<n>] [dlq=<key>]
+ *   qpush <q> <flags> <delay> <bytes> [<priority>] [noreply]  + data block
+ *   qpop <q> [<count>] [lease=<s>] [wait=<s>]
+ *   qack <q> <id> [noreply]          qrelease <q> <id> [<delay>] [noreply]
+ *   qtouch <q> <id> [<lease>] [noreply]
+ *   qpeek <q> [<count>]   qpending <q> [values]   qstats <q>   qpurge <q> [noreply]
+ *
+ * A blocking read (qpop wait=, get q/t=) parks its connection: the
+ * connection stops parsing, its wait is queued on the queue, and a push,
+ * a delay coming due or a lease running out (on any thread) serves the
+ * wait and posts it back to the connection's worker, which writes the
+ * reply and resumes parsing. A struct ext_wait outlives whichever of
+ * "connection" and "queued wake" ends last (two references).
+ */
+#include <ctype.h>
+#include <event2/event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "parse.h"
+#include "proto_ext.h"
+#include "stats.h"
+#include "store_queue.h"
+#include "worker.h"
+
+#define EXT_MAX_TOKENS 8
+#define EXT_POP_MAX 100             /* most messages one qpop returns */
+#define EXT_SECS_MAX 100000000ULL   /* longest lease/wait, in seconds */
+
+enum ext_mode { EXT_QPOP, EXT_KESTREL_TAKE, EXT_KESTREL_OPEN };
+
+struct ext_wait {
+    struct queue_waiter qw;
+    struct worker_call call;
+    conn *c;                    /* NULL once the connection closed */
+    struct worker *worker;
+    item *pin;                  /* the queue */
+    struct event *timer;
+    int refs;                   /* the connection, the queued wake */
+    enum ext_mode mode;
+    char key[ITEM_KEY_MAX];     /* Kestrel: the key as asked, for VALUE */
+    size_t nkey;
+    struct qdelivery got[];
+};
+
+/* Per connection: the wait in progress, the Kestrel open read, and the
+ * qpush whose data block is being read. */
+struct ext_conn {
+    struct ext_wait *wait;
+    item *open_pin;
+    uint64_t open_id;
+    uint64_t push_due_ms;
+    uint32_t push_pri;
+};
+
+struct ext_tokens {
+    char *v[EXT_MAX_TOKENS];
+    size_t len[EXT_MAX_TOKENS];
+    int n;
+};
+
+static const char *const ext_verbs[] = {
+    "qcreate", "qpush", "qpop", "qack", "qrelease", "qtouch",
+    "qpeek", "qpending", "qstats", "qpurge", NULL
+};
+
+bool ext_is_command(const char *line, size_t len) {
+    int i;
+
+    if (len < 4 || line[0] != 'q')
+        return false;
+    for (i = 0; ext_verbs[i] != NULL; i++) {
+        size_t n = strlen(ext_verbs[i]);
+        if (len >= n && memcmp(line, ext_verbs[i], n) == 0 && (len == n || line[n] == ' '))
+            return true;
+    }
+    return false;
+}
+
+static struct ext_conn *ext_state(conn *c) {
+    if (c->ext == NULL)
+        c->ext = calloc(1, sizeof(struct ext_conn));
+    return c->ext;
+}
+
+static void ext_tokenize(char *line, size_t len, struct ext_tokens *t) {
+    size_t i = 0;
+
+    t->n = 0;
+    while (i < len) {
+        size_t start;
+        while (i < len && line[i] == ' ')
+            i++;
+        if (i == len)
+            break;
+        start = i;
+        while (i < len && line[i] != ' ')
+            i++;
+        if (t->n == EXT_MAX_TOKENS) {
+            t->n++;
+            return;
+        }
+        line[i] = '\0';
+        t->v[t->n] = line + start;
+        t->len[t->n] = i - start;
+        t->n++;
+        i++;
+    }
+}
+
+/* ---- numbers and options ---- */
+
+/* "<secs>[.<fraction>]" into milliseconds. */
+static bool ext_parse_ms(const char *s, uint64_t *ms) {
+    uint64_t whole = 0, frac = 0;
+    int digits = 0;
+
+    if (!isdigit((unsigned char)*s))
+        return false;
+    for (; isdigit((unsigned char)*s); s++) {
+        whole = whole * 10 + (uint64_t)(*s - '0');
+        if (whole > EXT_SECS_MAX)
+            return false;
+    }
+    if (*s == '.') {
+        for (s++; isdigit((unsigned char)*s); s++) {
+            if (digits < 3) {
+                frac = frac * 10 + (uint64_t)(*s - '0');
+                digits++;
+            }
+        }
+    }
+    if (*s != '\0')
+        return false;
+    for (; digits < 3; digits++)
+        frac *= 10;
+    *ms = whole * 1000 + frac;
+    return true;
+}
+
+/* A delay in exptime terms (0 now, up to 30 days relative, above that a
+ * Unix time) in milliseconds from now. */
+static uint64_t ext_delay_ms(int32_t delay) {
+    int64_t wall;
+
+    if (delay <= 0)
+        return 0;
+    if (delay <= CLOCK_MAX_DELTA)
+        return (uint64_t)delay * 1000;
+    wall = (int64_t)clock_started() + (int64_t)clock_now();
+    return delay > wall ? (uint64_t)(delay - wall) * 1000 : 0;
+}
+
+/* "name=value" options: returns the value if tok is that option. */
+static const char *ext_option(const char *tok, const char *name) {
+    size_t n = strlen(name);
+
+    if (strncmp(tok, name, n) == 0 && tok[n] == '=')
+        return tok + n + 1;
+    return NULL;
+}
+
+static bool ext_is_noreply(const struct ext_tokens *t, int at) {
+    return t->n > at && strcmp(t->v[at], "noreply") == 0;
+}
+
+static void ext_reply(conn *c, enum reply_id r) {
+    if (!c->noreply)
+        conn_out_reply(c, r);
+}
+
+/* The queue under a command's key, pinned; replies and returns NULL when
+ * there is none (or the key holds something else). */
+static item *ext_queue(conn *c, struct ext_tokens *t, bool create, enum reply_id missing) {
+    enum store_status st;
+    item *pin;
+
+    if (t->len[1] > ITEM_KEY_MAX) {
+        conn_out_reply(c, REPLY_BAD_FORMAT);
+        return NULL;
+    }
+    pin = store_queue_open(t->v[1], t->len[1], create, NULL, &st);
+    if (pin != NULL)
+        return pin;
+    if (st == STORE_WRONG_TYPE)
+        conn_out_reply(c, REPLY_WRONG_TYPE);
+    else if (st == STORE_NO_MEMORY)
+        conn_out_reply(c, REPLY_OOM_STORE);
+    else
+        ext_reply(c, missing);
+    return NULL;
+}
+
+/* ---- replies with messages ---- */
+
+static void ext_out_pushed(conn *c, uint64_t id) {
+    char *p = conn_out_reserve(c, 32);
+
+    conn_out_commit(c, (size_t)sprintf(p, "PUSHED %llu\r\n", (unsigned long long)id));
+}
+
+/* "ITEM <id> <flags> <bytes> <deliveries>\r\n<data>\r\n"; takes the
+ * delivery's payload reference. */
+static void ext_out_delivery(conn *c, struct qdelivery *d) {
+    item *it = d->payload;
+    char *p = conn_out_reserve(c, 96);
+
+    conn_out_commit(c, (size_t)sprintf(p, "ITEM %llu %u %u %u\r\n", (unsigned long long)d->id,
+                                       it->flags, it->nbytes - 2, d->deliveries));
+    conn_out_item(c, it, item_value(it), it->nbytes);
+}
+
+/* Kestrel's answer: "VALUE <key as asked> <flags> <bytes>\r\n<data>\r\n". */
+static void ext_out_kestrel(conn *c, const char *key, size_t nkey, item *it) {
+    char *p = conn_out_reserve(c, nkey + 48);
+    size_t n = 6;
+
+    memcpy(p, "VALUE ", 6);
+    memcpy(p + n, key, nkey);
+    n += nkey;
+    n += (size_t)sprintf(p + n, " %u %u\r\n", it->flags, it->nbytes - 2);
+    conn_out_commit(c, n);
+    conn_out_item(c, it, item_value(it), it->nbytes);
+}
+
+/* ---- waits ---- */
+
+static void ext_wait_put(struct ext_wait *w) {
+    if (--w->refs > 0)
+        return;
+    event_free(w->timer);
+    item_release(w->pin);
+    free(w);
+}
+
+/* Runs under the queue lock, on the thread that served the wait. */
+static void ext_on_wake(struct queue_waiter *qw) {
+    struct ext_wait *w = qw->owner;
+
+    worker_post(w->worker, &w->call);
+}
+
+/* Writes what a finished wait got (maybe nothing) to its connection. */
+static void ext_wait_answer(conn *c, struct ext_wait *w) {
+    struct ext_conn *x = c->ext;
+    int i;
+
+    for (i = 0; i < w->qw.ngot; i++) {
+        struct qdelivery *d = &w->got[i];
+        if (w->mode == EXT_QPOP) {
+            ext_out_delivery(c, d);
+            continue;
+        }
+        ext_out_kestrel(c, w->key, w->nkey, d->payload);
+        if (w->mode == EXT_KESTREL_TAKE) {
+            store_queue_ack(w->pin, d->id);
+        } else {
+            item_incref(w->pin);
+            x->open_pin = w->pin;
+            x->open_id = d->id;
+        }
+    }
+    conn_out_reply(c, REPLY_END);
+}
+
+/* Gives back what a wait got when its connection has gone. */
+static void ext_wait_return(struct ext_wait *w) {
+    int i;
+
+    for (i = 0; i < w->qw.ngot; i++) {
+        store_queue_release(w->pin, w->got[i].id, 0);
+        item_release(w->got[i].payload);
+    }
+    w->qw.ngot = 0;
+}
+
+/* Ends c's wait w and lets c parse again. */
+static void ext_wait_finish(conn *c, struct ext_wait *w) {
+    ext_wait_answer(c, w);
+    c->ext->wait = NULL;
+    w->c = NULL;
+    ext_wait_put(w);        /* the connection's reference */
+    conn_resume(c);
+}
+
+/* The wait was served (posted to this worker's thread). */
+static void ext_wake_done(void *arg) {
+    struct ext_wait *w = arg;
+    conn *c = w->c;
+
+    if (c == NULL) {
+        ext_wait_return(w);
+        ext_wait_put(w);    /* the queued wake's reference */
+        return;
+    }
+    evtimer_del(w->timer);
+    w->refs--;              /* the queued wake's reference; c still holds one */
+    ext_wait_finish(c, w);
+}
+
+static void ext_on_timeout(evutil_socket_t fd, short what, void *arg) {
+    struct ext_wait *w = arg;
+
+    if (w->c == NULL || !queue_unwait(store_queue_of(w->pin), &w->qw))
+        return;             /* served meanwhile: the wake is on its way */
+    w->refs--;              /* it will never be woken */
+    w->qw.ngot = 0;
+    ext_wait_finish(w->c, w);
+}
+
+/* Parks c until the queue pin serves it or wait_ms pass. Takes over the
+ * pin reference. A closed queue answers at once (nothing). */
+static void ext_wait_start(conn *c, item *pin, int want, uint64_t lease_ms, uint64_t wait_ms,
+                           enum ext_mode mode, const char *key, size_t nkey) {
+    struct ext_wait *w = calloc(1, sizeof(*w) + (size_t)want * sizeof(struct qdelivery));
+    struct timeval tv = { (time_t)(wait_ms / 1000), (suseconds_t)(wait_ms % 1000) * 1000 };
+
+    if (w == NULL) {
+        item_release(pin);
+        conn_out_reply(c, REPLY_OOM);
+        return;
+    }
+    w->qw.want = want;
+    w->qw.lease_ms = lease_ms;
+    w->qw.got = w->got;
+    w->qw.wake = ext_on_wake;
+    w->qw.owner = w;
+    w->call.fn = ext_wake_done;
+    w->call.arg = w;
+    w->c = c;
+    w->worker = c->worker;
+    w->pin = pin;
+    w->mode = mode;
+    memcpy(w->key, key, nkey);
+    w->nkey = nkey;
+    w->refs = 2;
+    w->timer = evtimer_new(worker_base(c->worker), ext_on_timeout, w);
+    if (!queue_wait(store_queue_of(pin), &w->qw)) {
+        w->refs = 1;
+        w->c = NULL;
+        ext_wait_put(w);
+        conn_out_reply(c, REPLY_END);
+        return;
+    }
+    /* Even when served at once, the answer comes through the posted wake. */
+    ext_state(c)->wait = w;
+    conn_set_state(c, CONN_WAITING);
+    evtimer_add(w->timer, &tv);
+}
+
+void ext_conn_closed(conn *c) {
+    struct ext_conn *x = c->ext;
+    struct ext_wait *w;
+
+    if (x == NULL)
+        return;
+    w = x->wait;
+    if (w != NULL) {
+        evtimer_del(w->timer);
+        if (queue_unwait(store_queue_of(w->pin), &w->qw))
+            w->refs--;
+        w->c = NULL;
+        ext_wait_put(w);
+    }
+    if (x->open_pin != NULL) {
+        store_queue_release(x->open_pin, x->open_id, 0);
+        item_release(x->open_pin);
+    }
+    free(x);
+    c->ext = NULL;
+}
+
+/* ---- qcreate ---- */
+
+static bool ext_create_option(struct queue_opts *o, const char *tok) {
+    const char *v;
+    uint32_t n32;
+    uint64_t n64;
+
+    if ((v = ext_option(tok, "lease")) != NULL)
+        return ext_parse_ms(v, &o->lease_ms) && o->lease_ms > 0;
+    if ((v = ext_option(tok, "maxdeliver")) != NULL) {
+        if (!parse_u32(v, &n32))
+            return false;
+        o->max_deliveries = n32;
+        return true;
+    }
+    if ((v = ext_option(tok, "maxlen")) != NULL) {
+        if (!parse_u64(v, &n64))
+            return false;
+        o->max_length = n64;
+        return true;
+    }
+    if ((v = ext_option(tok, "dlq")) != NULL) {
+        size_t n = strlen(v);
+        if (n == 0 || n > ITEM_KEY_MAX)
+            return false;
+        memcpy(o->dlq, v, n);
+        o->ndlq = n;
+        return true;
+    }
+    return false;
+}
+
+static void ext_qcreate(conn *c, struct ext_tokens *t) {
+    struct queue_opts o;
+    enum store_status st;
+    item *pin;
+    int i;
+
+    if (t->len[1] > ITEM_KEY_MAX) {
+        conn_out_reply(c, REPLY_BAD_FORMAT);
+        return;
+    }
+    store_queue_defaults(t->v[1], t->len[1], &o);
+    for (i = 2; i < t->n; i++) {
+        if (!ext_create_option(&o, t->v[i])) {
+            conn_out_reply(c, REPLY_BAD_FORMAT);
+            return;
+        }
+    }
+    pin = store_queue_open(t->v[1], t->len[1], true, &o, &st);
+    if (pin != NULL)
+        item_release(pin);
+    if (st == STORE_STORED)
+        conn_out_reply(c, REPLY_CREATED);
+    else if (st == STORE_EXISTS)
+        conn_out_reply(c, REPLY_EXISTS);
+    else if (st == STORE_WRONG_TYPE)
+        conn_out_reply(c, REPLY_WRONG_TYPE);
+    else
+        conn_out_reply(c, REPLY_OOM_STORE);
+}
+
+/* ---- qpush ---- */
+
+static void ext_qpush(conn *c, struct ext_tokens *t) {
+    struct ext_conn *x = ext_state(c);
+    int32_t delay = 0, vlen = 0;
+    uint32_t flags = 0, pri = QUEUE_DEFAULT_PRI;
+    bool vlen_ok, line_ok;
+    enum store_status st;
+    item *it;
+
+    c->noreply = ext_is_noreply(t, t->n - 1);
+    vlen_ok = parse_i32(t->v[4], &vlen) && vlen >= 0 && vlen <= INT32_MAX - 2;
+    line_ok = t->len[1] <= ITEM_KEY_MAX && parse_u32(t->v[2], &flags) && parse_i32(t->v[3], &delay) &&
+              vlen_ok && (t->n - (c->noreply ? 1 : 0) < 6 || parse_u32(t->v[5], &pri));
+    if (!line_ok) {
+        ext_reply(c, REPLY_BAD_FORMAT);
+        if (vlen_ok)
+            conn_start_swallow(c, (size_t)vlen + 2);
+        return;
+    }
+    it = store_alloc(t->v[1], t->len[1], flags, 0, (size_t)vlen + 2, &st);
+    if (it == NULL) {
+        stats_incr(st == STORE_TOO_LARGE ? STATS_STORE_TOO_LARGE : STATS_STORE_NO_MEMORY);
+        ext_reply(c, st == STORE_TOO_LARGE ? REPLY_TOO_LARGE : REPLY_OOM_STORE);
+        conn_start_swallow(c, (size_t)vlen + 2);
+        return;
+    }
+    x->push_due_ms = clock_now_ms() + ext_delay_ms(delay);
+    x->push_pri = pri;
+    conn_start_nread(c, it, STORE_SET, 0, c->noreply);
+    c->nread.ext = true;
+}
+
+void ext_nread_done(conn *c) {
+    struct ext_conn *x = c->ext;
+    item *it = c->nread.it, *pin;
+    enum store_status st;
+    uint64_t id = 0;
+    enum queue_result r;
+
+    c->nread.it = NULL;
+    c->nread.ext = false;
+    c->noreply = c->nread.noreply;
+    if (memcmp(item_value(it) + it->nbytes - 2, "\r\n", 2) != 0) {
+        ext_reply(c, REPLY_BAD_CHUNK);
+        item_release(it);
+        return;
+    }
+    pin = store_queue_open(item_key(it), it->nkey, true, NULL, &st);
+    if (pin == NULL) {
+        conn_out_reply(c, st == STORE_WRONG_TYPE ? REPLY_WRONG_TYPE : REPLY_OOM_STORE);
+        item_release(it);
+        return;
+    }
+    r = store_queue_push(pin, it, x->push_pri, x->push_due_ms, &id);
+    item_release(pin);
+    if (r != QUEUE_OK)
+        item_release(it);
+    if (r == QUEUE_OK && !c->noreply)
+        ext_out_pushed(c, id);
+    else if (r == QUEUE_NOMEM)
+        conn_out_reply(c, REPLY_OOM_STORE);
+    else if (r != QUEUE_OK)
+        ext_reply(c, REPLY_NOT_STORED);
+}
+
+/* ---- qpop ---- */
+
+static bool ext_pop_args(struct ext_tokens *t, int *count, uint64_t *lease_ms, bool *has_lease,
+                         uint64_t *wait_ms) {
+    int i;
+
+    *count = 1;
+    *has_lease = false;
+    *wait_ms = 0;
+    for (i = 2; i < t->n; i++) {
+        const char *v;
+        uint32_t n;
+        if ((v = ext_option(t->v[i], "lease")) != NULL) {
+            if (!ext_parse_ms(v, lease_ms) || *lease_ms == 0)
+                return false;
+            *has_lease = true;
+        } else if ((v = ext_option(t->v[i], "wait")) != NULL) {
+            if (!ext_parse_ms(v, wait_ms))
+                return false;
+        } else if (i == 2 && parse_u32(t->v[i], &n) && n >= 1 && n <= EXT_POP_MAX) {
+            *count = (int)n;
+        } else {
+            return false;
+        }
+    }
+    return true;
+}
+
+static void ext_qpop(conn *c, struct ext_tokens *t) {
+    struct qdelivery got[EXT_POP_MAX];
+    uint64_t lease_ms = 0, wait_ms;
+    bool has_lease;
+    int count, n, i;
+    item *pin;
+
+    if (!ext_pop_args(t, &count, &lease_ms, &has_lease, &wait_ms)) {
+        conn_out_reply(c, REPLY_BAD_FORMAT);
+        return;
+    }
+    pin = ext_queue(c, t, wait_ms > 0, REPLY_END);
+    if (pin == NULL)
+        return;
+    if (!has_lease)
+        lease_ms = queue_options(store_queue_of(pin))->lease_ms;
+    n = store_queue_pop(pin, count, lease_ms, got);
+    if (n == 0 && wait_ms > 0) {
+        ext_wait_start(c, pin, count, lease_ms, wait_ms, EXT_QPOP, t->v[1], t->len[1]);
+        return;
+    }
+    for (i = 0; i < n; i++)
+        ext_out_delivery(c, &got[i]);
+    conn_out_reply(c, REPLY_END);
+    item_release(pin);
+}
+
+/* ---- ack, release, touch ---- */
+
+static void ext_by_id(conn *c, struct ext_tokens *t) {
+    char verb = t->v[0][1];     /* qAck, qRelease, qTouch */
+    uint64_t id, ms = 0;
+    bool has_ms = t->n > 3 && !ext_is_noreply(t, 3);
+    enum queue_result r;
+    int32_t delay = 0;
+    item *pin;
+
+    c->noreply = ext_is_noreply(t, t->n - 1);
+    if (t->n < 3 || !parse_u64(t->v[2], &id) || (verb == 'a' && has_ms) ||
+        (has_ms && verb == 'r' && !parse_i32(t->v[3], &delay)) ||
+        (has_ms && verb == 't' && (!ext_parse_ms(t->v[3], &ms) || ms == 0))) {
+        ext_reply(c, REPLY_BAD_FORMAT);
+        return;
+    }
+    pin = ext_queue(c, t, false, REPLY_NOT_FOUND);
+    if (pin == NULL)
+        return;
+    if (verb == 'a') {
+        r = store_queue_ack(pin, id);
+    } else if (verb == 'r') {
+        r = store_queue_release(pin, id, ext_delay_ms(delay));
+    } else {
+        if (!has_ms)
+            ms = queue_options(store_queue_of(pin))->lease_ms;
+        r = store_queue_touch(pin, id, ms);
+    }
+    item_release(pin);
+    if (r != QUEUE_OK)
+        ext_reply(c, REPLY_NOT_FOUND);
+    else
+        ext_reply(c, verb == 'a' ? REPLY_ACKED : verb == 'r' ? REPLY_RELEASED : REPLY_TOUCHED);
+}
+
+/* ---- peek, pending, stats, purge ---- */
+
+struct ext_list {
+    conn *c;
+    bool values;
+    uint64_t now;
+};
+
+static void ext_peek_one(const struct qmsg *m, void *arg) {
+    struct ext_list *l = arg;
+    struct qdelivery d = { m->id, m->deliveries, 0, m->payload };
+
+    item_incref(m->payload);
+    ext_out_delivery(l->c, &d);
+}
+
+static void ext_pending_one(const struct qmsg *m, void *arg) {
+    struct ext_list *l = arg;
+    item *it = m->payload;
+    char *p = conn_out_reserve(l->c, 112);
+    long long left = m->due_ms == QUEUE_HELD ? -1
+                     : (long long)(m->due_ms > l->now ? m->due_ms - l->now : 0);
+
+    conn_out_commit(l->c, (size_t)sprintf(p, "PENDING %llu %u %u %u %lld\r\n",
+                                          (unsigned long long)m->id, it->flags, it->nbytes - 2,
+                                          m->deliveries, left));
+    if (l->values) {
+        item_incref(it);
+        conn_out_item(l->c, it, item_value(it), it->nbytes);
+    }
+}
+
+static void ext_qpeek(conn *c, struct ext_tokens *t) {
+    struct ext_list l = { c, true, 0 };
+    uint32_t count = 1;
+    item *pin;
+
+    if (t->n > 3 || (t->n == 3 && (!parse_u32(t->v[2], &count) || count == 0 || count > EXT_POP_MAX))) {
+        conn_out_reply(c, REPLY_BAD_FORMAT);
+        return;
+    }
+    pin = ext_queue(c, t, false, REPLY_END);
+    if (pin == NULL)
+        return;
+    queue_peek(store_queue_of(pin), count, ext_peek_one, &l);
+    conn_out_reply(c, REPLY_END);
+    item_release(pin);
+}
+
+static void ext_qpending(conn *c, struct ext_tokens *t) {
+    struct ext_list l = { c, false, clock_now_ms() };
+    item *pin;
+
+    if (t->n > 3 || (t->n == 3 && strcmp(t->v[2], "values") != 0)) {
+        conn_out_reply(c, REPLY_BAD_FORMAT);
+        return;
+    }
+    l.values = t->n == 3;
+    pin = ext_queue(c, t, false, REPLY_END);
+    if (pin == NULL)
+        return;
+    queue_pending(store_queue_of(pin), ext_pending_one, &l);
+    conn_out_reply(c, REPLY_END);
+    item_release(pin);
+}
+
+static void ext_stat(conn *c, const char *name, uint64_t v) {
+    char *p = conn_out_reserve(c, strlen(name) + 32);
+
+    conn_out_commit(c, (size_t)sprintf(p, "STAT %s %llu\r\n", name, (unsigned long long)v));
+}
+
+static void ext_qstats(conn *c, struct ext_tokens *t) {
+    const struct queue_opts *o;
+    struct queue_stats st;
+    item *pin;
+    char *p;
+
+    if (t->n != 2) {
+        conn_out_reply(c, REPLY_BAD_FORMAT);
+        return;
+    }
+    pin = ext_queue(c, t, false, REPLY_NOT_FOUND);
+    if (pin == NULL)
+        return;
+    queue_get_stats(store_queue_of(pin), &st);
+    o = queue_options(store_queue_of(pin));
+    ext_stat(c, "ready", st.ready);
+    ext_stat(c, "delayed", st.delayed);
+    ext_stat(c, "in_flight", st.inflight);
+    ext_stat(c, "waiters", st.waiters);
+    ext_stat(c, "pushed", st.pushed);
+    ext_stat(c, "popped", st.popped);
+    ext_stat(c, "acked", st.acked);
+    ext_stat(c, "released", st.released);
+    ext_stat(c, "lease_expired", st.expired);
+    ext_stat(c, "dead", st.dead);
+    ext_stat(c, "purged", st.purged);
+    ext_stat(c, "age_oldest_ready", st.oldest_ready_ms / 1000);
+    ext_stat(c, "lease_ms", o->lease_ms);
+    ext_stat(c, "max_deliveries", o->max_deliveries);
+    ext_stat(c, "max_length", o->max_length);
+    p = conn_out_reserve(c, o->ndlq + 16);
+    memcpy(p, "STAT dlq ", 9);
+    memcpy(p + 9, o->dlq, o->ndlq);
+    memcpy(p + 9 + o->ndlq, "\r\n", 2);
+    conn_out_commit(c, o->ndlq + 11);
+    conn_out_reply(c, REPLY_END);
+    item_release(pin);
+}
+
+static void ext_qpurge(conn *c, struct ext_tokens *t) {
+    uint64_t n;
+    item *pin;
+
+    c->noreply = ext_is_noreply(t, t->n - 1);
+    if (t->n > 2 + (c->noreply ? 1 : 0)) {
+        ext_reply(c, REPLY_BAD_FORMAT);
+        return;
+    }
+    pin = ext_queue(c, t, false, REPLY_NOT_FOUND);
+    if (pin == NULL)
+        return;
+    n = store_queue_purge(pin);
+    item_release(pin);
+    if (!c->noreply) {
+        char *p = conn_out_reserve(c, 32);
+        conn_out_commit(c, (size_t)sprintf(p, "PURGED %llu\r\n", (unsigned long long)n));
+    }
+}
+
+/* ---- dispatch ---- */
+
+static bool ext_is(const struct ext_tokens *t, const char *verb, int min, int max) {
+    return strcmp(t->v[0], verb) == 0 && t->n >= min && t->n <= max;
+}
+
+enum conn_parse_result ext_dispatch(conn *c, char *line, size_t len) {
+    struct ext_tokens t;
+
+    ext_tokenize(line, len, &t);
+    if (ext_is(&t, "qpush", 5, 7))
+        ext_qpush(c, &t);
+    else if (ext_is(&t, "qpop", 2, 5))
+        ext_qpop(c, &t);
+    else if (ext_is(&t, "qack", 3, 4) || ext_is(&t, "qrelease", 3, 5) || ext_is(&t, "qtouch", 3, 5))
+        ext_by_id(c, &t);
+    else if (ext_is(&t, "qcreate", 2, 6))
+        ext_qcreate(c, &t);
+    else if (ext_is(&t, "qpeek", 2, 3))
+        ext_qpeek(c, &t);
+    else if (ext_is(&t, "qpending", 2, 3))
+        ext_qpending(c, &t);
+    else if (ext_is(&t, "qstats", 2, 2))
+        ext_qstats(c, &t);
+    else if (ext_is(&t, "qpurge", 2, 3))
+        ext_qpurge(c, &t);
+    else
+        conn_out_reply(c, REPLY_ERROR);
+    return PARSE_DONE;
+}
+
+/* ---- Kestrel reads: get <queue>[/open][/close][/abort][/peek][/t=<ms>] ---- */
+
+struct ext_kopts {
+    bool open, close, abort, peek;
+    uint64_t wait_ms;
+};
+
+static bool ext_kestrel_opts(const char *s, size_t n, struct ext_kopts *o) {
+    memset(o, 0, sizeof(*o));
+    while (n > 0) {
+        const char *slash = memchr(s, '/', n);
+        size_t len = slash != NULL ? (size_t)(slash - s) : n;
+        char tok[32];
+        if (len == 0 || len >= sizeof(tok))
+            return false;
+        memcpy(tok, s, len);
+        tok[len] = '\0';
+        if (strcmp(tok, "open") == 0)
+            o->open = true;
+        else if (strcmp(tok, "close") == 0)
+            o->close = true;
+        else if (strcmp(tok, "abort") == 0)
+            o->abort = true;
+        else if (strcmp(tok, "peek") == 0)
+            o->peek = true;
+        else if (strncmp(tok, "t=", 2) != 0 || !parse_u64(tok + 2, &o->wait_ms))
+            return false;
+        s += len;
+        n -= len;
+        if (n > 0) {        /* skip the '/' */
+            s++;
+            n--;
+        }
+    }
+    return true;
+}
+
+static void ext_peek_kestrel(const struct qmsg *m, void *arg) {
+    item **out = arg;
+
+    item_incref(m->payload);
+    *out = m->payload;
+}
+
+/* Ends the open read if it is on this queue: ack (close) or give back. */
+static void ext_kestrel_end_open(struct ext_conn *x, item *pin, bool ack) {
+    if (x->open_pin == NULL || x->open_pin != pin)
+        return;
+    if (ack)
+        store_queue_ack(pin, x->open_id);
+    else
+        store_queue_release(pin, x->open_id, 0);
+    item_release(x->open_pin);
+    x->open_pin = NULL;
+}
+
+static enum ext_kestrel ext_kestrel_read(conn *c, const char *key, size_t nkey, item *pin,
+                                         const struct ext_kopts *o, bool single) {
+    struct ext_conn *x = ext_state(c);
+    struct qdelivery d;
+    item *peeked = NULL;
+
+    if (o->peek && (o->open || o->close || o->abort))
+        return KESTREL_CLOSE;
+    if (o->close || o->abort)
+        ext_kestrel_end_open(x, pin, o->close);
+    if (o->peek) {
+        queue_peek(store_queue_of(pin), 1, ext_peek_kestrel, &peeked);
+        if (peeked != NULL)
+            ext_out_kestrel(c, key, nkey, peeked);
+        return KESTREL_DONE;
+    }
+    if (x->open_pin != NULL && (o->open || x->open_pin == pin))
+        return KESTREL_CLOSE;   /* one open read per connection */
+    if (!o->open && (o->close || o->abort))
+        return KESTREL_DONE;
+    if (store_queue_pop(pin, 1, QUEUE_HELD, &d) == 1) {
+        ext_out_kestrel(c, key, nkey, d.payload);
+        if (o->open) {
+            item_incref(pin);
+            x->open_pin = pin;
+            x->open_id = d.id;
+        } else {
+            store_queue_ack(pin, d.id);
+        }
+        return KESTREL_DONE;
+    }
+    if (o->wait_ms == 0 || !single)
+        return KESTREL_DONE;
+    item_incref(pin);
+    ext_wait_start(c, pin, 1, QUEUE_HELD, o->wait_ms, o->open ? EXT_KESTREL_OPEN : EXT_KESTREL_TAKE,
+                   key, nkey);
+    return KESTREL_WAIT;
+}
+
+enum ext_kestrel ext_kestrel_get(conn *c, const char *key, size_t nkey, item *q, bool single) {
+    struct ext_kopts o = { 0 };
+    const char *slash = memchr(key, '/', nkey);
+    enum store_status st;
+    enum ext_kestrel r;
+    item *pin = q;
+
+    if (pin == NULL) {
+        if (slash == NULL || !ext_kestrel_opts(slash + 1, nkey - (size_t)(slash - key) - 1, &o))
+            return KESTREL_NOT_QUEUE;
+        pin = store_queue_open(key, (size_t)(slash - key), false, NULL, &st);
+        if (pin == NULL)
+            return KESTREL_NOT_QUEUE;
+    } else {
+        item_incref(pin);
+    }
+    r = ext_kestrel_read(c, key, nkey, pin, &o, single);
+    item_release(pin);
+    return r;
+}

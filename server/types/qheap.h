@@ -1,0 +1,30 @@
+/*
+ * qheap: a binary min-heap of queue messages. Each message records its
+ * position (hpos), so any message can be removed in O(log n) — an ack or
+ * a release takes a message out of the middle of the in-flight heap.
+ * A message is in at most one heap at a time.
+ */
+#ifndef MCDS_QHEAP_H
+#define MCDS_QHEAP_H
+
+#include <stddef.h>
+
+struct qmsg;
+
+struct qheap {
+    struct qmsg **v;
+    size_t n, cap;
+    int (*less)(const struct qmsg *a, const struct qmsg *b);
+};
+
+void qheap_init(struct qheap *h, int (*less)(const struct qmsg *, const struct qmsg *));
+void qheap_free(struct qheap *h);
+/* 0, or -1 when the array cannot grow. */
+int qheap_push(struct qheap *h, struct qmsg *m);
+struct qmsg *qheap_top(const struct qheap *h);
+struct qmsg *qheap_pop(struct qheap *h);
+void qheap_remove(struct qheap *h, struct qmsg *m);
+/* Calls fn on the k smallest messages in order, without changing the heap. */
+void qheap_first(const struct qheap *h, size_t k, void (*fn)(struct qmsg *m, void *arg), void *arg);
+
+#endif

@@ -1,0 +1,689 @@
+/*
+ * types/queue: queue state, its locking, leases, delays, dead letters,
+ * waiters, and the one timer that drives every queue.
+ *
+ * Lock order: a queue's lock may be taken while holding nothing or the
+ * registry lock (stats totals); the registry lock is never taken while a
+ * queue lock is held. The timer never touches a queue it has not first
+ * pinned with a reference on the queue's item, so a queue deleted and
+ * freed on another thread meanwhile is never used.
+ */
+#include <event2/event.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../clock.h"
+#include "queue.h"
+
+#define QUEUE_IDMAP_INIT 64
+
+struct queue {
+    pthread_mutex_t lock;
+    char name[ITEM_KEY_MAX];
+    size_t nname;
+    struct queue_opts opts;
+    struct qheap ready;         /* by priority, then push order */
+    struct qheap delayed;       /* by due time */
+    struct qheap inflight;      /* by lease end */
+    struct qmsg **ids;          /* in-flight messages by id */
+    size_t nbuckets;
+    uint64_t seq;
+    struct queue_waiter *whead, *wtail;
+    uint64_t nwaiters;
+    struct queue_stats counts;  /* the running totals (pushed, acked …) */
+    bool closed;
+    uint64_t next_due;          /* earliest delay or lease end; atomic */
+    item *self;                 /* the keyspace item holding this queue */
+    struct queue *reg_prev, *reg_next;
+};
+
+/* Messages past max_deliveries, moved out under the queue lock and
+ * handed to the dead-letter hook once it is released. */
+struct queue_dead {
+    struct qmsg *m;
+    char dlq[ITEM_KEY_MAX];
+    size_t ndlq;
+};
+
+struct queue_dead_list {
+    struct queue_dead *v;
+    size_t n, cap;
+};
+
+static pthread_mutex_t queue_reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct queue *queue_reg;
+static uint64_t queue_nqueues;
+static uint64_t queue_ids;
+static struct event *queue_timer;
+static uint64_t queue_armed_at = UINT64_MAX;
+static void (*queue_dead_hook)(const char *dlq, size_t ndlq, struct qmsg *m);
+
+/* ---- ordering ---- */
+
+static int queue_ready_less(const struct qmsg *a, const struct qmsg *b) {
+    if (a->pri != b->pri)
+        return a->pri < b->pri;
+    return a->seq < b->seq;
+}
+
+static int queue_due_less(const struct qmsg *a, const struct qmsg *b) {
+    if (a->due_ms != b->due_ms)
+        return a->due_ms < b->due_ms;
+    return a->seq < b->seq;
+}
+
+/* ---- the in-flight id map ---- */
+
+static struct qmsg **queue_id_slot(struct queue *q, uint64_t id) {
+    struct qmsg **p = &q->ids[(id * 0x9E3779B97F4A7C15ULL >> 32) & (q->nbuckets - 1)];
+
+    while (*p != NULL && (*p)->id != id)
+        p = &(*p)->id_next;
+    return p;
+}
+
+static void queue_id_grow(struct queue *q) {
+    size_t old = q->nbuckets, i;
+    struct qmsg **oldids = q->ids;
+    struct qmsg **ids = calloc(old * 2, sizeof(*ids));
+
+    if (ids == NULL)
+        return;     /* chains just get longer */
+    q->ids = ids;
+    q->nbuckets = old * 2;
+    for (i = 0; i < old; i++) {
+        struct qmsg *m = oldids[i], *next;
+        for (; m != NULL; m = next) {
+            next = m->id_next;
+            m->id_next = NULL;
+            *queue_id_slot(q, m->id) = m;
+        }
+    }
+    free(oldids);
+}
+
+static void queue_id_add(struct queue *q, struct qmsg *m) {
+    if (q->inflight.n > q->nbuckets)
+        queue_id_grow(q);
+    m->id_next = NULL;
+    *queue_id_slot(q, m->id) = m;
+}
+
+static struct qmsg *queue_id_take(struct queue *q, uint64_t id) {
+    struct qmsg **p = queue_id_slot(q, id);
+    struct qmsg *m = *p;
+
+    if (m != NULL) {
+        *p = m->id_next;
+        m->id_next = NULL;
+    }
+    return m;
+}
+
+/* ---- the timer ---- */
+
+static void queue_arm(uint64_t due) {
+    uint64_t cur = __atomic_load_n(&queue_armed_at, __ATOMIC_ACQUIRE);
+    uint64_t now;
+    struct timeval tv;
+
+    do {
+        if (due >= cur)
+            return;
+    } while (!__atomic_compare_exchange_n(&queue_armed_at, &cur, due, false,
+                                          __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+    now = clock_now_ms();
+    due = due > now ? due - now : 0;
+    tv.tv_sec = (time_t)(due / 1000);
+    tv.tv_usec = (suseconds_t)(due % 1000) * 1000;
+    evtimer_add(queue_timer, &tv);
+}
+
+/* Recomputes when q next needs the timer; q locked. */
+static void queue_update_due(struct queue *q) {
+    struct qmsg *d = qheap_top(&q->delayed), *f = qheap_top(&q->inflight);
+    uint64_t next = UINT64_MAX;
+
+    if (d != NULL)
+        next = d->due_ms;
+    if (f != NULL && f->due_ms != QUEUE_HELD && f->due_ms < next)
+        next = f->due_ms;
+    __atomic_store_n(&q->next_due, next, __ATOMIC_RELEASE);
+    if (next != UINT64_MAX)
+        queue_arm(next);
+}
+
+/* ---- waiters ---- */
+
+static void queue_lease(struct queue *q, uint64_t lease_ms, uint64_t now, struct qdelivery *out) {
+    struct qmsg *m = qheap_pop(&q->ready);
+
+    m->deliveries++;
+    m->due_ms = lease_ms == QUEUE_HELD ? QUEUE_HELD : now + lease_ms;
+    m->state = QMSG_INFLIGHT;
+    if (qheap_push(&q->inflight, m) < 0) {
+        /* No room to track it: leave it ready, deliver nothing. */
+        m->deliveries--;
+        m->state = QMSG_READY;
+        qheap_push(&q->ready, m);
+        out->payload = NULL;
+        return;
+    }
+    queue_id_add(q, m);
+    q->counts.popped++;
+    out->id = m->id;
+    out->deliveries = m->deliveries;
+    out->lease_left_ms = lease_ms;
+    out->payload = m->payload;
+    item_incref(m->payload);
+}
+
+static void queue_unlist(struct queue *q, struct queue_waiter *w) {
+    if (w->prev != NULL)
+        w->prev->next = w->next;
+    else
+        q->whead = w->next;
+    if (w->next != NULL)
+        w->next->prev = w->prev;
+    else
+        q->wtail = w->prev;
+    w->prev = w->next = NULL;
+    w->listed = false;
+    q->nwaiters--;
+}
+
+/* Hands ready messages to waiters, first come first served; q locked. */
+static void queue_serve(struct queue *q) {
+    uint64_t now = clock_now_ms();
+
+    while (q->whead != NULL && q->ready.n > 0) {
+        struct queue_waiter *w = q->whead;
+        queue_unlist(q, w);
+        w->ngot = 0;
+        while (w->ngot < w->want && q->ready.n > 0) {
+            queue_lease(q, w->lease_ms, now, &w->got[w->ngot]);
+            if (w->got[w->ngot].payload == NULL)
+                break;
+            w->ngot++;
+        }
+        w->wake(w);
+    }
+}
+
+/* Puts an in-flight message back: ready now, or delayed; q locked. */
+static void queue_requeue(struct queue *q, struct qmsg *m, uint64_t due_ms, uint64_t now) {
+    m->due_ms = due_ms;
+    m->state = due_ms > now ? QMSG_DELAYED : QMSG_READY;
+    if (qheap_push(m->state == QMSG_DELAYED ? &q->delayed : &q->ready, m) < 0) {
+        /* Out of memory for the heap array: keep it in flight, due now. */
+        m->state = QMSG_INFLIGHT;
+        m->due_ms = now;
+        qheap_push(&q->inflight, m);
+        queue_id_add(q, m);
+    }
+}
+
+static void queue_dead_add(struct queue *q, struct qmsg *m, struct queue_dead_list *dl, uint64_t now) {
+    if (dl->n == dl->cap) {
+        size_t cap = dl->cap ? dl->cap * 2 : 8;
+        struct queue_dead *v = realloc(dl->v, cap * sizeof(*v));
+        if (v == NULL) {
+            queue_requeue(q, m, now, now);   /* try again next time */
+            return;
+        }
+        dl->v = v;
+        dl->cap = cap;
+    }
+    dl->v[dl->n].m = m;
+    memcpy(dl->v[dl->n].dlq, q->opts.dlq, q->opts.ndlq);
+    dl->v[dl->n].ndlq = q->opts.ndlq;
+    dl->n++;
+    q->counts.dead++;
+}
+
+/* Brings q up to now: due delays become ready, run-out leases go back to
+ * ready or, past max_deliveries, to dl. Every access does this first, so
+ * what a client sees never depends on when the timer last ran. q locked. */
+static void queue_catch_up(struct queue *q, uint64_t now, struct queue_dead_list *dl) {
+    struct qmsg *m;
+
+    while ((m = qheap_top(&q->delayed)) != NULL && m->due_ms <= now) {
+        qheap_pop(&q->delayed);
+        queue_requeue(q, m, now, now);
+    }
+    while ((m = qheap_top(&q->inflight)) != NULL && m->due_ms <= now) {
+        qheap_pop(&q->inflight);
+        queue_id_take(q, m->id);
+        q->counts.expired++;
+        if (q->opts.max_deliveries == 0 || m->deliveries < q->opts.max_deliveries)
+            queue_requeue(q, m, now, now);
+        else
+            queue_dead_add(q, m, dl, now);
+    }
+}
+
+/* Hands dead letters to the hook; the queue lock is not held. */
+static void queue_bury(struct queue_dead_list *dl) {
+    size_t i;
+
+    for (i = 0; i < dl->n; i++)
+        queue_dead_hook(dl->v[i].dlq, dl->v[i].ndlq, dl->v[i].m);
+    free(dl->v);
+    dl->v = NULL;
+    dl->n = dl->cap = 0;
+}
+
+/* Locks q and catches it up; queue_unlock() then buries the dead. */
+static void queue_lock(struct queue *q, uint64_t now, struct queue_dead_list *dl) {
+    memset(dl, 0, sizeof(*dl));
+    pthread_mutex_lock(&q->lock);
+    queue_catch_up(q, now, dl);
+}
+
+static void queue_unlock(struct queue *q, struct queue_dead_list *dl) {
+    queue_serve(q);
+    queue_update_due(q);
+    pthread_mutex_unlock(&q->lock);
+    if (dl->n > 0)
+        queue_bury(dl);
+}
+
+bool queue_wait(struct queue *q, struct queue_waiter *w) {
+    struct queue_dead_list dl;
+
+    queue_lock(q, clock_now_ms(), &dl);
+    if (q->closed) {
+        queue_unlock(q, &dl);
+        return false;
+    }
+    w->next = NULL;
+    w->prev = q->wtail;
+    if (q->wtail != NULL)
+        q->wtail->next = w;
+    else
+        q->whead = w;
+    q->wtail = w;
+    w->listed = true;
+    q->nwaiters++;
+    queue_unlock(q, &dl);
+    return true;
+}
+
+bool queue_unwait(struct queue *q, struct queue_waiter *w) {
+    bool was;
+
+    pthread_mutex_lock(&q->lock);
+    was = w->listed;
+    if (was)
+        queue_unlist(q, w);
+    pthread_mutex_unlock(&q->lock);
+    return was;
+}
+
+/* ---- life cycle ---- */
+
+struct queue *queue_new(const char *name, size_t nname, const struct queue_opts *o, item *self) {
+    struct queue *q = calloc(1, sizeof(*q));
+
+    if (q == NULL)
+        return NULL;
+    q->ids = calloc(QUEUE_IDMAP_INIT, sizeof(*q->ids));
+    if (q->ids == NULL) {
+        free(q);
+        return NULL;
+    }
+    q->nbuckets = QUEUE_IDMAP_INIT;
+    pthread_mutex_init(&q->lock, NULL);
+    memcpy(q->name, name, nname);
+    q->nname = nname;
+    q->opts = *o;
+    qheap_init(&q->ready, queue_ready_less);
+    qheap_init(&q->delayed, queue_due_less);
+    qheap_init(&q->inflight, queue_due_less);
+    q->next_due = UINT64_MAX;
+    q->self = self;
+    pthread_mutex_lock(&queue_reg_lock);
+    q->reg_next = queue_reg;
+    if (queue_reg != NULL)
+        queue_reg->reg_prev = q;
+    queue_reg = q;
+    queue_nqueues++;
+    pthread_mutex_unlock(&queue_reg_lock);
+    return q;
+}
+
+void queue_msg_free(struct qmsg *m) {
+    item_release(m->payload);
+    item_mem_charge(-(long)sizeof(*m));
+    free(m);
+}
+
+static void queue_free_heap(struct qheap *h) {
+    size_t i;
+
+    for (i = 0; i < h->n; i++)
+        queue_msg_free(h->v[i]);
+    qheap_free(h);
+}
+
+void queue_free(struct queue *q) {
+    pthread_mutex_lock(&queue_reg_lock);
+    if (q->reg_prev != NULL)
+        q->reg_prev->reg_next = q->reg_next;
+    else
+        queue_reg = q->reg_next;
+    if (q->reg_next != NULL)
+        q->reg_next->reg_prev = q->reg_prev;
+    queue_nqueues--;
+    pthread_mutex_unlock(&queue_reg_lock);
+    queue_free_heap(&q->ready);
+    queue_free_heap(&q->delayed);
+    queue_free_heap(&q->inflight);
+    free(q->ids);
+    pthread_mutex_destroy(&q->lock);
+    free(q);
+}
+
+void queue_close(struct queue *q) {
+    pthread_mutex_lock(&q->lock);
+    q->closed = true;
+    while (q->whead != NULL) {
+        struct queue_waiter *w = q->whead;
+        queue_unlist(q, w);
+        w->ngot = 0;
+        w->wake(w);
+    }
+    pthread_mutex_unlock(&q->lock);
+}
+
+const struct queue_opts *queue_options(const struct queue *q) {
+    return &q->opts;
+}
+
+/* ---- operations ---- */
+
+enum queue_result queue_push(struct queue *q, item *payload, uint32_t pri, uint64_t due_ms, uint64_t *id) {
+    uint64_t now = clock_now_ms();
+    struct qmsg *m;
+    int rc;
+
+    pthread_mutex_lock(&q->lock);
+    if (q->closed) {
+        pthread_mutex_unlock(&q->lock);
+        return QUEUE_GONE;
+    }
+    if (q->opts.max_length != 0 && q->ready.n + q->delayed.n + q->inflight.n >= q->opts.max_length) {
+        pthread_mutex_unlock(&q->lock);
+        return QUEUE_FULL;
+    }
+    m = calloc(1, sizeof(*m));
+    if (m == NULL) {
+        pthread_mutex_unlock(&q->lock);
+        return QUEUE_NOMEM;
+    }
+    m->id = __atomic_add_fetch(&queue_ids, 1, __ATOMIC_RELAXED);
+    m->seq = q->seq++;
+    m->pri = pri;
+    m->due_ms = due_ms;
+    m->pushed_ms = now;
+    m->payload = payload;
+    m->state = due_ms > now ? QMSG_DELAYED : QMSG_READY;
+    rc = qheap_push(m->state == QMSG_DELAYED ? &q->delayed : &q->ready, m);
+    if (rc < 0) {
+        pthread_mutex_unlock(&q->lock);
+        free(m);
+        return QUEUE_NOMEM;
+    }
+    item_mem_charge((long)sizeof(*m));
+    q->counts.pushed++;
+    *id = m->id;
+    queue_serve(q);
+    queue_update_due(q);
+    pthread_mutex_unlock(&q->lock);
+    return QUEUE_OK;
+}
+
+int queue_pop(struct queue *q, int max, uint64_t lease_ms, struct qdelivery *out) {
+    uint64_t now = clock_now_ms();
+    struct queue_dead_list dl;
+    int n = 0;
+
+    queue_lock(q, now, &dl);
+    while (n < max && q->ready.n > 0) {
+        queue_lease(q, lease_ms, now, &out[n]);
+        if (out[n].payload == NULL)
+            break;
+        n++;
+    }
+    queue_unlock(q, &dl);
+    return n;
+}
+
+int queue_take(struct queue *q, struct qdelivery *out) {
+    struct queue_dead_list dl;
+    struct qmsg *m;
+
+    queue_lock(q, clock_now_ms(), &dl);
+    m = qheap_pop(&q->ready);
+    if (m != NULL) {
+        q->counts.popped++;
+        q->counts.acked++;
+        out->id = m->id;
+        out->deliveries = m->deliveries + 1;
+        out->lease_left_ms = 0;
+        out->payload = m->payload;
+        item_mem_charge(-(long)sizeof(*m));
+        free(m);
+    }
+    queue_unlock(q, &dl);
+    return m != NULL;
+}
+
+enum queue_result queue_ack(struct queue *q, uint64_t id) {
+    struct queue_dead_list dl;
+    struct qmsg *m;
+
+    queue_lock(q, clock_now_ms(), &dl);
+    m = queue_id_take(q, id);
+    if (m != NULL) {
+        qheap_remove(&q->inflight, m);
+        q->counts.acked++;
+    }
+    queue_unlock(q, &dl);
+    if (m == NULL)
+        return QUEUE_NOT_FOUND;
+    queue_msg_free(m);
+    return QUEUE_OK;
+}
+
+enum queue_result queue_release(struct queue *q, uint64_t id, uint64_t delay_ms) {
+    uint64_t now = clock_now_ms();
+    struct queue_dead_list dl;
+    struct qmsg *m;
+
+    queue_lock(q, now, &dl);
+    m = queue_id_take(q, id);
+    if (m != NULL) {
+        qheap_remove(&q->inflight, m);
+        queue_requeue(q, m, now + delay_ms, now);
+        q->counts.released++;
+    }
+    queue_unlock(q, &dl);
+    return m != NULL ? QUEUE_OK : QUEUE_NOT_FOUND;
+}
+
+enum queue_result queue_touch(struct queue *q, uint64_t id, uint64_t lease_ms) {
+    uint64_t now = clock_now_ms();
+    struct queue_dead_list dl;
+    struct qmsg *m;
+
+    queue_lock(q, now, &dl);
+    m = *queue_id_slot(q, id);
+    if (m != NULL) {
+        qheap_remove(&q->inflight, m);
+        m->due_ms = lease_ms == QUEUE_HELD ? QUEUE_HELD : now + lease_ms;
+        qheap_push(&q->inflight, m);
+    }
+    queue_unlock(q, &dl);
+    return m != NULL ? QUEUE_OK : QUEUE_NOT_FOUND;
+}
+
+uint64_t queue_purge(struct queue *q) {
+    uint64_t n;
+    struct qmsg *m;
+
+    pthread_mutex_lock(&q->lock);
+    n = q->ready.n + q->delayed.n;
+    while ((m = qheap_pop(&q->ready)) != NULL)
+        queue_msg_free(m);
+    while ((m = qheap_pop(&q->delayed)) != NULL)
+        queue_msg_free(m);
+    q->counts.purged += n;
+    queue_update_due(q);
+    pthread_mutex_unlock(&q->lock);
+    return n;
+}
+
+void queue_peek(struct queue *q, size_t max, void (*fn)(const struct qmsg *m, void *arg), void *arg) {
+    struct queue_dead_list dl;
+
+    queue_lock(q, clock_now_ms(), &dl);
+    qheap_first(&q->ready, max, (void (*)(struct qmsg *, void *))fn, arg);
+    queue_unlock(q, &dl);
+}
+
+void queue_pending(struct queue *q, void (*fn)(const struct qmsg *m, void *arg), void *arg) {
+    struct queue_dead_list dl;
+
+    queue_lock(q, clock_now_ms(), &dl);
+    qheap_first(&q->inflight, q->inflight.n, (void (*)(struct qmsg *, void *))fn, arg);
+    queue_unlock(q, &dl);
+}
+
+static void queue_stats_locked(struct queue *q, struct queue_stats *st, uint64_t now) {
+    size_t i;
+
+    *st = q->counts;
+    st->ready = q->ready.n;
+    st->delayed = q->delayed.n;
+    st->inflight = q->inflight.n;
+    st->waiters = q->nwaiters;
+    st->oldest_ready_ms = 0;
+    for (i = 0; i < q->ready.n; i++) {
+        uint64_t age = now - q->ready.v[i]->pushed_ms;
+        if (age > st->oldest_ready_ms)
+            st->oldest_ready_ms = age;
+    }
+}
+
+void queue_get_stats(struct queue *q, struct queue_stats *st) {
+    uint64_t now = clock_now_ms();
+    struct queue_dead_list dl;
+
+    queue_lock(q, now, &dl);
+    queue_stats_locked(q, st, now);
+    queue_unlock(q, &dl);
+}
+
+void queue_totals(struct queue_stats *total, uint64_t *nqueues) {
+    uint64_t now = clock_now_ms();
+    struct queue *q;
+
+    memset(total, 0, sizeof(*total));
+    pthread_mutex_lock(&queue_reg_lock);
+    *nqueues = queue_nqueues;
+    for (q = queue_reg; q != NULL; q = q->reg_next) {
+        struct queue_stats st;
+        pthread_mutex_lock(&q->lock);
+        queue_stats_locked(q, &st, now);
+        pthread_mutex_unlock(&q->lock);
+        total->ready += st.ready;
+        total->delayed += st.delayed;
+        total->inflight += st.inflight;
+        total->waiters += st.waiters;
+        total->pushed += st.pushed;
+        total->popped += st.popped;
+        total->acked += st.acked;
+        total->released += st.released;
+        total->expired += st.expired;
+        total->dead += st.dead;
+        total->purged += st.purged;
+    }
+    pthread_mutex_unlock(&queue_reg_lock);
+}
+
+/* ---- time: delays come due, leases run out ---- */
+
+/* Pins the queues whose next event is due (a reference on each item). */
+static size_t queue_collect_due(uint64_t now, struct queue ***out) {
+    size_t n = 0, cap = 0;
+    struct queue *q;
+
+    *out = NULL;
+    pthread_mutex_lock(&queue_reg_lock);
+    for (q = queue_reg; q != NULL; q = q->reg_next) {
+        if (__atomic_load_n(&q->next_due, __ATOMIC_ACQUIRE) > now || !item_tryref(q->self))
+            continue;
+        if (n == cap) {
+            struct queue **v = realloc(*out, (cap ? cap * 2 : 16) * sizeof(*v));
+            if (v == NULL) {
+                item_release(q->self);
+                break;
+            }
+            *out = v;
+            cap = cap ? cap * 2 : 16;
+        }
+        (*out)[n++] = q;
+    }
+    pthread_mutex_unlock(&queue_reg_lock);
+    return n;
+}
+
+static uint64_t queue_earliest(void) {
+    uint64_t next = UINT64_MAX;
+    struct queue *q;
+
+    pthread_mutex_lock(&queue_reg_lock);
+    for (q = queue_reg; q != NULL; q = q->reg_next) {
+        uint64_t d = __atomic_load_n(&q->next_due, __ATOMIC_ACQUIRE);
+        if (d < next)
+            next = d;
+    }
+    pthread_mutex_unlock(&queue_reg_lock);
+    return next;
+}
+
+static void queue_on_timer(evutil_socket_t fd, short what, void *arg) {
+    uint64_t now = clock_now_ms();
+    struct queue_dead_list dl;
+    struct queue **due;
+    size_t n, i;
+
+    __atomic_store_n(&queue_armed_at, UINT64_MAX, __ATOMIC_RELEASE);
+    n = queue_collect_due(now, &due);
+    for (i = 0; i < n; i++) {
+        queue_lock(due[i], now, &dl);
+        queue_unlock(due[i], &dl);
+        item_release(due[i]->self);
+    }
+    free(due);
+    queue_arm(queue_earliest());
+}
+
+void queue_system_init(struct event_base *timer_base,
+                       void (*dead_hook)(const char *dlq, size_t ndlq, struct qmsg *m)) {
+    queue_timer = evtimer_new(timer_base, queue_on_timer, NULL);
+    queue_dead_hook = dead_hook;
+    queue_armed_at = UINT64_MAX;
+}
+
+void queue_system_shutdown(void) {
+    if (queue_timer != NULL)
+        event_free(queue_timer);
+    queue_timer = NULL;
+}
+
+void queue_clock_shifted(void) {
+    if (queue_timer != NULL)
+        event_active(queue_timer, EV_TIMEOUT, 0);
+}

@@ -1,0 +1,128 @@
+/*
+ * types/queue: a work queue held under one key of the keyspace.
+ *
+ * Messages are ready (a heap by priority, then push order), delayed (a
+ * heap by due time) or in flight (a heap by lease end, plus an id map for
+ * ack/release/touch). A lease that runs out puts the message back to
+ * ready, or, after max_deliveries, hands it to the dead-letter hook.
+ * Consumers that found nothing may wait: a waiter is served, in arrival
+ * order, as soon as messages are ready, and woken through its callback.
+ *
+ * Every function locks the queue itself. Time comes from clock_now_ms().
+ * One timer (on the main thread's event base) serves every queue's delays
+ * and leases, so idle queues and idle waiters cost nothing.
+ */
+#ifndef MCDS_QUEUE_H
+#define MCDS_QUEUE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../item.h"
+#include "qheap.h"
+
+#define QUEUE_DEFAULT_LEASE_MS 30000
+#define QUEUE_DEFAULT_PRI 1024
+#define QUEUE_HELD UINT64_MAX       /* lease of a message held by a connection */
+
+struct event_base;
+
+enum qmsg_state { QMSG_READY, QMSG_DELAYED, QMSG_INFLIGHT };
+
+struct qmsg {
+    uint64_t id;
+    uint64_t seq;           /* push order: FIFO among equal priorities */
+    uint64_t due_ms;        /* delayed: ready time; in flight: lease end */
+    uint64_t pushed_ms;
+    uint32_t pri;           /* lower is served first */
+    uint32_t deliveries;    /* times leased */
+    size_t hpos;            /* position in the heap that holds it */
+    struct qmsg *id_next;   /* in-flight id map chain */
+    item *payload;          /* client flags and value with "\r\n" */
+    uint8_t state;
+};
+
+struct queue_opts {
+    uint64_t lease_ms;          /* default lease (visibility timeout) */
+    uint32_t max_deliveries;    /* 0: redeliver forever */
+    uint64_t max_length;        /* ready + delayed + in flight; 0: unbounded */
+    char dlq[ITEM_KEY_MAX];     /* dead-letter queue key */
+    size_t ndlq;
+};
+
+/* One message handed to a consumer: it owns a payload reference. */
+struct qdelivery {
+    uint64_t id;
+    uint32_t deliveries;
+    uint64_t lease_left_ms;
+    item *payload;
+};
+
+struct queue_waiter {
+    struct queue_waiter *prev, *next;
+    int want;                   /* most messages to take */
+    uint64_t lease_ms;          /* lease of what it takes, or QUEUE_HELD */
+    struct qdelivery *got;      /* room for want deliveries */
+    int ngot;
+    bool listed;
+    /* Called with the queue locked once got is filled (ngot may be 0 if
+     * the queue was deleted). Must not call back into the queue. */
+    void (*wake)(struct queue_waiter *w);
+    void *owner;
+};
+
+struct queue_stats {
+    uint64_t ready, delayed, inflight, waiters;
+    uint64_t pushed, popped, acked, released, expired, dead, purged;
+    uint64_t oldest_ready_ms;   /* age of the oldest ready message */
+};
+
+enum queue_result { QUEUE_OK, QUEUE_FULL, QUEUE_NOMEM, QUEUE_NOT_FOUND, QUEUE_GONE };
+
+struct queue;
+
+/* dead_hook receives messages past max_deliveries, after the queue lock
+ * is released; it takes over the message (and must free it with
+ * queue_msg_free). */
+void queue_system_init(struct event_base *timer_base,
+                       void (*dead_hook)(const char *dlq, size_t ndlq, struct qmsg *m));
+void queue_system_shutdown(void);
+/* The clock jumped (debugtime): run the timer now. */
+void queue_clock_shifted(void);
+
+struct queue *queue_new(const char *name, size_t nname, const struct queue_opts *o, item *self);
+void queue_free(struct queue *q);
+/* The queue's key was deleted: waiters are woken empty, pushes refused. */
+void queue_close(struct queue *q);
+void queue_msg_free(struct qmsg *m);
+const struct queue_opts *queue_options(const struct queue *q);
+
+/* On QUEUE_OK the queue owns the payload reference. */
+enum queue_result queue_push(struct queue *q, item *payload, uint32_t pri, uint64_t due_ms, uint64_t *id);
+/* Leases up to max ready messages; returns how many were filled in. */
+int queue_pop(struct queue *q, int max, uint64_t lease_ms, struct qdelivery *out);
+/* Takes one ready message for good (pop and ack): 1 or 0. */
+int queue_take(struct queue *q, struct qdelivery *out);
+enum queue_result queue_ack(struct queue *q, uint64_t id);
+enum queue_result queue_release(struct queue *q, uint64_t id, uint64_t delay_ms);
+enum queue_result queue_touch(struct queue *q, uint64_t id, uint64_t lease_ms);
+uint64_t queue_purge(struct queue *q);
+
+/* Calls fn on up to max ready messages in delivery order (peek), or on
+ * every in-flight message by lease end (pending). The queue is locked. */
+void queue_peek(struct queue *q, size_t max, void (*fn)(const struct qmsg *m, void *arg), void *arg);
+void queue_pending(struct queue *q, void (*fn)(const struct qmsg *m, void *arg), void *arg);
+void queue_get_stats(struct queue *q, struct queue_stats *st);
+
+/* Parks w until messages are ready (served at once if some are).
+ * Returns false if the queue is closed. */
+bool queue_wait(struct queue *q, struct queue_waiter *w);
+/* Takes w off the wait list; false if it was already served. */
+bool queue_unwait(struct queue *q, struct queue_waiter *w);
+
+/* Server-wide totals for `stats`. */
+void queue_totals(struct queue_stats *st, uint64_t *nqueues);
+
+#endif
