@@ -51,6 +51,14 @@ start_server {tags {incrdecr}} {
         mc_exchange $fd "set w 0 0 20\r\n$MAX\r\nincr w 1\r\nget w\r\n"
     } "STORED\r\n0\r\nVALUE w 0 20\r\n0[string repeat { } 19]\r\nEND\r\n"
 
+    test {pipelined get, decr, get: the first reply keeps the old value, the item is padded} {
+        mc_exchange $fd "set pp 0 0 3\r\n100\r\nget pp\r\ndecr pp 1\r\nget pp\r\n"
+    } "STORED\r\nVALUE pp 0 3\r\n100\r\nEND\r\n99\r\nVALUE pp 0 3\r\n99 \r\nEND\r\n"
+
+    test {pipelined get of the key twice, then decr: padded} {
+        mc_exchange $fd "set pp 0 0 5\r\n10000\r\nget pp pp\r\ndecr pp 1\r\nget pp\r\n"
+    } "STORED\r\nVALUE pp 0 5\r\n10000\r\nVALUE pp 0 5\r\n10000\r\nEND\r\n9999\r\nVALUE pp 0 5\r\n9999 \r\nEND\r\n"
+
     test {a padded value keeps working: incr back to 3 digits} {
         mc_exchange $fd "incr p 1\r\nget p\r\n"
     } "100\r\nVALUE p 5 3\r\n100\r\nEND\r\n"
@@ -70,6 +78,38 @@ start_server {tags {incrdecr}} {
     test {parsing stops at a space: "9 5" + 1 = 10} {
         mc_exchange $fd "set s 0 0 3\r\n9 5\r\nincr s 1\r\nget s\r\n"
     } "STORED\r\n10\r\nVALUE s 0 3\r\n10 \r\nEND\r\n"
+
+    test {a 21-digit zero-padded value: 1 + 1 = 2, padded to 21 bytes} {
+        mc_exchange $fd "set zp 0 0 21\r\n000000000000000000001\r\nincr zp 1\r\nget zp\r\n"
+    } "STORED\r\n2\r\nVALUE zp 0 21\r\n2[string repeat { } 20]\r\nEND\r\n"
+
+    test {trailing spaces are allowed: "12  " + 1 = "13  "} {
+        mc_exchange $fd "set ts 0 0 4\r\n12  \r\nincr ts 1\r\nget ts\r\n"
+    } "STORED\r\n13\r\nVALUE ts 0 4\r\n13  \r\nEND\r\n"
+
+    test {parsing stops at a \r inside the value: "1\r2" + 1 = 2} {
+        mc_exchange $fd "set cr 0 0 3\r\n1\r2\r\nincr cr 1\r\n"
+    } "STORED\r\n2\r\n"
+
+    test {a same-length result: 19 + 1 = 20} {
+        mc_exchange $fd "set sl 0 0 2\r\n19\r\nincr sl 1\r\nget sl\r\n"
+    } "STORED\r\n20\r\nVALUE sl 0 2\r\n20\r\nEND\r\n"
+
+    test {incr of an appended value: "1" . "2" + 1 = 13} {
+        mc_exchange $fd "set ap 0 0 1\r\n1\r\nappend ap 0 0 1\r\n2\r\nincr ap 1\r\nget ap\r\n"
+    } "STORED\r\nSTORED\r\n13\r\nVALUE ap 0 2\r\n13\r\nEND\r\n"
+
+    test {"-0" is a number: -0 + 1 = 1} {
+        mc_exchange $fd "set m0 0 0 2\r\n-0\r\nincr m0 1\r\n"
+    } "STORED\r\n1\r\n"
+
+    test {only spaces, or hex, is non-numeric} {
+        mc_exchange $fd "set sp 0 0 2\r\n  \r\nincr sp 1\r\nset hx 0 0 3\r\n0x5\r\nincr hx 1\r\n"
+    } "STORED\r\nCLIENT_ERROR cannot increment or decrement non-numeric value\r\nSTORED\r\nCLIENT_ERROR cannot increment or decrement non-numeric value\r\n"
+
+    test {delta "-0" is 0; hex and decimal-point deltas are invalid} {
+        mc_exchange $fd "set dd 0 0 1\r\n5\r\nincr dd -0\r\nincr dd 0x1\r\nincr dd 1.5\r\n"
+    } "STORED\r\n5\r\nCLIENT_ERROR invalid numeric delta argument\r\nCLIENT_ERROR invalid numeric delta argument\r\n"
 
     test {a plus sign is accepted: "+5" + 1 = 6} {
         mc_exchange $fd "set s 0 0 2\r\n+5\r\nincr s 1\r\n"
