@@ -14,7 +14,6 @@
 
 static void store_queue_free_item(item *it) {
     queue_free(store_struct_of(it));
-    item_mem_charge(-(long)sizeof(void *));
 }
 
 static void *store_queue_make(const char *key, size_t nkey, item *self, void *arg) {

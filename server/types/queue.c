@@ -100,6 +100,7 @@ static void queue_id_grow(struct queue *q) {
         }
     }
     free(oldids);
+    item_mem_charge((long)(old * sizeof(*ids)));
 }
 
 static void queue_id_add(struct queue *q, struct qmsg *m) {
@@ -333,6 +334,7 @@ struct queue *queue_new(const char *name, size_t nname, const struct queue_opts 
         return NULL;
     }
     q->nbuckets = QUEUE_IDMAP_INIT;
+    item_mem_charge((long)(sizeof(*q) + q->nbuckets * sizeof(*q->ids)));
     pthread_mutex_init(&q->lock, NULL);
     memcpy(q->name, name, nname);
     q->nname = nname;
@@ -379,6 +381,7 @@ void queue_free(struct queue *q) {
     queue_free_heap(&q->ready);
     queue_free_heap(&q->delayed);
     queue_free_heap(&q->inflight);
+    item_mem_charge(-(long)(sizeof(*q) + q->nbuckets * sizeof(*q->ids)));
     free(q->ids);
     pthread_mutex_destroy(&q->lock);
     free(q);
