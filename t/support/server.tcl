@@ -308,9 +308,6 @@ proc start_server {options body} {
         # When the whole block is excluded, report its tests without
         # starting a server.
         set reason [tags_skip_reason $::tag_stack]
-        if {$reason eq {} && $kind eq "memcached" && "mcds-only" in $::tag_stack} {
-            set reason "mcds-only: the server is stock memcached"
-        }
         # An --tags allow list may still select tests inside by their own
         # tags: start the server when the body mentions an allowed tag.
         if {[string match "--tags allows*" $reason]} {
