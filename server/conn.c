@@ -315,17 +315,25 @@ static ssize_t conn_read_into(conn *c, char *dst, size_t n) {
     }
 }
 
-/* 1 if something was read into rbuf, 0 to wait, -1 on EOF/error/overflow. */
+/* 1 if something was read into rbuf, 0 to wait, -1 on EOF/error/overflow.
+ * A read that fills less than the room it had means the socket is empty:
+ * the next read waits for the next read event instead of a sure EAGAIN. */
 static int conn_read(conn *c) {
+    size_t room;
     ssize_t r;
 
+    if (c->drained)
+        return 0;
     if (conn_rbuf_room(c) < 0) {
         log_msg(1, "<%d request line too long, closing", c->fd);
         return -1;
     }
-    r = conn_read_into(c, c->rbuf + c->rlen, c->rsize - c->rlen);
-    if (r > 0)
+    room = c->rsize - c->rlen;
+    r = conn_read_into(c, c->rbuf + c->rlen, room);
+    if (r > 0) {
         c->rlen += (size_t)r;
+        c->drained = (size_t)r < room;
+    }
     return r > 0 ? 1 : (int)r;
 }
 
@@ -358,10 +366,11 @@ static int conn_step_nread(conn *c) {
         c->rpos += n;
         c->nread.done += n;
     } else if (need >= CONN_DIRECT_READ) {
-        ssize_t r = conn_read_into(c, item_value(it) + c->nread.done, need);
+        ssize_t r = c->drained ? 0 : conn_read_into(c, item_value(it) + c->nread.done, need);
         if (r <= 0)
             return (int)r;
         c->nread.done += (size_t)r;
+        c->drained = (size_t)r < need;
     } else {
         return conn_read(c);
     }
@@ -474,7 +483,11 @@ static void conn_drive(conn *c) {
 }
 
 static void conn_event(evutil_socket_t fd, short what, void *arg) {
-    conn_drive(arg);
+    conn *c = arg;
+
+    if (what & EV_READ)
+        c->drained = false;
+    conn_drive(c);
 }
 
 void conn_resume(conn *c) {

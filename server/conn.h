@@ -87,6 +87,8 @@ typedef struct conn {
     struct conn_nread nread;
     size_t swallow;         /* bytes still to skip */
     bool noreply;           /* the current command's replies are dropped */
+    bool drained;           /* the last read came back short: the socket is
+                               empty until the next read event */
     int reqs;               /* commands handled in this event */
     struct meta_req *meta;  /* proto_meta's request, kept for an ms */
     struct ext_conn *ext;   /* proto_ext's per-connection state (waits, open reads) */

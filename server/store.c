@@ -447,26 +447,30 @@ static int store_parse_u64(const item *it, uint64_t *out) {
     return 0;
 }
 
-/* Writes the new number into it in place (padding with spaces), or into
- * a new item that replaces it. Stripe lock held. Returns the item that
- * now holds the number, or NULL when no memory was left. */
+/* Writes the new number into it, right-padded with spaces to the old
+ * length when it is not longer (as memcached does). In place when nobody
+ * else holds the item; otherwise (a reply still being written, say) into
+ * a copy that replaces it, so earlier readers keep the old bytes. Stripe
+ * lock held. Returns the item now holding the number, NULL without memory. */
 static item *store_arith_write(item *it, uint32_t hv, uint64_t value, uint64_t new_cas) {
     char buf[24];
-    int len = snprintf(buf, sizeof(buf), "%llu", (unsigned long long)value);
+    size_t len = (size_t)snprintf(buf, sizeof(buf), "%llu", (unsigned long long)value);
+    size_t vlen = len + 2 <= it->nbytes ? it->nbytes - 2 : len;
     enum store_status st;
     item *n;
 
-    if ((size_t)len + 2 <= it->nbytes && __atomic_load_n(&it->refcount, __ATOMIC_ACQUIRE) == 1) {
-        memset(item_value(it) + len, ' ', it->nbytes - 2 - (size_t)len);
-        memcpy(item_value(it), buf, (size_t)len);
+    if (len + 2 <= it->nbytes && __atomic_load_n(&it->refcount, __ATOMIC_ACQUIRE) == 1) {
+        memset(item_value(it) + len, ' ', it->nbytes - 2 - len);
+        memcpy(item_value(it), buf, len);
         it->cas = new_cas != 0 ? new_cas : item_next_cas();
         return it;
     }
-    n = store_alloc(item_key(it), it->nkey, it->flags, it->exptime, (size_t)len + 2, &st);
+    n = store_alloc(item_key(it), it->nkey, it->flags, it->exptime, vlen + 2, &st);
     if (n == NULL)
         return NULL;
-    memcpy(item_value(n), buf, (size_t)len);
-    memcpy(item_value(n) + len, "\r\n", 2);
+    memset(item_value(n), ' ', vlen);
+    memcpy(item_value(n), buf, len);
+    memcpy(item_value(n) + vlen, "\r\n", 2);
     n->iflags |= ITEM_FETCHED;
     store_replace_locked(it, n, hv, new_cas);
     item_release(n);
