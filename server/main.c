@@ -7,7 +7,6 @@
  * and everything else, so valgrind finds no leak.
  */
 #include <event2/event.h>
-#include <event2/thread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,10 +45,9 @@ static int main_setup(void) {
     lru_init();
     store_init();
     signal(SIGPIPE, SIG_IGN);
-    if (evthread_use_pthreads() < 0) {
-        log_msg(0, "libevent has no pthreads support");
-        return -1;
-    }
+    /* Every event base is used by its own thread only (other threads reach
+     * a worker or the main thread through its pipe), so libevent runs
+     * without its locks. */
     main_base = event_base_new();
     if (main_base == NULL) {
         log_msg(0, "cannot create the main event base");

@@ -2,6 +2,10 @@
  * types/queue: queue state, its locking, leases, delays, dead letters,
  * waiters, and the one timer that drives every queue.
  *
+ * Threads: the timer lives on the main thread's event base; another
+ * thread that needs it earlier writes a byte to the main thread's kick
+ * pipe instead of touching the base (libevent runs without locks).
+ *
  * Lock order: a queue's lock may be taken while holding nothing or the
  * registry lock (stats totals); the registry lock is never taken while a
  * queue lock is held. The timer never touches a queue it has not first
@@ -9,6 +13,8 @@
  * freed on another thread meanwhile is never used.
  */
 #include <event2/event.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,6 +61,9 @@ static struct queue *queue_reg;
 static uint64_t queue_nqueues;
 static uint64_t queue_ids;
 static struct event *queue_timer;
+static struct event *queue_kick_ev;
+static int queue_kick_fd[2] = { -1, -1 };
+static pthread_t queue_main_thread;
 static uint64_t queue_armed_at = UINT64_MAX;
 static void (*queue_dead_hook)(const char *dlq, size_t ndlq, struct qmsg *m);
 
@@ -123,21 +132,41 @@ static struct qmsg *queue_id_take(struct queue *q, uint64_t id) {
 
 /* ---- the timer ---- */
 
+/* Sets the timer for due; main thread only. */
+static void queue_timer_set(uint64_t due) {
+    uint64_t now = clock_now_ms();
+    struct timeval tv;
+
+    due = due > now ? due - now : 0;
+    tv.tv_sec = (time_t)(due / 1000);
+    tv.tv_usec = (suseconds_t)(due % 1000) * 1000;
+    evtimer_add(queue_timer, &tv);
+}
+
+static bool queue_on_main(void) {
+    return pthread_equal(pthread_self(), queue_main_thread);
+}
+
+/* Wakes the main thread: 'a' to re-arm, 's' after a clock shift. A full
+ * pipe already holds a kick, so a failed write loses nothing. */
+static void queue_kick(char why) {
+    if (write(queue_kick_fd[1], &why, 1) < 0) {
+        /* EAGAIN: a kick is pending anyway */
+    }
+}
+
 static void queue_arm(uint64_t due) {
     uint64_t cur = __atomic_load_n(&queue_armed_at, __ATOMIC_ACQUIRE);
-    uint64_t now;
-    struct timeval tv;
 
     do {
         if (due >= cur)
             return;
     } while (!__atomic_compare_exchange_n(&queue_armed_at, &cur, due, false,
                                           __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
-    now = clock_now_ms();
-    due = due > now ? due - now : 0;
-    tv.tv_sec = (time_t)(due / 1000);
-    tv.tv_usec = (suseconds_t)(due % 1000) * 1000;
-    evtimer_add(queue_timer, &tv);
+    if (queue_on_main())
+        queue_timer_set(due);
+    else
+        queue_kick('a');
 }
 
 /* Recomputes when q next needs the timer; q locked. */
@@ -673,9 +702,32 @@ static void queue_on_timer(evutil_socket_t fd, short what, void *arg) {
     queue_arm(queue_earliest());
 }
 
+static void queue_on_kick(evutil_socket_t fd, short what, void *arg) {
+    uint64_t due = __atomic_load_n(&queue_armed_at, __ATOMIC_ACQUIRE);
+    bool shifted = false;
+    char buf[64];
+    ssize_t n, i;
+
+    while ((n = read(fd, buf, sizeof(buf))) > 0) {
+        for (i = 0; i < n; i++)
+            shifted |= buf[i] == 's';
+    }
+    if (shifted)
+        event_active(queue_timer, EV_TIMEOUT, 0);
+    else if (due != UINT64_MAX)
+        queue_timer_set(due);
+}
+
 void queue_system_init(struct event_base *timer_base,
                        void (*dead_hook)(const char *dlq, size_t ndlq, struct qmsg *m)) {
+    queue_main_thread = pthread_self();
     queue_timer = evtimer_new(timer_base, queue_on_timer, NULL);
+    if (pipe(queue_kick_fd) == 0) {
+        fcntl(queue_kick_fd[0], F_SETFL, O_NONBLOCK);
+        fcntl(queue_kick_fd[1], F_SETFL, O_NONBLOCK);
+        queue_kick_ev = event_new(timer_base, queue_kick_fd[0], EV_READ | EV_PERSIST, queue_on_kick, NULL);
+        event_add(queue_kick_ev, NULL);
+    }
     queue_dead_hook = dead_hook;
     queue_armed_at = UINT64_MAX;
 }
@@ -683,10 +735,22 @@ void queue_system_init(struct event_base *timer_base,
 void queue_system_shutdown(void) {
     if (queue_timer != NULL)
         event_free(queue_timer);
+    if (queue_kick_ev != NULL)
+        event_free(queue_kick_ev);
+    if (queue_kick_fd[0] >= 0) {
+        close(queue_kick_fd[0]);
+        close(queue_kick_fd[1]);
+    }
     queue_timer = NULL;
+    queue_kick_ev = NULL;
+    queue_kick_fd[0] = queue_kick_fd[1] = -1;
 }
 
 void queue_clock_shifted(void) {
-    if (queue_timer != NULL)
+    if (queue_timer == NULL)
+        return;
+    if (queue_on_main())
         event_active(queue_timer, EV_TIMEOUT, 0);
+    else
+        queue_kick('s');
 }
