@@ -147,9 +147,11 @@ static bool queue_on_main(void) {
     return pthread_equal(pthread_self(), queue_main_thread);
 }
 
-/* Wakes the main thread: 'a' to re-arm, 's' after a clock shift. A full
- * pipe already holds a kick, so a failed write loses nothing. */
-static void queue_kick(char why) {
+/* Asks the main thread to re-arm the timer. A full pipe already holds a
+ * kick, so a failed write loses nothing. */
+static void queue_kick(void) {
+    char why = 'a';
+
     if (write(queue_kick_fd[1], &why, 1) < 0) {
         /* EAGAIN: a kick is pending anyway */
     }
@@ -166,7 +168,7 @@ static void queue_arm(uint64_t due) {
     if (queue_on_main())
         queue_timer_set(due);
     else
-        queue_kick('a');
+        queue_kick();
 }
 
 /* Recomputes when q next needs the timer; q locked. */
@@ -685,7 +687,8 @@ static uint64_t queue_earliest(void) {
     return next;
 }
 
-static void queue_on_timer(evutil_socket_t fd, short what, void *arg) {
+/* Catches up every queue that has something due; any thread. */
+static void queue_run_due(void) {
     uint64_t now = clock_now_ms();
     struct queue_dead_list dl;
     struct queue **due;
@@ -702,19 +705,18 @@ static void queue_on_timer(evutil_socket_t fd, short what, void *arg) {
     queue_arm(queue_earliest());
 }
 
-static void queue_on_kick(evutil_socket_t fd, short what, void *arg) {
-    uint64_t due = __atomic_load_n(&queue_armed_at, __ATOMIC_ACQUIRE);
-    bool shifted = false;
-    char buf[64];
-    ssize_t n, i;
+static void queue_on_timer(evutil_socket_t fd, short what, void *arg) {
+    queue_run_due();
+}
 
-    while ((n = read(fd, buf, sizeof(buf))) > 0) {
-        for (i = 0; i < n; i++)
-            shifted |= buf[i] == 's';
-    }
-    if (shifted)
-        event_active(queue_timer, EV_TIMEOUT, 0);
-    else if (due != UINT64_MAX)
+static void queue_on_kick(evutil_socket_t fd, short what, void *arg) {
+    uint64_t due;
+    char buf[64];
+
+    while (read(fd, buf, sizeof(buf)) > 0)
+        ;
+    due = __atomic_load_n(&queue_armed_at, __ATOMIC_ACQUIRE);
+    if (due != UINT64_MAX)
         queue_timer_set(due);
 }
 
@@ -746,11 +748,9 @@ void queue_system_shutdown(void) {
     queue_kick_fd[0] = queue_kick_fd[1] = -1;
 }
 
+/* debugtime moved the clock: everything now due happens before the verb
+ * answers, so tests see its effects in order. */
 void queue_clock_shifted(void) {
-    if (queue_timer == NULL)
-        return;
-    if (queue_on_main())
-        event_active(queue_timer, EV_TIMEOUT, 0);
-    else
-        queue_kick('s');
+    if (queue_timer != NULL)
+        queue_run_due();
 }
