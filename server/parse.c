@@ -3,7 +3,8 @@
  * sign; a value that overflows the C type is refused; a negative number
  * is refused where the result is unsigned and would wrap; otherwise the
  * result is silently truncated to the field's width, as memcached does
- * (so flags of 4294967296 become 0).
+ * (so flags of 4294967296 become 0). Also the one tokenizer of request
+ * lines.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -49,4 +50,28 @@ bool parse_u64(const char *s, uint64_t *out) {
         return false;
     *out = v;
     return true;
+}
+
+int parse_tokenize(char *line, size_t len, char **v, size_t *lens, int max) {
+    size_t i = 0;
+    int n = 0;
+
+    while (i < len) {
+        size_t start;
+        while (i < len && line[i] == ' ')
+            i++;
+        if (i == len)
+            break;
+        start = i;
+        while (i < len && line[i] != ' ')
+            i++;
+        if (n == max)
+            return max + 1;
+        line[i] = '\0';
+        v[n] = line + start;
+        lens[n] = i - start;
+        n++;
+        i++;
+    }
+    return n;
 }

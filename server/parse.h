@@ -6,11 +6,17 @@
 #define MCDS_PARSE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Each takes a NUL-terminated token and accepts it only whole. */
 bool parse_u32(const char *s, uint32_t *out);   /* truncated to 32 bits */
 bool parse_i32(const char *s, int32_t *out);    /* parsed as long, truncated */
 bool parse_u64(const char *s, uint64_t *out);   /* "-1" refused */
+
+/* Splits line[0..len) on runs of spaces, in place: each token is
+ * NUL-terminated, v[i] and lens[i] describe it. Returns the number of
+ * tokens, or max + 1 when there are more than max. */
+int parse_tokenize(char *line, size_t len, char **v, size_t *lens, int max);
 
 #endif

@@ -89,28 +89,7 @@ static struct ext_conn *ext_state(conn *c) {
 }
 
 static void ext_tokenize(char *line, size_t len, struct ext_tokens *t) {
-    size_t i = 0;
-
-    t->n = 0;
-    while (i < len) {
-        size_t start;
-        while (i < len && line[i] == ' ')
-            i++;
-        if (i == len)
-            break;
-        start = i;
-        while (i < len && line[i] != ' ')
-            i++;
-        if (t->n == EXT_MAX_TOKENS) {
-            t->n++;
-            return;
-        }
-        line[i] = '\0';
-        t->v[t->n] = line + start;
-        t->len[t->n] = i - start;
-        t->n++;
-        i++;
-    }
+    t->n = parse_tokenize(line, len, t->v, t->len, EXT_MAX_TOKENS);
 }
 
 /* ---- numbers and options ---- */

@@ -62,28 +62,7 @@ struct meta_tokens {
 };
 
 static void meta_tokenize(char *line, size_t len, struct meta_tokens *t) {
-    size_t i = 0;
-
-    t->n = 0;
-    while (i < len) {
-        size_t start;
-        while (i < len && line[i] == ' ')
-            i++;
-        if (i == len)
-            break;
-        start = i;
-        while (i < len && line[i] != ' ')
-            i++;
-        if (t->n == META_MAX_TOKENS) {
-            t->n++;
-            return;
-        }
-        line[i] = '\0';
-        t->v[t->n] = line + start;
-        t->len[t->n] = i - start;
-        t->n++;
-        i++;
-    }
+    t->n = parse_tokenize(line, len, t->v, t->len, META_MAX_TOKENS);
 }
 
 bool meta_is_command(const char *line, size_t len) {

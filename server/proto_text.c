@@ -67,28 +67,7 @@ static void text_number_line(conn *c, uint64_t v) {
 
 /* Splits line into tokens in place (NUL-terminating each). */
 static void text_tokenize(char *line, size_t len, struct text_tokens *t) {
-    size_t i = 0;
-
-    t->n = 0;
-    while (i < len) {
-        size_t start;
-        while (i < len && line[i] == ' ')
-            i++;
-        if (i == len)
-            break;
-        start = i;
-        while (i < len && line[i] != ' ')
-            i++;
-        if (t->n == TEXT_MAX_TOKENS) {
-            t->n++;
-            return;
-        }
-        line[i] = '\0';
-        t->v[t->n] = line + start;
-        t->len[t->n] = i - start;
-        t->n++;
-        i++;
-    }
+    t->n = parse_tokenize(line, len, t->v, t->len, TEXT_MAX_TOKENS);
 }
 
 static bool text_is_noreply(const struct text_tokens *t, int at) {
