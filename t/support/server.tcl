@@ -88,7 +88,7 @@ proc read_file {path} {
 # Spawning
 
 # Launch the process; returns the server id. Does not wait for readiness.
-proc server__spawn {binary kind extra} {
+proc server__spawn {binary kind extra {valgrind 1}} {
     set id s[incr ::server_seq]
     set dir [tmpdir server]
     set errfile [file join $dir stderr]
@@ -103,7 +103,8 @@ proc server__spawn {binary kind extra} {
     }
     lappend cmd {*}$extra
     set full $cmd
-    if {$::cfg(valgrind)} { set full [concat [valgrind_prefix $dir] $cmd] }
+    set ::srvinfo($id,valgrind) [expr {$::cfg(valgrind) && $valgrind}]
+    if {$::srvinfo($id,valgrind)} { set full [concat [valgrind_prefix $dir] $cmd] }
     verbose "starting: $full"
     set chan [open "|[list {*}$full >& $errfile]" w]
     set pid [lindex [pid $chan] 0]
@@ -190,7 +191,7 @@ proc server__wait_gone {id ms} {
 
 # Valgrind's verdict for a reaped server: "" when clean, else a message.
 proc server__valgrind_problems {id} {
-    if {!$::cfg(valgrind)} { return {} }
+    if {!$::srvinfo($id,valgrind)} { return {} }
     set problems {}
     if {$::srvinfo($id,status) eq "99"} {
         lappend problems "valgrind exit code 99 (errors or definite leaks)"
@@ -330,7 +331,8 @@ proc start_server {options body} {
         set id {}
         set why {}
         for {set attempt 1} {$attempt <= 5} {incr attempt} {
-            set id [server__spawn $binary $kind $extra]
+            set vg [expr {![dict exists $options valgrind] || [dict get $options valgrind]}]
+            set id [server__spawn $binary $kind $extra $vg]
             set why [server__wait_ready $id]
             if {$why eq {}} break
             set log [read_file $::srvinfo($id,stderr)]
@@ -400,6 +402,9 @@ proc start_memcached {options body} {
     }
     dict set options binary $bin
     dict set options kind memcached
+    # Stock memcached cannot start under valgrind (it cannot set its
+    # descriptor limit there); --valgrind is for mcds.
+    dict set options valgrind 0
     uplevel 1 [list start_server $options $body]
 }
 
