@@ -1,13 +1,17 @@
 /*
  * One client connection: connect, encode requests, parse replies.
  *
- * Encoding, per protocol:
+ * Encoding, per protocol (Redis and beanstalkd: resp.c, beanstalk.c):
  *   text  get k / get k1 k2 ... / set k 0 0 <n> + data
+ *         queues: qpush q 0 0 <n> + data / qpop q [1 wait=<s>] / qack q <id>
+ *         / get q[/t=<ms>] (take, Kestrel)
  *   meta  mg k v / mg k1 v q ... mn / ms k <n> + data
  * Replies are matched to the oldest request in flight.  Anything that is not
  * the expected reply for that request counts as an error; a reply that cannot
  * be framed (no request in flight, a value without its "\r\n") also drops
- * the connection, since the stream can no longer be trusted.
+ * the connection, since the stream can no longer be trusted.  Queue
+ * workloads see every reply (workload reply()), which tells when a message's
+ * cycle ends; the first bytes of a popped message are kept for that.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,7 +26,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "conn.h"
+#include "proto.h"
 
 #ifndef IOV_MAX
 #define IOV_MAX 1024                   /* Linux's UIO_MAXIOV */
@@ -30,7 +34,6 @@
 
 #define CONN_RBUF_SIZE     (128 * 1024)
 #define CONN_CONNECT_MS    3000
-#define CONN_KEY_MAX       (BENCH_MAX_PREFIX + 21)
 
 /* ---- connecting ---- */
 
@@ -92,8 +95,20 @@ static int conn_connect(const struct bench_server *srv)
     return fd;
 }
 
+/* --pop-wait in the three forms the protocols take. */
+static void conn_wait_args(struct conn *c, double secs)
+{
+    double whole = (double)(uint64_t)secs;
+
+    snprintf(c->wait_secs, sizeof(c->wait_secs), "%.3f", secs);
+    snprintf(c->wait_ms, sizeof(c->wait_ms), "%llu",
+             (unsigned long long)(secs * 1000 + 0.5));
+    snprintf(c->wait_whole, sizeof(c->wait_whole), "%llu",
+             (unsigned long long)(whole < secs ? whole + 1 : whole));
+}
+
 int conn_open(struct conn *c, struct bench_shared *sh, struct bench_stats *st,
-              int server, uint64_t seed)
+              int server, int g, uint64_t seed)
 {
     const struct bench_opts *o = sh->opts;
     size_t plen = strlen(o->prefix);
@@ -104,10 +119,13 @@ int conn_open(struct conn *c, struct bench_shared *sh, struct bench_stats *st,
     c->st = st;
     c->more = 1;
     c->depth = o->depth;
-    workload_conn_init(&c->wl, sh, server, seed);
+    conn_wait_args(c, o->pop_wait);
+    if (workload_conn_init(&c->wl, sh, server, g, seed) < 0)
+        return -1;
 
-    /* Longest request header: a multi-get line or a set line, plus "mn". */
-    c->op_max = (size_t)o->multiget * (plen + 21 + 8) + 64;
+    /* Longest request header: a multi-get line, a set line plus "mn", or a
+     * queue request naming two keys (Redis LMOVE) with a message's tag. */
+    c->op_max = (size_t)o->multiget * (plen + 21 + 8) + 2 * (plen + 21) + 160;
     c->ocap = c->op_max * (size_t)o->depth;
     if (c->ocap < 16384)
         c->ocap = 16384;
@@ -140,6 +158,7 @@ void conn_close(struct conn *c)
 void conn_free(struct conn *c)
 {
     conn_close(c);
+    workload_conn_free(&c->wl);
     free(c->pend);
     free(c->obuf);
     free(c->iov);
@@ -152,7 +171,7 @@ void conn_free(struct conn *c)
 /* ---- output buffer ---- */
 
 /* Append header bytes; they join the last iovec when it ends right here. */
-static void conn_out_bytes(struct conn *c, const char *p, size_t n)
+void conn_out_bytes(struct conn *c, const char *p, size_t n)
 {
     char *dst = c->obuf + c->oused;
     struct iovec *last = c->iov_n > c->iov_head ? &c->iov[c->iov_n - 1] : NULL;
@@ -169,13 +188,21 @@ static void conn_out_bytes(struct conn *c, const char *p, size_t n)
 }
 
 /* Append a reference to bytes that outlive the write (the value buffer). */
-static void conn_out_ref(struct conn *c, const char *p, size_t n)
+void conn_out_ref(struct conn *c, const char *p, size_t n)
 {
     if (n == 0)
         return;
     c->iov[c->iov_n].iov_base = (void *)p;
     c->iov[c->iov_n].iov_len = n;
     c->iov_n++;
+}
+
+void conn_out_message(struct conn *c, const char *tag)
+{
+    const struct bench_opts *o = c->sh->opts;
+
+    conn_out_bytes(c, tag, BENCH_TAG_LEN);
+    conn_out_ref(c, c->sh->value + BENCH_TAG_LEN, o->value_size - BENCH_TAG_LEN);
 }
 
 int conn_has_output(const struct conn *c)
@@ -219,7 +246,7 @@ int conn_flush(struct conn *c)
 
 /* ---- encoding ---- */
 
-static size_t conn_fmt_u64(char *dst, uint64_t v)
+size_t conn_fmt_u64(char *dst, uint64_t v)
 {
     char tmp[20];
     size_t n = 0, i;
@@ -233,7 +260,7 @@ static size_t conn_fmt_u64(char *dst, uint64_t v)
     return n;
 }
 
-static size_t conn_fmt_key(const struct conn *c, char *dst, uint64_t k)
+size_t conn_fmt_key(const struct conn *c, char *dst, uint64_t k)
 {
     const char *prefix = c->sh->opts->prefix;
     size_t plen = strlen(prefix);
@@ -298,57 +325,163 @@ static void conn_encode_set(struct conn *c, const struct bench_op *op)
     conn_out_bytes(c, "\r\n", 2);
 }
 
+/* Queue verbs, text protocol (mcds). */
+static void conn_encode_queue(struct conn *c, const struct bench_op *op)
+{
+    char line[CONN_KEY_MAX + 96], tag[BENCH_TAG_LEN];
+    size_t n = 0;
+
+    switch (op->kind) {
+    case OP_PUSH:
+        memcpy(line, "qpush ", 6);
+        n = 6 + conn_fmt_key(c, line + 6, op->keys[0]);
+        memcpy(line + n, " 0 0 ", 5);
+        n += 5;
+        n += conn_fmt_u64(line + n, c->sh->opts->value_size);
+        memcpy(line + n, "\r\n", 2);
+        conn_out_bytes(c, line, n + 2);
+        bench_tag_put(tag, op->stamp);
+        conn_out_message(c, tag);
+        conn_out_bytes(c, "\r\n", 2);
+        return;
+    case OP_POP:
+        memcpy(line, "qpop ", 5);
+        n = 5 + conn_fmt_key(c, line + 5, op->keys[0]);
+        if (op->block)
+            n += (size_t)sprintf(line + n, " 1 wait=%s", c->wait_secs);
+        break;
+    case OP_ACK:
+        memcpy(line, "qack ", 5);
+        n = 5 + conn_fmt_key(c, line + 5, op->keys[0]);
+        line[n++] = ' ';
+        n += conn_fmt_u64(line + n, op->id);
+        break;
+    case OP_TAKE:
+        memcpy(line, "get ", 4);
+        n = 4 + conn_fmt_key(c, line + 4, op->keys[0]);
+        if (op->block)
+            n += (size_t)sprintf(line + n, "/t=%s", c->wait_ms);
+        break;
+    default:
+        return;                          /* no preamble in this protocol */
+    }
+    memcpy(line + n, "\r\n", 2);
+    conn_out_bytes(c, line, n + 2);
+}
+
+static void conn_encode(struct conn *c, const struct bench_op *op)
+{
+    switch (c->sh->opts->proto) {
+    case PROTO_REDIS:
+        resp_encode(c, op);
+        return;
+    case PROTO_BEANSTALK:
+        bs_encode(c, op);
+        return;
+    default:
+        break;
+    }
+    switch (op->kind) {
+    case OP_SET:
+        conn_encode_set(c, op);
+        break;
+    case OP_GET:
+    case OP_MGET:
+        conn_encode_get(c, op);
+        break;
+    default:
+        conn_encode_queue(c, op);
+        break;
+    }
+}
+
 void conn_fill(struct conn *c, uint64_t now)
 {
     const struct bench_workload *wl = c->sh->opts->workload;
     struct conn_pending *p;
+    int rc = 1;
 
     if (c->state != CONN_OPEN)
         return;
-    while (c->more && c->pend_count < c->depth && now < c->sh->t_end) {
+    c->wl.ending = now >= c->sh->t_end;
+    while (c->more && c->pend_count < c->depth && now < c->sh->t_drain) {
         if (c->iov_head == c->iov_n) {           /* all written: reuse */
             c->iov_head = c->iov_n = 0;
             c->oused = 0;
         }
         if (c->ocap - c->oused < c->op_max || c->iov_cap - c->iov_n < 4)
             break;                               /* wait for a write */
-        if (!wl->next(&c->wl, &c->op)) {
+        rc = wl->next(&c->wl, &c->op);
+        if (rc == 0) {
             c->more = 0;
             break;
         }
-        if (c->op.kind == OP_SET)
-            conn_encode_set(c, &c->op);
-        else
-            conn_encode_get(c, &c->op);
+        if (rc == WL_WAIT)
+            break;
+        if (c->op.kind == OP_PUSH) {             /* distinct, increasing */
+            c->last_stamp = now > c->last_stamp ? now : c->last_stamp + 1;
+            c->op.stamp = c->last_stamp;
+        }
+        conn_encode(c, &c->op);
         p = &c->pend[(c->pend_head + c->pend_count) % c->depth];
         p->t_start = now;
         p->nkeys = (uint32_t)c->op.nkeys;
         p->kind = (uint8_t)c->op.kind;
         c->pend_count++;
     }
+    c->starved = rc == WL_WAIT && c->pend_count == 0;
     if (!c->more && c->pend_count == 0 && c->iov_head == c->iov_n)
         c->state = CONN_DONE;
 }
 
 /* ---- replies ---- */
 
+/* Tell a queue workload what the head request's reply said; 1 when it
+ * completed a message's cycle (*stamp: the message's push time or 0). */
+static int conn_tell_workload(struct conn *c, int ok, uint64_t *stamp)
+{
+    const struct bench_workload *wl = c->sh->opts->workload;
+    struct bench_reply r;
+
+    *stamp = 0;
+    if (!wl->reply)
+        return 0;
+    r.kind = (enum bench_op_kind)c->pend[c->pend_head].kind;
+    r.ok = ok;
+    r.items = (int)c->cur_hits;
+    r.id = c->cur_id;
+    memcpy(r.tag, c->cap, c->cap_len);
+    r.taglen = c->cap_len;
+    return wl->reply(&c->wl, &r, stamp);
+}
+
 /* The head request is complete: count it. */
-static void conn_finish(struct conn *c, int error, uint64_t now)
+void conn_finish(struct conn *c, int error, uint64_t now)
 {
     struct conn_pending *p = &c->pend[c->pend_head];
     struct bench_stats *st = c->st;
+    int ok = !error && !c->cur_error;       /* cur_error: counted already */
+    int cycle;
+    uint64_t stamp;
 
-    if (error) {
+    if (error)
         st->errors++;
-    } else if (!c->cur_error) {             /* its error is counted already */
+    cycle = conn_tell_workload(c, ok, &stamp);
+    if (ok && p->kind != OP_SETUP) {
         if (p->kind == OP_SET)
             st->stored++;
         if (p->t_start >= c->sh->t_measure && now <= c->sh->t_end) {
             st->ops[p->kind]++;
             hist_record(&st->lat[p->kind], now - p->t_start);
-            if (p->kind != OP_SET) {
+            if (p->kind == OP_GET || p->kind == OP_MGET ||
+                p->kind == OP_POP || p->kind == OP_TAKE) {
                 st->hits += c->cur_hits;
                 st->misses += p->nkeys > c->cur_hits ? p->nkeys - c->cur_hits : 0;
+            }
+            if (cycle) {
+                st->cycles++;
+                if (stamp && stamp <= now)
+                    hist_record(&st->cycle_lat, now - stamp);
             }
         }
     }
@@ -356,9 +489,12 @@ static void conn_finish(struct conn *c, int error, uint64_t now)
     c->pend_count--;
     c->cur_hits = 0;
     c->cur_error = 0;
+    c->cur_id = 0;
+    c->cap_len = c->cap_want = 0;
+    c->resp_left = c->resp_array = 0;
 }
 
-static int conn_line_is(const char *line, size_t len, const char *word)
+int conn_line_is(const char *line, size_t len, const char *word)
 {
     size_t n = strlen(word);
 
@@ -374,7 +510,7 @@ static int conn_is_error_line(const char *line, size_t len)
 }
 
 /* Parse the n-th (0-based) space-separated token of line as a size. */
-static int conn_token_u64(const char *line, size_t len, int nth, uint64_t *out)
+int conn_token_u64(const char *line, size_t len, int nth, uint64_t *out)
 {
     size_t i = 0;
     uint64_t v = 0;
@@ -397,18 +533,31 @@ static int conn_token_u64(const char *line, size_t len, int nth, uint64_t *out)
     return 0;
 }
 
-/* A value header: skip its data, then its "\r\n". */
-static int conn_expect_value(struct conn *c, const char *line, size_t len,
-                             int size_token, int ends_request)
+/* A data block of size bytes comes: skip it (keeping a popped message's
+ * first bytes), then its "\r\n"; hit counts it as a value found. */
+void conn_expect_value(struct conn *c, uint64_t size, int ends_request, int hit)
+{
+    uint8_t kind = c->pend[c->pend_head].kind;
+
+    c->cur_hits += (uint32_t)hit;
+    c->skip = size;
+    c->need_crlf = 1;
+    c->value_ends = ends_request;
+    c->cap_len = 0;
+    c->cap_want = 0;
+    if (kind == OP_POP || kind == OP_TAKE)
+        c->cap_want = size < BENCH_TAG_LEN ? (size_t)size : BENCH_TAG_LEN;
+}
+
+/* A value header line: its size is the size_token-th token. */
+static int conn_expect_value_tok(struct conn *c, const char *line, size_t len,
+                                 int size_token, int ends_request)
 {
     uint64_t size;
 
     if (conn_token_u64(line, len, size_token, &size) < 0)
         return -1;
-    c->cur_hits++;
-    c->skip = size;
-    c->need_crlf = 1;
-    c->value_ends = ends_request;
+    conn_expect_value(c, size, ends_request, 1);
     return 0;
 }
 
@@ -419,17 +568,26 @@ static int conn_reply_line(struct conn *c, const char *line, size_t len,
     struct conn_pending *p = &c->pend[c->pend_head];
     int meta = c->sh->opts->proto == PROTO_META;
 
+    switch (c->sh->opts->proto) {
+    case PROTO_REDIS:
+        return resp_reply_line(c, line, len, now);
+    case PROTO_BEANSTALK:
+        return bs_reply_line(c, line, len, now);
+    default:
+        break;
+    }
     switch (p->kind) {
     case OP_GET:
     case OP_MGET:
+    case OP_TAKE:
         if (!meta) {
             if (conn_line_is(line, len, "VALUE"))
-                return conn_expect_value(c, line, len, 3, 0);
+                return conn_expect_value_tok(c, line, len, 3, 0);
             conn_finish(c, !conn_line_is(line, len, "END"), now);
             return 0;
         }
         if (conn_line_is(line, len, "VA"))
-            return conn_expect_value(c, line, len, 1, p->kind == OP_GET);
+            return conn_expect_value_tok(c, line, len, 1, p->kind == OP_GET);
         if (p->kind == OP_GET) {
             conn_finish(c, !conn_line_is(line, len, "EN"), now);
             return 0;
@@ -447,6 +605,20 @@ static int conn_reply_line(struct conn *c, const char *line, size_t len,
     case OP_SET:
         conn_finish(c, !conn_line_is(line, len, meta ? "HD" : "STORED"), now);
         return 0;
+    case OP_PUSH:
+        conn_finish(c, !conn_line_is(line, len, "PUSHED"), now);
+        return 0;
+    case OP_POP:
+        if (conn_line_is(line, len, "ITEM")) {
+            if (conn_token_u64(line, len, 1, &c->cur_id) < 0)
+                return -1;
+            return conn_expect_value_tok(c, line, len, 3, 0);
+        }
+        conn_finish(c, !conn_line_is(line, len, "END"), now);
+        return 0;
+    case OP_ACK:
+        conn_finish(c, !conn_line_is(line, len, "ACKED"), now);
+        return 0;
     default:
         return -1;
     }
@@ -462,6 +634,14 @@ static int conn_parse(struct conn *c, uint64_t now)
         avail = c->rlen - c->rpos;
         if (c->skip > 0) {
             len = avail < c->skip ? avail : (size_t)c->skip;
+            if (c->cap_len < c->cap_want) {
+                size_t n = c->cap_want - c->cap_len;
+
+                if (n > len)
+                    n = len;
+                memcpy(c->cap + c->cap_len, c->rbuf + c->rpos, n);
+                c->cap_len += n;
+            }
             c->rpos += len;
             c->skip -= len;
             if (c->skip > 0)

@@ -1,6 +1,7 @@
 /*
- * One client connection: request encoding and reply parsing for the text and
- * meta protocols, with up to --depth requests in flight.
+ * One client connection: request encoding and reply parsing (memcached text
+ * and meta here, Redis in resp.c, beanstalkd in beanstalk.c), with up to
+ * --depth requests in flight.
  *
  * Requests are built into a fixed output buffer (headers) and an iovec list
  * that points at the shared value buffer for set payloads, so a set of a
@@ -42,6 +43,17 @@ struct conn {
     int value_ends;                  /* the request ends with this value */
     uint32_t cur_hits;               /* values seen for the head request */
     int cur_error;                   /* an error line came (counted) */
+    uint64_t cur_id;                 /* id of a popped message */
+    char   cap[BENCH_TAG_LEN];       /* first bytes of a popped message */
+    size_t cap_len, cap_want;
+    int resp_left;                   /* Redis: array elements still to come */
+    int resp_array;                  /* Redis: the reply is an array */
+    uint64_t last_stamp;             /* pushes get distinct stamps */
+    char wait_secs[24];              /* blocking pops: --pop-wait as seconds */
+    char wait_ms[24];                /*   as milliseconds */
+    char wait_whole[24];             /*   as whole seconds, rounded up */
+    int starved;                     /* nothing in flight, and the workload
+                                        waits: the worker must ask again */
 
     char  *obuf;                     /* request headers */
     size_t oused, ocap, op_max;
@@ -50,9 +62,10 @@ struct conn {
     int want_write;                  /* registered for EPOLLOUT */
 };
 
-/* Allocate buffers and connect (blocking, with a timeout). 0 or -1. */
+/* Allocate buffers and connect (blocking, with a timeout) connection number
+ * g (over all threads) to server. 0 or -1. */
 int  conn_open(struct conn *c, struct bench_shared *sh, struct bench_stats *st,
-               int server, uint64_t seed);
+               int server, int g, uint64_t seed);
 /* Queue requests until --depth are in flight (none after the run's end). */
 void conn_fill(struct conn *c, uint64_t now);
 /* Write what is queued; 0 (maybe with bytes left) or -1 on a socket error. */

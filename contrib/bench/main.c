@@ -45,6 +45,37 @@ uint64_t bench_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+void bench_tag_put(char *dst, uint64_t stamp)
+{
+    static const char hex[] = "0123456789abcdef";
+    int i;
+
+    for (i = BENCH_TAG_LEN - 1; i >= 0; i--) {
+        dst[i] = hex[stamp & 15];
+        stamp >>= 4;
+    }
+}
+
+uint64_t bench_tag_get(const char *tag, size_t len)
+{
+    uint64_t v = 0;
+    size_t i;
+    char ch;
+
+    if (len < BENCH_TAG_LEN)
+        return 0;
+    for (i = 0; i < BENCH_TAG_LEN; i++) {
+        ch = tag[i];
+        if (ch >= '0' && ch <= '9')
+            v = v << 4 | (uint64_t)(ch - '0');
+        else if (ch >= 'a' && ch <= 'f')
+            v = v << 4 | (uint64_t)(ch - 'a' + 10);
+        else
+            return 0;
+    }
+    return v;
+}
+
 void bench_stats_merge(struct bench_stats *into, const struct bench_stats *from)
 {
     int k;
@@ -59,6 +90,8 @@ void bench_stats_merge(struct bench_stats *into, const struct bench_stats *from)
     into->closed += from->closed;
     into->timeouts += from->timeouts;
     into->stored += from->stored;
+    into->cycles += from->cycles;
+    hist_merge(&into->cycle_lat, &from->cycle_lat);
 }
 
 /* ---- options ---- */
@@ -79,9 +112,20 @@ static void usage(FILE *f)
 "  -m, --multiget N         keys per get (default 1)\n"
 "  -d, --duration SECS      measured time (default 5)\n"
 "  -w, --warmup SECS        unmeasured time before it (default 1)\n"
-"  -p, --protocol P         text or meta (mg/ms/mn) (default text)\n"
+"  -p, --protocol P         text, meta (mg/ms/mn), redis (RESP: GET/SET/MGET\n"
+"                           and the queue workloads) or beanstalk (queue\n"
+"                           workload only) (default text)\n"
 "  -W, --workload NAME      workload (default mixed; \"list\" lists them)\n"
 "  -l, --load N             store keys 0..N-1 once and exit (workload load)\n"
+"Queue workloads (queue, queue-take):\n"
+"      --queues N           queues PREFIX0..PREFIX<N-1>; connection i works on\n"
+"                           queue i mod N (default 1; the prefix defaults to q.)\n"
+"      --producers N        per thread, N connections only push and the others\n"
+"                           only pop (blocking) and ack (default 0: every\n"
+"                           connection runs whole push, pop, ack cycles)\n"
+"      --backlog N          producers pause while N messages are queued\n"
+"                           (default 1000)\n"
+"      --pop-wait SECS      a consumer's blocking pop waits this long (default 1)\n"
 "      --max-time SECS      give up a load after this (default 300)\n"
 "      --timeout SECS       a request still unanswered this long when the run\n"
 "                           ends counts as an error (default 2)\n"
@@ -97,7 +141,7 @@ static void usage(FILE *f)
 }
 
 enum { OPT_MAX_TIME = 256, OPT_TIMEOUT, OPT_SEED, OPT_CSV, OPT_CSV_HEADER, OPT_JSON,
-       OPT_LABEL };
+       OPT_LABEL, OPT_QUEUES, OPT_PRODUCERS, OPT_BACKLOG, OPT_POP_WAIT };
 
 static const struct option long_options[] = {
     { "server",     required_argument, NULL, 's' },
@@ -114,6 +158,10 @@ static const struct option long_options[] = {
     { "protocol",   required_argument, NULL, 'p' },
     { "workload",   required_argument, NULL, 'W' },
     { "load",       required_argument, NULL, 'l' },
+    { "queues",     required_argument, NULL, OPT_QUEUES },
+    { "producers",  required_argument, NULL, OPT_PRODUCERS },
+    { "backlog",    required_argument, NULL, OPT_BACKLOG },
+    { "pop-wait",   required_argument, NULL, OPT_POP_WAIT },
     { "max-time",   required_argument, NULL, OPT_MAX_TIME },
     { "timeout",    required_argument, NULL, OPT_TIMEOUT },
     { "seed",       required_argument, NULL, OPT_SEED },
@@ -257,16 +305,59 @@ static void opts_defaults(struct bench_opts *o)
     o->warmup = 1;
     o->max_time = 300;
     o->timeout = 2;
+    o->queues = 1;
+    o->backlog = 1000;
+    o->pop_wait = 1;
     o->proto = PROTO_TEXT;
     o->workload = workload_find("mixed");
     o->seed = 1;
 }
 
 /* 0: run; 1: done (help printed); -1: bad options. */
+static int opt_proto(struct bench_opts *o, const char *s)
+{
+    static const struct { const char *name; enum bench_proto p; } protos[] = {
+        { "text", PROTO_TEXT }, { "meta", PROTO_META },
+        { "redis", PROTO_REDIS }, { "beanstalk", PROTO_BEANSTALK },
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(protos) / sizeof(protos[0]); i++) {
+        if (strcmp(s, protos[i].name) == 0) {
+            o->proto = protos[i].p;
+            return 0;
+        }
+    }
+    fprintf(stderr, "mcds-bench: --protocol is text, meta, redis or beanstalk\n");
+    return -1;
+}
+
+/* Checks across options, once the workload is known. */
+static int opts_check(struct bench_opts *o, int prefix_given)
+{
+    if (o->workload->reply && !prefix_given)
+        strcpy(o->prefix, "q.");
+    if (!o->workload->reply && o->proto == PROTO_BEANSTALK) {
+        fprintf(stderr, "mcds-bench: -p beanstalk runs the queue workload only\n");
+        return -1;
+    }
+    if (o->workload->setup && o->workload->setup(o) < 0)
+        return -1;
+    if (o->keyspace < (uint64_t)o->nservers) {
+        fprintf(stderr, "mcds-bench: --keys must be at least the number of servers\n");
+        return -1;
+    }
+    if (!o->workload->finite && o->duration <= 0) {
+        fprintf(stderr, "mcds-bench: --duration must be more than 0\n");
+        return -1;
+    }
+    return 0;
+}
+
 static int opts_parse(struct bench_opts *o, int argc, char **argv)
 {
     uint64_t v;
-    int ch, rc = 0;
+    int ch, rc = 0, prefix_given = 0;
 
     opts_defaults(o);
     while (rc == 0 &&
@@ -278,7 +369,7 @@ static int opts_parse(struct bench_opts *o, int argc, char **argv)
         case 'c': rc = opt_int("conns", optarg, 1, 10000, &o->conns); break;
         case 'D': rc = opt_int("depth", optarg, 1, 4096, &o->depth); break;
         case 'k': rc = opt_u64("keys", optarg, 1, UINT64_MAX / 2, &o->keyspace); break;
-        case 'P': rc = opt_prefix(o, optarg); break;
+        case 'P': rc = opt_prefix(o, optarg); prefix_given = 1; break;
         case 'S':
             rc = opt_u64("value-size", optarg, 0, 64u << 20, &v);
             o->value_size = (size_t)v;
@@ -287,16 +378,7 @@ static int opts_parse(struct bench_opts *o, int argc, char **argv)
         case 'm': rc = opt_int("multiget", optarg, 1, BENCH_MAX_MGET, &o->multiget); break;
         case 'd': rc = opt_secs("duration", optarg, &o->duration); break;
         case 'w': rc = opt_secs("warmup", optarg, &o->warmup); break;
-        case 'p':
-            if (strcmp(optarg, "text") == 0)
-                o->proto = PROTO_TEXT;
-            else if (strcmp(optarg, "meta") == 0)
-                o->proto = PROTO_META;
-            else {
-                fprintf(stderr, "mcds-bench: --protocol is text or meta\n");
-                rc = -1;
-            }
-            break;
+        case 'p': rc = opt_proto(o, optarg); break;
         case 'W':
             if (strcmp(optarg, "list") == 0) {
                 workload_list(stdout);
@@ -321,6 +403,15 @@ static int opts_parse(struct bench_opts *o, int argc, char **argv)
         case OPT_CSV_HEADER: report_csv_header(stdout); return 1;
         case OPT_JSON: o->json = 1; break;
         case OPT_LABEL: o->label = optarg; break;
+        case OPT_QUEUES: rc = opt_u64("queues", optarg, 1, 1000000, &o->queues); break;
+        case OPT_PRODUCERS:
+            rc = opt_int("producers", optarg, 0, 9999, &o->producers);
+            break;
+        case OPT_BACKLOG:
+            rc = opt_u64("backlog", optarg, 1, 100000000, &v);
+            o->backlog = (int64_t)v;
+            break;
+        case OPT_POP_WAIT: rc = opt_secs("pop-wait", optarg, &o->pop_wait); break;
         case 'q': o->quiet = 1; break;
         case 'h': usage(stdout); return 1;
         default: usage(stderr); return -1;
@@ -334,17 +425,7 @@ static int opts_parse(struct bench_opts *o, int argc, char **argv)
     }
     if (o->nservers == 0)
         opt_server(o, "127.0.0.1:11211");
-    if (o->workload->setup && o->workload->setup(o) < 0)
-        return -1;
-    if (o->keyspace < (uint64_t)o->nservers) {
-        fprintf(stderr, "mcds-bench: --keys must be at least the number of servers\n");
-        return -1;
-    }
-    if (!o->workload->finite && o->duration <= 0) {
-        fprintf(stderr, "mcds-bench: --duration must be more than 0\n");
-        return -1;
-    }
-    return 0;
+    return opts_check(o, prefix_given);
 }
 
 /* ---- the run ---- */
@@ -425,6 +506,9 @@ int main(int argc, char **argv)
             sh.t_measure = sh.t_start + secs_ns(opts.warmup);
             sh.t_end = sh.t_measure + secs_ns(opts.duration);
         }
+        sh.t_drain = sh.t_end;
+        if (opts.workload->reply)
+            sh.t_drain += secs_ns(opts.timeout);
         for (i = 0; i < opts.threads; i++)
             if (worker_start(&workers[i]) < 0)
                 _exit(2);                  /* threads already run: just go */

@@ -5,6 +5,11 @@
  * topped up to --depth requests in flight and flushed; EPOLLOUT is asked for
  * only while a write is incomplete.  The loop wakes at least every 100 ms to
  * look at the clock, so a run ends on time even if a server stops answering.
+ * A connection with nothing in flight whose workload holds it back (a queue
+ * producer above --backlog) gets no event: while there is one, the loop
+ * wakes every millisecond to offer it work again.  Queue workloads go on
+ * past the window's end until their connections have finished their open
+ * cycles, or until the drain time (--timeout) is up.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,6 +22,7 @@
 
 #define WORKER_MAX_EVENTS 256
 #define WORKER_TICK_MS    100
+#define WORKER_STARVED_MS 1
 
 int worker_setup(struct worker *w, int id, struct bench_shared *sh)
 {
@@ -39,7 +45,7 @@ int worker_setup(struct worker *w, int id, struct bench_shared *sh)
 
         g = id * o->conns + i;                 /* global connection number */
         w->nconns++;
-        if (conn_open(c, sh, &w->stats, g % o->nservers,
+        if (conn_open(c, sh, &w->stats, g % o->nservers, g,
                       o->seed * 1000003u + (uint64_t)g) < 0)
             return -1;
         ev.events = EPOLLIN;
@@ -84,6 +90,8 @@ static int worker_service(struct worker *w, struct conn *c, uint32_t events,
         conn_close(c);
         return 0;
     }
+    if (c->starved)
+        w->starved = 1;
     worker_watch(w, c);
     return 1;
 lost:
@@ -110,22 +118,46 @@ static void worker_count_timeouts(struct worker *w)
     }
 }
 
+/* Offer work again to the connections their workload held back. */
+static int worker_unstarve(struct worker *w, uint64_t now)
+{
+    int i, ended = 0;
+
+    w->starved = 0;
+    for (i = 0; i < w->nconns; i++) {
+        struct conn *c = &w->conns[i];
+
+        if (c->fd >= 0 && c->starved && !worker_service(w, c, 0, now))
+            ended++;
+    }
+    return ended;
+}
+
 static void *worker_main(void *arg)
 {
     struct worker *w = arg;
     const struct bench_shared *sh = w->sh;
     struct epoll_event evs[WORKER_MAX_EVENTS];
     uint64_t now = bench_now_ns(), left;
-    int i, n, active = 0, timeout;
+    int i, n, active = 0, timeout, ending = 0;
 
     for (i = 0; i < w->nconns; i++)
         active += worker_service(w, &w->conns[i], 0, now);
     while (active > 0) {
         now = bench_now_ns();
-        if (now >= sh->t_end)
+        if (now >= sh->t_drain)
             break;
-        left = (sh->t_end - now) / 1000000 + 1;
+        if (now >= sh->t_end && !ending) {
+            ending = 1;                  /* tell every connection once */
+            for (i = 0; i < w->nconns; i++)
+                if (w->conns[i].fd >= 0 && !worker_service(w, &w->conns[i], 0, now))
+                    active--;
+            continue;
+        }
+        left = ((now < sh->t_end ? sh->t_end : sh->t_drain) - now) / 1000000 + 1;
         timeout = left < WORKER_TICK_MS ? (int)left : WORKER_TICK_MS;
+        if (w->starved)
+            timeout = WORKER_STARVED_MS;
         n = epoll_wait(w->ep, evs, WORKER_MAX_EVENTS, timeout);
         if (n < 0 && errno != EINTR) {
             perror("mcds-bench: epoll_wait");
@@ -138,6 +170,8 @@ static void *worker_main(void *arg)
             if (c->fd >= 0 && !worker_service(w, c, evs[i].events, now))
                 active--;
         }
+        if (w->starved)
+            active -= worker_unstarve(w, bench_now_ns());
     }
     w->t_done = bench_now_ns();
     worker_count_timeouts(w);

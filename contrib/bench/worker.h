@@ -18,6 +18,7 @@ struct worker {
     int nconns;
     int ep;                          /* epoll fd */
     uint64_t t_done;                 /* ns when the loop ended */
+    int starved;                     /* a connection waits to be offered work */
     struct bench_stats stats;
 };
 
