@@ -111,7 +111,7 @@ start_server {tags {storage}} {
     # ---- length token ---------------------------------------------------
 
     test {negative length: CLIENT_ERROR, nothing swallowed} {
-        mc_exchange $fd "set len -1 0 1\r\nx\r\n"
+        mc_exchange $fd "set len 0 0 -1\r\nx\r\n"
     } "CLIENT_ERROR bad command line format\r\nERROR\r\n"
 
     test {negative length: the next command follows directly} {
