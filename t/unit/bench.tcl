@@ -1,6 +1,7 @@
 # The load generator, contrib/bench/mcds-bench (issue 4): it runs against
-# the server under test, completes requests and counts no errors. Nothing
-# here is timed: the assertions are on counts, never on rates or latencies.
+# the server under test, completes requests and counts no errors; its queue
+# workload (issue 5) runs push + pop + ack cycles. Nothing here is timed:
+# the assertions are on counts, never on rates or latencies.
 
 set ::bench_bin [file join [builddir] contrib bench mcds-bench]
 
@@ -68,5 +69,22 @@ start_server {tags {bench}} {
         assert_equal [dict get $r errors] 0
         assert_equal [dict get $r misses] 0
         assert_equal [dict get $r protocol] meta
+    }
+
+    test {mcds-bench: queue push + pop + ack cycles complete with no errors} {
+        set r [bench_run -W queue -t 1 -c 4 -D 2 --queues 2 -P bq. -d 1 -w 0.2]
+        assert_equal [dict get $r errors] 0
+        assert_equal [dict get $r workload] queue
+        assert_equal [expr {[dict get $r cycles] > 0}] 1 "cycles [dict get $r cycles]"
+        # Every pop of a cycle follows its own push: none comes back empty.
+        assert_equal [dict get $r misses] 0
+        assert_equal [expr {[dict get $r hits] >= [dict get $r cycles]}] 1
+
+        # Producers and blocking consumers: cycles complete, nothing fails.
+        set r [bench_run -W queue -t 1 -c 4 --producers 1 -P bqs. -d 1 -w 0.2 \
+                   --pop-wait 0.2]
+        assert_equal [dict get $r errors] 0
+        assert_equal [dict get $r producers] 1
+        assert_equal [expr {[dict get $r cycles] > 0}] 1 "cycles [dict get $r cycles]"
     }
 }
