@@ -140,6 +140,17 @@ start_server {tags {queue kestrel mcds-only}} {
         q_counts $fd k11
     } {0 0 1 1}
 
+    test {a /t= waiter that disconnects is forgotten: the next set stays ready} {
+        set c [mc_connect]
+        mc_exchange $fd "qcreate k11b\r\n"
+        mc_send $c "get k11b/open/t=100000\r\n"
+        q_wait_waiters $fd k11b 1
+        mc_close $c
+        q_wait_waiters $fd k11b 0
+        assert_equal [mc_exchange $fd "set k11b 0 0 4\r\nkept\r\n"] "STORED\r\n"
+        q_counts $fd k11b
+    } {1 0 1 0}
+
     test {/t=<ms> with other keys in the same get does not wait} {
         mc_exchange $fd "qcreate k12\r\nset plain12 0 0 1\r\nx\r\nget k12/t=100000 plain12\r\n"
     } "CREATED\r\nSTORED\r\nVALUE plain12 0 1\r\nx\r\nEND\r\n"

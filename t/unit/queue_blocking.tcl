@@ -246,6 +246,47 @@ start_server {tags {queue mcds-only}} {
                              "END\r\nEND\r\nSTORED\r\nVALUE k 0 1\r\nv\r\nEND\r\n"]
     }
 
+    test {a wait ending just as a push arrives loses nothing} {
+        # Each round the push lands around the end of a 50 ms wait: the
+        # waiter gets the message or END, and an undelivered message stays
+        # ready (the next round's pop may take it at once).
+        set w [mc_connect]
+        set delivered 0
+        for {set i 0} {$i < 20} {incr i} {
+            mc_send $w "qpop race wait=0.05\r\n"
+            sleep_ms [expr {30 + 2 * $i}]
+            q_push $fd race r$i
+            set r [mc_exchange $w ""]
+            if {[regexp {^ITEM \d+ 0 \d+ 1\r\nr\d+\r\nEND\r\n$} $r]} {
+                incr delivered
+            } elseif {$r ne "END\r\n"} {
+                fail "the waiter got '[visible $r]'"
+            }
+        }
+        wait_for {[q_stat $fd race waiters] == 0}
+        verbose "$delivered of 20 delivered to the waiter"
+        assert_equal [list [q_stat $fd race in_flight] [q_stat $fd race ready]] \
+            [list $delivered [expr {20 - $delivered}]]
+        q_stat $fd race pushed
+    } 20
+
+    test {flush_all with a waiter parked: it gets END, and the next push is not lost} {
+        set w [mc_connect]
+        mc_send $w "qpop fl wait=100\r\n"
+        q_wait_waiters $fd fl 1
+        assert_equal [mc_exchange $fd "flush_all\r\n"] "OK\r\n"
+        set a [q_push $fd fl after]
+        # The waiter was parked on the flushed queue: END (or the message,
+        # were it moved to the new queue); either way nothing is lost.
+        set r [mc_exchange $w ""]
+        if {$r eq "END\r\n"} {
+            assert_equal [mc_exchange $fd "qpeek fl\r\n"] "[q_item $a 0 after 0]END\r\n"
+        } else {
+            assert_equal $r "[q_item $a 0 after 1]END\r\n"
+        }
+        q_stat $fd fl waiters
+    } 0
+
     test {idle waiters cost no CPU: 500 parked connections, 1 s} {
         set ws {}
         for {set i 0} {$i < 500} {incr i} {
