@@ -838,6 +838,26 @@ start_server {tags {queue mcds-only} args {-m 2 -M}} {
         q_counts $fd mq
     } {1 0 0}
 
+    test {-M: memory is given back by acks, qpurge and delete: as many messages fit again} {
+        mc_exchange $fd "delete mq\r\n"
+        set n [q_fill $fd mg 40000 200]
+        q_drain_check $fd mg $n 40000
+        assert_equal [q_fill $fd mg 40000 200] $n "after acking everything"
+        assert_equal [mc_exchange $fd "qpurge mg\r\n"] "PURGED $n\r\n"
+        assert_equal [q_fill $fd mg 40000 200] $n "after qpurge"
+        # Leases that run out and messages released keep their memory.
+        set items [q_pop $fd mg 100 lease=1]
+        set rel {}
+        foreach it [lrange $items 0 9] { append rel "qrelease mg [lindex $it 0]\r\n" }
+        mc_exchange $fd "${rel}debugtime 2\r\n"
+        assert_equal [mc_exchange $fd "qpush mg 0 0 40000\r\n[string repeat y 40000]\r\n"] \
+            "SERVER_ERROR out of memory storing object\r\n"
+        q_drain_check $fd mg $n 40000
+        assert_match "PUSHED *\r\nDELETED\r\n" [mc_exchange $fd "qpush mg 0 0 1\r\nz\r\ndelete mg\r\n"]
+        assert_equal [q_fill $fd mg2 40000 200] $n "after deleting the queue"
+        mc_exchange $fd "delete mg2\r\n"
+    } "DELETED\r\n" {debugtime}
+
     test {-M: noreply hides the out of memory error} {
         mc_exchange $fd "qpurge mq\r\n"
         set n [q_fill $fd mq2 40000 200]

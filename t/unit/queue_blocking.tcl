@@ -287,7 +287,7 @@ start_server {tags {queue mcds-only}} {
         q_stat $fd fl waiters
     } 0
 
-    test {idle waiters cost no CPU: 500 parked connections, 1 s} {
+    test {idle waiters cost no CPU: 500 parked connections, a far delay and a long lease, 1 s} {
         set ws {}
         for {set i 0} {$i < 500} {incr i} {
             set w [mc_connect]
@@ -295,11 +295,17 @@ start_server {tags {queue mcds-only}} {
             mc_send $w "qpop idle[expr {$i % 5}] wait=1000\r\n"
         }
         foreach q {idle0 idle1 idle2 idle3 idle4} { q_wait_waiters $fd $q 100 }
+        # A far delay and a long lease pending on another queue: the
+        # timer waits for them, it does not poll.
+        q_push $fd idlet far 0 10000
+        q_push $fd idlet leased
+        assert_match "ITEM * 0 6 1\r\nleased\r\nEND\r\n" [mc_exchange $fd "qpop idlet lease=10000\r\n"]
         set pid [srv pid]
         set before [proc_cpu_ticks $pid]
         sleep_ms 1000
         set used [expr {[proc_cpu_ticks $pid] - $before}]
         # 100 ticks a second: 20 ticks is 0.2 s of CPU in 1 s.
+        verbose "$used ticks of CPU in 1 s"
         assert_true {$used < 20} "the server used $used ticks of CPU in 1 s with 500 idle waiters"
         # Deleting the queues answers every waiter.
         mc_exchange $fd "delete idle0\r\ndelete idle1\r\ndelete idle2\r\ndelete idle3\r\ndelete idle4\r\n"
