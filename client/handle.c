@@ -158,6 +158,7 @@ void mcds_close(mcds_t *h)
 {
     if (h == NULL)
         return;
+    mcds__xconns_free(h);
     if (h->owned)
         memcached_free(h->mc);
     free(h);
@@ -172,7 +173,11 @@ const char *mcds_last_detail(mcds_t *h)
 {
     const char *msg;
 
-    if (h == NULL || memcached_last_error(h->mc) == MEMCACHED_SUCCESS)
+    if (h == NULL)
+        return "";
+    if ((msg = mcds__xdetail(h)) != NULL)
+        return msg;
+    if (memcached_last_error(h->mc) == MEMCACHED_SUCCESS)
         return "";
     msg = memcached_last_error_message(h->mc);
     return msg ? msg : "";

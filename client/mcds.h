@@ -46,7 +46,9 @@ extern "C" {
     XX(CORRUPT, "stored value is not in the format libmcds wrote")            \
     XX(NO_MEMORY, "out of memory")                                            \
     XX(UNSUPPORTED, "operation not supported by this server")                 \
-    XX(FAILURE, "unexpected client library failure")
+    XX(FAILURE, "unexpected client library failure")                          \
+    XX(FULL, "the queue is at its maximum length")                            \
+    XX(WRONG_TYPE, "the key holds another type of value")
 
 typedef enum {
 #define MCDS_STATUS_ENUM(name, text) MCDS_##name,
@@ -267,12 +269,91 @@ mcds_status_t mcds_hash_fetch(mcds_t *h, const char *name,
                               mcds_item_t **items, size_t *count);
 mcds_status_t mcds_hash_drop(mcds_t *h, const char *name);
 
-/* ==== Extended verbs of mcds-server (reserved) ====
+/* ==== Extended verbs of mcds-server ====
  *
- * Wrappers for mcds's own verbs (queues, then lists and tree counters) will be
- * declared here as the server gains them: mcds_queue_* and so on. They will
- * speak to the server that owns the key (memcached_server_by_key) and return
- * MCDS_UNSUPPORTED from a server that lacks the verb. See doc/libmcds.md. */
+ * Wrappers for mcds's own verbs (queues now; lists and tree counters later)
+ * are declared here. They speak mcds's text protocol over connections of
+ * their own, one per server, kept in the handle (opened on first use,
+ * reopened after an error, bounded by mcds_set_io_timeout), to the server
+ * that owns the key (memcached_server_by_key). A server without the verb
+ * (stock memcached) gives MCDS_UNSUPPORTED. See doc/libmcds.md. */
+
+/* ---- Queue: mcds-server's queue verbs (doc/protocol.md, "3. Queues") ----
+ *
+ * queue is the key itself (not escaped, so any client can use the queue):
+ * 1..250 bytes, no space or control character (MCDS_INVALID,
+ * MCDS_KEY_TOO_LONG). It picks its server like any key; a name holding
+ * "{tag}" is placed by tag alone, so "{jobs}" and its dead letters in
+ * "{jobs}:dead" share a server. */
+
+#define MCDS_QUEUE_NAME_MAX 250
+#define MCDS_QUEUE_POP_MAX 100          /* messages per mcds_queue_pop */
+#define MCDS_QUEUE_PRIORITY_DEFAULT 1024u
+
+/* Options of mcds_queue_create; a zero field (or NULL opts) keeps the
+ * server's default. */
+typedef struct mcds_queue_opts {
+    unsigned lease_ms;        /* default lease (server default 30 s) */
+    uint32_t max_deliveries;  /* dead-letter a message after this many */
+    uint64_t max_length;      /* bound on ready + delayed + in flight */
+    const char *dlq;          /* dead-letter queue (default "<queue>:dead") */
+} mcds_queue_opts_t;
+
+/* One leased message. data is NUL-terminated after len bytes. */
+typedef struct mcds_queue_msg {
+    uint64_t id;
+    uint32_t flags;
+    uint32_t deliveries;      /* 1 on the first delivery */
+    const char *data;
+    size_t len;
+} mcds_queue_msg_t;
+
+/* A queue's counters and options (qstats). */
+typedef struct mcds_queue_stats {
+    uint64_t ready, delayed, in_flight, waiters;
+    uint64_t pushed, popped, acked, released, lease_expired, dead, purged;
+    uint64_t age_oldest_ready_s;
+    uint64_t lease_ms, max_deliveries, max_length; /* 0: no limit */
+    char dlq[MCDS_QUEUE_NAME_MAX + 1];
+} mcds_queue_stats_t;
+
+/* MCDS_OK (created) or MCDS_EXISTS (already there; options unchanged). */
+mcds_status_t mcds_queue_create(mcds_t *h, const char *queue,
+                                const mcds_queue_opts_t *opts);
+/* Queues a message (creating the queue if missing); *id (may be NULL) is
+ * its id. delay_s follows exptime rules (0 now, up to 2592000 relative
+ * seconds, larger an absolute Unix time). Lower priority is served first.
+ * MCDS_FULL at max_length, MCDS_TOO_LARGE over the item size, MCDS_NO_MEMORY
+ * when the server has no room. */
+mcds_status_t mcds_queue_push(mcds_t *h, const char *queue, const void *data,
+                              size_t len, uint32_t flags, uint32_t delay_s,
+                              uint32_t priority, uint64_t *id);
+/* Leases up to max (1..MCDS_QUEUE_POP_MAX) ready messages for lease_ms (0:
+ * the queue's lease). With none ready, waits up to wait_ms for one (0: no
+ * wait). MCDS_OK with *count 0 when there is nothing (or no queue). Free
+ * *msgs with mcds_queue_msgs_free. */
+mcds_status_t mcds_queue_pop(mcds_t *h, const char *queue, unsigned max,
+                             unsigned lease_ms, unsigned wait_ms,
+                             mcds_queue_msg_t **msgs, size_t *count);
+void mcds_queue_msgs_free(mcds_queue_msg_t *msgs);
+/* Confirms a leased message: MCDS_OK, or MCDS_NOT_FOUND (unknown id, acked
+ * already, lease ran out, no such queue). */
+mcds_status_t mcds_queue_ack(mcds_t *h, const char *queue, uint64_t id);
+/* Gives a leased message back, ready again after delay_s (exptime rules). */
+mcds_status_t mcds_queue_release(mcds_t *h, const char *queue, uint64_t id,
+                                 uint32_t delay_s);
+/* Extends a lease to lease_ms from now (0: the queue's lease). */
+mcds_status_t mcds_queue_touch(mcds_t *h, const char *queue, uint64_t id,
+                               unsigned lease_ms);
+/* MCDS_NOT_FOUND for no such queue. */
+mcds_status_t mcds_queue_stats(mcds_t *h, const char *queue,
+                               mcds_queue_stats_t *stats);
+/* Drops every ready and delayed message; *purged (may be NULL) counts them. */
+mcds_status_t mcds_queue_purge(mcds_t *h, const char *queue,
+                               uint64_t *purged);
+/* A plain delete of the key (whatever it holds): MCDS_OK or MCDS_NOT_FOUND.
+ * Consumers waiting on the queue get nothing. */
+mcds_status_t mcds_queue_delete(mcds_t *h, const char *queue);
 
 #ifdef __cplusplus
 }

@@ -15,12 +15,24 @@
 /* memcached's key limit, in bytes. */
 #define MCDS_KEY_MAX 250
 
+/* A connection of the extended-verb client (queue.c), one per server. */
+typedef struct mcds__xconn mcds__xconn_t;
+
 /* The handle. */
 struct mcds {
     memcached_st *mc;
     int owned;          /* mcds_close frees mc */
     unsigned retry_ms;  /* bound on cas retry loops and internal lock waits */
     uint64_t rng;       /* xorshift state for backoff jitter */
+    /* queue.c: its connections (not shared by clones), and the detail of
+     * its last call ("" after a success), which mcds_last_detail reports
+     * while no libmemcached request came after it (xset and
+     * memcached_query_id(mc) == xquery). */
+    mcds__xconn_t *xconns;
+    size_t nxconns;
+    char xdetail[320];
+    uint64_t xquery;
+    int xset;
 };
 
 /* ---- status.c ---- */
@@ -173,5 +185,13 @@ mcds_status_t mcds__decr(mcds_t *h, const mcds__key_t *group,
 mcds_status_t mcds__lock_new_at(mcds_t *h, const mcds__key_t *key,
                                 const mcds__key_t *group, unsigned ttl_s,
                                 mcds_lock_t **out);
+
+/* ---- queue.c: the extended-verb client ---- */
+
+/* Closes and frees the handle's extended-verb connections. */
+void mcds__xconns_free(mcds_t *h);
+/* The detail of the last extended-verb call ("" if it succeeded) when no
+ * libmemcached request came after it, else NULL. */
+const char *mcds__xdetail(mcds_t *h);
 
 #endif /* MCDS_INT_H */
