@@ -1,0 +1,85 @@
+# libmcds (issue 6): the wrappers for mcds-server's queue verbs
+# (mcds_queue_*, client/queue.c), run by client/tests/test_queue against
+# one mcds server and against a pool of three, plus the queue example.
+# Queues are an mcds feature (mcds-only). Against stock memcached the same
+# program (MCDS_TEST_QUEUE=unsupported) checks that every call answers
+# MCDS_UNSUPPORTED. With --valgrind the program runs under valgrind as
+# well as the servers; without, one extra test runs it under valgrind
+# against mcds.
+
+set ::env(MCDS_TEST_TIMEOUT) [expr {120 * [time_factor]}]
+
+# libmcds_run prog servers min_ok ?valgrind?: run client/tests/<prog>
+# against the server list; fail with its output unless it exits 0 after at
+# least min_ok passed checks. Returns the number of checks.
+proc libmcds_run {prog servers min_ok {valgrind 0}} {
+    set bin [file join [builddir] client tests $prog]
+    if {![file executable $bin]} {
+        skip "$bin is not built (make check builds it)"
+    }
+    set cmd [list $bin $servers]
+    if {$::cfg(valgrind) || $valgrind} {
+        if {[auto_execok valgrind] eq {}} { skip "valgrind is not installed" }
+        set cmd [list valgrind -q --leak-check=full \
+            --errors-for-leak-kinds=definite --error-exitcode=99 {*}$cmd]
+    }
+    lassign [run_cmd 300 {*}$cmd] status out
+    if {$status ne "0"} { fail "$prog $servers exited $status:\n$out" }
+    set n [regexp -all -line {^ok - } $out]
+    if {$n < $min_ok} { fail "$prog ran only $n of $min_ok checks:\n$out" }
+    verbose $out
+    return $n
+}
+
+# The checks test_queue runs on one server, and on a pool (3 more).
+set ::queue_checks 22
+set ::queue_pool_checks 25
+
+start_server {tags {libmcds queue mcds-only}} {
+    set servers 127.0.0.1:[srv port]
+
+    test {libmcds queue: every verb, errors, leases, blocking pops, dropped connections, 4x4 threads} {
+        libmcds_run test_queue $servers $::queue_checks
+    } $::queue_checks
+
+    test {libmcds queue: the example runs and prints its results} {
+        set bin [file join [builddir] contrib examples queue]
+        if {![file executable $bin]} { skip "$bin is not built (make builds it)" }
+        lassign [run_cmd 60 $bin $servers] status out
+        if {$status ne "0"} { fail "example queue exited $status:\n$out" }
+        assert_match "*got #* send password reset (delivery 1)\ngot #* resize photo 1 (delivery 1)*" $out
+        assert_match "*retry #* resize photo 2 (delivery 2)*" $out
+        assert_match "*stats: pushed 3, acked 3, released 1, ready 0, in flight 0, dead letters to example-queue:dead*" $out
+        assert_match "*waited 200 ms: 0 job(s)*" $out
+    }
+
+    test {libmcds queue: test_queue is valgrind clean (no error, no leak)} {
+        if {$::cfg(valgrind)} { skip "the run above was under valgrind" }
+        libmcds_run test_queue $servers $::queue_checks 1
+    } $::queue_checks {slow}
+}
+
+start_server {tags {libmcds queue pool mcds-only}} {
+start_server {} {
+start_server {} {
+    set servers [join [list 127.0.0.1:[srv -2 port] 127.0.0.1:[srv -1 port] \
+        127.0.0.1:[srv 0 port]] ,]
+
+    test {libmcds queue on a pool of 3: queues spread, each on its key's server, all work} {
+        libmcds_run test_queue $servers $::queue_pool_checks
+    } $::queue_pool_checks
+}
+}
+}
+
+# valgrind:skip: stock memcached cannot start under valgrind.
+start_memcached {tags {libmcds queue valgrind:skip}} {
+    test {libmcds queue on memcached: MCDS_UNSUPPORTED, message bytes never run as commands} {
+        set ::env(MCDS_TEST_QUEUE) unsupported
+        try {
+            libmcds_run test_queue 127.0.0.1:[srv port] 1
+        } finally {
+            unset ::env(MCDS_TEST_QUEUE)
+        }
+    } 1
+}
