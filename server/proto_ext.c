@@ -12,7 +12,8 @@
  * connection stops parsing, its wait is queued on the queue, and a push,
  * a delay coming due or a lease running out (on any thread) serves the
  * wait and posts it back to the connection's worker, which writes the
- * reply and resumes parsing. A struct ext_wait outlives whichever of
+ * reply and resumes parsing. As in memcached, noreply silences every
+ * reply of a command, errors included. A struct ext_wait outlives whichever of
  * "connection" and "queued wake" ends last (two references).
  */
 #include <ctype.h>
@@ -160,16 +161,16 @@ static item *ext_queue(conn *c, struct ext_tokens *t, bool create, enum reply_id
     item *pin;
 
     if (t->len[1] > ITEM_KEY_MAX) {
-        conn_out_reply(c, REPLY_BAD_FORMAT);
+        ext_reply(c, REPLY_BAD_FORMAT);
         return NULL;
     }
     pin = store_queue_open(t->v[1], t->len[1], create, NULL, &st);
     if (pin != NULL)
         return pin;
     if (st == STORE_WRONG_TYPE)
-        conn_out_reply(c, REPLY_WRONG_TYPE);
+        ext_reply(c, REPLY_WRONG_TYPE);
     else if (st == STORE_NO_MEMORY)
-        conn_out_reply(c, REPLY_OOM_STORE);
+        ext_reply(c, REPLY_OOM_STORE);
     else
         ext_reply(c, missing);
     return NULL;
@@ -466,7 +467,7 @@ void ext_nread_done(conn *c) {
     }
     pin = store_queue_open(item_key(it), it->nkey, true, NULL, &st);
     if (pin == NULL) {
-        conn_out_reply(c, st == STORE_WRONG_TYPE ? REPLY_WRONG_TYPE : REPLY_OOM_STORE);
+        ext_reply(c, st == STORE_WRONG_TYPE ? REPLY_WRONG_TYPE : REPLY_OOM_STORE);
         item_release(it);
         return;
     }
@@ -477,7 +478,7 @@ void ext_nread_done(conn *c) {
     if (r == QUEUE_OK && !c->noreply)
         ext_out_pushed(c, id);
     else if (r == QUEUE_NOMEM)
-        conn_out_reply(c, REPLY_OOM_STORE);
+        ext_reply(c, REPLY_OOM_STORE);
     else if (r != QUEUE_OK)
         ext_reply(c, REPLY_NOT_STORED);
 }

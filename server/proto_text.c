@@ -456,17 +456,10 @@ static void text_debugtime(conn *c, struct text_tokens *t) {
     conn_out_reply(c, REPLY_OK);
 }
 
-/* An HTTP request line ("GET / HTTP/1.1"): memcached hangs up silently. */
+/* An unknown command whose last token starts with "HTTP/" (an HTTP
+ * request line such as "GET / HTTP/1.1"): memcached hangs up silently. */
 static bool text_is_http(const struct text_tokens *t) {
-    const char *m = t->v[0];
-
-    if (t->n < 3 || t->n > TEXT_MAX_TOKENS)
-        return false;
-    for (; *m != '\0'; m++) {
-        if (*m < 'A' || *m > 'Z')
-            return false;
-    }
-    return strncmp(t->v[t->n - 1], "HTTP/", 5) == 0;
+    return t->n >= 2 && t->n <= TEXT_MAX_TOKENS && strncmp(t->v[t->n - 1], "HTTP/", 5) == 0;
 }
 
 /* ---- dispatch ---- */
@@ -606,6 +599,7 @@ static enum conn_parse_result text_parse(conn *c) {
     if (len > 0 && line[len - 1] == '\r')
         len--;
     line[len] = '\0';
+    len = strlen(line);     /* like memcached, a NUL ends the command line */
     if (log_level() >= 2)
         log_msg(2, "<%d %.*s", c->fd, (int)(len > 200 ? 200 : len), line);
     return text_dispatch(c, line, len);
