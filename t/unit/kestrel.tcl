@@ -198,6 +198,30 @@ start_server {tags {queue kestrel mcds-only}} {
         mc_exchange $c "get k17/open\r\nget k17b\r\nget k17/close\r\n"
     } "VALUE k17/open 0 1\r\na\r\nEND\r\nVALUE k17b 0 1\r\nb\r\nEND\r\nEND\r\n"
 
+    test {/close after the queue was deleted ends the open read: a new /open works} {
+        # The open message went with the deleted queue; the client's /close
+        # answers END, and the connection has no open read any more.
+        set c [mc_connect]
+        mc_exchange $fd "qcreate k17c\r\nset k17c 0 0 1\r\nx\r\n"
+        assert_equal [mc_exchange $c "get k17c/open\r\n"] "VALUE k17c/open 0 1\r\nx\r\nEND\r\n"
+        assert_equal [mc_exchange $fd "delete k17c\r\n"] "DELETED\r\n"
+        assert_equal [mc_exchange $c "get k17c/close\r\n"] "END\r\n"
+        mc_exchange $fd "qcreate k17c\r\nset k17c 0 0 1\r\ny\r\n"
+        mc_send $c "get k17c/open\r\nget k17c/close\r\n"
+        set r [mc_read_bytes $c [string length "VALUE k17c/open 0 1\r\ny\r\nEND\r\nEND\r\n"]]
+    } "VALUE k17c/open 0 1\r\ny\r\nEND\r\nEND\r\n"
+
+    test {/abort after flush_all removed the queue ends the open read: /open on another queue works} {
+        set c [mc_connect]
+        mc_exchange $fd "qcreate k17d\r\nset k17d 0 0 1\r\nx\r\n"
+        assert_equal [mc_exchange $c "get k17d/open\r\n"] "VALUE k17d/open 0 1\r\nx\r\nEND\r\n"
+        assert_equal [mc_exchange $fd "flush_all\r\n"] "OK\r\n"
+        assert_equal [mc_exchange $c "get k17d/abort\r\n"] "END\r\n"
+        mc_exchange $fd "qcreate k17e\r\nset k17e 0 0 1\r\ne\r\n"
+        mc_send $c "get k17e/open\r\nget k17e/close\r\n"
+        set r [mc_read_bytes $c [string length "VALUE k17e/open 0 1\r\ne\r\nEND\r\nEND\r\n"]]
+    } "VALUE k17e/open 0 1\r\ne\r\nEND\r\nEND\r\n"
+
     test {/peek combined with /open, /close or /abort: ERROR and close} {
         mc_exchange $fd "qcreate k18\r\nset k18 0 0 1\r\na\r\n"
         set r {}
