@@ -19,6 +19,7 @@
 #include "clock.h"
 #include "log.h"
 #include "parse.h"
+#include "proto_bin.h"
 #include "proto_ext.h"
 #include "proto_meta.h"
 #include "proto_text.h"
@@ -614,6 +615,9 @@ const struct conn_proto proto_text = {
 /* Like memcached: with -B auto, a first byte of 0x80 (the binary request
  * magic) makes the connection binary. */
 const struct conn_proto *proto_choose(char first) {
-    (void)first;
+    if (settings.protocol == PROTO_BINARY)
+        return &proto_bin;
+    if (settings.protocol == PROTO_AUTO && (unsigned char)first == BIN_REQ_MAGIC)
+        return &proto_bin;
     return &proto_text;
 }
