@@ -53,7 +53,7 @@ struct ext_wait {
  * qpush whose data block is being read. */
 struct ext_conn {
     struct ext_wait *wait;
-    item *open_pin;
+    item *open_pin;             /* the queue of the open read, kept alive */
     uint64_t open_id;
     uint64_t push_due_ms;
     uint32_t push_pri;
@@ -134,6 +134,16 @@ static uint64_t ext_delay_ms(int32_t delay) {
         return (uint64_t)delay * 1000;
     wall = (int64_t)clock_started() + (int64_t)clock_now();
     return delay > wall ? (uint64_t)(delay - wall) * 1000 : 0;
+}
+
+/* A whole decimal number in [0, max], with no truncation. */
+static bool ext_parse_count(const char *s, uint32_t max, uint32_t *out) {
+    uint64_t v;
+
+    if (!isdigit((unsigned char)*s) || !parse_u64(s, &v) || v > max)
+        return false;
+    *out = (uint32_t)v;
+    return true;
 }
 
 /* "name=value" options: returns the value if tok is that option. */
@@ -365,7 +375,7 @@ static bool ext_create_option(struct queue_opts *o, const char *tok) {
     if ((v = ext_option(tok, "lease")) != NULL)
         return ext_parse_ms(v, &o->lease_ms) && o->lease_ms > 0;
     if ((v = ext_option(tok, "maxdeliver")) != NULL) {
-        if (!parse_u32(v, &n32))
+        if (!ext_parse_count(v, UINT32_MAX, &n32))
             return false;
         o->max_deliveries = n32;
         return true;
@@ -430,7 +440,8 @@ static void ext_qpush(conn *c, struct ext_tokens *t) {
     c->noreply = ext_is_noreply(t, t->n - 1);
     vlen_ok = parse_i32(t->v[4], &vlen) && vlen >= 0 && vlen <= INT32_MAX - 2;
     line_ok = t->len[1] <= ITEM_KEY_MAX && parse_u32(t->v[2], &flags) && parse_i32(t->v[3], &delay) &&
-              vlen_ok && (t->n - (c->noreply ? 1 : 0) < 6 || parse_u32(t->v[5], &pri));
+              vlen_ok && (t->n < 7 || c->noreply) &&
+              (t->n - (c->noreply ? 1 : 0) < 6 || ext_parse_count(t->v[5], UINT32_MAX, &pri));
     if (!line_ok) {
         ext_reply(c, REPLY_BAD_FORMAT);
         if (vlen_ok)
@@ -502,7 +513,7 @@ static bool ext_pop_args(struct ext_tokens *t, int *count, uint64_t *lease_ms, b
         } else if ((v = ext_option(t->v[i], "wait")) != NULL) {
             if (!ext_parse_ms(v, wait_ms))
                 return false;
-        } else if (i == 2 && parse_u32(t->v[i], &n) && n >= 1 && n <= EXT_POP_MAX) {
+        } else if (i == 2 && ext_parse_count(t->v[i], EXT_POP_MAX, &n) && n >= 1) {
             *count = (int)n;
         } else {
             return false;
@@ -550,6 +561,7 @@ static void ext_by_id(conn *c, struct ext_tokens *t) {
 
     c->noreply = ext_is_noreply(t, t->n - 1);
     if (t->n < 3 || !parse_u64(t->v[2], &id) || (verb == 'a' && has_ms) ||
+        (t->n == 5 && !c->noreply) ||
         (has_ms && verb == 'r' && !parse_i32(t->v[3], &delay)) ||
         (has_ms && verb == 't' && (!ext_parse_ms(t->v[3], &ms) || ms == 0))) {
         ext_reply(c, REPLY_BAD_FORMAT);
@@ -611,7 +623,7 @@ static void ext_qpeek(conn *c, struct ext_tokens *t) {
     uint32_t count = 1;
     item *pin;
 
-    if (t->n > 3 || (t->n == 3 && (!parse_u32(t->v[2], &count) || count == 0 || count > EXT_POP_MAX))) {
+    if (t->n > 3 || (t->n == 3 && (!ext_parse_count(t->v[2], EXT_POP_MAX, &count) || count == 0))) {
         conn_out_reply(c, REPLY_BAD_FORMAT);
         return;
     }
@@ -780,14 +792,24 @@ static void ext_peek_kestrel(const struct qmsg *m, void *arg) {
     *out = m->payload;
 }
 
-/* Ends the open read if it is on this queue: ack (close) or give back. */
-static void ext_kestrel_end_open(struct ext_conn *x, item *pin, bool ack) {
-    if (x->open_pin == NULL || x->open_pin != pin)
+/* Whether the connection's open read is on the queue named name. The
+ * name is what identifies it: the queue object may have been deleted
+ * (or flushed) and replaced since. */
+static bool ext_open_on(const struct ext_conn *x, const char *name, size_t nname) {
+    const item *q = x->open_pin;
+
+    return q != NULL && q->nkey == nname && memcmp(item_key((item *)q), name, nname) == 0;
+}
+
+/* Ends the open read on the queue named name, if any: ack it (close) or
+ * give it back (abort), on the queue object it came from. */
+static void ext_kestrel_end_open(struct ext_conn *x, const char *name, size_t nname, bool ack) {
+    if (!ext_open_on(x, name, nname))
         return;
     if (ack)
-        store_queue_ack(pin, x->open_id);
+        store_queue_ack(x->open_pin, x->open_id);
     else
-        store_queue_release(pin, x->open_id, 0);
+        store_queue_release(x->open_pin, x->open_id, 0);
     item_release(x->open_pin);
     x->open_pin = NULL;
 }
@@ -798,17 +820,13 @@ static enum ext_kestrel ext_kestrel_read(conn *c, const char *key, size_t nkey, 
     struct qdelivery d;
     item *peeked = NULL;
 
-    if (o->peek && (o->open || o->close || o->abort))
-        return KESTREL_CLOSE;
-    if (o->close || o->abort)
-        ext_kestrel_end_open(x, pin, o->close);
     if (o->peek) {
         queue_peek(store_queue_of(pin), 1, ext_peek_kestrel, &peeked);
         if (peeked != NULL)
             ext_out_kestrel(c, key, nkey, peeked);
         return KESTREL_DONE;
     }
-    if (x->open_pin != NULL && (o->open || x->open_pin == pin))
+    if (x->open_pin != NULL && (o->open || ext_open_on(x, item_key(pin), pin->nkey)))
         return KESTREL_CLOSE;   /* one open read per connection */
     if (!o->open && (o->close || o->abort))
         return KESTREL_DONE;
@@ -841,9 +859,14 @@ enum ext_kestrel ext_kestrel_get(conn *c, const char *key, size_t nkey, item *q,
     if (pin == NULL) {
         if (slash == NULL || !ext_kestrel_opts(slash + 1, nkey - (size_t)(slash - key) - 1, &o))
             return KESTREL_NOT_QUEUE;
+        if (o.peek && (o.open || o.close || o.abort))
+            return KESTREL_CLOSE;
+        /* close and abort end the open read even if its queue is gone */
+        if (o.close || o.abort)
+            ext_kestrel_end_open(ext_state(c), key, (size_t)(slash - key), o.close);
         pin = store_queue_open(key, (size_t)(slash - key), false, NULL, &st);
         if (pin == NULL)
-            return KESTREL_NOT_QUEUE;
+            return o.close || o.abort ? KESTREL_DONE : KESTREL_NOT_QUEUE;
     } else {
         item_incref(pin);
     }

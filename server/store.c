@@ -746,6 +746,7 @@ void store_flush(int64_t delay) {
     } else {
         __atomic_store_n(&store_flush_time, 0, __ATOMIC_RELAXED);
         __atomic_store_n(&store_flush_cas, item_peek_cas() + 1, __ATOMIC_RELAXED);
+        queue_close_all();      /* their waiters hear now, not at next use */
     }
 }
 

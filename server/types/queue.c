@@ -430,6 +430,15 @@ void queue_close(struct queue *q) {
     pthread_mutex_unlock(&q->lock);
 }
 
+void queue_close_all(void) {
+    struct queue *q;
+
+    pthread_mutex_lock(&queue_reg_lock);
+    for (q = queue_reg; q != NULL; q = q->reg_next)
+        queue_close(q);
+    pthread_mutex_unlock(&queue_reg_lock);
+}
+
 const struct queue_opts *queue_options(const struct queue *q) {
     return &q->opts;
 }

@@ -96,6 +96,8 @@ struct queue *queue_new(const char *name, size_t nname, const struct queue_opts 
 void queue_free(struct queue *q);
 /* The queue's key was deleted: waiters are woken empty, pushes refused. */
 void queue_close(struct queue *q);
+/* flush_all: every queue that exists now is closed. */
+void queue_close_all(void);
 void queue_msg_free(struct qmsg *m);
 const struct queue_opts *queue_options(const struct queue *q);
 
