@@ -195,11 +195,11 @@ static void bin_miss(conn *c, const struct bin_req *r, bool with_key) {
 }
 
 static void bin_get(conn *c, const struct bin_req *r) {
-    bool touch = r->cmd == BIN_CMD_TOUCH || r->cmd == BIN_CMD_GAT || r->cmd == BIN_CMD_GATK;
+    bool gat = r->cmd == BIN_CMD_GAT || r->cmd == BIN_CMD_GATK;
     bool with_key = r->cmd == BIN_CMD_GETK || r->cmd == BIN_CMD_GATK;
     item *it;
 
-    if (touch) {
+    if (gat) {
         stats_incr(STATS_CMD_TOUCH);
         it = store_get_touch(r->key, r->h.keylen, clock_exptime(bin_get32(r->ext)));
     } else {
@@ -207,17 +207,46 @@ static void bin_get(conn *c, const struct bin_req *r) {
         it = store_get(r->key, r->h.keylen);
     }
     if (it == NULL) {
-        stats_incr(touch ? STATS_TOUCH_MISSES : STATS_GET_MISSES);
+        stats_incr(gat ? STATS_TOUCH_MISSES : STATS_GET_MISSES);
         bin_miss(c, r, with_key);
         return;
     }
-    stats_incr(touch ? STATS_TOUCH_HITS : STATS_GET_HITS);
-    bin_hit(c, r, it, with_key, r->cmd != BIN_CMD_TOUCH);
+    stats_incr(gat ? STATS_TOUCH_HITS : STATS_GET_HITS);
+    bin_hit(c, r, it, with_key, true);
+}
+
+/* touch answers flags (and CAS) without the value. It works on every type
+ * (DESIGN 3.1): a structure, which store_get_touch reads as a miss, is
+ * touched by store_touch and answers flags 0. */
+static void bin_touch(conn *c, const struct bin_req *r) {
+    rel_time_t exptime = clock_exptime(bin_get32(r->ext));
+    item *it;
+    unsigned char *p;
+
+    stats_incr(STATS_CMD_TOUCH);
+    it = store_get_touch(r->key, r->h.keylen, exptime);
+    if (it != NULL) {
+        stats_incr(STATS_TOUCH_HITS);
+        bin_hit(c, r, it, false, false);
+    } else if (store_touch(r->key, r->h.keylen, exptime) == STORE_TOUCHED) {
+        stats_incr(STATS_TOUCH_HITS);
+        p = bin_reply_start(c, &r->h, BIN_STATUS_OK, BIN_EXT_GET, 0, BIN_EXT_GET, 0, BIN_EXT_GET);
+        bin_put32(p, 0);
+        conn_out_commit(c, BIN_HEADER_LEN + BIN_EXT_GET);
+    } else {
+        stats_incr(STATS_TOUCH_MISSES);
+        bin_miss(c, r, false);
+    }
 }
 
 /* ---- set add replace append prepend (and quiet forms) ---- */
 
-static enum bin_error bin_not_stored_error(enum store_op op) {
+/* Like memcached, a refused add is "exists" and a refused replace "not
+ * found". A key holding a structure the command does not apply to (replace
+ * or append on a queue) has no binary status of its own: "Not stored.". */
+static enum bin_error bin_not_stored_error(enum store_op op, enum store_status st) {
+    if (st == STORE_WRONG_TYPE)
+        return BIN_ERR_NOT_STORED;
     if (op == STORE_ADD)
         return BIN_ERR_EXISTS;
     if (op == STORE_REPLACE)
@@ -242,7 +271,7 @@ static void bin_nread_done(conn *c) {
     case STORE_STORED: bin_ok(c, &r, cas_out); break;
     case STORE_EXISTS: bin_error(c, &r.h, BIN_ERR_EXISTS); break;
     case STORE_NOT_FOUND: bin_error(c, &r.h, BIN_ERR_NOT_FOUND); break;
-    default: bin_error(c, &r.h, bin_not_stored_error(c->nread.op)); break;
+    default: bin_error(c, &r.h, bin_not_stored_error(c->nread.op, st)); break;
     }
 }
 
@@ -515,9 +544,9 @@ static enum conn_parse_result bin_dispatch(conn *c, const struct bin_req *r) {
     switch (r->cmd) {
     case BIN_CMD_GET:
     case BIN_CMD_GETK:
-    case BIN_CMD_TOUCH:
     case BIN_CMD_GAT:
     case BIN_CMD_GATK: bin_get(c, r); break;
+    case BIN_CMD_TOUCH: bin_touch(c, r); break;
     case BIN_CMD_SET:
     case BIN_CMD_ADD:
     case BIN_CMD_REPLACE: bin_store(c, r); break;

@@ -751,6 +751,47 @@ start_server {tags {binary}} {
     } 0
 }
 
+# Binary verbs on a key holding a queue (doc/protocol.md, "3. Queues"): set
+# enqueues, a get reads a miss, touch and delete work on every type, and
+# verbs that do not apply answer "Not stored." or DELTA_BADVAL.
+start_server {tags {binary mcds-only}} {
+    set fd [mc_connect]
+    set tfd [mc_connect]
+
+    test {binary set on a queue key enqueues; get reads a miss} {
+        assert_equal [mc_cmd $tfd "qcreate bq"] CREATED
+        set r [bin_exchange $fd [string cat \
+            [bin_pkt SET -key bq -ext [bin_store_ext 3 0] -value job1] [bin_pkt GET -key bq] \
+            [bin_pkt GETK -key bq]]]
+        list $r [mc_exchange $tfd "qpeek bq\r\n"]
+    } [list {{SET OK} {GET KEY_ENOENT {Not found}} {GETK KEY_ENOENT key=bq}} \
+        "ITEM 1 3 4 0\r\njob1\r\nEND\r\n"]
+
+    test {binary add on a queue key: the key exists} {
+        bin_exchange $fd [bin_pkt ADD -key bq -ext [bin_store_ext] -value x]
+    } {{ADD KEY_EEXISTS {Data exists for key.}}}
+
+    test {binary replace, append and prepend on a queue key: "Not stored."} {
+        bin_exchange $fd [string cat [bin_pkt REPLACE -key bq -ext [bin_store_ext] -value x] \
+            [bin_pkt APPEND -key bq -value x] [bin_pkt PREPENDQ -key bq -value x]]
+    } {{REPLACE NOT_STORED {Not stored.}} {APPEND NOT_STORED {Not stored.}} {PREPENDQ NOT_STORED {Not stored.}}}
+
+    test {binary incr on a queue key is DELTA_BADVAL} {
+        bin_exchange $fd [bin_pkt INCREMENT -key bq -ext [bin_arith_ext 1 0 0]]
+    } {{INCREMENT DELTA_BADVAL {Non-numeric server-side value for incr or decr}}}
+
+    test {binary touch on a queue key sets its TTL; gat reads a miss} {
+        set r [bin_exchange $fd [string cat [bin_pkt TOUCH -key bq -ext [bin_u32 10]] \
+            [bin_pkt GAT -key bq -ext [bin_u32 10]]]]
+        lappend r [mc_cmd $tfd "debugtime 11"] [mc_exchange $tfd "qstats bq\r\n"]
+    } [list {TOUCH OK flags=0} {GAT KEY_ENOENT {Not found}} OK "NOT_FOUND\r\n"] {debugtime}
+
+    test {binary delete removes a queue} {
+        assert_equal [mc_cmd $tfd "qcreate bq2"] CREATED
+        list [bin_exchange $fd [bin_pkt DELETE -key bq2]] [mc_exchange $tfd "qstats bq2\r\n"]
+    } [list {{DELETE OK}} "NOT_FOUND\r\n"]
+}
+
 start_server {tags {binary} args {-F}} {
     test {flush with flush disabled (-F) is "Auth failure.", quiet or not} {
         set fd [mc_connect]
