@@ -188,8 +188,8 @@ static void bin_miss(conn *c, const struct bin_req *r, bool with_key) {
         bin_error(c, &r->h, BIN_ERR_NOT_FOUND);
         return;
     }
-    p = bin_reply_start(c, &r->h, BIN_STATUS_KEY_ENOENT, 0, r->h.keylen,
-                                       r->h.keylen, 0, r->h.keylen);
+    p = bin_reply_start(c, &r->h, BIN_STATUS_KEY_ENOENT, 0, r->h.keylen, r->h.keylen, 0,
+                        r->h.keylen);
     memcpy(p, r->key, r->h.keylen);
     conn_out_commit(c, BIN_HEADER_LEN + r->h.keylen);
 }
