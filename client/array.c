@@ -116,7 +116,6 @@ mcds_status_t mcds_array_fetch(mcds_t *h, const char *name,
                                mcds_item_t **items, size_t *count)
 {
     mcds__key_t key;
-    mcds__list_t l;
     mcds__val_t v;
     mcds_status_t st;
 
@@ -131,13 +130,7 @@ mcds_status_t mcds_array_fetch(mcds_t *h, const char *name,
         return MCDS_OK;
     if (st != MCDS_OK)
         return st;
-    mcds__list_init(&l);
-    st = mcds__list_parse(&l, v.data, v.len);
-    if (st == MCDS_OK)
-        st = mcds__items_pack(l.v, l.n, items);
-    if (st == MCDS_OK)
-        *count = l.n;
-    mcds__list_free(&l);
+    st = mcds__items_unpack(v.data, v.len, items, count);
     mcds__val_free(&v);
     return st;
 }

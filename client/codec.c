@@ -214,3 +214,19 @@ void mcds_value_free(char *value)
 {
     free(value);
 }
+
+mcds_status_t mcds__items_unpack(const char *p, size_t len,
+                                 mcds_item_t **items, size_t *count)
+{
+    mcds__list_t l;
+    mcds_status_t st;
+
+    mcds__list_init(&l);
+    st = mcds__list_parse(&l, p, len);
+    if (st == MCDS_OK)
+        st = mcds__items_pack(l.v, l.n, items);
+    if (st == MCDS_OK)
+        *count = l.n;
+    mcds__list_free(&l);
+    return st;
+}

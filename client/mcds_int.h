@@ -116,6 +116,9 @@ long mcds__list_find(const mcds__list_t *l, const void *data, size_t len);
 /* Copies items and their bytes into one allocation (*out NULL when n is 0). */
 mcds_status_t mcds__items_pack(const mcds_item_t *v, size_t n,
                                mcds_item_t **out);
+/* Parses a list value and packs its items into one allocation. */
+mcds_status_t mcds__items_unpack(const char *p, size_t len,
+                                 mcds_item_t **items, size_t *count);
 
 /* ---- strset.c: a set of byte strings, for replaying operation logs ---- */
 

@@ -154,7 +154,6 @@ static mcds_status_t list_update(table_t *t, list_op_t op, const void *m,
 static mcds_status_t list_fetch(table_t *t, mcds_item_t **items,
                                 size_t *count)
 {
-    mcds__list_t l;
     mcds__val_t v;
     mcds_status_t st;
 
@@ -167,13 +166,7 @@ static mcds_status_t list_fetch(table_t *t, mcds_item_t **items,
         return MCDS_OK;
     if (st != MCDS_OK)
         return st;
-    mcds__list_init(&l);
-    st = mcds__list_parse(&l, v.data, v.len);
-    if (st == MCDS_OK)
-        st = mcds__items_pack(l.v, l.n, items);
-    if (st == MCDS_OK)
-        *count = l.n;
-    mcds__list_free(&l);
+    st = mcds__items_unpack(v.data, v.len, items, count);
     mcds__val_free(&v);
     return st;
 }
