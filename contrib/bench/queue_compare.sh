@@ -258,7 +258,10 @@ machine() {
         echo "note:    this machine has $(nproc) cores and client and server share them;" \
             "nothing is pinned, so ratios matter more than absolute figures."
     fi
+    echo "load:    $(loadavg) (1, 5, 15 min) at the start; $(date -u '+%Y-%m-%d %H:%M UTC')"
 }
+
+loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 
 status=0
 machine
@@ -338,13 +341,15 @@ table "== p99 latency of a message in µs, push queued -> ack answered (median; 
 errs=$(awk -F, -v c="$c_err" '$2 != "FAILED" { s += $c } END { print s + 0 }' "$raw")
 fails=$(grep -c ',FAILED$' "$raw")
 echo
-echo "rows:    $(for r in "${sel_rows[@]}"; do printf '%s = %s; ' "${r%%|*}" "${r#*|}"; done)"
+rows_desc=$(for r in "${sel_rows[@]}"; do printf '%s = %s; ' "${r%%|*}" "${r#*|}"; done)
+echo "rows:    ${rows_desc%; }"
 echo "         q50: one queue per connection; split: per thread 5 producers and 20 consumers"
 echo "         (blocking pops: qpop wait=1, BLMOVE/BRPOP 1, reserve-with-timeout 1)"
 echo "ratios:  mcds (qpush + qpop + qack) / the other; mcds/rpop compares a reliable cycle"
 echo "         with Redis's unacknowledged one; take/rpop compares like with like"
 echo "         (mcds-take: qpush + get <queue>, which pops for good)"
 echo "errors:  $errs over all runs; failed runs: $fails"
+echo "load:    $(loadavg) (1, 5, 15 min) at the end; other work on the machine skews the figures"
 if [ "$errs" != 0 ] || [ "$fails" != 0 ]; then
     status=1
 fi
