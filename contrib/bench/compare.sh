@@ -86,6 +86,8 @@ while [ $# -gt 0 ]; do
 done
 
 die() { echo "compare.sh: $*" >&2; exit 2; }
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 
 # ---- the programs ----
 
@@ -115,34 +117,10 @@ else
 fi
 b_name=memcached
 
-srv_pin=()
-cli_pin=()
-if [ -n "$pin" ]; then
-    case "$pin" in *:*) ;; *) die "--pin wants SERVER_CPUS:CLIENT_CPUS, e.g. 1:0" ;; esac
-    command -v taskset >/dev/null || die "--pin needs taskset (util-linux)"
-    srv_pin=(taskset -c "${pin%%:*}")
-    cli_pin=(taskset -c "${pin#*:}")
-fi
-
-tmp=$(mktemp -d /tmp/mcds-compare.XXXXXX) || die "mktemp failed"
-raw=$tmp/raw.csv
-: > "$raw"
+bench_setup compare
 
 # ---- servers ----
 
-pids=()
-# shellcheck disable=SC2317  # run by the trap
-cleanup() {
-    local p
-    for p in "${pids[@]}"; do
-        kill "$p" 2>/dev/null && wait "$p" 2>/dev/null
-    done
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 # server_args BINARY: memcached's options shared by both servers.
 server_args() {
@@ -208,7 +186,6 @@ stat_of() {
 # ---- bench runs ----
 
 hdr=$("$bench" --csv-header)
-col() { echo "$hdr" | tr , '\n' | grep -nx "$1" | cut -d: -f1; }
 c_ops=$(col ops_per_sec); c_p99=$(col p99_us); c_err=$(col errors); c_stored=$(col stored)
 
 # run_bench LABEL PORT ARGS...: appends the CSV line to $raw, prints it.
@@ -255,18 +232,12 @@ rows_use() {
     return 1
 }
 
-median() { sort -g | awk -v f="$1" '{ v[NR] = $1 } END {
-    if (NR == 0) { print "NA"; exit }
-    m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-    printf f "\n", m }'; }
 
 # field ROW SIDE COLUMN: the values of one column over the rounds.
 field() {
     awk -F, -v p="$2:$1:" -v c="$3" 'index($0, p) == 1 && $2 != "FAILED" { print $c }' "$raw"
 }
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {
-    if (a == "NA" || b == "NA" || b + 0 == 0) print "NA"; else printf "%.2f", a / b }'; }
 
 machine() {
     echo "machine: $(nproc) cores, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)," \

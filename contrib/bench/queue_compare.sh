@@ -92,6 +92,8 @@ while [ $# -gt 0 ]; do
 done
 
 die() { echo "queue_compare.sh: $*" >&2; exit 2; }
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 
 # ---- the programs ----
 
@@ -111,41 +113,10 @@ fi
 [ -x "$beanstalkd" ] || die "beanstalkd not found at $beanstalkd (apt-get install beanstalkd)"
 command -v timeout >/dev/null || die "timeout(1) is needed (coreutils)"
 
-srv_pin=()
-cli_pin=()
-if [ -n "$pin" ]; then
-    case "$pin" in *:*) ;; *) die "--pin wants SERVER_CPUS:CLIENT_CPUS, e.g. 1:0" ;; esac
-    command -v taskset >/dev/null || die "--pin needs taskset (util-linux)"
-    srv_pin=(taskset -c "${pin%%:*}")
-    cli_pin=(taskset -c "${pin#*:}")
-fi
-
-tmp=$(mktemp -d /tmp/mcds-qcompare.XXXXXX) || die "mktemp failed"
-raw=$tmp/raw.csv
-: > "$raw"
+bench_setup qcompare
 
 # ---- servers ----
 
-pids=()
-# shellcheck disable=SC2317  # run by the trap
-cleanup() {
-    local p
-    for p in "${pids[@]}"; do
-        kill "$p" 2>/dev/null
-    done
-    for p in "${pids[@]}"; do
-        # a server that ignores TERM for 5 s is killed
-        for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-        kill -9 "$p" 2>/dev/null
-        wait "$p" 2>/dev/null
-    done
-    pids=()
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
-
-port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 # start_server KIND: sets srv_port, or dies.
 start_server() {
@@ -182,7 +153,6 @@ start_server() {
 # ---- bench runs ----
 
 hdr=$("$bench" --csv-header)
-col() { echo "$hdr" | tr , '\n' | grep -nx "$1" | cut -d: -f1; }
 c_cps=$(col cycles_per_sec); c_p99=$(col cycle_p99_us); c_err=$(col errors)
 if [ -z "$c_cps" ] || [ -z "$c_p99" ]; then
     die "$bench has no queue workloads (cycles_per_sec)"
@@ -230,18 +200,12 @@ done
 [ ${#sel_targets[@]} -gt 0 ] || die "--targets $targets_re selects no target"
 [ ${#sel_rows[@]} -gt 0 ] || die "--rows $rows_re selects no row"
 
-median() { sort -g | awk -v f="$1" '{ v[NR] = $1 } END {
-    if (NR == 0) { print "NA"; exit }
-    m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-    printf f "\n", m }'; }
 
 # field ROW TARGET COLUMN: the values of one column over the rounds.
 field() {
     awk -F, -v p="$2:$1:" -v c="$3" 'index($0, p) == 1 && $2 != "FAILED" { print $c }' "$raw"
 }
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {
-    if (a == "NA" || b == "NA" || a == "" || b == "" || b + 0 == 0) print "-"; else printf "%.2f", a / b }'; }
 
 machine() {
     echo "machine: $(nproc) cores, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)," \
