@@ -312,7 +312,8 @@ static mcds_status_t read_line(xcall_t *x, size_t *off, size_t *len)
     size_t scan = c->pos;
 
     for (;;) {
-        char *nl = memchr(c->buf + scan, '\n', c->len - scan);
+        /* memchr must not see a NULL buffer, even for 0 bytes */
+        char *nl = c->len > scan ? memchr(c->buf + scan, '\n', c->len - scan) : NULL;
         if (nl != NULL) {
             size_t end = (size_t)(nl - c->buf);
             if (end == c->pos || nl[-1] != '\r')
