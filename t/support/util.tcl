@@ -7,6 +7,16 @@
 proc srcdir {} { return $::cfg(srcdir) }
 proc builddir {} { return $::cfg(builddir) }
 
+# True when the tree was configured with --enable-sanitizers: its programs
+# carry ASan, and valgrind cannot run them.
+proc built_with_sanitizers {} {
+    set mk [file join [builddir] Makefile]
+    if {[catch {open $mk r} f]} { return 0 }
+    set text [read $f]
+    close $f
+    return [regexp -line {^SAN_CFLAGS = -fsanitize} $text]
+}
+
 # Factor applied to every timeout: valgrind slows a server down a lot.
 proc time_factor {} {
     if {$::cfg(valgrind)} { return 10 }

@@ -94,6 +94,7 @@ start_server {tags {libmcds}} {
         if {[auto_execok valgrind] eq {}} {
             skip "valgrind is not installed"
         }
+        if {[built_with_sanitizers]} { skip "built with --enable-sanitizers: valgrind cannot run ASan programs" }
         set bin [file join [builddir] client tests test_errors]
         if {![file executable $bin]} { skip "$bin is not built (make check builds it)" }
         lassign [run_cmd 200 valgrind -q --leak-check=full --error-exitcode=99 \

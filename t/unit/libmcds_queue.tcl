@@ -55,6 +55,7 @@ start_server {tags {libmcds queue mcds-only}} {
 
     test {libmcds queue: test_queue is valgrind clean (no error, no leak)} {
         if {$::cfg(valgrind)} { skip "the run above was under valgrind" }
+        if {[built_with_sanitizers]} { skip "built with --enable-sanitizers: valgrind cannot run ASan programs" }
         libmcds_run test_queue $servers $::queue_checks 1
     } $::queue_checks {slow}
 }
