@@ -3,7 +3,7 @@
  *
  *   qcreate <q> [lease=<s>] [maxdeliver=<n>] [maxlen=<n>] [dlq=<key>]
  *   qpush <q> <flags> <delay> <bytes> [<priority>] [noreply]  + data block
- *   qpop <q> [<count>] [lease=<s>] [wait=<s>]
+ *   qpop <q> [<count>] [lease=<s>] [wait=<s>] [ack=<id>]
  *   qack <q> <id> [noreply]          qrelease <q> <id> [<delay>] [noreply]
  *   qtouch <q> <id> [<lease>] [noreply]
  *   qpeek <q> [<count>]   qpending <q> [values]   qstats <q>   qpurge <q> [noreply]
@@ -165,25 +165,21 @@ static void ext_reply(conn *c, enum reply_id r) {
 }
 
 /* The queue under a command's key, pinned; replies and returns NULL when
- * there is none (or the key holds something else). */
-static item *ext_queue(conn *c, struct ext_tokens *t, bool create, enum reply_id missing) {
-    enum store_status st;
-    item *pin;
+ * there is none (or the key holds something else, or is too long).
+ * *st_out (if given) is STORE_NOT_FOUND exactly when the queue is missing. */
+static item *ext_queue(conn *c, struct ext_tokens *t, bool create, enum reply_id missing,
+                       enum store_status *st_out) {
+    enum store_status st = STORE_EXISTS;
+    item *pin = NULL;
 
-    if (t->len[1] > ITEM_KEY_MAX) {
+    if (t->len[1] > ITEM_KEY_MAX)
         ext_reply(c, REPLY_BAD_FORMAT);
-        return NULL;
-    }
-    pin = store_queue_open(t->v[1], t->len[1], create, NULL, &st);
-    if (pin != NULL)
-        return pin;
-    if (st == STORE_WRONG_TYPE)
-        ext_reply(c, REPLY_WRONG_TYPE);
-    else if (st == STORE_NO_MEMORY)
-        ext_reply(c, REPLY_OOM_STORE);
-    else
-        ext_reply(c, missing);
-    return NULL;
+    else if ((pin = store_queue_open(t->v[1], t->len[1], create, NULL, &st)) == NULL)
+        ext_reply(c, st == STORE_WRONG_TYPE ? REPLY_WRONG_TYPE
+                     : st == STORE_NO_MEMORY ? REPLY_OOM_STORE : missing);
+    if (st_out != NULL)
+        *st_out = st;
+    return pin;
 }
 
 /* ---- replies with messages ---- */
@@ -496,25 +492,36 @@ void ext_nread_done(conn *c) {
 
 /* ---- qpop ---- */
 
-static bool ext_pop_args(struct ext_tokens *t, int *count, uint64_t *lease_ms, bool *has_lease,
-                         uint64_t *wait_ms) {
+struct ext_pop_args {
+    int count;
+    uint64_t lease_ms;
+    bool has_lease;
+    uint64_t wait_ms;
+    bool has_ack;           /* ack=<id>: ack that message first */
+    uint64_t ack_id;
+};
+
+static bool ext_pop_args(struct ext_tokens *t, struct ext_pop_args *a) {
     int i;
 
-    *count = 1;
-    *has_lease = false;
-    *wait_ms = 0;
+    memset(a, 0, sizeof(*a));
+    a->count = 1;
     for (i = 2; i < t->n; i++) {
         const char *v;
         uint32_t n;
         if ((v = ext_option(t->v[i], "lease")) != NULL) {
-            if (!ext_parse_ms(v, lease_ms) || *lease_ms == 0)
+            if (!ext_parse_ms(v, &a->lease_ms) || a->lease_ms == 0)
                 return false;
-            *has_lease = true;
+            a->has_lease = true;
         } else if ((v = ext_option(t->v[i], "wait")) != NULL) {
-            if (!ext_parse_ms(v, wait_ms))
+            if (!ext_parse_ms(v, &a->wait_ms))
                 return false;
+        } else if ((v = ext_option(t->v[i], "ack")) != NULL) {
+            if (!isdigit((unsigned char)*v) || !parse_u64(v, &a->ack_id))
+                return false;
+            a->has_ack = true;
         } else if (i == 2 && ext_parse_count(t->v[i], EXT_POP_MAX, &n) && n >= 1) {
-            *count = (int)n;
+            a->count = (int)n;
         } else {
             return false;
         }
@@ -522,25 +529,33 @@ static bool ext_pop_args(struct ext_tokens *t, int *count, uint64_t *lease_ms, b
     return true;
 }
 
+/* qpop [ack=<id>]: with ack, the first line says whether that message was
+ * acked (ACKED or NOT_FOUND), so a consumer confirms one message and
+ * leases the next in one round trip. */
 static void ext_qpop(conn *c, struct ext_tokens *t) {
     struct qdelivery got[EXT_POP_MAX];
-    uint64_t lease_ms = 0, wait_ms;
-    bool has_lease;
-    int count, n, i;
+    struct ext_pop_args a;
+    enum store_status st;
+    int n, i;
     item *pin;
 
-    if (!ext_pop_args(t, &count, &lease_ms, &has_lease, &wait_ms)) {
+    if (!ext_pop_args(t, &a)) {
         conn_out_reply(c, REPLY_BAD_FORMAT);
         return;
     }
-    pin = ext_queue(c, t, wait_ms > 0, REPLY_END);
-    if (pin == NULL)
+    pin = ext_queue(c, t, a.wait_ms > 0, a.has_ack ? REPLY_NOT_FOUND : REPLY_END, &st);
+    if (pin == NULL) {
+        if (a.has_ack && st == STORE_NOT_FOUND)
+            conn_out_reply(c, REPLY_END);
         return;
-    if (!has_lease)
-        lease_ms = queue_options(store_queue_of(pin))->lease_ms;
-    n = store_queue_pop(pin, count, lease_ms, got);
-    if (n == 0 && wait_ms > 0) {
-        ext_wait_start(c, pin, count, lease_ms, wait_ms, EXT_QPOP, t->v[1], t->len[1]);
+    }
+    if (a.has_ack)
+        conn_out_reply(c, store_queue_ack(pin, a.ack_id) == QUEUE_OK ? REPLY_ACKED : REPLY_NOT_FOUND);
+    if (!a.has_lease)
+        a.lease_ms = queue_options(store_queue_of(pin))->lease_ms;
+    n = store_queue_pop(pin, a.count, a.lease_ms, got);
+    if (n == 0 && a.wait_ms > 0) {
+        ext_wait_start(c, pin, a.count, a.lease_ms, a.wait_ms, EXT_QPOP, t->v[1], t->len[1]);
         return;
     }
     for (i = 0; i < n; i++)
@@ -567,7 +582,7 @@ static void ext_by_id(conn *c, struct ext_tokens *t) {
         ext_reply(c, REPLY_BAD_FORMAT);
         return;
     }
-    pin = ext_queue(c, t, false, REPLY_NOT_FOUND);
+    pin = ext_queue(c, t, false, REPLY_NOT_FOUND, NULL);
     if (pin == NULL)
         return;
     if (verb == 'a') {
@@ -627,7 +642,7 @@ static void ext_qpeek(conn *c, struct ext_tokens *t) {
         conn_out_reply(c, REPLY_BAD_FORMAT);
         return;
     }
-    pin = ext_queue(c, t, false, REPLY_END);
+    pin = ext_queue(c, t, false, REPLY_END, NULL);
     if (pin == NULL)
         return;
     queue_peek(store_queue_of(pin), count, ext_peek_one, &l);
@@ -644,7 +659,7 @@ static void ext_qpending(conn *c, struct ext_tokens *t) {
         return;
     }
     l.values = t->n == 3;
-    pin = ext_queue(c, t, false, REPLY_END);
+    pin = ext_queue(c, t, false, REPLY_END, NULL);
     if (pin == NULL)
         return;
     queue_pending(store_queue_of(pin), ext_pending_one, &l);
@@ -668,7 +683,7 @@ static void ext_qstats(conn *c, struct ext_tokens *t) {
         conn_out_reply(c, REPLY_BAD_FORMAT);
         return;
     }
-    pin = ext_queue(c, t, false, REPLY_NOT_FOUND);
+    pin = ext_queue(c, t, false, REPLY_NOT_FOUND, NULL);
     if (pin == NULL)
         return;
     queue_get_stats(store_queue_of(pin), &st);
@@ -706,7 +721,7 @@ static void ext_qpurge(conn *c, struct ext_tokens *t) {
         ext_reply(c, REPLY_BAD_FORMAT);
         return;
     }
-    pin = ext_queue(c, t, false, REPLY_NOT_FOUND);
+    pin = ext_queue(c, t, false, REPLY_NOT_FOUND, NULL);
     if (pin == NULL)
         return;
     n = store_queue_purge(pin);
@@ -729,7 +744,7 @@ enum conn_parse_result ext_dispatch(conn *c, char *line, size_t len) {
     ext_tokenize(line, len, &t);
     if (ext_is(&t, "qpush", 5, 7))
         ext_qpush(c, &t);
-    else if (ext_is(&t, "qpop", 2, 5))
+    else if (ext_is(&t, "qpop", 2, 6))
         ext_qpop(c, &t);
     else if (ext_is(&t, "qack", 3, 4) || ext_is(&t, "qrelease", 3, 5) || ext_is(&t, "qtouch", 3, 5))
         ext_by_id(c, &t);

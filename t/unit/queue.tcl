@@ -664,7 +664,7 @@ start_server {tags {queue mcds-only}} {
     # ---- malformed and hostile input ----
 
     test {wrong token counts are ERROR for every verb} {
-        set lines {qpop "qpop q 1 lease=1 wait=1 x" qack "qack q" "qack q 1 noreply x"
+        set lines {qpop "qpop q 1 lease=1 wait=1 ack=1 x" qack "qack q" "qack q 1 noreply x"
             qrelease "qrelease q" "qrelease q 1 0 noreply x" qtouch "qtouch q" "qtouch q 1 5 noreply x"
             qpeek "qpeek q 1 x" qpending "qpending q values x" qstats "qstats q x"
             qpurge "qpurge q noreply x"}
@@ -905,4 +905,45 @@ start_server {tags {queue mcds-only} args {-m 2}} {
         q_drain_check $fd eq2 $n 40000 d
         mc_set $fd more $v
     } STORED
+}
+
+# qpop ... ack=<id>: confirm one message and lease the next in one request.
+start_server {tags {queue mcds-only}} {
+    set fd [mc_connect]
+
+    test {qpop ack=<id> acks that message, then leases the next} {
+        set r [mc_exchange $fd "qpush ak 0 0 1\r\nx\r\nqpush ak 0 0 1\r\ny\r\nqpop ak\r\n"]
+        regexp {ITEM (\d+) } $r -> id1
+        set r [mc_exchange $fd "qpop ak ack=$id1\r\n"]
+        regexp {ITEM (\d+) } $r -> id2
+        regsub -all {ITEM \d+} $r {ITEM N} r
+        list $r [mc_exchange $fd "qack ak $id1\r\nqpop ak ack=$id2\r\nqstats ak\r\n"]
+    } [list "ACKED\r\nITEM N 0 1 1\r\ny\r\nEND\r\n" \
+        "NOT_FOUND\r\nACKED\r\nEND\r\nSTAT ready 0\r\nSTAT delayed 0\r\nSTAT in_flight 0\r\nSTAT waiters 0\r\nSTAT pushed 2\r\nSTAT popped 2\r\nSTAT acked 2\r\nSTAT released 0\r\nSTAT lease_expired 0\r\nSTAT dead 0\r\nSTAT purged 0\r\nSTAT age_oldest_ready 0\r\nSTAT lease_ms 30000\r\nSTAT max_deliveries 0\r\nSTAT max_length 0\r\nSTAT dlq ak:dead\r\nEND\r\n"]
+
+    test {qpop ack= of an unknown id answers NOT_FOUND and still pops} {
+        regsub -all {ITEM \d+} [mc_exchange $fd "qpush ak2 7 0 2\r\nhi\r\nqpop ak2 ack=999999\r\n"] {ITEM N} r
+        set r
+    } "PUSHED *\r\nNOT_FOUND\r\nITEM N 7 2 1\r\nhi\r\nEND\r\n"
+
+    test {qpop ack= on a missing queue: NOT_FOUND then END} {
+        mc_exchange $fd "qpop nosuchq ack=5\r\n"
+    } "NOT_FOUND\r\nEND\r\n"
+
+    test {qpop ack= with a bad id is CLIENT_ERROR, nothing acked} {
+        set r [mc_exchange $fd "qpush ak3 0 0 1\r\nz\r\nqpop ak3\r\n"]
+        regexp {ITEM (\d+) } $r -> id
+        list [mc_exchange $fd "qpop ak3 ack=x\r\nqpop ak3 ack=\r\nqpop ak3 ack=-$id\r\n"] \
+             [mc_exchange $fd "qack ak3 $id\r\n"]
+    } [list "CLIENT_ERROR bad command line format\r\nCLIENT_ERROR bad command line format\r\nCLIENT_ERROR bad command line format\r\n" "ACKED\r\n"]
+
+    test {qpop ack= wait=: the ack answers at once, the items when they come} {
+        set r [mc_exchange $fd "qpush ak4 0 0 1\r\na\r\nqpop ak4\r\n"]
+        regexp {ITEM (\d+) } $r -> id
+        set other [mc_connect]
+        mc_send $fd "qpop ak4 ack=$id wait=5\r\n"
+        set first [mc_readline $fd]
+        mc_exchange $other "qpush ak4 0 0 1\r\nb\r\n"
+        list $first [mc_readline $fd] [mc_readline $fd] [mc_readline $fd]
+    } {ACKED {ITEM * 0 1 1} b END}
 }
