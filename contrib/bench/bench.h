@@ -51,7 +51,8 @@ struct bench_op {
     int                nkeys;
     int                step;              /* OP_SETUP: which preamble line */
     int                block;             /* OP_POP, OP_TAKE: wait for one */
-    uint64_t           id;                /* OP_ACK: the popped message's id */
+    uint64_t           id;                /* OP_ACK: the popped message's id;
+                                             OP_POP: an id to ack first, or 0 */
     uint64_t           stamp;             /* OP_PUSH: set by conn_fill, the
                                              message's first bytes */
     char               tag[BENCH_TAG_LEN];/* OP_ACK: the popped message's
@@ -67,6 +68,7 @@ struct bench_reply {
     uint64_t id;                          /* the popped message's id */
     char     tag[BENCH_TAG_LEN];          /* its first bytes */
     size_t   taglen;
+    int      acked;                       /* qpop ack=: 1 ACKED, 2 NOT_FOUND */
 };
 
 struct bench_server {
@@ -89,6 +91,8 @@ struct bench_opts {
     int      producers;      /* per thread; 0 = every conn runs whole cycles */
     int64_t  backlog;        /* split mode: producers pause above this */
     double   pop_wait;       /* split mode: a consumer's blocking wait */
+    int      ack_with_pop;   /* mcds: a cycle's ack rides on the next qpop
+                                (qpop ack=<id>): two round trips a cycle */
     double   duration;       /* measured seconds */
     double   warmup;         /* unmeasured seconds before */
     double   max_time;       /* load mode: give up after this */

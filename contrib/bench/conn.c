@@ -349,6 +349,10 @@ static void conn_encode_queue(struct conn *c, const struct bench_op *op)
         n = 5 + conn_fmt_key(c, line + 5, op->keys[0]);
         if (op->block)
             n += (size_t)sprintf(line + n, " 1 wait=%s", c->wait_secs);
+        if (op->id != 0) {
+            memcpy(line + n, " ack=", 5);
+            n += 5 + conn_fmt_u64(line + n + 5, op->id);
+        }
         break;
     case OP_ACK:
         memcpy(line, "qack ", 5);
@@ -452,6 +456,7 @@ static int conn_tell_workload(struct conn *c, int ok, uint64_t *stamp)
     r.id = c->cur_id;
     memcpy(r.tag, c->cap, c->cap_len);
     r.taglen = c->cap_len;
+    r.acked = c->cur_acked;
     return wl->reply(&c->wl, &r, stamp);
 }
 
@@ -490,6 +495,7 @@ void conn_finish(struct conn *c, int error, uint64_t now)
     c->cur_hits = 0;
     c->cur_error = 0;
     c->cur_id = 0;
+    c->cur_acked = 0;
     c->cap_len = c->cap_want = 0;
     c->resp_left = c->resp_array = 0;
 }
@@ -613,6 +619,10 @@ static int conn_reply_line(struct conn *c, const char *line, size_t len,
             if (conn_token_u64(line, len, 1, &c->cur_id) < 0)
                 return -1;
             return conn_expect_value_tok(c, line, len, 3, 0);
+        }
+        if (conn_line_is(line, len, "ACKED") || conn_line_is(line, len, "NOT_FOUND")) {
+            c->cur_acked = line[0] == 'A' ? 1 : 2;    /* qpop ack=: then the items */
+            return 0;
         }
         conn_finish(c, !conn_line_is(line, len, "END"), now);
         return 0;

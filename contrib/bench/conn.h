@@ -44,6 +44,7 @@ struct conn {
     uint32_t cur_hits;               /* values seen for the head request */
     int cur_error;                   /* an error line came (counted) */
     uint64_t cur_id;                 /* id of a popped message */
+    int cur_acked;                   /* qpop ack=: 1 ACKED, 2 NOT_FOUND */
     char   cap[BENCH_TAG_LEN];       /* first bytes of a popped message */
     size_t cap_len, cap_want;
     int resp_left;                   /* Redis: array elements still to come */

@@ -126,6 +126,8 @@ static void usage(FILE *f)
 "      --backlog N          producers pause while N messages are queued\n"
 "                           (default 1000)\n"
 "      --pop-wait SECS      a consumer's blocking pop waits this long (default 1)\n"
+"      --ack-with-pop       mcds text only: send each cycle's ack with the next\n"
+"                           pop (qpop ack=<id>), two round trips a cycle\n"
 "      --max-time SECS      give up a load after this (default 300)\n"
 "      --timeout SECS       a request still unanswered this long when the run\n"
 "                           ends counts as an error (default 2)\n"
@@ -141,7 +143,8 @@ static void usage(FILE *f)
 }
 
 enum { OPT_MAX_TIME = 256, OPT_TIMEOUT, OPT_SEED, OPT_CSV, OPT_CSV_HEADER, OPT_JSON,
-       OPT_LABEL, OPT_QUEUES, OPT_PRODUCERS, OPT_BACKLOG, OPT_POP_WAIT };
+       OPT_LABEL, OPT_QUEUES, OPT_PRODUCERS, OPT_BACKLOG, OPT_POP_WAIT,
+       OPT_ACK_WITH_POP };
 
 static const struct option long_options[] = {
     { "server",     required_argument, NULL, 's' },
@@ -162,6 +165,7 @@ static const struct option long_options[] = {
     { "producers",  required_argument, NULL, OPT_PRODUCERS },
     { "backlog",    required_argument, NULL, OPT_BACKLOG },
     { "pop-wait",   required_argument, NULL, OPT_POP_WAIT },
+    { "ack-with-pop", no_argument,     NULL, OPT_ACK_WITH_POP },
     { "max-time",   required_argument, NULL, OPT_MAX_TIME },
     { "timeout",    required_argument, NULL, OPT_TIMEOUT },
     { "seed",       required_argument, NULL, OPT_SEED },
@@ -412,6 +416,7 @@ static int opts_parse(struct bench_opts *o, int argc, char **argv)
             o->backlog = (int64_t)v;
             break;
         case OPT_POP_WAIT: rc = opt_secs("pop-wait", optarg, &o->pop_wait); break;
+        case OPT_ACK_WITH_POP: o->ack_with_pop = 1; break;
         case 'q': o->quiet = 1; break;
         case 'h': usage(stdout); return 1;
         default: usage(stderr); return -1;

@@ -7,6 +7,8 @@
 # in turn (the first target rotates from round to round):
 #
 #   mcds         qpush + qpop + qack                  (-W queue)
+#   mcds-ackpop  qpush + qpop ack=<previous id>: the reliable cycle in two
+#                round trips  (-W queue --ack-with-pop)
 #   mcds-take    qpush + get <queue>, Kestrel's take  (-W queue-take)
 #   redis-rpop   LPUSH + RPOP                         (-p redis -W queue-take)
 #   redis-lmove  LPUSH + LMOVE to a processing list + LREM from it
@@ -55,7 +57,8 @@ usage: $0 [options]
   --conns N            mcds-bench connections per thread (default $conns)
   --rows REGEX         only the rows whose name matches (default all)
   --targets REGEX      only the targets whose name matches (default all:
-                       mcds mcds-take redis-rpop redis-lmove beanstalkd)
+                       mcds mcds-ackpop mcds-take redis-rpop redis-lmove
+                       beanstalkd)
   --quick              --duration 1 --warmup 0.5 --rounds 1
   --bench PATH         mcds-bench (default: beside this script)
   --mcds PATH          mcds-server (default: server/mcds-server of the tree)
@@ -175,6 +178,7 @@ run_bench() {
 # The targets: name, server, mcds-bench options.
 TARGETS=(
     "mcds|mcds|-W queue"
+    "mcds-ackpop|mcds|-W queue --ack-with-pop"
     "mcds-take|mcds|-W queue-take"
     "redis-rpop|redis|-p redis -W queue-take"
     "redis-lmove|redis|-p redis -W queue"
@@ -249,6 +253,8 @@ for row in "${sel_rows[@]}"; do
             kind=${rest%%|*}
             targs=${rest#*|}
             port_var=port_$kind
+            # acks ride on pops only in whole cycles, not with producers
+            case "$targs $args" in *--ack-with-pop*--producers*) continue ;; esac
             run_no=$((run_no + 1))
             # shellcheck disable=SC2086
             run_bench "$tname:$name:$r" "${!port_var}" $targs $args -P "b$run_no."
@@ -269,6 +275,8 @@ for other in redis-rpop redis-lmove beanstalkd; do
 done
 take=0
 has mcds-take && has redis-rpop && take=1
+ackpop=0
+has mcds-ackpop && has redis-lmove && ackpop=1
 
 # table TITLE COLUMN FORMAT
 table() {
@@ -279,6 +287,7 @@ table() {
     for t in "${tnames[@]}"; do printf ' %12s' "$t"; done
     for t in "${vs[@]}"; do printf ' %12s' "mcds/${t#redis-}"; done
     [ "$take" = 1 ] && printf ' %12s' "take/rpop"
+    [ "$ackpop" = 1 ] && printf ' %12s' "ackpop/lmove"
     echo
     for row in "${sel_rows[@]}"; do
         name=${row%%|*}
@@ -294,6 +303,7 @@ table() {
             printf ' %12s' "$m"
         done
         [ "$take" = 1 ] && printf ' %12s' "$(ratio "${med[mcds-take]}" "${med[redis-rpop]}")"
+        [ "$ackpop" = 1 ] && printf ' %12s' "$(ratio "${med[mcds-ackpop]}" "${med[redis-lmove]}")"
         unset med
         echo
     done
@@ -311,7 +321,9 @@ echo "         q50: one queue per connection; split: per thread 5 producers and 
 echo "         (blocking pops: qpop wait=1, BLMOVE/BRPOP 1, reserve-with-timeout 1)"
 echo "ratios:  mcds (qpush + qpop + qack) / the other; mcds/rpop compares a reliable cycle"
 echo "         with Redis's unacknowledged one; take/rpop compares like with like"
-echo "         (mcds-take: qpush + get <queue>, which pops for good)"
+echo "         (mcds-take: qpush + get <queue>, which pops for good); ackpop/lmove:"
+echo "         the reliable cycle with the ack on the next pop (qpop ack=) against"
+echo "         Redis's reliable LPUSH + LMOVE + LREM"
 echo "errors:  $errs over all runs; failed runs: $fails"
 echo "load:    $(loadavg) (1, 5, 15 min) at the end; other work on the machine skews the figures"
 if [ "$errs" != 0 ] || [ "$fails" != 0 ]; then

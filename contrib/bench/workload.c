@@ -147,6 +147,11 @@ static int wl_queue_setup_common(struct bench_opts *o)
                 "qpop/qack), redis or beanstalk, not meta\n");
         return -1;
     }
+    if (o->ack_with_pop && (o->proto != PROTO_TEXT || o->producers > 0)) {
+        fprintf(stderr, "mcds-bench: --ack-with-pop needs -p text (mcds's "
+                "qpop ack=) and whole cycles (no --producers)\n");
+        return -1;
+    }
     if (o->value_size < BENCH_TAG_LEN) {
         fprintf(stderr, "mcds-bench: queue workloads need --value-size of at "
                 "least %d (a message starts with its push time)\n",
@@ -216,12 +221,30 @@ static int wl_ack_next(struct wl_conn *w, struct bench_op *op)
     return 1;
 }
 
+/* --ack-with-pop: while cycles run, a waiting ack rides on the next pop
+ * instead of going alone; after the window the last ones go alone. */
+static int wl_ack_rides(const struct wl_conn *w)
+{
+    return w->sh->opts->ack_with_pop && w->role == WL_CYCLE && !w->ending;
+}
+
+/* A pop about to go out: with --ack-with-pop it carries the oldest ack. */
+static void wl_pop_op(struct wl_conn *w, struct bench_op *op)
+{
+    op->kind = w->pop_kind;
+    op->id = 0;
+    if (wl_ack_rides(w) && w->pop_kind == OP_POP && w->ack_unsent > 0) {
+        op->id = w->acks[(w->ack_head + w->ack_count - w->ack_unsent) % w->ack_cap].id;
+        w->ack_unsent--;
+    }
+}
+
 /* After the window: the pops owed, then done once nothing is open. */
 static int wl_queue_end(struct wl_conn *w, struct bench_op *op)
 {
     if (w->role == WL_CYCLE && w->pops_owed > 0) {
         w->pops_owed--;
-        op->kind = w->pop_kind;
+        wl_pop_op(w, op);
         return 1;
     }
     if ((w->role == WL_CYCLE && w->open > 0) || w->ack_count > 0 ||
@@ -237,12 +260,13 @@ static int wl_queue_next(struct wl_conn *w, struct bench_op *op)
     op->nkeys = 1;
     op->keys[0] = w->queue;
     op->block = 0;
+    op->id = 0;
     if (w->setup_sent < w->setup_total) {
         op->kind = OP_SETUP;
         op->step = w->setup_sent++;
         return 1;
     }
-    if (wl_ack_next(w, op))
+    if (!wl_ack_rides(w) && wl_ack_next(w, op))
         return 1;
     if (w->ending)
         return wl_queue_end(w, op);
@@ -250,7 +274,7 @@ static int wl_queue_next(struct wl_conn *w, struct bench_op *op)
     case WL_CYCLE:
         if (w->pops_owed > 0) {
             w->pops_owed--;
-            op->kind = w->pop_kind;
+            wl_pop_op(w, op);
             return 1;
         }
         if (w->open >= o->depth)
@@ -292,10 +316,26 @@ static void wl_ack_add(struct wl_conn *w, const struct bench_reply *r)
     w->ack_unsent++;
 }
 
+/* The oldest sent ack was answered: its cycle ends (1 if it was acked). */
+static int wl_ack_done(struct wl_conn *w, int acked, uint64_t *stamp)
+{
+    const struct wl_ack *a;
+
+    if (w->ack_count == 0)
+        return 0;                        /* cannot happen: acks come from it */
+    a = &w->acks[w->ack_head];
+    w->ack_head = (w->ack_head + 1) % w->ack_cap;
+    w->ack_count--;
+    if (!acked)
+        return 0;
+    *stamp = bench_tag_get(a->tag, BENCH_TAG_LEN);
+    return 1;
+}
+
 static int wl_queue_reply(struct wl_conn *w, const struct bench_reply *r,
                           uint64_t *stamp)
 {
-    const struct wl_ack *a;
+    int done = 0;
 
     *stamp = 0;
     switch (r->kind) {
@@ -311,28 +351,26 @@ static int wl_queue_reply(struct wl_conn *w, const struct bench_reply *r,
                 atomic_fetch_sub_explicit(&w->sh->backlog, r->items,
                                           memory_order_relaxed);
         }
+        if (r->acked)                    /* an ack rode on this pop */
+            done = wl_ack_done(w, r->ok && r->acked == 1, stamp);
         if (r->ok && r->items > 0 && r->kind == OP_POP) {
             wl_ack_add(w, r);
-            return 0;                    /* the cycle goes on to its ack */
+            /* with --ack-with-pop the ack goes with the next cycle's pop,
+             * so this connection may start that cycle now */
+            if (w->sh->opts->ack_with_pop && w->role == WL_CYCLE)
+                w->open--;
+            return done;                 /* the cycle goes on to its ack */
         }
         if (w->role == WL_CYCLE)
             w->open--;                   /* taken, empty or failed: done */
         if (!r->ok || r->items == 0)
-            return 0;
+            return done;
         *stamp = bench_tag_get(r->tag, r->taglen);
         return 1;
     case OP_ACK:
-        if (w->ack_count == 0)
-            return 0;                    /* cannot happen: acks come from it */
-        a = &w->acks[w->ack_head];
-        w->ack_head = (w->ack_head + 1) % w->ack_cap;
-        w->ack_count--;
-        if (w->role == WL_CYCLE)
+        if (w->role == WL_CYCLE && !w->sh->opts->ack_with_pop)
             w->open--;
-        if (!r->ok)
-            return 0;
-        *stamp = bench_tag_get(a->tag, BENCH_TAG_LEN);
-        return 1;
+        return wl_ack_done(w, r->ok, stamp);
     default:
         return 0;
     }

@@ -83,6 +83,15 @@ start_server {tags {bench}} {
         set d [expr {abs([dict get $r hits] - [dict get $r cycles])}]
         assert_equal [expr {$d <= 16}] 1 "pops [dict get $r hits], cycles [dict get $r cycles]"
 
+        # Acks riding on the next pop (qpop ack=): cycles complete, no error,
+        # and after the run nothing is left in flight or ready.
+        set r [bench_run -W queue --ack-with-pop -t 1 -c 4 -D 2 --queues 2 -P bqa. -d 1 -w 0.2]
+        assert_equal [dict get $r errors] 0
+        assert_equal [expr {[dict get $r cycles] > 0}] 1 "cycles [dict get $r cycles]"
+        set fd [mc_connect]
+        assert_equal [list [mc_stat $fd queue_in_flight] [mc_stat $fd queue_ready]] {0 0}
+        mc_close $fd
+
         # Producers and blocking consumers: cycles complete, nothing fails.
         set r [bench_run -W queue -t 1 -c 4 --producers 1 -P bqs. -d 1 -w 0.2 \
                    --pop-wait 0.2]
