@@ -63,14 +63,6 @@ proc qc_wait_consumer {h secs} {
     return [list $got $acked $nf]
 }
 
-proc q_stats {fd q} {
-    set r [mc_exchange $fd "qstats $q\r\n"]
-    set d [dict create]
-    foreach {- k v} [regexp -all -inline {STAT (\S+) (\S+)\r\n} $r] { dict set d $k $v }
-    if {![dict size $d]} { fail "qstats $q: '[visible $r]'" }
-    return $d
-}
-
 start_server {tags {queue mcds-only slow}} {
     set fd [mc_connect]
 

@@ -7,20 +7,9 @@
 # pymemcache (t/clients/kestrel_pymemcache.py) does the same as a real
 # client.
 
-proc q_stat {fd q name} {
-    set r [mc_exchange $fd "qstats $q\r\n"]
-    if {$r eq "NOT_FOUND\r\n"} { return {} }
-    if {![regexp "STAT $name (\\S+)\r\n" $r -> v]} { fail "qstats $q: '[visible $r]'" }
-    return $v
-}
-
-# q_counts fd queue -> {ready in_flight pushed acked}
-proc q_counts {fd q} {
+# k_counts fd queue -> {ready in_flight pushed acked}
+proc k_counts {fd q} {
     lmap n {ready in_flight pushed acked} { q_stat $fd $q $n }
-}
-
-proc q_wait_waiters {fd q n} {
-    wait_for {[q_stat $fd $q waiters] == $n} 100 50
 }
 
 # A python3 that can import pymemcache, or a skip (as in pymemcache.tcl).
@@ -44,12 +33,12 @@ start_server {tags {queue kestrel mcds-only}} {
         assert_equal [mc_exchange $fd "qcreate k1\r\n"] "CREATED\r\n"
         assert_equal [mc_exchange $fd "set k1 5 0 3\r\nabc\r\nset k1 6 1 3\r\ndef\r\nset k1 7 100 0\r\n\r\n"] \
             "STORED\r\nSTORED\r\nSTORED\r\n"
-        assert_equal [q_counts $fd k1] {3 0 3 0}
+        assert_equal [k_counts $fd k1] {3 0 3 0}
         mc_exchange $fd "debugtime 5\r\nget k1\r\nget k1\r\ngets k1\r\nget k1\r\n"
     } "OK\r\nVALUE k1 5 3\r\nabc\r\nEND\r\nVALUE k1 6 3\r\ndef\r\nEND\r\nVALUE k1 7 0\r\n\r\nEND\r\nEND\r\n" {debugtime}
 
     test {get takes for good: the queue counts them acked, nothing in flight} {
-        q_counts $fd k1
+        k_counts $fd k1
     } {0 0 3 3}
 
     test {set on a queue follows priority order with qpush messages} {
@@ -72,7 +61,7 @@ start_server {tags {queue kestrel mcds-only}} {
         assert_match "OK\r\nPENDING * 3 4 1 -1\r\nEND\r\n" [mc_exchange $fd "debugtime 100000\r\nqpending k4\r\n"]
         assert_equal [mc_exchange $c "get k4/close\r\n"] "END\r\n"
         assert_equal [mc_exchange $fd "qpending k4\r\n"] "END\r\n"
-        assert_equal [q_counts $fd k4] {1 0 2 1}
+        assert_equal [k_counts $fd k4] {1 0 2 1}
         # A /close with nothing open just answers END.
         mc_exchange $c "get k4/close\r\nget k4/abort\r\n"
     } "END\r\nEND\r\n" {debugtime}
@@ -83,7 +72,7 @@ start_server {tags {queue kestrel mcds-only}} {
         set r [mc_exchange $c "get k5/open\r\nget k5/close/open\r\nget k5/close/open\r\nget k5/close/open\r\n"]
         assert_equal $r [string cat "VALUE k5/open 0 1\r\na\r\nEND\r\nVALUE k5/close/open 0 1\r\nb\r\nEND\r\n" \
                              "VALUE k5/close/open 0 1\r\nc\r\nEND\r\nEND\r\n"]
-        q_counts $fd k5
+        k_counts $fd k5
     } {0 0 3 3}
 
     test {/close/open on an empty queue with nothing open is END} {
@@ -95,7 +84,7 @@ start_server {tags {queue kestrel mcds-only}} {
         set c [mc_connect]
         mc_exchange $fd "qcreate k6\r\nset k6 0 0 1\r\na\r\nset k6 0 0 1\r\nb\r\n"
         assert_equal [mc_exchange $c "get k6/open\r\nget k6/abort\r\n"] "VALUE k6/open 0 1\r\na\r\nEND\r\nEND\r\n"
-        assert_equal [q_counts $fd k6] {2 0 2 0}
+        assert_equal [k_counts $fd k6] {2 0 2 0}
         assert_match "ITEM * 0 1 1\r\na\r\nITEM * 0 1 0\r\nb\r\nEND\r\n" [mc_exchange $fd "qpeek k6 5\r\n"]
         # Another connection can now take it; this one may open again.
         assert_equal [mc_exchange $fd "get k6\r\n"] "VALUE k6 0 1\r\na\r\nEND\r\n"
@@ -125,7 +114,7 @@ start_server {tags {queue kestrel mcds-only}} {
         q_wait_waiters $fd k10 1
         assert_equal [mc_exchange $fd "set k10 4 0 5\r\nhello\r\n"] "STORED\r\n"
         assert_equal [mc_exchange $c ""] "VALUE k10/t=100000 4 5\r\nhello\r\nEND\r\n"
-        q_counts $fd k10
+        k_counts $fd k10
     } {0 0 1 1}
 
     test {/open/t=<ms> is woken by a set, and the message is then open} {
@@ -137,7 +126,7 @@ start_server {tags {queue kestrel mcds-only}} {
         assert_equal [mc_exchange $c ""] "VALUE k11/open/t=100000 0 3\r\njob\r\nEND\r\n"
         assert_match "PENDING * 0 3 1 -1\r\nEND\r\n" [mc_exchange $fd "qpending k11\r\n"]
         assert_equal [mc_exchange $c "get k11/close\r\n"] "END\r\n"
-        q_counts $fd k11
+        k_counts $fd k11
     } {0 0 1 1}
 
     test {a /t= waiter that disconnects is forgotten: the next set stays ready} {
@@ -148,7 +137,7 @@ start_server {tags {queue kestrel mcds-only}} {
         mc_close $c
         q_wait_waiters $fd k11b 0
         assert_equal [mc_exchange $fd "set k11b 0 0 4\r\nkept\r\n"] "STORED\r\n"
-        q_counts $fd k11b
+        k_counts $fd k11b
     } {1 0 1 0}
 
     test {/t=<ms> with other keys in the same get does not wait} {
@@ -159,7 +148,7 @@ start_server {tags {queue kestrel mcds-only}} {
         set c [mc_connect]
         mc_exchange $fd "qcreate k13\r\nset k13 2 0 4\r\nkept\r\n"
         assert_equal [mc_exchange $c "get k13/open\r\n"] "VALUE k13/open 2 4\r\nkept\r\nEND\r\n"
-        assert_equal [q_counts $fd k13] {0 1 1 0}
+        assert_equal [k_counts $fd k13] {0 1 1 0}
         mc_close $c
         wait_for {[q_stat $fd k13 in_flight] == 0} 100 50
         mc_exchange $fd "get k13\r\n"
@@ -180,7 +169,7 @@ start_server {tags {queue kestrel mcds-only}} {
         mc_send $c "get k15/open\r\nget k15b/open\r\n"
         assert_equal [mc_read_until_close $c] "VALUE k15/open 0 1\r\na\r\nEND\r\nERROR\r\n"
         wait_for {[q_stat $fd k15 in_flight] == 0} 100 50
-        list [q_counts $fd k15] [q_counts $fd k15b]
+        list [k_counts $fd k15] [k_counts $fd k15b]
     } {{1 0 1 0} {1 0 1 0}}
 
     test {a plain get of the queue while a read is open on it: ERROR and close} {
@@ -189,7 +178,7 @@ start_server {tags {queue kestrel mcds-only}} {
         mc_send $c "get k16/open\r\nget k16\r\n"
         assert_equal [mc_read_until_close $c] "VALUE k16/open 0 1\r\na\r\nEND\r\nERROR\r\n"
         wait_for {[q_stat $fd k16 in_flight] == 0} 100 50
-        q_counts $fd k16
+        k_counts $fd k16
     } {2 0 2 0}
 
     test {a plain get of another queue while a read is open is allowed} {
@@ -231,7 +220,7 @@ start_server {tags {queue kestrel mcds-only}} {
             lappend r [mc_read_until_close $c]
             mc_close $c
         }
-        lappend r [q_counts $fd k18]
+        lappend r [k_counts $fd k18]
     } [list "ERROR\r\n" "ERROR\r\n" "ERROR\r\n" "ERROR\r\n" {1 0 1 0}]
 
     test {keys with a slash that are not queues keep their memcached meaning} {

@@ -8,30 +8,6 @@
 # needs them to end, and nothing here measures time: the tests wait for the
 # server to report its waiters (qstats) and then assert replies.
 
-# q_push fd queue data ?flags? ?delay? -> id
-proc q_push {fd q data {flags 0} {delay 0}} {
-    set r [mc_exchange $fd "qpush $q $flags $delay [string length $data]\r\n$data\r\n"]
-    if {![regexp {^PUSHED (\d+)\r\n$} $r -> id]} { fail "qpush $q answered '[visible $r]'" }
-    return $id
-}
-
-proc q_item {id flags data n} {
-    return "ITEM $id $flags [string length $data] $n\r\n$data\r\n"
-}
-
-# q_stat fd queue name -> one qstats value ("" when the queue is missing).
-proc q_stat {fd q name} {
-    set r [mc_exchange $fd "qstats $q\r\n"]
-    if {$r eq "NOT_FOUND\r\n"} { return {} }
-    if {![regexp "STAT $name (\\S+)\r\n" $r -> v]} { fail "qstats $q: '[visible $r]'" }
-    return $v
-}
-
-# Wait until the queue has n parked consumers.
-proc q_wait_waiters {fd q n} {
-    wait_for {[q_stat $fd $q waiters] == $n} 100 50
-}
-
 # The CPU time (user + system, in clock ticks) the process used so far.
 proc proc_cpu_ticks {pid} {
     set f [open /proc/$pid/stat r]
