@@ -3,8 +3,9 @@
  * sign; a value that overflows the C type is refused; a negative number
  * is refused where the result is unsigned and would wrap; otherwise the
  * result is silently truncated to the field's width, as memcached does
- * (so flags of 4294967296 become 0). Also the one tokenizer of request
- * lines.
+ * (so flags of 4294967296 become 0). The *_exact variants, for mcds's
+ * own verbs, refuse such a value instead. Also the one tokenizer of
+ * request lines.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -49,6 +50,27 @@ bool parse_u64(const char *s, uint64_t *out) {
     if ((long long)v < 0 && strchr(s, '-') != NULL)
         return false;
     *out = v;
+    return true;
+}
+
+bool parse_u32_exact(const char *s, uint32_t *out) {
+    uint64_t v;
+
+    if (!parse_u64(s, &v) || v > UINT32_MAX)
+        return false;
+    *out = (uint32_t)v;
+    return true;
+}
+
+bool parse_i32_exact(const char *s, int32_t *out) {
+    char *end;
+    long long v;
+
+    errno = 0;
+    v = strtoll(s, &end, 10);
+    if (errno == ERANGE || end == s || *end != '\0' || v < INT32_MIN || v > INT32_MAX)
+        return false;
+    *out = (int32_t)v;
     return true;
 }
 

@@ -13,6 +13,10 @@
 bool parse_u32(const char *s, uint32_t *out);   /* truncated to 32 bits */
 bool parse_i32(const char *s, int32_t *out);    /* parsed as long, truncated */
 bool parse_u64(const char *s, uint64_t *out);   /* "-1" refused */
+/* The same without truncation, for mcds's own verbs: a value that does
+ * not fit the field is refused. */
+bool parse_u32_exact(const char *s, uint32_t *out);
+bool parse_i32_exact(const char *s, int32_t *out);
 
 /* Splits line[0..len) on runs of spaces, in place: each token is
  * NUL-terminated, v[i] and lens[i] describe it. Returns the number of

@@ -434,8 +434,9 @@ static void ext_qpush(conn *c, struct ext_tokens *t) {
     item *it;
 
     c->noreply = ext_is_noreply(t, t->n - 1);
-    vlen_ok = parse_i32(t->v[4], &vlen) && vlen >= 0 && vlen <= INT32_MAX - 2;
-    line_ok = t->len[1] <= ITEM_KEY_MAX && parse_u32(t->v[2], &flags) && parse_i32(t->v[3], &delay) &&
+    vlen_ok = parse_i32_exact(t->v[4], &vlen) && vlen >= 0 && vlen <= INT32_MAX - 2;
+    line_ok = t->len[1] <= ITEM_KEY_MAX && parse_u32_exact(t->v[2], &flags) &&
+              parse_i32_exact(t->v[3], &delay) &&
               vlen_ok && (t->n < 7 || c->noreply) &&
               (t->n - (c->noreply ? 1 : 0) < 6 || ext_parse_count(t->v[5], UINT32_MAX, &pri));
     if (!line_ok) {
@@ -577,7 +578,7 @@ static void ext_by_id(conn *c, struct ext_tokens *t) {
     c->noreply = ext_is_noreply(t, t->n - 1);
     if (t->n < 3 || !parse_u64(t->v[2], &id) || (verb == 'a' && has_ms) ||
         (t->n == 5 && !c->noreply) ||
-        (has_ms && verb == 'r' && !parse_i32(t->v[3], &delay)) ||
+        (has_ms && verb == 'r' && !parse_i32_exact(t->v[3], &delay)) ||
         (has_ms && verb == 't' && (!ext_parse_ms(t->v[3], &ms) || ms == 0))) {
         ext_reply(c, REPLY_BAD_FORMAT);
         return;

@@ -418,7 +418,7 @@ void store_unlink_key(const char *key, size_t nkey) {
 
     hash_lock(hv);
     it = hash_find(key, nkey, hv);
-    if (it != NULL)
+    if (it != NULL && it->type == ITEM_STRING)
         store_unlink_locked(it, hv);
     hash_unlock(hv);
 }

@@ -68,7 +68,9 @@ enum store_status store_touch(const char *key, size_t nkey, rel_time_t exptime);
 
 /* cas_in 0 deletes unconditionally. */
 enum store_status store_delete(const char *key, size_t nkey, uint64_t cas_in);
-/* Unlinks whatever is under key, without stats (used after a too-large set). */
+/* Unlinks the cache string under key, without stats (memcached's rule
+ * after a failed set). A structure under the key is never touched: a
+ * failed store must not lose queued data. */
 void store_unlink_key(const char *key, size_t nkey);
 
 /* incr/decr. On STORE_STORED *value and *cas_out hold the new value and CAS. */

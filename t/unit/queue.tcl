@@ -72,12 +72,6 @@ start_server {tags {queue mcds-only}} {
             "[q_item $a 5 hello 1]END\r\n[q_item $b 6 world 1]END\r\nEND\r\n"
     }
 
-    test {qpush: flags wider than 32 bits are truncated as set truncates them} {
-        set a [q_push $fd p2 x 4294967296]
-        set b [q_push $fd p2 y 4294967297]
-        assert_equal [mc_exchange $fd "qpeek p2 2\r\n"] "[q_item $a 0 x 0][q_item $b 1 y 0]END\r\n"
-    }
-
     test {qpush: lower priority first, FIFO among equal priorities, default 1024} {
         set a [q_push $fd p3 a 0 0 5]
         set b [q_push $fd p3 b 0 0 1]
