@@ -4,8 +4,8 @@
  *   qcreate <q> [lease=<s>] [maxdeliver=<n>] [maxlen=<n>] [dlq=<key>]
  *   qpush <q> <flags> <delay> <bytes> [<priority>] [noreply]  + data block
  *   qpop <q> [<count>] [lease=<s>] [wait=<s>] [ack=<id>]
- *   qack <q> <id> [noreply]          qrelease <q> <id> [<delay>] [noreply]
- *   qtouch <q> <id> [<lease>] [noreply]
+ *   qack <q> <id>[:<n>] [noreply]    qrelease <q> <id>[:<n>] [<delay>] [noreply]
+ *   qtouch <q> <id>[:<n>] [<lease>] [noreply]
  *   qpeek <q> [<count>]   qpending <q> [values]   qstats <q>   qpurge <q> [noreply]
  *
  * A blocking read (qpop wait=, get q/t=) parks its connection: the
@@ -25,6 +25,7 @@
 #include "clock.h"
 #include "parse.h"
 #include "proto_ext.h"
+#include "settings.h"
 #include "stats.h"
 #include "store_queue.h"
 #include "worker.h"
@@ -146,6 +147,24 @@ static bool ext_parse_count(const char *s, uint32_t max, uint32_t *out) {
     return true;
 }
 
+/* A receipt "<id>" or "<id>:<delivery>" (delivery 1 to 2^32-1). */
+static bool ext_parse_receipt(const char *s, struct qreceipt *r) {
+    const char *colon = strchr(s, ':');
+    char id[24];
+    size_t n = colon != NULL ? (size_t)(colon - s) : strlen(s);
+
+    r->delivery = 0;
+    if (n == 0 || n >= sizeof(id) || !isdigit((unsigned char)*s))
+        return false;
+    memcpy(id, s, n);
+    id[n] = '\0';
+    if (!parse_u64(id, &r->id))
+        return false;
+    if (colon == NULL)
+        return true;
+    return ext_parse_count(colon + 1, UINT32_MAX, &r->delivery) && r->delivery > 0;
+}
+
 /* "name=value" options: returns the value if tok is that option. */
 static const char *ext_option(const char *tok, const char *name) {
     size_t n = strlen(name);
@@ -244,7 +263,8 @@ static void ext_wait_answer(conn *c, struct ext_wait *w) {
         }
         ext_out_kestrel(c, w->key, w->nkey, d->payload);
         if (w->mode == EXT_KESTREL_TAKE) {
-            store_queue_ack(w->pin, d->id);
+            struct qreceipt r = { d->id, d->deliveries };
+            store_queue_ack(w->pin, &r, true);
         } else {
             item_incref(w->pin);
             x->open_pin = w->pin;
@@ -254,12 +274,14 @@ static void ext_wait_answer(conn *c, struct ext_wait *w) {
     conn_out_reply(c, REPLY_END);
 }
 
-/* Gives back what a wait got when its connection has gone. */
+/* Gives back what a wait got when its connection has gone: it never
+ * reached a client, so the deliveries do not count. */
 static void ext_wait_return(struct ext_wait *w) {
     int i;
 
     for (i = 0; i < w->qw.ngot; i++) {
-        store_queue_release(w->pin, w->got[i].id, 0);
+        struct qreceipt r = { w->got[i].id, w->got[i].deliveries };
+        store_queue_unlease(w->pin, &r);
         item_release(w->got[i].payload);
     }
     w->qw.ngot = 0;
@@ -354,7 +376,8 @@ void ext_conn_closed(conn *c) {
         ext_wait_put(w);
     }
     if (x->open_pin != NULL) {
-        store_queue_release(x->open_pin, x->open_id, 0);
+        struct qreceipt r = { x->open_id, 0 };
+        store_queue_release(x->open_pin, &r, true, 0);
         item_release(x->open_pin);
     }
     free(x);
@@ -393,7 +416,14 @@ static bool ext_create_option(struct queue_opts *o, const char *tok) {
     return false;
 }
 
+static const enum reply_id ext_opts_errors[] = {
+    [STORE_QUEUE_DLQ_NEEDED] = REPLY_DLQ_NEEDED,
+    [STORE_QUEUE_DLQ_SELF] = REPLY_DLQ_SELF,
+    [STORE_QUEUE_DLQ_WRONG_TYPE] = REPLY_DLQ_WRONG_TYPE,
+};
+
 static void ext_qcreate(conn *c, struct ext_tokens *t) {
+    enum store_queue_check check;
     struct queue_opts o;
     enum store_status st;
     item *pin;
@@ -409,6 +439,11 @@ static void ext_qcreate(conn *c, struct ext_tokens *t) {
             conn_out_reply(c, REPLY_BAD_FORMAT);
             return;
         }
+    }
+    check = store_queue_check_opts(t->v[1], t->len[1], &o);
+    if (check != STORE_QUEUE_OPTS_OK) {
+        conn_out_reply(c, ext_opts_errors[check]);
+        return;
     }
     pin = store_queue_open(t->v[1], t->len[1], true, &o, &st);
     if (pin != NULL)
@@ -445,7 +480,10 @@ static void ext_qpush(conn *c, struct ext_tokens *t) {
             conn_start_swallow(c, (size_t)vlen + 2);
         return;
     }
-    it = store_alloc(t->v[1], t->len[1], flags, 0, (size_t)vlen + 2, &st);
+    /* The message's data alone counts against -I. */
+    st = STORE_TOO_LARGE;
+    it = (size_t)vlen > settings.item_size_max ? NULL
+         : store_alloc_sized(t->v[1], t->len[1], flags, 0, (size_t)vlen + 2, &st);
     if (it == NULL) {
         stats_incr(st == STORE_TOO_LARGE ? STATS_STORE_TOO_LARGE : STATS_STORE_NO_MEMORY);
         ext_reply(c, st == STORE_TOO_LARGE ? REPLY_TOO_LARGE : REPLY_OOM_STORE);
@@ -498,8 +536,8 @@ struct ext_pop_args {
     uint64_t lease_ms;
     bool has_lease;
     uint64_t wait_ms;
-    bool has_ack;           /* ack=<id>: ack that message first */
-    uint64_t ack_id;
+    bool has_ack;           /* ack=<receipt>: ack that delivery first */
+    struct qreceipt ack;
 };
 
 static bool ext_pop_args(struct ext_tokens *t, struct ext_pop_args *a) {
@@ -518,7 +556,7 @@ static bool ext_pop_args(struct ext_tokens *t, struct ext_pop_args *a) {
             if (!ext_parse_ms(v, &a->wait_ms))
                 return false;
         } else if ((v = ext_option(t->v[i], "ack")) != NULL) {
-            if (!isdigit((unsigned char)*v) || !parse_u64(v, &a->ack_id))
+            if (!ext_parse_receipt(v, &a->ack))
                 return false;
             a->has_ack = true;
         } else if (i == 2 && ext_parse_count(t->v[i], EXT_POP_MAX, &n) && n >= 1) {
@@ -551,7 +589,7 @@ static void ext_qpop(conn *c, struct ext_tokens *t) {
         return;
     }
     if (a.has_ack)
-        conn_out_reply(c, store_queue_ack(pin, a.ack_id) == QUEUE_OK ? REPLY_ACKED : REPLY_NOT_FOUND);
+        conn_out_reply(c, store_queue_ack(pin, &a.ack, false) == QUEUE_OK ? REPLY_ACKED : REPLY_NOT_FOUND);
     if (!a.has_lease)
         a.lease_ms = queue_options(store_queue_of(pin))->lease_ms;
     n = store_queue_pop(pin, a.count, a.lease_ms, got);
@@ -569,14 +607,15 @@ static void ext_qpop(conn *c, struct ext_tokens *t) {
 
 static void ext_by_id(conn *c, struct ext_tokens *t) {
     char verb = t->v[0][1];     /* qAck, qRelease, qTouch */
-    uint64_t id, ms = 0;
+    struct qreceipt rc;
+    uint64_t ms = 0;
     bool has_ms = t->n > 3 && !ext_is_noreply(t, 3);
     enum queue_result r;
     int32_t delay = 0;
     item *pin;
 
     c->noreply = ext_is_noreply(t, t->n - 1);
-    if (t->n < 3 || !parse_u64(t->v[2], &id) || (verb == 'a' && has_ms) ||
+    if (t->n < 3 || !ext_parse_receipt(t->v[2], &rc) || (verb == 'a' && has_ms) ||
         (t->n == 5 && !c->noreply) ||
         (has_ms && verb == 'r' && !parse_i32_exact(t->v[3], &delay)) ||
         (has_ms && verb == 't' && (!ext_parse_ms(t->v[3], &ms) || ms == 0))) {
@@ -587,13 +626,13 @@ static void ext_by_id(conn *c, struct ext_tokens *t) {
     if (pin == NULL)
         return;
     if (verb == 'a') {
-        r = store_queue_ack(pin, id);
+        r = store_queue_ack(pin, &rc, false);
     } else if (verb == 'r') {
-        r = store_queue_release(pin, id, ext_delay_ms(delay));
+        r = store_queue_release(pin, &rc, false, ext_delay_ms(delay));
     } else {
         if (!has_ms)
             ms = queue_options(store_queue_of(pin))->lease_ms;
-        r = store_queue_touch(pin, id, ms);
+        r = store_queue_touch(pin, &rc, false, ms);
     }
     item_release(pin);
     if (r != QUEUE_OK)
@@ -692,6 +731,7 @@ static void ext_qstats(conn *c, struct ext_tokens *t) {
     ext_stat(c, "ready", st.ready);
     ext_stat(c, "delayed", st.delayed);
     ext_stat(c, "in_flight", st.inflight);
+    ext_stat(c, "buried", st.buried);
     ext_stat(c, "waiters", st.waiters);
     ext_stat(c, "pushed", st.pushed);
     ext_stat(c, "popped", st.popped);
@@ -820,12 +860,14 @@ static bool ext_open_on(const struct ext_conn *x, const char *name, size_t nname
 /* Ends the open read on the queue named name, if any: ack it (close) or
  * give it back (abort), on the queue object it came from. */
 static void ext_kestrel_end_open(struct ext_conn *x, const char *name, size_t nname, bool ack) {
+    struct qreceipt r = { x->open_id, 0 };
+
     if (!ext_open_on(x, name, nname))
         return;
     if (ack)
-        store_queue_ack(x->open_pin, x->open_id);
+        store_queue_ack(x->open_pin, &r, true);
     else
-        store_queue_release(x->open_pin, x->open_id, 0);
+        store_queue_release(x->open_pin, &r, true, 0);
     item_release(x->open_pin);
     x->open_pin = NULL;
 }
@@ -853,7 +895,8 @@ static enum ext_kestrel ext_kestrel_read(conn *c, const char *key, size_t nkey, 
             x->open_pin = pin;
             x->open_id = d.id;
         } else {
-            store_queue_ack(pin, d.id);
+            struct qreceipt r = { d.id, d.deliveries };
+            store_queue_ack(pin, &r, true);
         }
         return KESTREL_DONE;
     }

@@ -46,4 +46,7 @@ const struct reply_line reply_lines[REPLY_COUNT] = {
     [REPLY_CREATED] = REPLY("CREATED\r\n"),
     [REPLY_ACKED] = REPLY("ACKED\r\n"),
     [REPLY_RELEASED] = REPLY("RELEASED\r\n"),
+    [REPLY_DLQ_WRONG_TYPE] = REPLY("CLIENT_ERROR dlq key holds another type of value\r\n"),
+    [REPLY_DLQ_SELF] = REPLY("CLIENT_ERROR dlq must name another queue\r\n"),
+    [REPLY_DLQ_NEEDED] = REPLY("CLIENT_ERROR queue name too long for the default dead-letter queue, give dlq=\r\n"),
 };

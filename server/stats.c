@@ -170,6 +170,7 @@ static void stats_queues(stats_emit_fn emit, void *ctx) {
     stats_emit_u64(emit, ctx, "queue_ready", q.ready);
     stats_emit_u64(emit, ctx, "queue_delayed", q.delayed);
     stats_emit_u64(emit, ctx, "queue_in_flight", q.inflight);
+    stats_emit_u64(emit, ctx, "queue_buried", q.buried);
     stats_emit_u64(emit, ctx, "queue_waiters", q.waiters);
     stats_emit_u64(emit, ctx, "queue_pushed", q.pushed);
     stats_emit_u64(emit, ctx, "queue_popped", q.popped);

@@ -196,12 +196,17 @@ static int store_make_room(size_t need) {
 
 item *store_alloc(const char *key, size_t nkey, uint32_t flags, rel_time_t exptime,
                   size_t nbytes, enum store_status *status) {
-    item *it;
-
     if (item_size(nkey, nbytes) > settings.item_size_max) {
         *status = STORE_TOO_LARGE;
         return NULL;
     }
+    return store_alloc_sized(key, nkey, flags, exptime, nbytes, status);
+}
+
+item *store_alloc_sized(const char *key, size_t nkey, uint32_t flags, rel_time_t exptime,
+                        size_t nbytes, enum store_status *status) {
+    item *it;
+
     if (store_make_room(item_footprint(nkey, nbytes)) < 0) {
         stats_global_add(STATS_OUTOFMEMORY, 1);
         *status = STORE_NO_MEMORY;

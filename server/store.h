@@ -40,6 +40,11 @@ void store_destroy(void);
 item *store_alloc(const char *key, size_t nkey, uint32_t flags, rel_time_t exptime,
                   size_t nbytes, enum store_status *status);
 
+/* The same without the -I check, for a caller that applied its own size
+ * rule (a queue message counts only its data against -I). */
+item *store_alloc_sized(const char *key, size_t nkey, uint32_t flags, rel_time_t exptime,
+                        size_t nbytes, enum store_status *status);
+
 /* A store request with every option the protocols can ask for. */
 struct store_req {
     enum store_op op;

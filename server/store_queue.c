@@ -46,26 +46,41 @@ struct queue *store_queue_of(item *pin) {
     return store_struct_of(pin);
 }
 
-/* A message past its queue's max deliveries goes to the dead-letter
- * queue, created on demand. Only a key holding something else, or no
- * memory for the queue itself, can refuse it; that is logged. */
-static void store_queue_dead(const char *dlq, size_t ndlq, struct qmsg *m) {
+/* A message past its queue's max deliveries moves, with its id, to the
+ * dead-letter queue, created on demand. A key holding something else, a
+ * full dead-letter queue or no memory refuse it: it then stays buried in
+ * its own queue (logged once per refusal, not per message). */
+static bool store_queue_dead(const char *dlq, size_t ndlq, struct qmsg *m) {
     enum store_status st = STORE_NOT_FOUND;
     item *pin = ndlq > 0 ? store_queue_open(dlq, ndlq, true, NULL, &st) : NULL;
-    uint64_t id;
+    enum queue_result r = QUEUE_GONE;
 
-    if (pin != NULL && queue_push(store_queue_of(pin), m->payload, m->pri, 0, &id) == QUEUE_OK) {
-        m->payload = NULL;
-        item_mem_charge(-(long)sizeof(*m));
-        free(m);
-    } else {
-        log_msg(0, "dead letter %llu dropped: dead-letter queue %.*s %s",
-                (unsigned long long)m->id, (int)ndlq, dlq,
-                st == STORE_WRONG_TYPE ? "holds another type" : "cannot take it");
-        queue_msg_free(m);
-    }
-    if (pin != NULL)
+    if (pin != NULL) {
+        r = queue_push_msg(store_queue_of(pin), m);
         item_release(pin);
+    }
+    if (r == QUEUE_OK)
+        return true;
+    log_msg(1, "dead letter %llu kept buried: dead-letter queue %.*s %s",
+            (unsigned long long)m->id, (int)ndlq, dlq,
+            st == STORE_WRONG_TYPE ? "holds another type" : r == QUEUE_FULL ? "is full" : "has no room");
+    return false;
+}
+
+enum store_queue_check store_queue_check_opts(const char *key, size_t nkey, const struct queue_opts *o) {
+    enum store_status st;
+    item *it;
+
+    if (o->max_deliveries == 0)
+        return STORE_QUEUE_OPTS_OK;
+    if (o->ndlq == 0)
+        return STORE_QUEUE_DLQ_NEEDED;
+    if (o->ndlq == nkey && memcmp(o->dlq, key, nkey) == 0)
+        return STORE_QUEUE_DLQ_SELF;
+    it = store_struct_find(o->dlq, o->ndlq, ITEM_QUEUE, NULL, NULL, &st);
+    if (it != NULL)
+        item_release(it);
+    return st == STORE_WRONG_TYPE ? STORE_QUEUE_DLQ_WRONG_TYPE : STORE_QUEUE_OPTS_OK;
 }
 
 static void store_queue_clock_shifted(void) {
@@ -94,16 +109,20 @@ int store_queue_take(item *pin, struct qdelivery *out) {
     return queue_take(store_queue_of(pin), out);
 }
 
-enum queue_result store_queue_ack(item *pin, uint64_t id) {
-    return queue_ack(store_queue_of(pin), id);
+enum queue_result store_queue_ack(item *pin, const struct qreceipt *r, bool held) {
+    return queue_ack(store_queue_of(pin), r, held);
 }
 
-enum queue_result store_queue_release(item *pin, uint64_t id, uint64_t delay_ms) {
-    return queue_release(store_queue_of(pin), id, delay_ms);
+enum queue_result store_queue_release(item *pin, const struct qreceipt *r, bool held, uint64_t delay_ms) {
+    return queue_release(store_queue_of(pin), r, held, delay_ms);
 }
 
-enum queue_result store_queue_touch(item *pin, uint64_t id, uint64_t lease_ms) {
-    return queue_touch(store_queue_of(pin), id, lease_ms);
+enum queue_result store_queue_touch(item *pin, const struct qreceipt *r, bool held, uint64_t lease_ms) {
+    return queue_touch(store_queue_of(pin), r, held, lease_ms);
+}
+
+void store_queue_unlease(item *pin, const struct qreceipt *r) {
+    queue_unlease(store_queue_of(pin), r);
 }
 
 uint64_t store_queue_purge(item *pin) {

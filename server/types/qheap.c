@@ -55,15 +55,25 @@ static void qheap_down(struct qheap *h, size_t i) {
     qheap_set(h, i, m);
 }
 
+int qheap_reserve(struct qheap *h, size_t n) {
+    size_t cap = h->cap ? h->cap : 16;
+    struct qmsg **v;
+
+    if (n <= h->cap)
+        return 0;
+    while (cap < n)
+        cap *= 2;
+    v = realloc(h->v, cap * sizeof(*v));
+    if (v == NULL)
+        return -1;
+    h->v = v;
+    h->cap = cap;
+    return 0;
+}
+
 int qheap_push(struct qheap *h, struct qmsg *m) {
-    if (h->n == h->cap) {
-        size_t cap = h->cap ? h->cap * 2 : 16;
-        struct qmsg **v = realloc(h->v, cap * sizeof(*v));
-        if (v == NULL)
-            return -1;
-        h->v = v;
-        h->cap = cap;
-    }
+    if (h->n == h->cap && qheap_reserve(h, h->n + 1) < 0)
+        return -1;
     qheap_set(h, h->n, m);
     h->n++;
     qheap_up(h, h->n - 1);

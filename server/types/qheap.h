@@ -19,6 +19,8 @@ struct qheap {
 
 void qheap_init(struct qheap *h, int (*less)(const struct qmsg *, const struct qmsg *));
 void qheap_free(struct qheap *h);
+/* Room for n messages without growing: 0, or -1 when it cannot grow. */
+int qheap_reserve(struct qheap *h, size_t n);
 /* 0, or -1 when the array cannot grow. */
 int qheap_push(struct qheap *h, struct qmsg *m);
 struct qmsg *qheap_top(const struct qheap *h);

@@ -22,6 +22,8 @@
 #include "queue.h"
 
 #define QUEUE_IDMAP_INIT 64
+#define QUEUE_BURY_RETRY_MS 1000    /* buried messages are offered again after */
+#define QUEUE_BURY_BATCH 256        /* most buried messages offered at once */
 
 struct queue {
     pthread_mutex_t lock;
@@ -31,6 +33,9 @@ struct queue {
     struct qheap ready;         /* by priority, then push order */
     struct qheap delayed;       /* by due time */
     struct qheap inflight;      /* by lease end */
+    struct qheap buried;        /* dead letters not yet placed: by priority, push order */
+    size_t bury_reserved;       /* room kept in buried for messages being placed */
+    uint64_t bury_retry_at;     /* when buried messages are offered again */
     struct qmsg **ids;          /* in-flight messages by id */
     size_t nbuckets;
     uint64_t seq;
@@ -65,7 +70,7 @@ static struct event *queue_kick_ev;
 static int queue_kick_fd[2] = { -1, -1 };
 static pthread_t queue_main_thread;
 static uint64_t queue_armed_at = UINT64_MAX;
-static void (*queue_dead_hook)(const char *dlq, size_t ndlq, struct qmsg *m);
+static queue_dead_fn queue_dead_hook;
 
 /* ---- ordering ---- */
 
@@ -180,6 +185,8 @@ static void queue_update_due(struct queue *q) {
         next = d->due_ms;
     if (f != NULL && f->due_ms != QUEUE_HELD && f->due_ms < next)
         next = f->due_ms;
+    if (q->buried.n > 0 && q->bury_retry_at < next)
+        next = q->bury_retry_at;
     __atomic_store_n(&q->next_due, next, __ATOMIC_RELEASE);
     if (next != UINT64_MAX)
         queue_arm(next);
@@ -255,22 +262,51 @@ static void queue_requeue(struct queue *q, struct qmsg *m, uint64_t due_ms, uint
     }
 }
 
-static void queue_dead_add(struct queue *q, struct qmsg *m, struct queue_dead_list *dl, uint64_t now) {
+/* Room in dl for one more, and in buried for every message on its way to
+ * a dead-letter queue, so one that comes back can always be buried. */
+static bool queue_dead_room(struct queue *q, struct queue_dead_list *dl) {
     if (dl->n == dl->cap) {
         size_t cap = dl->cap ? dl->cap * 2 : 8;
         struct queue_dead *v = realloc(dl->v, cap * sizeof(*v));
-        if (v == NULL) {
-            queue_requeue(q, m, now, now);   /* try again next time */
-            return;
-        }
+        if (v == NULL)
+            return false;
         dl->v = v;
         dl->cap = cap;
+    }
+    return qheap_reserve(&q->buried, q->buried.n + q->bury_reserved + 1) == 0;
+}
+
+/* Puts m on its way to the dead-letter queue; without room for that it
+ * goes back to ready and tries again after its next delivery. */
+static void queue_dead_add(struct queue *q, struct qmsg *m, struct queue_dead_list *dl, uint64_t now) {
+    if (!queue_dead_room(q, dl)) {
+        queue_requeue(q, m, now, now);
+        return;
     }
     dl->v[dl->n].m = m;
     memcpy(dl->v[dl->n].dlq, q->opts.dlq, q->opts.ndlq);
     dl->v[dl->n].ndlq = q->opts.ndlq;
     dl->n++;
-    q->counts.dead++;
+    q->bury_reserved++;
+}
+
+/* Offers due buried messages to their dead-letter queue again. q locked. */
+static void queue_unbury(struct queue *q, uint64_t now, struct queue_dead_list *dl) {
+    struct qmsg *m;
+    int n = 0;
+
+    if (q->buried.n == 0 || q->bury_retry_at > now)
+        return;
+    while (n++ < QUEUE_BURY_BATCH && (m = qheap_top(&q->buried)) != NULL) {
+        if (!queue_dead_room(q, dl))
+            break;
+        qheap_pop(&q->buried);
+        dl->v[dl->n].m = m;
+        memcpy(dl->v[dl->n].dlq, q->opts.dlq, q->opts.ndlq);
+        dl->v[dl->n].ndlq = q->opts.ndlq;
+        dl->n++;
+        q->bury_reserved++;
+    }
 }
 
 /* Brings q up to now: due delays become ready, run-out leases go back to
@@ -292,14 +328,44 @@ static void queue_catch_up(struct queue *q, uint64_t now, struct queue_dead_list
         else
             queue_dead_add(q, m, dl, now);
     }
+    queue_unbury(q, now, dl);
 }
 
-/* Hands dead letters to the hook; the queue lock is not held. */
-static void queue_bury(struct queue_dead_list *dl) {
+/* Hands dead letters to the hook, with the queue lock not held (the
+ * caller keeps q alive with a reference). Once one is refused the rest
+ * are not offered: they would meet the same dead-letter queue. Refused
+ * ones are buried in q (room was reserved), unless q has been deleted
+ * meanwhile, in which case they go with it. */
+static void queue_bury(struct queue *q, struct queue_dead_list *dl) {
+    uint64_t moved = 0;
+    bool refused = false;
     size_t i;
 
-    for (i = 0; i < dl->n; i++)
-        queue_dead_hook(dl->v[i].dlq, dl->v[i].ndlq, dl->v[i].m);
+    for (i = 0; i < dl->n; i++) {
+        if (!refused && queue_dead_hook(dl->v[i].dlq, dl->v[i].ndlq, dl->v[i].m)) {
+            dl->v[i].m = NULL;
+            moved++;
+        } else {
+            refused = true;
+        }
+    }
+    pthread_mutex_lock(&q->lock);
+    q->counts.dead += moved;
+    q->bury_reserved -= dl->n;
+    for (i = 0; i < dl->n; i++) {
+        struct qmsg *m = dl->v[i].m;
+        if (m == NULL)
+            continue;
+        if (q->closed) {
+            queue_msg_free(m);
+            continue;
+        }
+        m->state = QMSG_BURIED;
+        qheap_push(&q->buried, m);
+    }
+    q->bury_retry_at = clock_now_ms() + (refused ? QUEUE_BURY_RETRY_MS : 0);
+    queue_update_due(q);
+    pthread_mutex_unlock(&q->lock);
     free(dl->v);
     dl->v = NULL;
     dl->n = dl->cap = 0;
@@ -317,7 +383,8 @@ static void queue_unlock(struct queue *q, struct queue_dead_list *dl) {
     queue_update_due(q);
     pthread_mutex_unlock(&q->lock);
     if (dl->n > 0)
-        queue_bury(dl);
+        queue_bury(q, dl);
+    free(dl->v);
 }
 
 bool queue_wait(struct queue *q, struct queue_waiter *w) {
@@ -373,6 +440,7 @@ struct queue *queue_new(const char *name, size_t nname, const struct queue_opts 
     qheap_init(&q->ready, queue_ready_less);
     qheap_init(&q->delayed, queue_due_less);
     qheap_init(&q->inflight, queue_due_less);
+    qheap_init(&q->buried, queue_ready_less);
     q->next_due = UINT64_MAX;
     q->self = self;
     pthread_mutex_lock(&queue_reg_lock);
@@ -412,6 +480,7 @@ void queue_free(struct queue *q) {
     queue_free_heap(&q->ready);
     queue_free_heap(&q->delayed);
     queue_free_heap(&q->inflight);
+    queue_free_heap(&q->buried);
     item_mem_charge(-(long)(sizeof(*q) + q->nbuckets * sizeof(*q->ids)));
     free(q->ids);
     pthread_mutex_destroy(&q->lock);
@@ -455,7 +524,8 @@ enum queue_result queue_push(struct queue *q, item *payload, uint32_t pri, uint6
         pthread_mutex_unlock(&q->lock);
         return QUEUE_GONE;
     }
-    if (q->opts.max_length != 0 && q->ready.n + q->delayed.n + q->inflight.n >= q->opts.max_length) {
+    if (q->opts.max_length != 0 &&
+        q->ready.n + q->delayed.n + q->inflight.n + q->buried.n >= q->opts.max_length) {
         pthread_mutex_unlock(&q->lock);
         return QUEUE_FULL;
     }
@@ -484,6 +554,32 @@ enum queue_result queue_push(struct queue *q, item *payload, uint32_t pri, uint6
     queue_update_due(q);
     pthread_mutex_unlock(&q->lock);
     return QUEUE_OK;
+}
+
+enum queue_result queue_push_msg(struct queue *q, struct qmsg *m) {
+    enum queue_result r = QUEUE_OK;
+
+    pthread_mutex_lock(&q->lock);
+    if (q->closed) {
+        r = QUEUE_GONE;
+    } else if (q->opts.max_length != 0 &&
+               q->ready.n + q->delayed.n + q->inflight.n + q->buried.n >= q->opts.max_length) {
+        r = QUEUE_FULL;
+    } else {
+        m->seq = q->seq++;
+        m->deliveries = 0;
+        m->due_ms = 0;
+        m->pushed_ms = clock_now_ms();
+        m->state = QMSG_READY;
+        if (qheap_push(&q->ready, m) < 0)
+            r = QUEUE_NOMEM;
+    }
+    if (r == QUEUE_OK) {
+        q->counts.pushed++;
+        queue_serve(q);
+    }
+    pthread_mutex_unlock(&q->lock);
+    return r;
 }
 
 int queue_pop(struct queue *q, int max, uint64_t lease_ms, struct qdelivery *out) {
@@ -522,16 +618,37 @@ int queue_take(struct queue *q, struct qdelivery *out) {
     return m != NULL;
 }
 
-enum queue_result queue_ack(struct queue *q, uint64_t id) {
+/* The in-flight message r names, if the caller may act on it (see
+ * queue_ack); q locked. */
+static struct qmsg *queue_find_lease(struct queue *q, const struct qreceipt *r, bool held) {
+    struct qmsg *m = *queue_id_slot(q, r->id);
+
+    if (m == NULL || (r->delivery != 0 && m->deliveries != r->delivery))
+        return NULL;
+    if ((m->due_ms == QUEUE_HELD) != held)
+        return NULL;
+    return m;
+}
+
+/* Takes the message r names out of flight; q locked. */
+static struct qmsg *queue_take_lease(struct queue *q, const struct qreceipt *r, bool held) {
+    struct qmsg *m = queue_find_lease(q, r, held);
+
+    if (m != NULL) {
+        queue_id_take(q, m->id);
+        qheap_remove(&q->inflight, m);
+    }
+    return m;
+}
+
+enum queue_result queue_ack(struct queue *q, const struct qreceipt *r, bool held) {
     struct queue_dead_list dl;
     struct qmsg *m;
 
     queue_lock(q, clock_now_ms(), &dl);
-    m = queue_id_take(q, id);
-    if (m != NULL) {
-        qheap_remove(&q->inflight, m);
+    m = queue_take_lease(q, r, held);
+    if (m != NULL)
         q->counts.acked++;
-    }
     queue_unlock(q, &dl);
     if (m == NULL)
         return QUEUE_NOT_FOUND;
@@ -539,15 +656,14 @@ enum queue_result queue_ack(struct queue *q, uint64_t id) {
     return QUEUE_OK;
 }
 
-enum queue_result queue_release(struct queue *q, uint64_t id, uint64_t delay_ms) {
+enum queue_result queue_release(struct queue *q, const struct qreceipt *r, bool held, uint64_t delay_ms) {
     uint64_t now = clock_now_ms();
     struct queue_dead_list dl;
     struct qmsg *m;
 
     queue_lock(q, now, &dl);
-    m = queue_id_take(q, id);
+    m = queue_take_lease(q, r, held);
     if (m != NULL) {
-        qheap_remove(&q->inflight, m);
         queue_requeue(q, m, now + delay_ms, now);
         q->counts.released++;
     }
@@ -555,13 +671,30 @@ enum queue_result queue_release(struct queue *q, uint64_t id, uint64_t delay_ms)
     return m != NULL ? QUEUE_OK : QUEUE_NOT_FOUND;
 }
 
-enum queue_result queue_touch(struct queue *q, uint64_t id, uint64_t lease_ms) {
+void queue_unlease(struct queue *q, const struct qreceipt *r) {
     uint64_t now = clock_now_ms();
     struct queue_dead_list dl;
     struct qmsg *m;
 
     queue_lock(q, now, &dl);
-    m = *queue_id_slot(q, id);
+    m = *queue_id_slot(q, r->id);
+    if (m != NULL && m->deliveries == r->delivery) {
+        queue_id_take(q, m->id);
+        qheap_remove(&q->inflight, m);
+        m->deliveries--;
+        q->counts.popped--;
+        queue_requeue(q, m, now, now);
+    }
+    queue_unlock(q, &dl);
+}
+
+enum queue_result queue_touch(struct queue *q, const struct qreceipt *r, bool held, uint64_t lease_ms) {
+    uint64_t now = clock_now_ms();
+    struct queue_dead_list dl;
+    struct qmsg *m;
+
+    queue_lock(q, now, &dl);
+    m = queue_find_lease(q, r, held);
     if (m != NULL) {
         qheap_remove(&q->inflight, m);
         m->due_ms = lease_ms == QUEUE_HELD ? QUEUE_HELD : now + lease_ms;
@@ -576,10 +709,12 @@ uint64_t queue_purge(struct queue *q) {
     struct qmsg *m;
 
     pthread_mutex_lock(&q->lock);
-    n = q->ready.n + q->delayed.n;
+    n = q->ready.n + q->delayed.n + q->buried.n;
     while ((m = qheap_pop(&q->ready)) != NULL)
         queue_msg_free(m);
     while ((m = qheap_pop(&q->delayed)) != NULL)
+        queue_msg_free(m);
+    while ((m = qheap_pop(&q->buried)) != NULL)
         queue_msg_free(m);
     q->counts.purged += n;
     queue_update_due(q);
@@ -610,6 +745,7 @@ static void queue_stats_locked(struct queue *q, struct queue_stats *st, uint64_t
     st->ready = q->ready.n;
     st->delayed = q->delayed.n;
     st->inflight = q->inflight.n;
+    st->buried = q->buried.n;
     st->waiters = q->nwaiters;
     st->oldest_ready_ms = 0;
     for (i = 0; i < q->ready.n; i++) {
@@ -643,6 +779,7 @@ void queue_totals(struct queue_stats *total, uint64_t *nqueues) {
         total->ready += st.ready;
         total->delayed += st.delayed;
         total->inflight += st.inflight;
+        total->buried += st.buried;
         total->waiters += st.waiters;
         total->pushed += st.pushed;
         total->popped += st.popped;
@@ -729,8 +866,7 @@ static void queue_on_kick(evutil_socket_t fd, short what, void *arg) {
         queue_timer_set(due);
 }
 
-void queue_system_init(struct event_base *timer_base,
-                       void (*dead_hook)(const char *dlq, size_t ndlq, struct qmsg *m)) {
+void queue_system_init(struct event_base *timer_base, queue_dead_fn dead_hook) {
     queue_main_thread = pthread_self();
     queue_timer = evtimer_new(timer_base, queue_on_timer, NULL);
     if (pipe(queue_kick_fd) == 0) {

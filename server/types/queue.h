@@ -2,9 +2,13 @@
  * types/queue: a work queue held under one key of the keyspace.
  *
  * Messages are ready (a heap by priority, then push order), delayed (a
- * heap by due time) or in flight (a heap by lease end, plus an id map for
- * ack/release/touch). A lease that runs out puts the message back to
- * ready, or, after max_deliveries, hands it to the dead-letter hook.
+ * heap by due time), in flight (a heap by lease end, plus an id map for
+ * ack/release/touch) or buried. A lease that runs out puts the message back
+ * to ready, or, after max_deliveries, hands it to the dead-letter hook; a
+ * message the hook cannot place (its dead-letter queue is full, holds
+ * another type, or finds no memory) is buried: kept in this queue, never
+ * delivered, and offered to the hook again a second later. A message
+ * leaves only by an ack, a purge, or the queue's own end.
  * Consumers that found nothing may wait: a waiter is served, in arrival
  * order, as soon as messages are ready, and woken through its callback.
  *
@@ -29,7 +33,7 @@
 
 struct event_base;
 
-enum qmsg_state { QMSG_READY, QMSG_DELAYED, QMSG_INFLIGHT };
+enum qmsg_state { QMSG_READY, QMSG_DELAYED, QMSG_INFLIGHT, QMSG_BURIED };
 
 struct qmsg {
     uint64_t id;
@@ -50,6 +54,14 @@ struct queue_opts {
     uint64_t max_length;        /* ready + delayed + in flight; 0: unbounded */
     char dlq[ITEM_KEY_MAX];     /* dead-letter queue key */
     size_t ndlq;
+};
+
+/* Names one delivery of a message: its id and, when delivery is not 0,
+ * which delivery (the message's delivery count when it was handed out).
+ * A receipt whose delivery is no longer the current one names nothing. */
+struct qreceipt {
+    uint64_t id;
+    uint32_t delivery;
 };
 
 /* One message handed to a consumer: it owns a payload reference. */
@@ -74,7 +86,7 @@ struct queue_waiter {
 };
 
 struct queue_stats {
-    uint64_t ready, delayed, inflight, waiters;
+    uint64_t ready, delayed, inflight, buried, waiters;
     uint64_t pushed, popped, acked, released, expired, dead, purged;
     uint64_t oldest_ready_ms;   /* age of the oldest ready message */
 };
@@ -84,10 +96,11 @@ enum queue_result { QUEUE_OK, QUEUE_FULL, QUEUE_NOMEM, QUEUE_NOT_FOUND, QUEUE_GO
 struct queue;
 
 /* dead_hook receives messages past max_deliveries, after the queue lock
- * is released; it takes over the message (and must free it with
- * queue_msg_free). */
-void queue_system_init(struct event_base *timer_base,
-                       void (*dead_hook)(const char *dlq, size_t ndlq, struct qmsg *m));
+ * is released. It returns true when it took the message over (into its
+ * dead-letter queue, with queue_push_msg); false leaves it with its queue,
+ * which buries it and offers it again later. */
+typedef bool (*queue_dead_fn)(const char *dlq, size_t ndlq, struct qmsg *m);
+void queue_system_init(struct event_base *timer_base, queue_dead_fn dead_hook);
 void queue_system_shutdown(void);
 /* The clock jumped (debugtime): run the timer now. */
 void queue_clock_shifted(void);
@@ -103,13 +116,23 @@ const struct queue_opts *queue_options(const struct queue *q);
 
 /* On QUEUE_OK the queue owns the payload reference. */
 enum queue_result queue_push(struct queue *q, item *payload, uint32_t pri, uint64_t due_ms, uint64_t *id);
+/* Takes over a whole message from another queue (a dead letter): ready
+ * now, its id kept, its delivery count starting again. */
+enum queue_result queue_push_msg(struct queue *q, struct qmsg *m);
 /* Leases up to max ready messages; returns how many were filled in. */
 int queue_pop(struct queue *q, int max, uint64_t lease_ms, struct qdelivery *out);
 /* Takes one ready message for good (pop and ack): 1 or 0. */
 int queue_take(struct queue *q, struct qdelivery *out);
-enum queue_result queue_ack(struct queue *q, uint64_t id);
-enum queue_result queue_release(struct queue *q, uint64_t id, uint64_t delay_ms);
-enum queue_result queue_touch(struct queue *q, uint64_t id, uint64_t lease_ms);
+/* ack, release and touch act on the in-flight delivery r names. A message
+ * held by a Kestrel open read (leased with QUEUE_HELD) answers only to a
+ * caller that says it is the holder (held); any other is QUEUE_NOT_FOUND. */
+enum queue_result queue_ack(struct queue *q, const struct qreceipt *r, bool held);
+enum queue_result queue_release(struct queue *q, const struct qreceipt *r, bool held, uint64_t delay_ms);
+enum queue_result queue_touch(struct queue *q, const struct qreceipt *r, bool held, uint64_t lease_ms);
+/* Gives back a delivery that never reached a client (its waiter hung
+ * up): ready again, and the delivery is not counted. */
+void queue_unlease(struct queue *q, const struct qreceipt *r);
+/* Drops ready, delayed and buried messages; returns how many. */
 uint64_t queue_purge(struct queue *q);
 
 /* Calls fn on up to max ready messages in delivery order (peek), or on

@@ -89,7 +89,7 @@ proc q_pending {fd q} {
 
 # The full qstats reply for the given values, in the documented order.
 proc q_stats_reply {args} {
-    set names {ready delayed in_flight waiters pushed popped acked released lease_expired
+    set names {ready delayed in_flight buried waiters pushed popped acked released lease_expired
         dead purged age_oldest_ready lease_ms max_deliveries max_length dlq}
     set out {}
     foreach name $names value $args { append out "STAT $name $value\r\n" }

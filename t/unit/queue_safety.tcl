@@ -57,6 +57,14 @@ start_server {tags {queue mcds-only} args {-I 2k -m 8}} {
         list [lmap x $r { lrange $x 0 1 }] [qs_ready $fd tl4]
     } {{{SET E2BIG} {SETQ E2BIG}} {m0 m1}}
 
+    test {qpush: a message of exactly -I bytes of data fits, whatever the queue's name} {
+        set name [string repeat L 250]
+        set data [string repeat d 2048]
+        set r [mc_exchange $fd "qpush $name 0 0 2048\r\n$data\r\nqpush $name 0 0 2049\r\n${data}d\r\n"]
+        regsub {^PUSHED \d+} $r {PUSHED N} r
+        list $r [lindex [q_pop $fd $name] 0 2]
+    } [list "PUSHED N\r\nSERVER_ERROR object too large for cache\r\n" [string repeat d 2048]]
+
     test {a too-large set on a cache value still removes the old value (memcached's rule)} {
         assert_equal [mc_set $fd tl5 old] STORED
         assert_equal [mc_exchange $fd "set tl5 0 0 4000\r\n$big\r\nget tl5\r\n"] \
