@@ -38,6 +38,15 @@ proc mc_send {fd bytes} {
     flush $fd
 }
 
+# mc_send_bg fd bytes: writes bytes in the background (the event loop
+# flushes them while the test waits for replies), for requests whose
+# replies must be read before the request has been sent in full.
+proc mc_send_bg {fd bytes} {
+    fconfigure $fd -blocking 0
+    puts -nonewline $fd $bytes
+    flush $fd
+}
+
 # Wait until fd is readable or the deadline (ms clock) passes.
 proc mc__wait_readable {fd deadline what} {
     set remaining [expr {$deadline - [clock milliseconds]}]
