@@ -8,9 +8,18 @@
  * bytes in the write buffer and item values sent from the items
  * themselves, each holding a reference until written.
  *
- * A slow reader is bounded: once CONN_OUT_HIGH bytes are queued the
- * connection stops reading (and so stops executing commands) until the
- * client drains its replies.
+ * What one client can make the server hold is bounded:
+ *  - the read buffer has a fixed size (CONN_RBUF_SIZE) and is lent from the
+ *    worker's cache only while there is input to parse; longer lines than
+ *    it holds are refused, except multi-gets, which the text protocol
+ *    answers key by key as they arrive;
+ *  - once more than settings.conn_output_max bytes of replies are queued,
+ *    the connection stops executing (and reading) until the client drains
+ *    them; a command with a long answer (a multi-get) pauses itself at that
+ *    point (c->resume) and goes on when the socket drains;
+ *  - every buffer allocation is counted against settings.conn_buffer_limit,
+ *    and one that fails or would pass it drops that connection (never the
+ *    server).
  */
 #include <errno.h>
 #include <event2/event.h>
@@ -22,32 +31,52 @@
 #include "conn.h"
 #include "log.h"
 #include "proto_ext.h"
+#include "proto_get.h"
 #include "proto_meta.h"
 #include "proto_text.h"
 #include "settings.h"
 #include "stats.h"
 #include "worker.h"
 
-#define CONN_RBUF_INIT 16384
-#define CONN_RBUF_MAX (8 * 1024 * 1024)
 #define CONN_WBUF_INIT 2048
 #define CONN_WBUF_KEEP 65536
 #define CONN_SEGS_INIT 16
 #define CONN_SEGS_KEEP 1024
-#define CONN_OUT_HIGH (1024 * 1024)
+#define CONN_SEGS_HIGH 65536            /* segments queued before a pause */
 #define CONN_IOV_MAX 256
 #define CONN_DIRECT_READ 4096
+#define CONN_SCRATCH 65536              /* largest single reserve */
+
+/* Where the output of a connection whose buffers could not grow goes
+ * (discarded); the connection is closed before anything is sent. */
+static __thread char conn_scratch[CONN_SCRATCH];
 
 static void conn_event(evutil_socket_t fd, short what, void *arg);
 
-static void *conn_xrealloc(void *p, size_t n) {
-    void *q = realloc(p, n);
+/* ---- buffer memory ---- */
 
-    if (q == NULL) {
-        log_msg(0, "out of memory (%zu bytes)", n);
-        abort();
-    }
+/* Grows a connection buffer from old to n bytes (counted against
+ * settings.conn_buffer_limit); NULL when it cannot. */
+static void *conn_buf_realloc(void *p, size_t old, size_t n) {
+    size_t limit = settings.conn_buffer_limit;
+    void *q;
+
+    if (n > old && limit != 0 && stats_global_get(STATS_RESPONSE_OBJ_BYTES) +
+                                 stats_global_get(STATS_READ_BUF_BYTES) + (n - old) > limit)
+        return NULL;
+    q = realloc(p, n);
+    if (q != NULL)
+        stats_global_add(STATS_RESPONSE_OBJ_BYTES, (int64_t)n - (int64_t)old);
     return q;
+}
+
+/* An allocation for this connection failed: it is closed before anything
+ * more is sent. */
+static void conn_break(conn *c, const char *what) {
+    if (!c->broken)
+        log_msg(1, "<%d no memory for its %s, closing", c->fd, what);
+    c->broken = true;
+    stats_global_add(STATS_RESPONSE_OBJ_OOM, 1);
 }
 
 conn *conn_new(int fd, struct worker *w) {
@@ -58,21 +87,17 @@ conn *conn_new(int fd, struct worker *w) {
     c->fd = fd;
     c->worker = w;
     c->state = CONN_PARSE;
-    c->rsize = CONN_RBUF_INIT;
-    c->rbuf = malloc(c->rsize);
-    c->wsize = CONN_WBUF_INIT;
-    c->wbuf = malloc(c->wsize);
-    c->segcap = CONN_SEGS_INIT;
-    c->segs = malloc(sizeof(struct conn_seg) * (size_t)c->segcap);
+    c->wbuf = conn_buf_realloc(NULL, 0, CONN_WBUF_INIT);
+    c->wsize = c->wbuf != NULL ? CONN_WBUF_INIT : 0;
+    c->segs = conn_buf_realloc(NULL, 0, sizeof(struct conn_seg) * CONN_SEGS_INIT);
+    c->segcap = c->segs != NULL ? CONN_SEGS_INIT : 0;
     c->ev_flags = EV_READ | EV_PERSIST;
     c->ev = event_new(worker_base(w), fd, c->ev_flags, conn_event, c);
-    if (c->rbuf == NULL || c->wbuf == NULL || c->segs == NULL || c->ev == NULL ||
-        event_add(c->ev, NULL) < 0) {
+    if (c->wbuf == NULL || c->segs == NULL || c->ev == NULL || event_add(c->ev, NULL) < 0) {
         if (c->ev != NULL)
             event_free(c->ev);
-        free(c->rbuf);
-        free(c->wbuf);
-        free(c->segs);
+        conn_buf_realloc(c->wbuf, c->wsize, 0);
+        conn_buf_realloc(c->segs, sizeof(struct conn_seg) * (size_t)c->segcap, 0);
         free(c);
         return NULL;
     }
@@ -94,6 +119,25 @@ static void conn_release_output(conn *c) {
     c->out_bytes = 0;
 }
 
+/* Lends the connection a read buffer from its worker, if it has none. */
+static bool conn_rbuf_take(conn *c) {
+    if (c->rbuf == NULL) {
+        c->rbuf = worker_rbuf_get(c->worker);
+        c->rpos = c->rlen = 0;
+    }
+    return c->rbuf != NULL;
+}
+
+/* Gives an empty read buffer back to the worker: an idle connection holds
+ * none. Not while a paused command still points into it. */
+static void conn_rbuf_give(conn *c) {
+    if (c->rbuf != NULL && c->rpos == c->rlen && c->resume == NULL) {
+        worker_rbuf_put(c->worker, c->rbuf);
+        c->rbuf = NULL;
+        c->rpos = c->rlen = 0;
+    }
+}
+
 void conn_close(conn *c) {
     log_msg(2, "<%d connection closed", c->fd);
     event_free(c->ev);
@@ -101,12 +145,14 @@ void conn_close(conn *c) {
     conn_release_output(c);
     if (c->nread.it != NULL)
         item_release(c->nread.it);
+    get_conn_free(c);
     meta_conn_free(c);
     ext_conn_closed(c);
     worker_forget(c->worker, c);
-    free(c->rbuf);
-    free(c->wbuf);
-    free(c->segs);
+    if (c->rbuf != NULL)
+        worker_rbuf_put(c->worker, c->rbuf);
+    conn_buf_realloc(c->wbuf, c->wsize, 0);
+    conn_buf_realloc(c->segs, sizeof(struct conn_seg) * (size_t)c->segcap, 0);
     free(c);
 }
 
@@ -126,45 +172,63 @@ static void conn_update_event(conn *c, short flags) {
 
 /* ---- output queue ---- */
 
-static void conn_wbuf_need(conn *c, size_t n) {
+static bool conn_wbuf_need(conn *c, size_t n) {
+    size_t size = c->wsize;
+    char *p;
+
     if (c->wlen + n <= c->wsize)
-        return;
-    while (c->wlen + n > c->wsize)
-        c->wsize *= 2;
-    c->wbuf = conn_xrealloc(c->wbuf, c->wsize);
+        return true;
+    while (c->wlen + n > size)
+        size *= 2;
+    p = conn_buf_realloc(c->wbuf, c->wsize, size);
+    if (p == NULL)
+        return false;
+    c->wbuf = p;
+    c->wsize = size;
+    return true;
 }
 
 static struct conn_seg *conn_seg_add(conn *c) {
     if (c->nsegs == c->segcap) {
+        size_t old = sizeof(struct conn_seg) * (size_t)c->segcap;
+        struct conn_seg *s = conn_buf_realloc(c->segs, old, old * 2);
+        if (s == NULL)
+            return NULL;
+        c->segs = s;
         c->segcap *= 2;
-        c->segs = conn_xrealloc(c->segs, sizeof(struct conn_seg) * (size_t)c->segcap);
     }
     return &c->segs[c->nsegs++];
 }
 
 char *conn_out_reserve(conn *c, size_t n) {
-    conn_wbuf_need(c, n);
-    return c->wbuf + c->wlen;
+    if (!c->broken && (n > CONN_SCRATCH || !conn_wbuf_need(c, n)))
+        conn_break(c, "replies");
+    return c->broken ? conn_scratch : c->wbuf + c->wlen;
 }
 
 void conn_out_commit(conn *c, size_t used) {
     struct conn_seg *last = c->nsegs > c->wseg ? &c->segs[c->nsegs - 1] : NULL;
+    struct conn_seg *s;
 
+    if (c->broken)
+        return;
     if (last != NULL && last->it == NULL && last->off + last->len == c->wlen) {
         last->len += used;
-    } else {
-        struct conn_seg *s = conn_seg_add(c);
+    } else if ((s = conn_seg_add(c)) != NULL) {
         s->it = NULL;
         s->ptr = NULL;
         s->off = c->wlen;
         s->len = used;
+    } else {
+        conn_break(c, "replies");
+        return;
     }
     c->wlen += used;
     c->out_bytes += used;
 }
 
 void conn_out(conn *c, const char *s, size_t n) {
-    memcpy(conn_out_reserve(c, n), s, n);
+    memcpy(conn_out_reserve(c, n), s, n < CONN_SCRATCH ? n : CONN_SCRATCH);
     conn_out_commit(c, n);
 }
 
@@ -173,13 +237,23 @@ void conn_out_reply(conn *c, enum reply_id r) {
 }
 
 void conn_out_item(conn *c, item *it, const char *ptr, size_t len) {
-    struct conn_seg *s = conn_seg_add(c);
+    struct conn_seg *s = c->broken ? NULL : conn_seg_add(c);
 
+    if (s == NULL) {
+        conn_break(c, "replies");
+        item_release(it);
+        return;
+    }
     s->it = it;
     s->ptr = ptr;
     s->off = 0;
     s->len = len;
     c->out_bytes += len;
+}
+
+bool conn_out_full(const conn *c) {
+    return c->out_bytes > settings.conn_output_max || c->nsegs - c->wseg > CONN_SEGS_HIGH ||
+           c->broken;
 }
 
 void conn_mark_out(conn *c, struct conn_mark *m) {
@@ -208,12 +282,19 @@ void conn_rollback(conn *c, const struct conn_mark *m) {
 /* Drops buffers that grew for one big reply back to their usual size. */
 static void conn_shrink_output(conn *c) {
     if (c->wsize > CONN_WBUF_KEEP) {
-        c->wsize = CONN_WBUF_INIT;
-        c->wbuf = conn_xrealloc(c->wbuf, c->wsize);
+        char *p = conn_buf_realloc(c->wbuf, c->wsize, CONN_WBUF_INIT);
+        if (p != NULL) {
+            c->wbuf = p;
+            c->wsize = CONN_WBUF_INIT;
+        }
     }
     if (c->segcap > CONN_SEGS_KEEP) {
-        c->segcap = CONN_SEGS_INIT;
-        c->segs = conn_xrealloc(c->segs, sizeof(struct conn_seg) * (size_t)c->segcap);
+        struct conn_seg *s = conn_buf_realloc(c->segs, sizeof(struct conn_seg) * (size_t)c->segcap,
+                                              sizeof(struct conn_seg) * CONN_SEGS_INIT);
+        if (s != NULL) {
+            c->segs = s;
+            c->segcap = CONN_SEGS_INIT;
+        }
     }
 }
 
@@ -263,6 +344,7 @@ static int conn_flush(conn *c) {
         }
         stats_add(STATS_BYTES_WRITTEN, (uint64_t)w);
         c->out_bytes -= (size_t)w;
+        c->out_sent = true;
         conn_advance(c, (size_t)w);
     }
     c->nsegs = c->wseg = 0;
@@ -275,26 +357,20 @@ static int conn_flush(conn *c) {
 
 /* ---- input ---- */
 
-/* Makes room at the end of the read buffer. -1 if it cannot grow. */
+/* Makes room at the end of the read buffer. -1 if it is full of one
+ * unfinished command (which no parser lets happen but a multi-get) or
+ * none can be had. */
 static int conn_rbuf_room(conn *c) {
+    if (!conn_rbuf_take(c))
+        return -1;
     if (c->rpos == c->rlen) {
         c->rpos = c->rlen = 0;
-        if (c->rsize > CONN_RBUF_INIT) {
-            c->rsize = CONN_RBUF_INIT;
-            c->rbuf = conn_xrealloc(c->rbuf, c->rsize);
-        }
     } else if (c->rpos > 0) {
         memmove(c->rbuf, c->rbuf + c->rpos, c->rlen - c->rpos);
         c->rlen -= c->rpos;
         c->rpos = 0;
     }
-    if (c->rlen < c->rsize)
-        return 0;
-    if (c->rsize >= CONN_RBUF_MAX)
-        return -1;
-    c->rsize *= 2;
-    c->rbuf = conn_xrealloc(c->rbuf, c->rsize);
-    return 0;
+    return c->rlen < CONN_RBUF_SIZE ? 0 : -1;
 }
 
 /* Bytes read (> 0), 0 if the socket has nothing, -1 on EOF or error. */
@@ -305,8 +381,10 @@ static ssize_t conn_read_into(conn *c, char *dst, size_t n) {
             stats_add(STATS_BYTES_READ, (uint64_t)r);
             return r;
         }
-        if (r == 0)
+        if (r == 0) {
+            c->eof = true;
             return -1;
+        }
         if (errno == EINTR)
             continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK)
@@ -322,13 +400,21 @@ static int conn_read(conn *c) {
     size_t room;
     ssize_t r;
 
+    if (c->eof)
+        return -1;
     if (c->drained)
         return 0;
     if (conn_rbuf_room(c) < 0) {
-        log_msg(1, "<%d request line too long, closing", c->fd);
+        if (c->rbuf == NULL) {
+            stats_global_add(STATS_READ_BUF_OOM, 1);
+            conn_out_reply(c, REPLY_OOM_READING);
+            log_msg(1, "<%d no read buffer to be had, closing", c->fd);
+        } else {
+            log_msg(1, "<%d request line too long, closing", c->fd);
+        }
         return -1;
     }
-    room = c->rsize - c->rlen;
+    room = CONN_RBUF_SIZE - c->rlen;
     r = conn_read_into(c, c->rbuf + c->rlen, room);
     if (r > 0) {
         c->rlen += (size_t)r;
@@ -358,7 +444,7 @@ void conn_start_swallow(conn *c, size_t n) {
 static int conn_step_nread(conn *c) {
     item *it = c->nread.it;
     size_t need = c->nread.want - c->nread.done;
-    size_t have = c->rlen - c->rpos;
+    size_t have = c->rbuf != NULL ? c->rlen - c->rpos : 0;
 
     if (have > 0) {
         size_t n = have < need ? have : need;
@@ -383,7 +469,7 @@ static int conn_step_nread(conn *c) {
 }
 
 static int conn_step_swallow(conn *c) {
-    size_t have = c->rlen - c->rpos;
+    size_t have = c->rbuf != NULL ? c->rlen - c->rpos : 0;
 
     if (have == 0)
         return conn_read(c);
@@ -399,19 +485,40 @@ static int conn_step_swallow(conn *c) {
 }
 
 /* While a command waits, input is only buffered (so a hang-up is seen);
- * past CONN_RBUF_INIT buffered bytes reading stops until the wait ends. */
+ * once the buffer is full, reading stops and only a hang-up is watched
+ * for (EV_CLOSED). */
 static bool conn_read_paused(conn *c) {
-    return c->state == CONN_WAITING && c->rlen - c->rpos >= CONN_RBUF_INIT;
+    return c->state == CONN_WAITING && c->rbuf != NULL && c->rlen - c->rpos >= CONN_RBUF_SIZE / 2;
+}
+
+/* The client hung up (or shut down its side) while its command waited:
+ * the wait ends at once with its empty answer, and whatever it pipelined
+ * after it is answered before the connection closes (1). If the answer
+ * was already on its way, the connection closes now (-1): what the wait
+ * got goes back to the queue uncounted, never to a client that is gone. */
+static int conn_waiting_eof(conn *c) {
+    if (ext_wait_abandon(c)) {
+        c->state = CONN_PARSE;
+        return 1;
+    }
+    return -1;
 }
 
 static int conn_step_waiting(conn *c) {
+    int r;
+
+    if (c->eof)
+        return conn_waiting_eof(c);
     if (conn_read_paused(c))
         return 0;
-    return conn_read(c);
+    r = conn_read(c);
+    if (r < 0 && c->eof)
+        return conn_waiting_eof(c);
+    return r;
 }
 
 static int conn_step_parse(conn *c) {
-    if (c->rpos < c->rlen) {
+    if (c->rbuf != NULL && c->rpos < c->rlen) {
         enum conn_parse_result r;
         if (c->proto == NULL)
             c->proto = proto_choose(c->rbuf[c->rpos]);
@@ -433,9 +540,45 @@ static int conn_step_parse(conn *c) {
 static int conn_should_yield(conn *c) {
     if (c->reqs < settings.reqs_per_event)
         return 0;
-    if (c->state == CONN_PARSE && c->rpos == c->rlen)
+    if (c->state == CONN_PARSE && c->resume == NULL && (c->rbuf == NULL || c->rpos == c->rlen))
         return 0;
     return 1;
+}
+
+/* Runs a command that paused itself because its output was full. */
+static int conn_step_resume(conn *c) {
+    void (*fn)(conn *c) = c->resume;
+
+    c->resume = NULL;
+    fn(c);
+    c->reqs++;
+    return 1;
+}
+
+static int conn_step(conn *c) {
+    if (c->resume != NULL)
+        return conn_step_resume(c);
+    switch (c->state) {
+    case CONN_PARSE: return conn_step_parse(c);
+    case CONN_NREAD: return conn_step_nread(c);
+    case CONN_SWALLOW: return conn_step_swallow(c);
+    case CONN_WAITING: return conn_step_waiting(c);
+    case CONN_CLOSING: return 1;
+    }
+    return 1;
+}
+
+/* The events to wait for once conn_drive has done what it can. */
+static short conn_events(conn *c) {
+    short ev = 0;
+
+    if (c->out_bytes > 0)
+        ev |= EV_WRITE;
+    if (c->state == CONN_WAITING)
+        ev |= EV_CLOSED;
+    if (!conn_read_paused(c) && !conn_out_full(c) && c->resume == NULL)
+        ev |= EV_READ;
+    return ev;
 }
 
 static void conn_drive(conn *c) {
@@ -443,13 +586,17 @@ static void conn_drive(conn *c) {
 
     c->reqs = 0;
     for (;;) {
-        if (c->out_bytes > CONN_OUT_HIGH || c->state == CONN_CLOSING) {
+        if (c->broken) {
+            conn_close(c);
+            return;
+        }
+        if (conn_out_full(c) || c->state == CONN_CLOSING) {
             if (conn_flush(c) < 0 || (c->state == CONN_CLOSING && c->out_bytes == 0)) {
                 conn_close(c);
                 return;
             }
-            if (c->out_bytes > 0) {
-                conn_update_event(c, EV_WRITE);
+            if (conn_out_full(c) || (c->state == CONN_CLOSING && c->out_bytes > 0)) {
+                conn_update_event(c, conn_events(c));
                 return;
             }
         }
@@ -458,13 +605,7 @@ static void conn_drive(conn *c) {
             yield = 1;
             break;
         }
-        switch (c->state) {
-        case CONN_PARSE: r = conn_step_parse(c); break;
-        case CONN_NREAD: r = conn_step_nread(c); break;
-        case CONN_SWALLOW: r = conn_step_swallow(c); break;
-        case CONN_WAITING: r = conn_step_waiting(c); break;
-        case CONN_CLOSING: r = 1; break;
-        }
+        r = conn_step(c);
         if (r < 0) {
             /* EOF or a read error: send what is queued, then close. */
             c->state = CONN_CLOSING;
@@ -473,11 +614,12 @@ static void conn_drive(conn *c) {
         if (r == 0)
             break;
     }
-    if (conn_flush(c) < 0) {
+    conn_rbuf_give(c);
+    if (conn_flush(c) < 0 || c->broken) {
         conn_close(c);
         return;
     }
-    conn_update_event(c, (short)((conn_read_paused(c) ? 0 : EV_READ) | (c->out_bytes > 0 ? EV_WRITE : 0)));
+    conn_update_event(c, conn_events(c));
     if (yield)
         event_active(c->ev, EV_READ, 0);
 }
@@ -487,6 +629,8 @@ static void conn_event(evutil_socket_t fd, short what, void *arg) {
 
     if (what & EV_READ)
         c->drained = false;
+    if ((what & EV_CLOSED) && c->state == CONN_WAITING)
+        c->eof = true;      /* the rest of its input is not read */
     conn_drive(c);
 }
 

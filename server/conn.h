@@ -19,6 +19,11 @@ struct event;
 struct conn;
 struct meta_req;
 struct ext_conn;
+struct text_get;
+
+/* The read buffer's fixed size: the longest request line plus room, and
+ * far more than a binary header, extras and key. */
+#define CONN_RBUF_SIZE 16384
 
 enum conn_state {
     CONN_PARSE,     /* commands are parsed from the read buffer */
@@ -73,8 +78,9 @@ typedef struct conn {
     enum conn_state state;
     const struct conn_proto *proto;
 
-    char *rbuf;             /* unparsed input is rbuf[rpos, rlen) */
-    size_t rsize, rpos, rlen;
+    char *rbuf;             /* unparsed input is rbuf[rpos, rlen); NULL while
+                               there is none (lent by the worker) */
+    size_t rpos, rlen;
 
     char *wbuf;             /* small output bytes, referenced by segs */
     size_t wsize, wlen;
@@ -89,9 +95,16 @@ typedef struct conn {
     bool noreply;           /* the current command's replies are dropped */
     bool drained;           /* the last read came back short: the socket is
                                empty until the next read event */
+    bool eof;               /* the client closed its side */
+    bool broken;            /* a buffer could not grow: close, send nothing */
+    bool out_sent;          /* some output was written (marks are then void) */
+    /* A command that paused because its output was full runs this when
+     * the socket has drained; nothing else runs before it. */
+    void (*resume)(struct conn *c);
     int reqs;               /* commands handled in this event */
     struct meta_req *meta;  /* proto_meta's request, kept for an ms */
     struct ext_conn *ext;   /* proto_ext's per-connection state (waits, open reads) */
+    struct text_get *tget;  /* proto_text's multi-get in progress */
 
     struct conn *prev, *next;   /* the worker's list */
 } conn;
@@ -107,6 +120,9 @@ conn *conn_new(int fd, struct worker *w);
 void conn_close(conn *c);
 void conn_set_state(conn *c, enum conn_state s);
 
+/* Output functions never fail: when a buffer cannot grow the connection
+ * is marked broken and closed with nothing more sent. A reserve is at most
+ * 64 KB. */
 void conn_out(conn *c, const char *s, size_t n);
 void conn_out_reply(conn *c, enum reply_id r);
 /* Room for n bytes at the end of the write buffer; commit what was used. */
@@ -114,6 +130,10 @@ char *conn_out_reserve(conn *c, size_t n);
 void conn_out_commit(conn *c, size_t used);
 /* Queues len bytes of it; the queue takes over one reference to it. */
 void conn_out_item(conn *c, item *it, const char *ptr, size_t len);
+/* More output queued than a connection may hold: a command with a long
+ * answer stops here and sets c->resume. */
+bool conn_out_full(const conn *c);
+/* A mark is valid until output is written (c->out_sent set after it). */
 void conn_mark_out(conn *c, struct conn_mark *m);
 void conn_rollback(conn *c, const struct conn_mark *m);
 

@@ -74,6 +74,19 @@ bool parse_i32_exact(const char *s, int32_t *out) {
     return true;
 }
 
+size_t parse_format_u64(char *dst, uint64_t v) {
+    char tmp[20];
+    size_t n = 0, i;
+
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    for (i = 0; i < n; i++)
+        dst[i] = tmp[n - 1 - i];
+    return n;
+}
+
 int parse_tokenize(char *line, size_t len, char **v, size_t *lens, int max) {
     size_t i = 0;
     int n = 0;

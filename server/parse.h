@@ -18,6 +18,10 @@ bool parse_u64(const char *s, uint64_t *out);   /* "-1" refused */
 bool parse_u32_exact(const char *s, uint32_t *out);
 bool parse_i32_exact(const char *s, int32_t *out);
 
+/* Writes v in decimal at dst (no NUL); returns the digits written (at
+ * most 20). */
+size_t parse_format_u64(char *dst, uint64_t v);
+
 /* Splits line[0..len) on runs of spaces, in place: each token is
  * NUL-terminated, v[i] and lens[i] describe it. Returns the number of
  * tokens, or max + 1 when there are more than max. */

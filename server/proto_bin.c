@@ -579,6 +579,15 @@ static enum conn_parse_result bin_parse(conn *c) {
         log_msg(1, "<%d invalid binary magic 0x%02x, closing", c->fd, r.h.magic);
         return PARSE_CLOSE;
     }
+    if ((uint64_t)r.h.keylen + r.h.extlen > r.h.bodylen || r.h.keylen > ITEM_KEY_MAX) {
+        /* Refused before the key is read, so a request never needs more
+         * of the read buffer than a valid one. */
+        bin_error(c, &r.h, r.h.keylen > ITEM_KEY_MAX && (uint64_t)r.h.keylen + r.h.extlen <= r.h.bodylen
+                           ? BIN_ERR_INVALID : BIN_ERR_UNKNOWN);
+        log_msg(1, "<%d binary request with bad lengths (key %u), closing", c->fd, (unsigned)r.h.keylen);
+        conn_consume(c, BIN_HEADER_LEN);
+        return PARSE_CLOSE;
+    }
     if (avail < (size_t)BIN_HEADER_LEN + r.h.extlen + r.h.keylen)
         return PARSE_MORE;
     r.ext = p + BIN_HEADER_LEN;

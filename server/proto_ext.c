@@ -33,6 +33,8 @@
 #define EXT_MAX_TOKENS 8
 #define EXT_POP_MAX 100             /* most messages one qpop returns */
 #define EXT_SECS_MAX 100000000ULL   /* longest lease/wait, in seconds */
+#define EXT_PENDING_DEFAULT 1000    /* in-flight messages qpending lists */
+#define EXT_PENDING_MAX 10000
 
 enum ext_mode { EXT_QPOP, EXT_KESTREL_TAKE, EXT_KESTREL_OPEN };
 
@@ -45,6 +47,7 @@ struct ext_wait {
     struct event *timer;
     int refs;                   /* the connection, the queued wake */
     enum ext_mode mode;
+    bool with_cas;              /* Kestrel gets: VALUE lines carry a CAS */
     char key[ITEM_KEY_MAX];     /* Kestrel: the key as asked, for VALUE */
     size_t nkey;
     struct qdelivery got[];
@@ -220,15 +223,16 @@ static void ext_out_delivery(conn *c, struct qdelivery *d) {
     conn_out_item(c, it, item_value(it), it->nbytes);
 }
 
-/* Kestrel's answer: "VALUE <key as asked> <flags> <bytes>\r\n<data>\r\n". */
-static void ext_out_kestrel(conn *c, const char *key, size_t nkey, item *it) {
+/* Kestrel's answer: "VALUE <key as asked> <flags> <bytes>[ 0]\r\n<data>\r\n"
+ * (gets asks for a CAS field; a queue message has none to offer: 0). */
+static void ext_out_kestrel(conn *c, const char *key, size_t nkey, item *it, bool with_cas) {
     char *p = conn_out_reserve(c, nkey + 48);
     size_t n = 6;
 
     memcpy(p, "VALUE ", 6);
     memcpy(p + n, key, nkey);
     n += nkey;
-    n += (size_t)sprintf(p + n, " %u %u\r\n", it->flags, it->nbytes - 2);
+    n += (size_t)sprintf(p + n, " %u %u%s\r\n", it->flags, it->nbytes - 2, with_cas ? " 0" : "");
     conn_out_commit(c, n);
     conn_out_item(c, it, item_value(it), it->nbytes);
 }
@@ -261,7 +265,7 @@ static void ext_wait_answer(conn *c, struct ext_wait *w) {
             ext_out_delivery(c, d);
             continue;
         }
-        ext_out_kestrel(c, w->key, w->nkey, d->payload);
+        ext_out_kestrel(c, w->key, w->nkey, d->payload, w->with_cas);
         if (w->mode == EXT_KESTREL_TAKE) {
             struct qreceipt r = { d->id, d->deliveries };
             store_queue_ack(w->pin, &r, true);
@@ -311,27 +315,47 @@ static void ext_wake_done(void *arg) {
     ext_wait_finish(c, w);
 }
 
+/* Takes w off its queue's wait list before it was served; false when it
+ * was served meanwhile (the wake is on its way). */
+static bool ext_wait_cancel(struct ext_wait *w) {
+    if (w->c == NULL || !queue_unwait(store_queue_of(w->pin), &w->qw))
+        return false;
+    evtimer_del(w->timer);
+    w->refs--;              /* it will never be woken */
+    w->qw.ngot = 0;
+    return true;
+}
+
 static void ext_on_timeout(evutil_socket_t fd, short what, void *arg) {
     struct ext_wait *w = arg;
 
-    if (w->c == NULL || !queue_unwait(store_queue_of(w->pin), &w->qw))
-        return;             /* served meanwhile: the wake is on its way */
-    w->refs--;              /* it will never be woken */
-    w->qw.ngot = 0;
-    ext_wait_finish(w->c, w);
+    if (ext_wait_cancel(w))
+        ext_wait_finish(w->c, w);
+}
+
+bool ext_wait_abandon(conn *c) {
+    struct ext_wait *w = c->ext != NULL ? c->ext->wait : NULL;
+
+    if (w == NULL || !ext_wait_cancel(w))
+        return false;
+    ext_wait_answer(c, w);
+    c->ext->wait = NULL;
+    w->c = NULL;
+    ext_wait_put(w);        /* the connection's reference */
+    return true;
 }
 
 /* Parks c until the queue pin serves it or wait_ms pass. Takes over the
  * pin reference. A closed queue answers at once (nothing). */
-static void ext_wait_start(conn *c, item *pin, int want, uint64_t lease_ms, uint64_t wait_ms,
-                           enum ext_mode mode, const char *key, size_t nkey) {
+static struct ext_wait *ext_wait_start(conn *c, item *pin, int want, uint64_t lease_ms, uint64_t wait_ms,
+                                       enum ext_mode mode, const char *key, size_t nkey) {
     struct ext_wait *w = calloc(1, sizeof(*w) + (size_t)want * sizeof(struct qdelivery));
     struct timeval tv = { (time_t)(wait_ms / 1000), (suseconds_t)(wait_ms % 1000) * 1000 };
 
     if (w == NULL) {
         item_release(pin);
         conn_out_reply(c, REPLY_OOM);
-        return;
+        return NULL;
     }
     w->qw.want = want;
     w->qw.lease_ms = lease_ms;
@@ -353,12 +377,13 @@ static void ext_wait_start(conn *c, item *pin, int want, uint64_t lease_ms, uint
         w->c = NULL;
         ext_wait_put(w);
         conn_out_reply(c, REPLY_END);
-        return;
+        return NULL;
     }
     /* Even when served at once, the answer comes through the posted wake. */
     ext_state(c)->wait = w;
     conn_set_state(c, CONN_WAITING);
     evtimer_add(w->timer, &tv);
+    return w;
 }
 
 void ext_conn_closed(conn *c) {
@@ -647,6 +672,7 @@ struct ext_list {
     conn *c;
     bool values;
     uint64_t now;
+    uint32_t left;          /* qpending: most lines to write */
 };
 
 static void ext_peek_one(const struct qmsg *m, void *arg) {
@@ -674,7 +700,7 @@ static void ext_pending_one(const struct qmsg *m, void *arg) {
 }
 
 static void ext_qpeek(conn *c, struct ext_tokens *t) {
-    struct ext_list l = { c, true, 0 };
+    struct ext_list l = { c, true, 0, 0 };
     uint32_t count = 1;
     item *pin;
 
@@ -690,19 +716,31 @@ static void ext_qpeek(conn *c, struct ext_tokens *t) {
     item_release(pin);
 }
 
+/* "[values] [<count>]" of qpending. */
+static bool ext_pending_args(struct ext_tokens *t, struct ext_list *l) {
+    int i = 2;
+
+    l->values = t->n > i && strcmp(t->v[i], "values") == 0;
+    if (l->values)
+        i++;
+    l->left = EXT_PENDING_DEFAULT;
+    if (t->n > i && (!ext_parse_count(t->v[i++], EXT_PENDING_MAX, &l->left) || l->left == 0))
+        return false;
+    return i == t->n;
+}
+
 static void ext_qpending(conn *c, struct ext_tokens *t) {
-    struct ext_list l = { c, false, clock_now_ms() };
+    struct ext_list l = { c, false, clock_now_ms(), 0 };
     item *pin;
 
-    if (t->n > 3 || (t->n == 3 && strcmp(t->v[2], "values") != 0)) {
+    if (!ext_pending_args(t, &l)) {
         conn_out_reply(c, REPLY_BAD_FORMAT);
         return;
     }
-    l.values = t->n == 3;
     pin = ext_queue(c, t, false, REPLY_END, NULL);
     if (pin == NULL)
         return;
-    queue_pending(store_queue_of(pin), ext_pending_one, &l);
+    queue_pending(store_queue_of(pin), l.left, ext_pending_one, &l);
     conn_out_reply(c, REPLY_END);
     item_release(pin);
 }
@@ -793,7 +831,7 @@ enum conn_parse_result ext_dispatch(conn *c, char *line, size_t len) {
         ext_qcreate(c, &t);
     else if (ext_is(&t, "qpeek", 2, 3))
         ext_qpeek(c, &t);
-    else if (ext_is(&t, "qpending", 2, 3))
+    else if (ext_is(&t, "qpending", 2, 4))
         ext_qpending(c, &t);
     else if (ext_is(&t, "qstats", 2, 2))
         ext_qstats(c, &t);
@@ -829,7 +867,8 @@ static bool ext_kestrel_opts(const char *s, size_t n, struct ext_kopts *o) {
             o->abort = true;
         else if (strcmp(tok, "peek") == 0)
             o->peek = true;
-        else if (strncmp(tok, "t=", 2) != 0 || !parse_u64(tok + 2, &o->wait_ms))
+        else if (strncmp(tok, "t=", 2) != 0 || !parse_u64(tok + 2, &o->wait_ms) ||
+                 o->wait_ms > EXT_SECS_MAX * 1000)
             return false;
         s += len;
         n -= len;
@@ -872,24 +911,65 @@ static void ext_kestrel_end_open(struct ext_conn *x, const char *name, size_t nn
     x->open_pin = NULL;
 }
 
+/* Whether a queue is under name (looked at, nothing changed). */
+static bool ext_is_queue(const char *name, size_t nname) {
+    enum store_status st;
+    item *pin = store_queue_open(name, nname, false, NULL, &st);
+
+    if (pin == NULL)
+        return false;
+    item_release(pin);
+    return true;
+}
+
+enum reply_id ext_kestrel_check(conn *c, const char *key, size_t nkey, bool single) {
+    const struct ext_conn *x = c->ext;
+    const char *slash = memchr(key, '/', nkey);
+    bool open = x != NULL && x->open_pin != NULL;
+    struct ext_kopts o;
+    size_t nbase;
+
+    if (slash == NULL || !ext_kestrel_opts(slash + 1, nkey - (size_t)(slash - key) - 1, &o)) {
+        /* A plain read: refused only on the queue this connection has open. */
+        if (open && ext_open_on(x, key, nkey) && ext_is_queue(key, nkey))
+            return REPLY_KESTREL_READ_OPEN;
+        return REPLY_COUNT;
+    }
+    nbase = (size_t)(slash - key);
+    if (o.peek && (o.open || o.close || o.abort))
+        return REPLY_KESTREL_PEEK_MIX;
+    if (!(o.open || o.close || o.abort))
+        return REPLY_COUNT;
+    if (!(ext_is_queue(key, nbase) || (open && ext_open_on(x, key, nbase))))
+        return REPLY_COUNT;     /* not a queue read: an ordinary key */
+    if (!single)
+        return REPLY_KESTREL_ALONE;
+    /* /close and /abort end this connection's read on that queue first. */
+    if (o.open && open && !((o.close || o.abort) && ext_open_on(x, key, nbase)))
+        return REPLY_KESTREL_OPEN_TWICE;
+    return REPLY_COUNT;
+}
+
 static enum ext_kestrel ext_kestrel_read(conn *c, const char *key, size_t nkey, item *pin,
-                                         const struct ext_kopts *o, bool single) {
+                                         const struct ext_kopts *o, bool single, bool with_cas) {
     struct ext_conn *x = ext_state(c);
+    struct ext_wait *w;
     struct qdelivery d;
     item *peeked = NULL;
 
     if (o->peek) {
         queue_peek(store_queue_of(pin), 1, ext_peek_kestrel, &peeked);
         if (peeked != NULL)
-            ext_out_kestrel(c, key, nkey, peeked);
+            ext_out_kestrel(c, key, nkey, peeked, with_cas);
         return KESTREL_DONE;
     }
+    /* ext_kestrel_check refused these: one open read per connection. */
     if (x->open_pin != NULL && (o->open || ext_open_on(x, item_key(pin), pin->nkey)))
-        return KESTREL_CLOSE;   /* one open read per connection */
+        return KESTREL_DONE;
     if (!o->open && (o->close || o->abort))
         return KESTREL_DONE;
     if (store_queue_pop(pin, 1, QUEUE_HELD, &d) == 1) {
-        ext_out_kestrel(c, key, nkey, d.payload);
+        ext_out_kestrel(c, key, nkey, d.payload, with_cas);
         if (o->open) {
             item_incref(pin);
             x->open_pin = pin;
@@ -903,12 +983,15 @@ static enum ext_kestrel ext_kestrel_read(conn *c, const char *key, size_t nkey, 
     if (o->wait_ms == 0 || !single)
         return KESTREL_DONE;
     item_incref(pin);
-    ext_wait_start(c, pin, 1, QUEUE_HELD, o->wait_ms, o->open ? EXT_KESTREL_OPEN : EXT_KESTREL_TAKE,
-                   key, nkey);
+    w = ext_wait_start(c, pin, 1, QUEUE_HELD, o->wait_ms, o->open ? EXT_KESTREL_OPEN : EXT_KESTREL_TAKE,
+                       key, nkey);
+    if (w != NULL)
+        w->with_cas = with_cas;
     return KESTREL_WAIT;
 }
 
-enum ext_kestrel ext_kestrel_get(conn *c, const char *key, size_t nkey, item *q, bool single) {
+enum ext_kestrel ext_kestrel_get(conn *c, const char *key, size_t nkey, item *q, bool single,
+                                 bool with_cas) {
     struct ext_kopts o = { 0 };
     const char *slash = memchr(key, '/', nkey);
     enum store_status st;
@@ -919,7 +1002,7 @@ enum ext_kestrel ext_kestrel_get(conn *c, const char *key, size_t nkey, item *q,
         if (slash == NULL || !ext_kestrel_opts(slash + 1, nkey - (size_t)(slash - key) - 1, &o))
             return KESTREL_NOT_QUEUE;
         if (o.peek && (o.open || o.close || o.abort))
-            return KESTREL_CLOSE;
+            return KESTREL_DONE;    /* refused by ext_kestrel_check */
         /* close and abort end the open read even if its queue is gone */
         if (o.close || o.abort)
             ext_kestrel_end_open(ext_state(c), key, (size_t)(slash - key), o.close);
@@ -929,7 +1012,7 @@ enum ext_kestrel ext_kestrel_get(conn *c, const char *key, size_t nkey, item *q,
     } else {
         item_incref(pin);
     }
-    r = ext_kestrel_read(c, key, nkey, pin, &o, single);
+    r = ext_kestrel_read(c, key, nkey, pin, &o, single, with_cas);
     item_release(pin);
     return r;
 }

@@ -21,6 +21,7 @@
 #include "parse.h"
 #include "proto_bin.h"
 #include "proto_ext.h"
+#include "proto_get.h"
 #include "proto_meta.h"
 #include "proto_text.h"
 #include "settings.h"
@@ -44,22 +45,9 @@ static void text_reply(conn *c, enum reply_id r) {
         conn_out_reply(c, r);
 }
 
-static size_t text_u64(char *dst, uint64_t v) {
-    char tmp[20];
-    size_t n = 0, i;
-
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v != 0);
-    for (i = 0; i < n; i++)
-        dst[i] = tmp[n - 1 - i];
-    return n;
-}
-
 static void text_number_line(conn *c, uint64_t v) {
     char *p = conn_out_reserve(c, 22);
-    size_t n = text_u64(p, v);
+    size_t n = parse_format_u64(p, v);
 
     p[n] = '\r';
     p[n + 1] = '\n';
@@ -73,117 +61,6 @@ static void text_tokenize(char *line, size_t len, struct text_tokens *t) {
 
 static bool text_is_noreply(const struct text_tokens *t, int at) {
     return t->n > at && strcmp(t->v[at], "noreply") == 0;
-}
-
-/* ---- retrieval: get gets gat gats ---- */
-
-static void text_value_line(conn *c, item *it, bool with_cas) {
-    char *p = conn_out_reserve(c, 6 + it->nkey + 1 + 10 + 1 + 10 + 1 + 20 + 2);
-    char *q = p;
-
-    memcpy(q, "VALUE ", 6);
-    q += 6;
-    memcpy(q, item_key(it), it->nkey);
-    q += it->nkey;
-    *q++ = ' ';
-    q += text_u64(q, it->flags);
-    *q++ = ' ';
-    q += text_u64(q, it->nbytes - 2);
-    if (with_cas) {
-        *q++ = ' ';
-        q += text_u64(q, store_client_cas(it));
-    }
-    *q++ = '\r';
-    *q++ = '\n';
-    conn_out_commit(c, (size_t)(q - p));
-}
-
-/* A key that holds a queue, or names one before a '/': a Kestrel read.
- * Returns PARSE_DONE to go on with the next key, PARSE_MORE when the read
- * waits (it answers END itself), PARSE_CLOSE on a Kestrel error. */
-static enum conn_parse_result text_kestrel(conn *c, const char *key, size_t nkey, item *q,
-                                           bool single, const struct conn_mark *mark) {
-    switch (ext_kestrel_get(c, key, nkey, q, single)) {
-    case KESTREL_WAIT:
-        return PARSE_MORE;
-    case KESTREL_CLOSE:
-        conn_rollback(c, mark);
-        conn_out_reply(c, REPLY_ERROR);
-        return PARSE_CLOSE;
-    case KESTREL_NOT_QUEUE:
-        stats_incr(STATS_GET_MISSES);
-        return PARSE_DONE;
-    default:
-        stats_incr(STATS_GET_HITS);
-        return PARSE_DONE;
-    }
-}
-
-/* Looks up each space-separated key in keys[0..len). */
-static enum conn_parse_result text_retrieve(conn *c, char *keys, size_t len, bool with_cas,
-                                            bool touch, rel_time_t exptime) {
-    struct conn_mark mark;
-    size_t i = 0;
-
-    conn_mark_out(c, &mark);
-    while (i < len) {
-        size_t start, nkey;
-        item *it;
-
-        while (i < len && keys[i] == ' ')
-            i++;
-        if (i == len)
-            break;
-        start = i;
-        while (i < len && keys[i] != ' ')
-            i++;
-        nkey = i - start;
-        if (nkey > ITEM_KEY_MAX) {
-            conn_rollback(c, &mark);
-            conn_out_reply(c, REPLY_BAD_FORMAT);
-            return PARSE_DONE;
-        }
-        stats_incr(touch ? STATS_CMD_TOUCH : STATS_CMD_GET);
-        it = touch ? store_get_touch(keys + start, nkey, exptime) : store_get_any(keys + start, nkey);
-        if (!touch && (it == NULL || it->type == ITEM_QUEUE)) {
-            bool single = start == 0 && i == len;
-            enum conn_parse_result r = text_kestrel(c, keys + start, nkey, it, single, &mark);
-            if (it != NULL)
-                item_release(it);
-            if (r != PARSE_DONE)
-                return r == PARSE_MORE ? PARSE_DONE : r;
-            continue;
-        }
-        if (it == NULL) {
-            stats_incr(STATS_TOUCH_MISSES);
-            continue;
-        }
-        stats_incr(touch ? STATS_TOUCH_HITS : STATS_GET_HITS);
-        text_value_line(c, it, with_cas);
-        conn_out_item(c, it, item_value(it), it->nbytes);
-    }
-    conn_out_reply(c, REPLY_END);
-    return PARSE_DONE;
-}
-
-/* "gat <exptime> <key>+": the first token after the verb is the exptime. */
-static void text_gat(conn *c, char *rest, size_t len, bool with_cas) {
-    char *sp = memchr(rest, ' ', len);
-    size_t elen = sp != NULL ? (size_t)(sp - rest) : len;
-    char buf[32];
-    int32_t exptime;
-
-    if (elen >= sizeof(buf)) {
-        conn_out_reply(c, REPLY_BAD_EXPTIME);
-        return;
-    }
-    memcpy(buf, rest, elen);
-    buf[elen] = '\0';
-    if (!parse_i32(buf, &exptime)) {
-        conn_out_reply(c, REPLY_BAD_EXPTIME);
-        return;
-    }
-    text_retrieve(c, rest + elen, len - elen, with_cas, true, clock_exptime(exptime));
 }
 
 /* ---- storage: set add replace append prepend cas ---- */
@@ -476,13 +353,13 @@ static enum conn_parse_result text_dispatch_retrieval(conn *c, char *line, size_
     size_t rlen = len - (size_t)(rest - line);
 
     if (strcmp(t->v[0], "get") == 0)
-        return text_retrieve(c, rest, rlen, false, false, 0);
+        return get_keys(c, rest, rlen, false);
     if (strcmp(t->v[0], "gets") == 0)
-        return text_retrieve(c, rest, rlen, true, false, 0);
+        return get_keys(c, rest, rlen, true);
     if (strcmp(t->v[0], "gat") == 0)
-        text_gat(c, rest, rlen, false);
+        get_touch(c, rest, rlen, false);
     else if (strcmp(t->v[0], "gats") == 0)
-        text_gat(c, rest, rlen, true);
+        get_touch(c, rest, rlen, true);
     else
         conn_out_reply(c, REPLY_ERROR);
     return PARSE_DONE;
@@ -588,12 +465,16 @@ static bool text_may_grow(const char *p, size_t avail) {
 static enum conn_parse_result text_parse(conn *c) {
     char *line = c->rbuf + c->rpos;
     size_t avail = c->rlen - c->rpos, len;
-    char *nl = memchr(line, '\n', avail);
+    char *nl;
 
+    if (get_streaming(c))
+        return get_stream_more(c);
+    nl = memchr(line, '\n', avail);
     if (nl == NULL) {
-        if (avail > TEXT_LINE_MAX && !text_may_grow(line, avail))
-            return PARSE_CLOSE;
-        return PARSE_MORE;
+        if (avail <= TEXT_LINE_MAX)
+            return PARSE_MORE;
+        /* Only a multi-get may be longer: it is answered as it arrives. */
+        return text_may_grow(line, avail) ? get_stream_start(c, line, avail) : PARSE_CLOSE;
     }
     conn_consume(c, (size_t)(nl - line) + 1);
     len = (size_t)(nl - line);

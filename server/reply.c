@@ -25,6 +25,7 @@ const struct reply_line reply_lines[REPLY_COUNT] = {
     [REPLY_TOO_LARGE] = REPLY("SERVER_ERROR object too large for cache\r\n"),
     [REPLY_OOM_STORE] = REPLY("SERVER_ERROR out of memory storing object\r\n"),
     [REPLY_OOM] = REPLY("SERVER_ERROR out of memory\r\n"),
+    [REPLY_OOM_READING] = REPLY("SERVER_ERROR out of memory reading request\r\n"),
     [REPLY_TOO_MANY_CONNS] = REPLY("ERROR Too many open connections\r\n"),
     [REPLY_SHUTDOWN_DISABLED] = REPLY("ERROR: shutdown not enabled\r\n"),
     [REPLY_BAD_SHUTDOWN_MODE] = REPLY("CLIENT_ERROR invalid shutdown mode\r\n"),
@@ -48,5 +49,9 @@ const struct reply_line reply_lines[REPLY_COUNT] = {
     [REPLY_RELEASED] = REPLY("RELEASED\r\n"),
     [REPLY_DLQ_WRONG_TYPE] = REPLY("CLIENT_ERROR dlq key holds another type of value\r\n"),
     [REPLY_DLQ_SELF] = REPLY("CLIENT_ERROR dlq must name another queue\r\n"),
+    [REPLY_KESTREL_PEEK_MIX] = REPLY("CLIENT_ERROR /peek cannot be combined with /open, /close or /abort\r\n"),
+    [REPLY_KESTREL_ALONE] = REPLY("CLIENT_ERROR /open, /close and /abort need a get of that key alone\r\n"),
+    [REPLY_KESTREL_OPEN_TWICE] = REPLY("CLIENT_ERROR a read is already open on this connection\r\n"),
+    [REPLY_KESTREL_READ_OPEN] = REPLY("CLIENT_ERROR this connection has a read open on that queue\r\n"),
     [REPLY_DLQ_NEEDED] = REPLY("CLIENT_ERROR queue name too long for the default dead-letter queue, give dlq=\r\n"),
 };

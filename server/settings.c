@@ -17,6 +17,10 @@
 struct settings settings;
 
 #define SETTINGS_ITEM_MIN 1024
+#define SETTINGS_OUTPUT_MIN 4096
+
+/* Long options without a letter. */
+enum { SETTINGS_OPT_OUTPUT_MAX = 256, SETTINGS_OPT_BUFFER_LIMIT };
 #define SETTINGS_ITEM_MAX (1024UL * 1024 * 1024)
 
 struct settings_option {
@@ -44,7 +48,11 @@ static const struct settings_option settings_options[] = {
     { 'B', "protocol", required_argument, "<name>", "protocol: auto, ascii or binary (default auto)" },
     { 'U', "udp-port", required_argument, "<num>", "UDP port; only 0 (off) is accepted, mcds has no UDP" },
     { 'u', "user", required_argument, "<user>", "accepted for memcached compatibility; mcds does not change user" },
-    { 'o', "extended", required_argument, "<opt>", "extended option: hashpower=<n>" },
+    { 'o', "extended", required_argument, "<opt>", "extended option: hashpower=<n>, read_buf_mem_limit=<MB>" },
+    { SETTINGS_OPT_OUTPUT_MAX, "conn-output-max", required_argument, "<size>",
+      "replies queued for one connection before it pauses (default 1m)" },
+    { SETTINGS_OPT_BUFFER_LIMIT, "conn-buffer-limit", required_argument, "<size>",
+      "memory for all connection buffers, 0 for no limit (default 512m)" },
     { 'v', "verbose", no_argument, NULL, "verbose (repeat for more: -vv)" },
     { 'D', "debug", no_argument, NULL, "enable debug verbs (debugtime) for tests" },
     { 'h', "help", no_argument, NULL, "print this help and exit" },
@@ -68,6 +76,8 @@ void settings_init(void) {
     settings.reqs_per_event = 20;
     settings.protocol = PROTO_AUTO;
     settings.hashpower_init = 16;
+    settings.conn_output_max = 1024 * 1024;
+    settings.conn_buffer_limit = 512UL * 1024 * 1024;
 }
 
 void settings_free(void) {
@@ -85,8 +95,12 @@ void settings_usage(FILE *out) {
     fprintf(out, "usage: mcds-server [options]\n");
     for (i = 0; i < SETTINGS_NOPTIONS; i++) {
         const struct settings_option *o = &settings_options[i];
-        snprintf(left, sizeof(left), "-%c, --%s%s%s", o->letter, o->long_name,
-                 o->arg_name ? " " : "", o->arg_name ? o->arg_name : "");
+        if (o->letter < SETTINGS_OPT_OUTPUT_MAX)
+            snprintf(left, sizeof(left), "-%c, --%s%s%s", o->letter, o->long_name,
+                     o->arg_name ? " " : "", o->arg_name ? o->arg_name : "");
+        else
+            snprintf(left, sizeof(left), "    --%s%s%s", o->long_name,
+                     o->arg_name ? " " : "", o->arg_name ? o->arg_name : "");
         fprintf(out, "  %-36s %s\n", left, o->help);
     }
 }
@@ -144,6 +158,8 @@ static int settings_extended(const char *arg) {
         settings.hashpower_init = (int)v;
         return 0;
     }
+    if (strncmp(arg, "read_buf_mem_limit=", 19) == 0)
+        return settings_size(arg + 19, 1024UL * 1024, &settings.conn_buffer_limit);
     return -1;
 }
 
@@ -212,6 +228,10 @@ static int settings_apply(int letter, const char *arg) {
     case 'C': settings.cas_enabled = false; return 0;
     case 'v': settings.verbose++; return 0;
     case 'D': settings.debug = true; return 0;
+    case SETTINGS_OPT_OUTPUT_MAX:
+        return settings_size(arg, 1, &settings.conn_output_max);
+    case SETTINGS_OPT_BUFFER_LIMIT:
+        return settings_size(arg, 1, &settings.conn_buffer_limit);
     }
     return -1;
 }
@@ -226,7 +246,19 @@ static const char *settings_check(void) {
         return "memory limit must be at least 1 megabyte";
     if (settings.item_size_max > settings.maxbytes / 2)
         return "cannot set item size limit higher than 1/2 of memory max";
+    if (settings.conn_output_max < SETTINGS_OUTPUT_MIN)
+        return "--conn-output-max must be at least 4k";
     return NULL;
+}
+
+static const char *settings_long_name(int letter) {
+    size_t i;
+
+    for (i = 0; i < SETTINGS_NOPTIONS; i++) {
+        if (settings_options[i].letter == letter)
+            return settings_options[i].long_name;
+    }
+    return "?";
 }
 
 static void settings_build_getopt(char *shortopts, struct option *longopts) {
@@ -234,9 +266,11 @@ static void settings_build_getopt(char *shortopts, struct option *longopts) {
 
     for (i = 0; i < SETTINGS_NOPTIONS; i++) {
         const struct settings_option *o = &settings_options[i];
-        shortopts[n++] = (char)o->letter;
-        if (o->has_arg == required_argument)
-            shortopts[n++] = ':';
+        if (o->letter < SETTINGS_OPT_OUTPUT_MAX) {
+            shortopts[n++] = (char)o->letter;
+            if (o->has_arg == required_argument)
+                shortopts[n++] = ':';
+        }
         longopts[i].name = o->long_name;
         longopts[i].has_arg = o->has_arg;
         longopts[i].flag = NULL;
@@ -267,7 +301,8 @@ int settings_parse(int argc, char **argv) {
             if (c == '?')
                 fprintf(stderr, "mcds-server: unknown option or missing argument: %s\n", argv[optind - 1]);
             else
-                fprintf(stderr, "mcds-server: invalid argument for -%c: %s\n", c, optarg ? optarg : "");
+                fprintf(stderr, "mcds-server: invalid argument for --%s: %s\n", settings_long_name(c),
+                        optarg ? optarg : "");
             settings_usage(stderr);
             return -1;
         }

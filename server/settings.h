@@ -30,6 +30,8 @@ struct settings {
     enum settings_protocol protocol; /* -B */
     int hashpower_init;       /* -o hashpower=N */
     bool debug;               /* --debug: enables the debugtime verb */
+    size_t conn_output_max;   /* --conn-output-max: replies queued per connection */
+    size_t conn_buffer_limit; /* --conn-buffer-limit: all connection buffers, 0 = none */
 };
 
 extern struct settings settings;

@@ -20,6 +20,7 @@
 #include "hash.h"
 #include "item.h"
 #include "lru.h"
+#include "conn.h"
 #include "settings.h"
 #include "stats.h"
 #include "types/queue.h"
@@ -196,6 +197,9 @@ void stats_general(stats_emit_fn emit, void *ctx) {
     stats_emit_u64(emit, ctx, "total_connections", stats_global_get(STATS_TOTAL_CONNECTIONS));
     stats_emit_u64(emit, ctx, "rejected_connections", stats_global_get(STATS_REJECTED_CONNECTIONS));
     stats_emit_u64(emit, ctx, "connection_structures", stats_global_get(STATS_CURR_CONNECTIONS));
+    stats_emit_u64(emit, ctx, "response_obj_oom", stats_global_get(STATS_RESPONSE_OBJ_OOM));
+    stats_emit_u64(emit, ctx, "response_obj_bytes", stats_global_get(STATS_RESPONSE_OBJ_BYTES));
+    stats_emit_u64(emit, ctx, "read_buf_oom", stats_global_get(STATS_READ_BUF_OOM));
     stats_emit_counters(emit, ctx, STATS_CMD_GET, STATS_BYTES_WRITTEN);
     stats_emit_u64(emit, ctx, "limit_maxbytes", settings.maxbytes);
     stats_emit_u64(emit, ctx, "accepting_conns", 1);
@@ -213,6 +217,9 @@ void stats_general(stats_emit_fn emit, void *ctx) {
     stats_emit_u64(emit, ctx, "evictions", stats_global_get(STATS_EVICTIONS));
     stats_emit_u64(emit, ctx, "reclaimed", stats_global_get(STATS_RECLAIMED));
     stats_emit_u64(emit, ctx, "crawler_reclaimed", stats_global_get(STATS_CRAWLER_RECLAIMED));
+    stats_emit_u64(emit, ctx, "read_buf_count", stats_global_get(STATS_READ_BUF_BYTES) / CONN_RBUF_SIZE);
+    stats_emit_u64(emit, ctx, "read_buf_bytes", stats_global_get(STATS_READ_BUF_BYTES));
+    stats_emit_u64(emit, ctx, "read_buf_bytes_free", stats_global_get(STATS_READ_BUF_BYTES_FREE));
     stats_queues(emit, ctx);
 }
 
@@ -242,6 +249,8 @@ void stats_settings(stats_emit_fn emit, void *ctx) {
     stats_emit_str(emit, ctx, "shutdown_enabled", settings.shutdown_enabled ? "yes" : "no");
     stats_emit_str(emit, ctx, "hash_algorithm", "murmur3");
     stats_emit_str(emit, ctx, "debug", settings.debug ? "yes" : "no");
+    stats_emit_u64(emit, ctx, "read_buf_mem_limit", settings.conn_buffer_limit);
+    stats_emit_u64(emit, ctx, "conn_output_max", settings.conn_output_max);
 }
 
 /* mcds allocates items with malloc, not slabs: it reports one class

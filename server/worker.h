@@ -27,6 +27,11 @@ void worker_dispatch(int fd);
 struct event_base *worker_base(struct worker *w);
 /* A connection of w closed: drop it from w's list. */
 void worker_forget(struct worker *w, struct conn *c);
+/* A read buffer of CONN_RBUF_SIZE bytes from w's cache (or a new one,
+ * counted against the connection buffer limit), NULL when none can be
+ * had; and back. w's thread only. */
+char *worker_rbuf_get(struct worker *w);
+void worker_rbuf_put(struct worker *w, char *buf);
 /* Runs call->fn(call->arg) on w's thread soon; callable from any thread. */
 void worker_post(struct worker *w, struct worker_call *call);
 

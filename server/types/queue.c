@@ -730,11 +730,11 @@ void queue_peek(struct queue *q, size_t max, void (*fn)(const struct qmsg *m, vo
     queue_unlock(q, &dl);
 }
 
-void queue_pending(struct queue *q, void (*fn)(const struct qmsg *m, void *arg), void *arg) {
+void queue_pending(struct queue *q, size_t max, void (*fn)(const struct qmsg *m, void *arg), void *arg) {
     struct queue_dead_list dl;
 
     queue_lock(q, clock_now_ms(), &dl);
-    qheap_first(&q->inflight, q->inflight.n, (void (*)(struct qmsg *, void *))fn, arg);
+    qheap_first(&q->inflight, max, (void (*)(struct qmsg *, void *))fn, arg);
     queue_unlock(q, &dl);
 }
 

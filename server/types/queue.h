@@ -135,10 +135,10 @@ void queue_unlease(struct queue *q, const struct qreceipt *r);
 /* Drops ready, delayed and buried messages; returns how many. */
 uint64_t queue_purge(struct queue *q);
 
-/* Calls fn on up to max ready messages in delivery order (peek), or on
- * every in-flight message by lease end (pending). The queue is locked. */
+/* Calls fn on up to max ready messages in delivery order (peek), or on up
+ * to max in-flight messages by lease end (pending). The queue is locked. */
 void queue_peek(struct queue *q, size_t max, void (*fn)(const struct qmsg *m, void *arg), void *arg);
-void queue_pending(struct queue *q, void (*fn)(const struct qmsg *m, void *arg), void *arg);
+void queue_pending(struct queue *q, size_t max, void (*fn)(const struct qmsg *m, void *arg), void *arg);
 void queue_get_stats(struct queue *q, struct queue_stats *st);
 
 /* Parks w until messages are ready (served at once if some are).

@@ -35,7 +35,7 @@ start_server {tags {queue kestrel mcds-only}} {
             "STORED\r\nSTORED\r\nSTORED\r\n"
         assert_equal [k_counts $fd k1] {3 0 3 0}
         mc_exchange $fd "debugtime 5\r\nget k1\r\nget k1\r\ngets k1\r\nget k1\r\n"
-    } "OK\r\nVALUE k1 5 3\r\nabc\r\nEND\r\nVALUE k1 6 3\r\ndef\r\nEND\r\nVALUE k1 7 0\r\n\r\nEND\r\nEND\r\n" {debugtime}
+    } "OK\r\nVALUE k1 5 3\r\nabc\r\nEND\r\nVALUE k1 6 3\r\ndef\r\nEND\r\nVALUE k1 7 0 0\r\n\r\nEND\r\nEND\r\n" {debugtime}
 
     test {get takes for good: the queue counts them acked, nothing in flight} {
         k_counts $fd k1
@@ -154,29 +154,31 @@ start_server {tags {queue kestrel mcds-only}} {
         mc_exchange $fd "get k13\r\n"
     } "VALUE k13 2 4\r\nkept\r\nEND\r\n"
 
-    test {a second /open on the same connection: ERROR, the connection is closed, the message returns} {
+    test {a second /open on the same connection: CLIENT_ERROR, nothing taken, the read stays open} {
         set c [mc_connect]
         mc_exchange $fd "qcreate k14\r\nset k14 0 0 1\r\na\r\nset k14 0 0 1\r\nb\r\n"
-        mc_send $c "get k14/open\r\nget k14/open\r\nget k14\r\n"
-        assert_equal [mc_read_until_close $c] "VALUE k14/open 0 1\r\na\r\nEND\r\nERROR\r\n"
-        wait_for {[q_stat $fd k14 in_flight] == 0} 100 50
-        assert_match "ITEM * 0 1 1\r\na\r\nITEM * 0 1 0\r\nb\r\nEND\r\n" [mc_exchange $fd "qpeek k14 5\r\n"]
-    }
+        assert_equal [mc_exchange $c "get k14/open\r\nget k14/open\r\n"] \
+            "VALUE k14/open 0 1\r\na\r\nEND\r\nCLIENT_ERROR a read is already open on this connection\r\n"
+        assert_equal [k_counts $fd k14] {1 1 2 0}
+        mc_exchange $c "get k14/close/open\r\nget k14/close\r\n"
+    } "VALUE k14/close/open 0 1\r\nb\r\nEND\r\nEND\r\n"
 
-    test {/open on another queue while one is open: ERROR and close} {
+    test {/open on another queue while one is open: CLIENT_ERROR, nothing taken} {
         set c [mc_connect]
         mc_exchange $fd "qcreate k15\r\nqcreate k15b\r\nset k15 0 0 1\r\na\r\nset k15b 0 0 1\r\nb\r\n"
-        mc_send $c "get k15/open\r\nget k15b/open\r\n"
-        assert_equal [mc_read_until_close $c] "VALUE k15/open 0 1\r\na\r\nEND\r\nERROR\r\n"
+        assert_equal [mc_exchange $c "get k15/open\r\nget k15b/open\r\n"] \
+            "VALUE k15/open 0 1\r\na\r\nEND\r\nCLIENT_ERROR a read is already open on this connection\r\n"
+        mc_close $c
         wait_for {[q_stat $fd k15 in_flight] == 0} 100 50
         list [k_counts $fd k15] [k_counts $fd k15b]
     } {{1 0 1 0} {1 0 1 0}}
 
-    test {a plain get of the queue while a read is open on it: ERROR and close} {
+    test {a plain get of the queue while a read is open on it: CLIENT_ERROR, nothing taken} {
         set c [mc_connect]
         mc_exchange $fd "qcreate k16\r\nset k16 0 0 1\r\na\r\nset k16 0 0 1\r\nb\r\n"
-        mc_send $c "get k16/open\r\nget k16\r\n"
-        assert_equal [mc_read_until_close $c] "VALUE k16/open 0 1\r\na\r\nEND\r\nERROR\r\n"
+        assert_equal [mc_exchange $c "get k16/open\r\nget k16\r\n"] \
+            "VALUE k16/open 0 1\r\na\r\nEND\r\nCLIENT_ERROR this connection has a read open on that queue\r\n"
+        mc_close $c
         wait_for {[q_stat $fd k16 in_flight] == 0} 100 50
         k_counts $fd k16
     } {2 0 2 0}
@@ -211,17 +213,14 @@ start_server {tags {queue kestrel mcds-only}} {
         set r [mc_read_bytes $c [string length "VALUE k17e/open 0 1\r\ne\r\nEND\r\nEND\r\n"]]
     } "VALUE k17e/open 0 1\r\ne\r\nEND\r\nEND\r\n"
 
-    test {/peek combined with /open, /close or /abort: ERROR and close} {
+    test {/peek combined with /open, /close or /abort: CLIENT_ERROR, nothing taken} {
         mc_exchange $fd "qcreate k18\r\nset k18 0 0 1\r\na\r\n"
         set r {}
         foreach opts {peek/open open/peek close/peek peek/abort} {
-            set c [mc_connect]
-            mc_send $c "get k18/$opts\r\n"
-            lappend r [mc_read_until_close $c]
-            mc_close $c
+            append r [mc_exchange $fd "get k18/$opts\r\n"]
         }
-        lappend r [k_counts $fd k18]
-    } [list "ERROR\r\n" "ERROR\r\n" "ERROR\r\n" "ERROR\r\n" {1 0 1 0}]
+        list $r [k_counts $fd k18]
+    } [list [string repeat "CLIENT_ERROR /peek cannot be combined with /open, /close or /abort\r\n" 4] {1 0 1 0}]
 
     test {keys with a slash that are not queues keep their memcached meaning} {
         mc_exchange $fd [string cat "get user/42\r\nset user/42 3 0 2\r\nhi\r\nget user/42\r\n" \

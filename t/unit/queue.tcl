@@ -570,7 +570,7 @@ start_server {tags {queue mcds-only}} {
     test {wrong token counts are ERROR for every verb} {
         set lines {qpop "qpop q 1 lease=1 wait=1 ack=1 x" qack "qack q" "qack q 1 noreply x"
             qrelease "qrelease q" "qrelease q 1 0 noreply x" qtouch "qtouch q" "qtouch q 1 5 noreply x"
-            qpeek "qpeek q 1 x" qpending "qpending q values x" qstats "qstats q x"
+            qpeek "qpeek q 1 x" qpending "qpending q values 1 x" qstats "qstats q x"
             qpurge "qpurge q noreply x"}
         set r {}
         foreach l $lines { append r [mc_exchange $fd "$l\r\n"] }

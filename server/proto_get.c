@@ -1,0 +1,317 @@
+/*
+ * proto_get: get gets gat gats, byte for byte as memcached 1.6 answers
+ * them, and multi-gets that outlive one event.
+ *
+ * A get line in the read buffer is checked whole first (key lengths, and
+ * the Kestrel reads it holds), so an error answers alone and nothing is
+ * taken from a queue. Then each key is looked up in order. When the
+ * connection's output is full, the get stops at the next key and
+ * resumes (c->resume) once the client has read: the reply is never held
+ * whole in memory. A get line longer than the read buffer is answered
+ * chunk by chunk as it arrives; in such a line queue keys read as misses
+ * (a Kestrel read needs the whole line checked first), and a bad key met
+ * after output already went out ends the reply with the error instead of
+ * END.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "parse.h"
+#include "proto_ext.h"
+#include "proto_get.h"
+#include "stats.h"
+#include "store.h"
+
+/* A multi-get in progress across events. */
+struct text_get {
+    bool active;
+    bool with_cas, touch;
+    rel_time_t exptime;
+    bool streaming;         /* the line's end has not been read yet */
+    bool skipping;          /* answered with an error: skip to the line's end */
+    bool queue_reads;       /* Kestrel reads allowed (the whole line was checked) */
+    bool single;            /* the line has one key */
+    struct conn_mark mark;  /* where the reply began */
+    char *keys;             /* keys still to look up, in the read buffer */
+    size_t len;
+};
+
+static struct text_get *get_state(conn *c) {
+    if (c->tget == NULL)
+        c->tget = calloc(1, sizeof(struct text_get));
+    return c->tget;
+}
+
+void get_conn_free(conn *c) {
+    free(c->tget);
+    c->tget = NULL;
+}
+
+bool get_streaming(const conn *c) {
+    return c->tget != NULL && c->tget->active && c->tget->streaming;
+}
+
+/* The next space-separated key in *p[0..*len): 0 when none is left. */
+static size_t get_next_key(char **p, size_t *len, char **key) {
+    size_t i = 0, start;
+
+    while (i < *len && (*p)[i] == ' ')
+        i++;
+    start = i;
+    while (i < *len && (*p)[i] != ' ')
+        i++;
+    *key = *p + start;
+    *p += i;
+    *len -= i;
+    return i - start;
+}
+
+/* Checks every key of keys[0..len) before any is looked up: REPLY_COUNT
+ * when all are fine, else the error to answer alone. */
+static enum reply_id get_check(conn *c, const struct text_get *g, char *keys, size_t len) {
+    char *p = keys, *key;
+    size_t left = len, n;
+
+    while ((n = get_next_key(&p, &left, &key)) > 0) {
+        if (n > ITEM_KEY_MAX)
+            return REPLY_BAD_FORMAT;
+    }
+    p = keys;
+    left = len;
+    while (g->queue_reads && (n = get_next_key(&p, &left, &key)) > 0) {
+        enum reply_id r = ext_kestrel_check(c, key, n, g->single);
+        if (r != REPLY_COUNT)
+            return r;
+    }
+    return REPLY_COUNT;
+}
+
+static void get_value_line(conn *c, item *it, bool with_cas) {
+    char *p = conn_out_reserve(c, 6 + it->nkey + 1 + 10 + 1 + 10 + 1 + 20 + 2);
+    char *q = p;
+
+    memcpy(q, "VALUE ", 6);
+    q += 6;
+    memcpy(q, item_key(it), it->nkey);
+    q += it->nkey;
+    *q++ = ' ';
+    q += parse_format_u64(q, it->flags);
+    *q++ = ' ';
+    q += parse_format_u64(q, it->nbytes - 2);
+    if (with_cas) {
+        *q++ = ' ';
+        q += parse_format_u64(q, store_client_cas(it));
+    }
+    *q++ = '\r';
+    *q++ = '\n';
+    conn_out_commit(c, (size_t)(q - p));
+}
+
+/* A key that holds a queue, or names one before a '/': a Kestrel read.
+ * False when the read waits (the wait writes END). */
+static bool get_kestrel(conn *c, const struct text_get *g, const char *key, size_t nkey, item *q) {
+    switch (ext_kestrel_get(c, key, nkey, q, g->single, g->with_cas)) {
+    case KESTREL_WAIT:
+        return false;
+    case KESTREL_NOT_QUEUE:
+        stats_incr(STATS_GET_MISSES);
+        return true;
+    default:
+        stats_incr(STATS_GET_HITS);
+        return true;
+    }
+}
+
+/* Looks up one key and queues its answer. False when a Kestrel read
+ * waits: the line is over. */
+static bool get_one(conn *c, const struct text_get *g, const char *key, size_t nkey) {
+    item *it;
+
+    stats_incr(g->touch ? STATS_CMD_TOUCH : STATS_CMD_GET);
+    it = g->touch ? store_get_touch(key, nkey, g->exptime) : store_get_any(key, nkey);
+    if (!g->touch && (it == NULL || it->type == ITEM_QUEUE)) {
+        bool go_on = true;
+        if (g->queue_reads)
+            go_on = get_kestrel(c, g, key, nkey, it);
+        else
+            stats_incr(STATS_GET_MISSES);
+        if (it != NULL)
+            item_release(it);
+        return go_on;
+    }
+    if (it == NULL) {
+        stats_incr(g->touch ? STATS_TOUCH_MISSES : STATS_GET_MISSES);
+        return true;
+    }
+    stats_incr(g->touch ? STATS_TOUCH_HITS : STATS_GET_HITS);
+    get_value_line(c, it, g->with_cas);
+    conn_out_item(c, it, item_value(it), it->nbytes);
+    return true;
+}
+
+static void get_resume(conn *c);
+
+/* Answers the keys left in g; pauses when the output is full. */
+static void get_run(conn *c, struct text_get *g) {
+    char *key;
+    size_t n;
+
+    for (;;) {
+        char *p = g->keys;
+        size_t len = g->len;
+        n = get_next_key(&p, &len, &key);
+        if (n == 0)
+            break;
+        if (conn_out_full(c)) {
+            c->resume = get_resume;
+            return;
+        }
+        g->keys = p;
+        g->len = len;
+        if (!get_one(c, g, key, n)) {
+            g->active = false;
+            return;
+        }
+    }
+    if (!g->streaming) {
+        conn_out_reply(c, REPLY_END);
+        g->active = false;
+    }
+}
+
+static void get_resume(conn *c) {
+    get_run(c, c->tget);
+}
+
+/* Ends the reply with err: alone when nothing went out yet, after the
+ * values already sent otherwise. A streaming line is skipped to its end. */
+static void get_fail(conn *c, struct text_get *g, enum reply_id err) {
+    if (!c->out_sent)
+        conn_rollback(c, &g->mark);
+    conn_out_reply(c, err);
+    g->skipping = g->streaming;
+    g->active = g->streaming;
+}
+
+/* Sets up g for a new line. */
+static struct text_get *get_begin(conn *c, bool with_cas, bool touch, rel_time_t exptime) {
+    struct text_get *g = get_state(c);
+
+    if (g == NULL) {
+        conn_out_reply(c, REPLY_OOM);
+        return NULL;
+    }
+    memset(g, 0, sizeof(*g));
+    g->active = true;
+    g->with_cas = with_cas;
+    g->touch = touch;
+    g->exptime = exptime;
+    c->out_sent = false;
+    conn_mark_out(c, &g->mark);
+    return g;
+}
+
+/* Whether keys[0..len) holds exactly one key. */
+static bool get_is_single(char *keys, size_t len) {
+    char *key;
+
+    return get_next_key(&keys, &len, &key) > 0 && get_next_key(&keys, &len, &key) == 0;
+}
+
+static enum conn_parse_result get_line(conn *c, char *keys, size_t len, bool with_cas, bool touch,
+                                       rel_time_t exptime) {
+    struct text_get *g = get_begin(c, with_cas, touch, exptime);
+    enum reply_id err;
+
+    if (g == NULL)
+        return PARSE_DONE;
+    g->queue_reads = !touch;
+    g->single = get_is_single(keys, len);
+    err = get_check(c, g, keys, len);
+    if (err != REPLY_COUNT) {
+        get_fail(c, g, err);
+        return PARSE_DONE;
+    }
+    g->keys = keys;
+    g->len = len;
+    get_run(c, g);
+    return PARSE_DONE;
+}
+
+enum conn_parse_result get_keys(conn *c, char *keys, size_t len, bool with_cas) {
+    return get_line(c, keys, len, with_cas, false, 0);
+}
+
+/* "gat <exptime> <key>+": the first token after the verb is the exptime. */
+void get_touch(conn *c, char *rest, size_t len, bool with_cas) {
+    char *sp = memchr(rest, ' ', len);
+    size_t elen = sp != NULL ? (size_t)(sp - rest) : len;
+    char buf[32];
+    int32_t exptime;
+
+    if (elen >= sizeof(buf)) {
+        conn_out_reply(c, REPLY_BAD_EXPTIME);
+        return;
+    }
+    memcpy(buf, rest, elen);
+    buf[elen] = '\0';
+    if (!parse_i32(buf, &exptime)) {
+        conn_out_reply(c, REPLY_BAD_EXPTIME);
+        return;
+    }
+    get_line(c, rest + elen, len - elen, with_cas, true, clock_exptime(exptime));
+}
+
+/* ---- lines longer than the read buffer ---- */
+
+/* Answers the complete keys of the streaming line now in the buffer. */
+enum conn_parse_result get_stream_more(conn *c) {
+    struct text_get *g = c->tget;
+    char *p = c->rbuf + c->rpos, *end;
+    size_t avail = c->rlen - c->rpos, len;
+    char *nl = memchr(p, '\n', avail);
+
+    if (nl != NULL) {
+        len = (size_t)(nl - p);
+        conn_consume(c, len + 1);
+        if (len > 0 && p[len - 1] == '\r')
+            len--;
+        g->streaming = false;
+    } else {
+        end = p + avail;
+        while (end > p && end[-1] != ' ')
+            end--;
+        if (end == p && avail <= ITEM_KEY_MAX)
+            return PARSE_MORE;      /* one partial key: wait for the rest */
+        len = end == p ? avail : (size_t)(end - p);
+        conn_consume(c, len);
+    }
+    if (g->skipping) {
+        g->active = g->streaming;
+        return PARSE_DONE;
+    }
+    if (get_check(c, g, p, len) != REPLY_COUNT) {
+        get_fail(c, g, REPLY_BAD_FORMAT);
+        return PARSE_DONE;
+    }
+    g->keys = p;
+    g->len = len;
+    get_run(c, g);
+    return PARSE_DONE;
+}
+
+enum conn_parse_result get_stream_start(conn *c, char *line, size_t avail) {
+    size_t skip = 0, verb;
+    struct text_get *g;
+
+    while (skip < avail && line[skip] == ' ')
+        skip++;
+    verb = line[skip + 3] == 's' ? 4 : 3;
+    g = get_begin(c, verb == 4, false, 0);
+    if (g == NULL)
+        return PARSE_CLOSE;
+    g->streaming = true;
+    conn_consume(c, skip + verb);
+    return get_stream_more(c);
+}

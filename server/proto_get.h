@@ -1,0 +1,32 @@
+/*
+ * proto_get: the text protocol's retrieval verbs (get gets gat gats),
+ * including multi-gets that outlive one event: a reply that fills the
+ * connection's output pauses and resumes as the client reads, and a line
+ * longer than the read buffer is answered as it arrives.
+ */
+#ifndef MCDS_PROTO_GET_H
+#define MCDS_PROTO_GET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "conn.h"
+
+/* Answers "get"/"gets" (with_cas) of the keys in keys[0..len), a whole
+ * line already in the read buffer. */
+enum conn_parse_result get_keys(conn *c, char *keys, size_t len, bool with_cas);
+/* Answers "gat"/"gats" <exptime> <keys>: rest is the line after the verb. */
+void get_touch(conn *c, char *rest, size_t len, bool with_cas);
+
+/* A get line longer than the read buffer: line[0..avail) is its start
+ * (no "\n" yet), beginning with "get " or "gets ". Answers the keys it
+ * holds and keeps reading the line. */
+enum conn_parse_result get_stream_start(conn *c, char *line, size_t avail);
+/* Whether the connection is inside such a line (the parser hands it its
+ * input until the line ends). */
+bool get_streaming(const conn *c);
+enum conn_parse_result get_stream_more(conn *c);
+
+void get_conn_free(conn *c);
+
+#endif
