@@ -11,11 +11,15 @@
  *  - starting and finishing a growth swaps table pointers with every
  *    stripe held (a few thousand uncontended locks: microseconds).
  */
+#include <endian.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "hash.h"
 
@@ -41,39 +45,70 @@ static pthread_cond_t hash_cond = PTHREAD_COND_INITIALIZER;
 static inline uint32_t hash_size(unsigned power) { return (uint32_t)1 << power; }
 static inline uint32_t hash_mask(unsigned power) { return hash_size(power) - 1; }
 
-static uint32_t hash_rotl(uint32_t x, int r) {
-    return (x << r) | (x >> (32 - r));
+/* SipHash-1-3 (Aumasson and Bernstein's keyed hash, one compression
+ * round, three finalization rounds) under a key drawn at start-up: a client
+ * cannot choose keys that collide, so a chain stays short whatever keys it
+ * sends (hash flooding). */
+struct hash_sip {
+    uint64_t v0, v1, v2, v3;
+};
+
+static uint64_t hash_seed[2];
+
+static inline uint64_t hash_rotl64(uint64_t x, int b) {
+    return (x << b) | (x >> (64 - b));
 }
 
-/* MurmurHash3, x86 32-bit variant, seed 0. */
+static inline void hash_sip_round(struct hash_sip *s) {
+    s->v0 += s->v1; s->v1 = hash_rotl64(s->v1, 13); s->v1 ^= s->v0; s->v0 = hash_rotl64(s->v0, 32);
+    s->v2 += s->v3; s->v3 = hash_rotl64(s->v3, 16); s->v3 ^= s->v2;
+    s->v0 += s->v3; s->v3 = hash_rotl64(s->v3, 21); s->v3 ^= s->v0;
+    s->v2 += s->v1; s->v1 = hash_rotl64(s->v1, 17); s->v1 ^= s->v2; s->v2 = hash_rotl64(s->v2, 32);
+}
+
+static inline void hash_sip_block(struct hash_sip *s, uint64_t m) {
+    s->v3 ^= m;
+    hash_sip_round(s);
+    s->v0 ^= m;
+}
+
 uint32_t hash_key(const char *key, size_t nkey) {
     const uint8_t *p = (const uint8_t *)key;
-    const uint32_t c1 = 0xcc9e2d51, c2 = 0x1b873593;
-    size_t nblocks = nkey / 4, i;
-    uint32_t h = 0, k;
+    struct hash_sip s;
+    uint64_t last = (uint64_t)nkey << 56, m;
+    size_t i, j;
 
-    for (i = 0; i < nblocks; i++) {
-        memcpy(&k, p + i * 4, 4);
-        k *= c1; k = hash_rotl(k, 15); k *= c2;
-        h ^= k; h = hash_rotl(h, 13); h = h * 5 + 0xe6546b64;
+    s.v0 = hash_seed[0] ^ 0x736f6d6570736575ULL;
+    s.v1 = hash_seed[1] ^ 0x646f72616e646f6dULL;
+    s.v2 = hash_seed[0] ^ 0x6c7967656e657261ULL;
+    s.v3 = hash_seed[1] ^ 0x7465646279746573ULL;
+    for (i = 0; i + 8 <= nkey; i += 8) {
+        memcpy(&m, p + i, 8);
+        hash_sip_block(&s, le64toh(m));
     }
-    k = 0;
-    switch (nkey & 3) {
-    case 3: k ^= (uint32_t)p[nblocks * 4 + 2] << 16; /* fall through */
-    case 2: k ^= (uint32_t)p[nblocks * 4 + 1] << 8;  /* fall through */
-    case 1: k ^= p[nblocks * 4];
-            k *= c1; k = hash_rotl(k, 15); k *= c2; h ^= k;
-    }
-    h ^= (uint32_t)nkey;
-    h ^= h >> 16; h *= 0x85ebca6b;
-    h ^= h >> 13; h *= 0xc2b2ae35;
-    h ^= h >> 16;
-    return h;
+    for (j = 0; i + j < nkey; j++)
+        last |= (uint64_t)p[i + j] << (8 * j);
+    hash_sip_block(&s, last);
+    s.v2 ^= 0xff;
+    hash_sip_round(&s);
+    hash_sip_round(&s);
+    hash_sip_round(&s);
+    return (uint32_t)(s.v0 ^ s.v1 ^ s.v2 ^ s.v3);
+}
+
+/* A fresh random key; the clock and pid only if the kernel has no
+ * randomness to give (never on Linux since 3.17). */
+static void hash_seed_init(void) {
+    if (getrandom(hash_seed, sizeof(hash_seed), 0) == (ssize_t)sizeof(hash_seed))
+        return;
+    hash_seed[0] = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ULL;
+    hash_seed[1] = (uint64_t)getpid() * 0xC2B2AE3D27D4EB4FULL ^ (uint64_t)clock();
 }
 
 void hash_init(int power) {
     uint32_t i, nlocks = hash_size(HASH_LOCK_POWER);
 
+    hash_seed_init();
     hash_pow = (unsigned)power;
     hash_primary = calloc(hash_size(hash_pow), sizeof(item *));
     hash_locks = calloc(nlocks, sizeof(pthread_mutex_t));
@@ -291,6 +326,26 @@ int hash_is_expanding(void) {
 
 uint64_t hash_count(void) {
     return __atomic_load_n(&hash_items, __ATOMIC_RELAXED);
+}
+
+uint64_t hash_longest_chain(void) {
+    uint64_t longest = 0;
+    uint32_t b, size;
+
+    size = hash_size(hash_pow);
+    for (b = 0; b < size; b++) {
+        uint64_t n = 0;
+        item *it;
+        pthread_mutex_lock(&hash_locks[b & hash_lockmask]);
+        if (!hash_is_expanding() && b < hash_size(hash_pow)) {
+            for (it = hash_primary[b]; it != NULL; it = it->h_next)
+                n++;
+        }
+        pthread_mutex_unlock(&hash_locks[b & hash_lockmask]);
+        if (n > longest)
+            longest = n;
+    }
+    return longest;
 }
 
 void hash_crawl(size_t *cursor, size_t n, int (*fn)(item *it), void (*done)(item *it)) {

@@ -4,7 +4,8 @@
  * Every access to a key goes: hv = hash_key(key); hash_lock(hv); find /
  * insert / remove; hash_unlock(hv). The table doubles in a background
  * thread, one bucket at a time under that bucket's stripe lock, so lookups
- * never stop while it grows.
+ * never stop while it grows. Keys are hashed with SipHash-1-3 under a
+ * random key chosen at start-up.
  */
 #ifndef MCDS_HASH_H
 #define MCDS_HASH_H
@@ -33,6 +34,9 @@ unsigned hash_power(void);
 uint64_t hash_bytes(void);
 int hash_is_expanding(void);
 uint64_t hash_count(void);
+/* The most items in one bucket: a walk of the whole table, one stripe at
+ * a time (0 while it grows). For tests and debugging only. */
+uint64_t hash_longest_chain(void);
 
 /* Visits buckets [*cursor, *cursor + n) with each bucket's lock held,
  * calling fn on every item; fn returns 1 to have the item removed from the

@@ -247,7 +247,7 @@ void stats_settings(stats_emit_fn emit, void *ctx) {
     stats_emit_u64(emit, ctx, "hashpower_init", (uint64_t)settings.hashpower_init);
     stats_emit_str(emit, ctx, "flush_enabled", settings.flush_enabled ? "yes" : "no");
     stats_emit_str(emit, ctx, "shutdown_enabled", settings.shutdown_enabled ? "yes" : "no");
-    stats_emit_str(emit, ctx, "hash_algorithm", "murmur3");
+    stats_emit_str(emit, ctx, "hash_algorithm", "siphash13");
     stats_emit_str(emit, ctx, "debug", settings.debug ? "yes" : "no");
     stats_emit_u64(emit, ctx, "read_buf_mem_limit", settings.conn_buffer_limit);
     stats_emit_u64(emit, ctx, "conn_output_max", settings.conn_output_max);
@@ -292,6 +292,13 @@ void stats_slabs(stats_emit_fn emit, void *ctx) {
     stats_emit_u64(emit, ctx, "total_malloced", item_mem_used());
 }
 
+/* --debug only: the table's shape, walked whole. */
+static void stats_hash(stats_emit_fn emit, void *ctx) {
+    stats_emit_u64(emit, ctx, "hash_power_level", hash_power());
+    stats_emit_u64(emit, ctx, "hash_items", hash_count());
+    stats_emit_u64(emit, ctx, "hash_longest_chain", hash_longest_chain());
+}
+
 int stats_group(const char *sub, stats_emit_fn emit, void *ctx) {
     if (strcmp(sub, "settings") == 0)
         stats_settings(emit, ctx);
@@ -301,6 +308,8 @@ int stats_group(const char *sub, stats_emit_fn emit, void *ctx) {
         stats_slabs(emit, ctx);
     else if (strcmp(sub, "sizes") == 0)
         emit(ctx, "sizes_status", "disabled");
+    else if (strcmp(sub, "hash") == 0 && settings.debug)
+        stats_hash(emit, ctx);
     else
         return -1;
     return 0;

@@ -8,10 +8,15 @@
 #include "qheap.h"
 #include "queue.h"
 
-void qheap_init(struct qheap *h, int (*less)(const struct qmsg *, const struct qmsg *)) {
+void qheap_init(struct qheap *h, int (*less)(const struct qmsg *, const struct qmsg *), size_t pos_off) {
     h->v = NULL;
     h->n = h->cap = 0;
     h->less = less;
+    h->pos_off = pos_off;
+}
+
+static size_t *qheap_pos(const struct qheap *h, struct qmsg *m) {
+    return (size_t *)((char *)m + h->pos_off);
 }
 
 void qheap_free(struct qheap *h) {
@@ -22,7 +27,7 @@ void qheap_free(struct qheap *h) {
 
 static void qheap_set(struct qheap *h, size_t i, struct qmsg *m) {
     h->v[i] = m;
-    m->hpos = i;
+    *qheap_pos(h, m) = i;
 }
 
 static void qheap_up(struct qheap *h, size_t i) {
@@ -85,13 +90,14 @@ struct qmsg *qheap_top(const struct qheap *h) {
 }
 
 void qheap_remove(struct qheap *h, struct qmsg *m) {
-    size_t i = m->hpos;
+    size_t i = *qheap_pos(h, m);
 
     h->n--;
     if (i != h->n) {
-        qheap_set(h, i, h->v[h->n]);
+        struct qmsg *moved = h->v[h->n];
+        qheap_set(h, i, moved);
         qheap_down(h, i);
-        qheap_up(h, h->v[i]->hpos);
+        qheap_up(h, *qheap_pos(h, moved));
     }
 }
 

@@ -1,8 +1,9 @@
 /*
  * qheap: a binary min-heap of queue messages. Each message records its
- * position (hpos), so any message can be removed in O(log n) — an ack or
- * a release takes a message out of the middle of the in-flight heap.
- * A message is in at most one heap at a time.
+ * position in a field of its own (pos_off: offsetof the field), so any
+ * message can be removed in O(log n) — an ack or a release takes a message
+ * out of the middle of the in-flight heap. A message may be in two heaps
+ * that use two different position fields.
  */
 #ifndef MCDS_QHEAP_H
 #define MCDS_QHEAP_H
@@ -15,9 +16,10 @@ struct qheap {
     struct qmsg **v;
     size_t n, cap;
     int (*less)(const struct qmsg *a, const struct qmsg *b);
+    size_t pos_off;
 };
 
-void qheap_init(struct qheap *h, int (*less)(const struct qmsg *, const struct qmsg *));
+void qheap_init(struct qheap *h, int (*less)(const struct qmsg *, const struct qmsg *), size_t pos_off);
 void qheap_free(struct qheap *h);
 /* Room for n messages without growing: 0, or -1 when it cannot grow. */
 int qheap_reserve(struct qheap *h, size_t n);

@@ -4,11 +4,15 @@
  *
  * Threads: the timer lives on the main thread's event base; another
  * thread that needs it earlier writes a byte to the main thread's kick
- * pipe instead of touching the base (libevent runs without locks).
+ * pipe instead of touching the base (libevent runs without locks). A heap
+ * of the queues that have something due, by their next due time, tells
+ * the timer which queues to catch up: a timer run costs O(log n) per due
+ * queue, whatever the number of queues.
  *
  * Lock order: a queue's lock may be taken while holding nothing or the
  * registry lock (stats totals); the registry lock is never taken while a
- * queue lock is held. The timer never touches a queue it has not first
+ * queue lock is held. The timer heap's lock is taken last (under a queue
+ * lock, to move that queue in it) and nothing is locked under it. The timer never touches a queue it has not first
  * pinned with a reference on the queue's item, so a queue deleted and
  * freed on another thread meanwhile is never used.
  */
@@ -24,6 +28,7 @@
 #define QUEUE_IDMAP_INIT 64
 #define QUEUE_BURY_RETRY_MS 1000    /* buried messages are offered again after */
 #define QUEUE_BURY_BATCH 256        /* most buried messages offered at once */
+#define QUEUE_NO_TIMER SIZE_MAX
 
 struct queue {
     pthread_mutex_t lock;
@@ -31,6 +36,7 @@ struct queue {
     size_t nname;
     struct queue_opts opts;
     struct qheap ready;         /* by priority, then push order */
+    struct qheap ready_age;     /* the same messages by push order (oldest first) */
     struct qheap delayed;       /* by due time */
     struct qheap inflight;      /* by lease end */
     struct qheap buried;        /* dead letters not yet placed: by priority, push order */
@@ -44,6 +50,9 @@ struct queue {
     struct queue_stats counts;  /* the running totals (pushed, acked …) */
     bool closed;
     uint64_t next_due;          /* earliest delay or lease end; atomic */
+    size_t tpos;                /* place in the timer heap (QUEUE_NO_TIMER: none) */
+    uint64_t theap_due;         /* when the timer heap will visit it; atomic,
+                                   changed under the heap's lock */
     item *self;                 /* the keyspace item holding this queue */
     struct queue *reg_prev, *reg_next;
 };
@@ -80,10 +89,32 @@ static int queue_ready_less(const struct qmsg *a, const struct qmsg *b) {
     return a->seq < b->seq;
 }
 
+static int queue_age_less(const struct qmsg *a, const struct qmsg *b) {
+    return a->seq < b->seq;
+}
+
 static int queue_due_less(const struct qmsg *a, const struct qmsg *b) {
     if (a->due_ms != b->due_ms)
         return a->due_ms < b->due_ms;
     return a->seq < b->seq;
+}
+
+/* ---- the ready messages, by order and by age ---- */
+
+/* 0, or -1 (nothing changed) when a heap cannot grow. */
+static int queue_ready_add(struct queue *q, struct qmsg *m) {
+    if (qheap_reserve(&q->ready_age, q->ready.n + 1) < 0 || qheap_push(&q->ready, m) < 0)
+        return -1;
+    qheap_push(&q->ready_age, m);
+    return 0;
+}
+
+static struct qmsg *queue_ready_take(struct queue *q) {
+    struct qmsg *m = qheap_pop(&q->ready);
+
+    if (m != NULL)
+        qheap_remove(&q->ready_age, m);
+    return m;
 }
 
 /* ---- the in-flight id map ---- */
@@ -133,6 +164,85 @@ static struct qmsg *queue_id_take(struct queue *q, uint64_t id) {
         m->id_next = NULL;
     }
     return m;
+}
+
+/* ---- the timer heap: every queue that has something due, by when ---- */
+
+struct queue_theap {
+    struct queue **v;
+    size_t n, cap;
+};
+
+static pthread_mutex_t queue_theap_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct queue_theap queue_theap;
+
+static void queue_theap_set(size_t i, struct queue *q) {
+    queue_theap.v[i] = q;
+    q->tpos = i;
+}
+
+static uint64_t queue_theap_due(size_t i) {
+    return queue_theap.v[i]->theap_due;
+}
+
+static void queue_theap_up(size_t i) {
+    struct queue *q = queue_theap.v[i];
+
+    while (i > 0 && q->theap_due < queue_theap_due((i - 1) / 2)) {
+        queue_theap_set(i, queue_theap.v[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    queue_theap_set(i, q);
+}
+
+static void queue_theap_down(size_t i) {
+    struct queue *q = queue_theap.v[i];
+    uint64_t due = q->theap_due;
+
+    for (;;) {
+        size_t child = 2 * i + 1;
+        if (child >= queue_theap.n)
+            break;
+        if (child + 1 < queue_theap.n && queue_theap_due(child + 1) < queue_theap_due(child))
+            child++;
+        if (queue_theap_due(child) >= due)
+            break;
+        queue_theap_set(i, queue_theap.v[child]);
+        i = child;
+    }
+    queue_theap_set(i, q);
+}
+
+static void queue_theap_remove(struct queue *q) {
+    size_t i = q->tpos;
+
+    q->tpos = QUEUE_NO_TIMER;
+    __atomic_store_n(&q->theap_due, UINT64_MAX, __ATOMIC_RELAXED);
+    if (--queue_theap.n == i)
+        return;
+    queue_theap_set(i, queue_theap.v[queue_theap.n]);
+    queue_theap_down(i);
+    queue_theap_up(queue_theap.v[i]->tpos);
+}
+
+/* Makes the timer heap visit q by next at the latest; its lock held.
+ * Without memory to grow, q stays out and is caught up at its next use. */
+static void queue_theap_update(struct queue *q, uint64_t next) {
+    if (next >= q->theap_due)
+        return;
+    if (q->tpos == QUEUE_NO_TIMER) {
+        if (queue_theap.n == queue_theap.cap) {
+            size_t cap = queue_theap.cap ? queue_theap.cap * 2 : 64;
+            struct queue **v = realloc(queue_theap.v, cap * sizeof(*v));
+            if (v == NULL)
+                return;
+            queue_theap.v = v;
+            queue_theap.cap = cap;
+        }
+        queue_theap_set(queue_theap.n++, q);
+    }
+    __atomic_store_n(&q->theap_due, next, __ATOMIC_RELAXED);
+    queue_theap_up(q->tpos);
 }
 
 /* ---- the timer ---- */
@@ -188,6 +298,13 @@ static void queue_update_due(struct queue *q) {
     if (q->buried.n > 0 && q->bury_retry_at < next)
         next = q->bury_retry_at;
     __atomic_store_n(&q->next_due, next, __ATOMIC_RELEASE);
+    /* The heap only needs to hear of a time earlier than the one it has:
+     * a later one is found when the timer visits (and finds nothing due). */
+    if (next < __atomic_load_n(&q->theap_due, __ATOMIC_RELAXED)) {
+        pthread_mutex_lock(&queue_theap_lock);
+        queue_theap_update(q, next);
+        pthread_mutex_unlock(&queue_theap_lock);
+    }
     if (next != UINT64_MAX)
         queue_arm(next);
 }
@@ -195,7 +312,7 @@ static void queue_update_due(struct queue *q) {
 /* ---- waiters ---- */
 
 static void queue_lease(struct queue *q, uint64_t lease_ms, uint64_t now, struct qdelivery *out) {
-    struct qmsg *m = qheap_pop(&q->ready);
+    struct qmsg *m = queue_ready_take(q);
 
     m->deliveries++;
     m->due_ms = lease_ms == QUEUE_HELD ? QUEUE_HELD : now + lease_ms;
@@ -204,7 +321,7 @@ static void queue_lease(struct queue *q, uint64_t lease_ms, uint64_t now, struct
         /* No room to track it: leave it ready, deliver nothing. */
         m->deliveries--;
         m->state = QMSG_READY;
-        qheap_push(&q->ready, m);
+        queue_ready_add(q, m);      /* room it just had */
         out->payload = NULL;
         return;
     }
@@ -253,7 +370,7 @@ static void queue_serve(struct queue *q) {
 static void queue_requeue(struct queue *q, struct qmsg *m, uint64_t due_ms, uint64_t now) {
     m->due_ms = due_ms;
     m->state = due_ms > now ? QMSG_DELAYED : QMSG_READY;
-    if (qheap_push(m->state == QMSG_DELAYED ? &q->delayed : &q->ready, m) < 0) {
+    if ((m->state == QMSG_DELAYED ? qheap_push(&q->delayed, m) : queue_ready_add(q, m)) < 0) {
         /* Out of memory for the heap array: keep it in flight, due now. */
         m->state = QMSG_INFLIGHT;
         m->due_ms = now;
@@ -437,11 +554,14 @@ struct queue *queue_new(const char *name, size_t nname, const struct queue_opts 
     memcpy(q->name, name, nname);
     q->nname = nname;
     q->opts = *o;
-    qheap_init(&q->ready, queue_ready_less);
-    qheap_init(&q->delayed, queue_due_less);
-    qheap_init(&q->inflight, queue_due_less);
-    qheap_init(&q->buried, queue_ready_less);
+    qheap_init(&q->ready, queue_ready_less, offsetof(struct qmsg, hpos));
+    qheap_init(&q->ready_age, queue_age_less, offsetof(struct qmsg, apos));
+    qheap_init(&q->delayed, queue_due_less, offsetof(struct qmsg, hpos));
+    qheap_init(&q->inflight, queue_due_less, offsetof(struct qmsg, hpos));
+    qheap_init(&q->buried, queue_ready_less, offsetof(struct qmsg, hpos));
     q->next_due = UINT64_MAX;
+    q->theap_due = UINT64_MAX;
+    q->tpos = QUEUE_NO_TIMER;
     q->self = self;
     pthread_mutex_lock(&queue_reg_lock);
     q->reg_next = queue_reg;
@@ -477,6 +597,16 @@ void queue_free(struct queue *q) {
         q->reg_next->reg_prev = q->reg_prev;
     queue_nqueues--;
     pthread_mutex_unlock(&queue_reg_lock);
+    pthread_mutex_lock(&queue_theap_lock);
+    if (q->tpos != QUEUE_NO_TIMER)
+        queue_theap_remove(q);
+    if (queue_theap.n == 0) {   /* nothing due anywhere: give the array back */
+        free(queue_theap.v);
+        queue_theap.v = NULL;
+        queue_theap.cap = 0;
+    }
+    pthread_mutex_unlock(&queue_theap_lock);
+    qheap_free(&q->ready_age);
     queue_free_heap(&q->ready);
     queue_free_heap(&q->delayed);
     queue_free_heap(&q->inflight);
@@ -541,7 +671,7 @@ enum queue_result queue_push(struct queue *q, item *payload, uint32_t pri, uint6
     m->pushed_ms = now;
     m->payload = payload;
     m->state = due_ms > now ? QMSG_DELAYED : QMSG_READY;
-    rc = qheap_push(m->state == QMSG_DELAYED ? &q->delayed : &q->ready, m);
+    rc = m->state == QMSG_DELAYED ? qheap_push(&q->delayed, m) : queue_ready_add(q, m);
     if (rc < 0) {
         pthread_mutex_unlock(&q->lock);
         free(m);
@@ -571,7 +701,7 @@ enum queue_result queue_push_msg(struct queue *q, struct qmsg *m) {
         m->due_ms = 0;
         m->pushed_ms = clock_now_ms();
         m->state = QMSG_READY;
-        if (qheap_push(&q->ready, m) < 0)
+        if (queue_ready_add(q, m) < 0)
             r = QUEUE_NOMEM;
     }
     if (r == QUEUE_OK) {
@@ -603,7 +733,7 @@ int queue_take(struct queue *q, struct qdelivery *out) {
     struct qmsg *m;
 
     queue_lock(q, clock_now_ms(), &dl);
-    m = qheap_pop(&q->ready);
+    m = queue_ready_take(q);
     if (m != NULL) {
         q->counts.popped++;
         q->counts.acked++;
@@ -710,7 +840,7 @@ uint64_t queue_purge(struct queue *q) {
 
     pthread_mutex_lock(&q->lock);
     n = q->ready.n + q->delayed.n + q->buried.n;
-    while ((m = qheap_pop(&q->ready)) != NULL)
+    while ((m = queue_ready_take(q)) != NULL)
         queue_msg_free(m);
     while ((m = qheap_pop(&q->delayed)) != NULL)
         queue_msg_free(m);
@@ -739,7 +869,7 @@ void queue_pending(struct queue *q, size_t max, void (*fn)(const struct qmsg *m,
 }
 
 static void queue_stats_locked(struct queue *q, struct queue_stats *st, uint64_t now) {
-    size_t i;
+    struct qmsg *oldest = qheap_top(&q->ready_age);
 
     *st = q->counts;
     st->ready = q->ready.n;
@@ -747,12 +877,7 @@ static void queue_stats_locked(struct queue *q, struct queue_stats *st, uint64_t
     st->inflight = q->inflight.n;
     st->buried = q->buried.n;
     st->waiters = q->nwaiters;
-    st->oldest_ready_ms = 0;
-    for (i = 0; i < q->ready.n; i++) {
-        uint64_t age = now - q->ready.v[i]->pushed_ms;
-        if (age > st->oldest_ready_ms)
-            st->oldest_ready_ms = age;
-    }
+    st->oldest_ready_ms = oldest != NULL && now > oldest->pushed_ms ? now - oldest->pushed_ms : 0;
 }
 
 void queue_get_stats(struct queue *q, struct queue_stats *st) {
@@ -794,42 +919,37 @@ void queue_totals(struct queue_stats *total, uint64_t *nqueues) {
 
 /* ---- time: delays come due, leases run out ---- */
 
-/* Pins the queues whose next event is due (a reference on each item). */
+/* Takes the queues whose next event is due out of the timer heap, pinned
+ * (a reference on each item; one being freed is skipped). */
 static size_t queue_collect_due(uint64_t now, struct queue ***out) {
     size_t n = 0, cap = 0;
-    struct queue *q;
 
     *out = NULL;
-    pthread_mutex_lock(&queue_reg_lock);
-    for (q = queue_reg; q != NULL; q = q->reg_next) {
-        if (__atomic_load_n(&q->next_due, __ATOMIC_ACQUIRE) > now || !item_tryref(q->self))
-            continue;
+    pthread_mutex_lock(&queue_theap_lock);
+    while (queue_theap.n > 0 && queue_theap_due(0) <= now) {
+        struct queue *q = queue_theap.v[0];
         if (n == cap) {
             struct queue **v = realloc(*out, (cap ? cap * 2 : 16) * sizeof(*v));
-            if (v == NULL) {
-                item_release(q->self);
-                break;
-            }
+            if (v == NULL)
+                break;      /* the rest stay in the heap for the next run */
             *out = v;
             cap = cap ? cap * 2 : 16;
         }
-        (*out)[n++] = q;
+        queue_theap_remove(q);
+        if (item_tryref(q->self))
+            (*out)[n++] = q;
     }
-    pthread_mutex_unlock(&queue_reg_lock);
+    pthread_mutex_unlock(&queue_theap_lock);
     return n;
 }
 
 static uint64_t queue_earliest(void) {
     uint64_t next = UINT64_MAX;
-    struct queue *q;
 
-    pthread_mutex_lock(&queue_reg_lock);
-    for (q = queue_reg; q != NULL; q = q->reg_next) {
-        uint64_t d = __atomic_load_n(&q->next_due, __ATOMIC_ACQUIRE);
-        if (d < next)
-            next = d;
-    }
-    pthread_mutex_unlock(&queue_reg_lock);
+    pthread_mutex_lock(&queue_theap_lock);
+    if (queue_theap.n > 0)
+        next = queue_theap_due(0);
+    pthread_mutex_unlock(&queue_theap_lock);
     return next;
 }
 
@@ -844,7 +964,7 @@ static void queue_run_due(void) {
     n = queue_collect_due(now, &due);
     for (i = 0; i < n; i++) {
         queue_lock(due[i], now, &dl);
-        queue_unlock(due[i], &dl);
+        queue_unlock(due[i], &dl);      /* puts it back in the heap if due later */
         item_release(due[i]->self);
     }
     free(due);

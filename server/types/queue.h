@@ -43,6 +43,7 @@ struct qmsg {
     uint32_t pri;           /* lower is served first */
     uint32_t deliveries;    /* times leased */
     size_t hpos;            /* position in the heap that holds it */
+    size_t apos;            /* ready: position in the by-age heap */
     struct qmsg *id_next;   /* in-flight id map chain */
     item *payload;          /* client flags and value with "\r\n" */
     uint8_t state;

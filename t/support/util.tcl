@@ -243,3 +243,12 @@ proc free_port {} {
     close $s
     return $port
 }
+
+# The CPU time (user + system, in clock ticks) the process used so far.
+proc proc_cpu_ticks {pid} {
+    set f [open /proc/$pid/stat r]
+    set data [read $f]
+    close $f
+    set rest [string range $data [expr {[string last ")" $data] + 2}] end]
+    return [expr {[lindex $rest 11] + [lindex $rest 12]}]
+}

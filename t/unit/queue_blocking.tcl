@@ -8,15 +8,6 @@
 # needs them to end, and nothing here measures time: the tests wait for the
 # server to report its waiters (qstats) and then assert replies.
 
-# The CPU time (user + system, in clock ticks) the process used so far.
-proc proc_cpu_ticks {pid} {
-    set f [open /proc/$pid/stat r]
-    set data [read $f]
-    close $f
-    set rest [string range $data [expr {[string last ")" $data] + 2}] end]
-    return [expr {[lindex $rest 11] + [lindex $rest 12]}]
-}
-
 start_server {tags {queue mcds-only}} {
     set fd [mc_connect]
 
