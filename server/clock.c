@@ -11,6 +11,7 @@
 #include "clock.h"
 
 #define CLOCK_EPOCH_SLACK 2
+#define CLOCK_SHIFT_MAX (100LL * 365 * 86400)  /* one debugtime step: 100 years */
 
 static time_t clock_start_wall;       /* wall time matching rel time 0 */
 static struct timespec clock_start_mono;
@@ -47,11 +48,18 @@ time_t clock_started(void) {
     return clock_start_wall;
 }
 
-void clock_shift(int64_t seconds) {
+bool clock_shift(int64_t seconds) {
+    int64_t now = (int64_t)clock_compute();
+
+    /* The clock stays within rel_time_t's positive range, past its start. */
+    if (seconds > CLOCK_SHIFT_MAX || seconds < -CLOCK_SHIFT_MAX || now + seconds < CLOCK_EPOCH_SLACK ||
+        now + seconds > INT32_MAX)
+        return false;
     __atomic_add_fetch(&clock_offset, seconds, __ATOMIC_RELAXED);
     clock_tick();
     if (clock_shift_hook != NULL)
         clock_shift_hook();
+    return true;
 }
 
 void clock_on_shift(void (*fn)(void)) {

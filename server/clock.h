@@ -6,6 +6,7 @@
 #ifndef MCDS_CLOCK_H
 #define MCDS_CLOCK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -23,7 +24,9 @@ uint64_t clock_now_ms(void);
 /* Called after the clock was shifted (debugtime), from that thread. */
 void clock_on_shift(void (*fn)(void));
 time_t clock_started(void);
-void clock_shift(int64_t seconds);
+/* Moves the clock (debugtime); false, and nothing moves, when the shift
+ * is over 100 years either way or would leave the clock's range. */
+bool clock_shift(int64_t seconds);
 rel_time_t clock_exptime(int64_t exptime);
 int64_t clock_ttl(rel_time_t exptime);
 

@@ -52,6 +52,7 @@
 static __thread char conn_scratch[CONN_SCRATCH];
 
 static void conn_event(evutil_socket_t fd, short what, void *arg);
+static int conn_flush(conn *c);
 
 /* ---- buffer memory ---- */
 
@@ -154,6 +155,11 @@ void conn_close(conn *c) {
     conn_buf_realloc(c->wbuf, c->wsize, 0);
     conn_buf_realloc(c->segs, sizeof(struct conn_seg) * (size_t)c->segcap, 0);
     free(c);
+}
+
+void conn_shutdown(conn *c) {
+    conn_flush(c);          /* what the socket takes now; never waits */
+    conn_close(c);
 }
 
 void conn_set_state(conn *c, enum conn_state s) {

@@ -118,6 +118,9 @@ struct conn_mark {
 
 conn *conn_new(int fd, struct worker *w);
 void conn_close(conn *c);
+/* Server shutdown: sends what the socket takes of the queued replies
+ * without waiting, then closes. */
+void conn_shutdown(conn *c);
 void conn_set_state(conn *c, enum conn_state s);
 
 /* Output functions never fail: when a buffer cannot grow the connection

@@ -12,6 +12,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -31,6 +32,7 @@
 #define LISTENER_PAUSE_MS 100
 
 static int listener_fd = -1;
+static bool listener_unix_bound;    /* our socket file is at -s PATH */
 static struct event *listener_ev;
 static struct event *listener_resume_ev;
 
@@ -136,6 +138,54 @@ static int listener_tcp(void) {
     return fd;
 }
 
+/* Clears the way for our socket at path: nothing there, or a socket that
+ * nobody answers on (a crashed server's leftover, removed). Anything else,
+ * a live server's socket above all, is left alone and refused. */
+static int listener_unix_clear(const char *path, const struct sockaddr_un *sun) {
+    struct stat st;
+    int fd, rc, err;
+
+    if (lstat(path, &st) < 0) {
+        if (errno == ENOENT)
+            return 0;
+        log_msg(0, "cannot check unix socket path %s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (!S_ISSOCK(st.st_mode)) {
+        log_msg(0, "refusing to listen on unix:%s: it exists and is not a socket", path);
+        return -1;
+    }
+    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    rc = connect(fd, (const struct sockaddr *)sun, sizeof(*sun));
+    err = errno;
+    close(fd);
+    if (rc == 0) {
+        log_msg(0, "refusing to listen on unix:%s: another server answers on it", path);
+        return -1;
+    }
+    if (err != ECONNREFUSED && err != ENOENT) {
+        log_msg(0, "refusing to listen on unix:%s: %s", path, strerror(err));
+        return -1;
+    }
+    unlink(path);
+    return 0;
+}
+
+/* Binds with the socket's permissions set from the start (umask around
+ * bind), so it is never reachable with wider ones. Start-up is single
+ * threaded, so the process-wide umask is ours for that moment. */
+static int listener_unix_bind(int fd, const struct sockaddr_un *sun) {
+    mode_t old = umask((mode_t)(~settings.socket_mask & 0777));
+    int rc = bind(fd, (const struct sockaddr *)sun, sizeof(*sun));
+    int err = errno;
+
+    umask(old);
+    errno = err;
+    return rc;
+}
+
 static int listener_unix(void) {
     struct sockaddr_un sun;
     int fd;
@@ -147,16 +197,16 @@ static int listener_unix(void) {
     memset(&sun, 0, sizeof(sun));
     sun.sun_family = AF_UNIX;
     strcpy(sun.sun_path, settings.socket_path);
-    unlink(settings.socket_path);
+    if (listener_unix_clear(settings.socket_path, &sun) < 0)
+        return -1;
     fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0 || bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 ||
-        chmod(settings.socket_path, (mode_t)settings.socket_mask) < 0 ||
-        listen(fd, LISTENER_BACKLOG) < 0) {
+    if (fd < 0 || listener_unix_bind(fd, &sun) < 0 || listen(fd, LISTENER_BACKLOG) < 0) {
         log_msg(0, "failed to listen on unix:%s: %s", settings.socket_path, strerror(errno));
         if (fd >= 0)
             close(fd);
         return -1;
     }
+    listener_unix_bound = true;
     log_msg(0, "listening on unix:%s", settings.socket_path);
     return fd;
 }
@@ -184,6 +234,7 @@ void listener_close(void) {
     if (listener_fd >= 0)
         close(listener_fd);
     listener_fd = -1;
-    if (settings.socket_path != NULL)
+    if (listener_unix_bound)
         unlink(settings.socket_path);
+    listener_unix_bound = false;
 }

@@ -6,11 +6,14 @@
  * connections, releasing every item reference), then free the keyspace
  * and everything else, so valgrind finds no leak.
  */
+#include <errno.h>
 #include <event2/event.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "config.h"
 #include "clock.h"
@@ -25,11 +28,96 @@
 #include "store_queue.h"
 #include "worker.h"
 
+#define MAIN_FD_RESERVE 64     /* descriptors beyond -c: listeners, pipes, files */
+
 static struct event_base *main_base;
 
+/* What each handled signal does. Every other signal keeps its default. */
+enum main_sig_action { MAIN_SIG_STOP, MAIN_SIG_GRACEFUL, MAIN_SIG_REOPEN_LOG, MAIN_SIG_IGNORE };
+
+static const struct {
+    int sig;
+    enum main_sig_action action;
+} main_signals[] = {
+    { SIGTERM, MAIN_SIG_STOP },
+    { SIGINT, MAIN_SIG_STOP },
+    { SIGQUIT, MAIN_SIG_STOP },
+    { SIGUSR1, MAIN_SIG_GRACEFUL },
+    { SIGHUP, MAIN_SIG_REOPEN_LOG },
+    { SIGUSR2, MAIN_SIG_IGNORE },
+};
+
+#define MAIN_NSIGNALS (sizeof(main_signals) / sizeof(main_signals[0]))
+
+static struct event *main_sig_events[MAIN_NSIGNALS];
+
 static void main_on_signal(evutil_socket_t sig, short what, void *arg) {
-    log_msg(0, "caught signal %d, shutting down", (int)sig);
-    event_base_loopbreak(main_base);
+    enum main_sig_action action = (enum main_sig_action)(intptr_t)arg;
+
+    switch (action) {
+    case MAIN_SIG_STOP:
+        log_msg(0, "caught signal %d (%s), shutting down", (int)sig, strsignal((int)sig));
+        event_base_loopbreak(main_base);
+        break;
+    case MAIN_SIG_GRACEFUL:
+        log_msg(0, "caught SIGUSR1: graceful stop (no new connections; replies already queued are sent)");
+        event_base_loopbreak(main_base);
+        break;
+    case MAIN_SIG_REOPEN_LOG:
+        log_reopen();
+        break;
+    case MAIN_SIG_IGNORE:
+        log_msg(0, "caught signal %d (%s): ignored", (int)sig, strsignal((int)sig));
+        break;
+    }
+}
+
+static int main_watch_signals(void) {
+    size_t i;
+
+    for (i = 0; i < MAIN_NSIGNALS; i++) {
+        main_sig_events[i] = evsignal_new(main_base, main_signals[i].sig, main_on_signal,
+                                          (void *)(intptr_t)main_signals[i].action);
+        if (main_sig_events[i] == NULL || event_add(main_sig_events[i], NULL) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void main_unwatch_signals(void) {
+    size_t i;
+
+    for (i = 0; i < MAIN_NSIGNALS; i++) {
+        if (main_sig_events[i] != NULL)
+            event_free(main_sig_events[i]);
+        main_sig_events[i] = NULL;
+    }
+}
+
+/* Raises the open-file limit to fit -c clients plus a reserve, as far as
+ * the hard limit allows (memcached refuses to start otherwise, and so do
+ * we: clients past the limit would wait unanswered in the backlog). */
+static int main_fd_limit(void) {
+    rlim_t need = (rlim_t)settings.maxconns + MAIN_FD_RESERVE;
+    struct rlimit rl;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+        return 0;
+    if (rl.rlim_cur >= need)
+        return 0;
+    if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need) {
+        log_msg(0, "failed to set rlimit for open files: -c %d needs %llu descriptors, the hard "
+                "limit is %llu; raise it (ulimit -Hn, LimitNOFILE=) or start with a smaller -c",
+                settings.maxconns, (unsigned long long)need, (unsigned long long)rl.rlim_max);
+        return -1;
+    }
+    rl.rlim_cur = need;
+    if (setrlimit(RLIMIT_NOFILE, &rl) < 0) {
+        log_msg(0, "failed to set rlimit for open files to %llu: %s", (unsigned long long)need,
+                strerror(errno));
+        return -1;
+    }
+    return 0;
 }
 
 static void main_on_tick(evutil_socket_t fd, short what, void *arg) {
@@ -68,7 +156,7 @@ static void main_teardown(void) {
 }
 
 int main(int argc, char **argv) {
-    struct event *ev_term, *ev_int, *ev_tick;
+    struct event *ev_tick;
     struct timeval second = { 1, 0 };
     int rc;
 
@@ -79,17 +167,18 @@ int main(int argc, char **argv) {
         return rc > 0 ? 0 : 64;
     }
     log_set_level(settings.verbose);
-    if (main_setup() < 0 || listener_open(main_base) < 0 ||
-        workers_start(settings.num_threads) < 0) {
+    if (settings.log_file != NULL && log_open(settings.log_file) < 0) {
+        fprintf(stderr, "mcds-server: cannot open log file %s: %s\n", settings.log_file, strerror(errno));
+        settings_free();
+        return 1;
+    }
+    if (main_fd_limit() < 0 || main_setup() < 0 || listener_open(main_base) < 0 ||
+        workers_start(settings.num_threads) < 0 || main_watch_signals() < 0) {
         log_msg(0, "start-up failed");
         return 1;
     }
     hash_start_maintainer();
-    ev_term = evsignal_new(main_base, SIGTERM, main_on_signal, NULL);
-    ev_int = evsignal_new(main_base, SIGINT, main_on_signal, NULL);
     ev_tick = event_new(main_base, -1, EV_PERSIST, main_on_tick, NULL);
-    event_add(ev_term, NULL);
-    event_add(ev_int, NULL);
     event_add(ev_tick, &second);
     log_msg(0, "mcds-server %s ready: %d threads, %zu MB, max %d connections",
             PACKAGE_VERSION, settings.num_threads, settings.maxbytes / (1024 * 1024), settings.maxconns);
@@ -97,10 +186,10 @@ int main(int argc, char **argv) {
     event_base_dispatch(main_base);
 
     listener_close();
-    event_free(ev_term);
-    event_free(ev_int);
+    main_unwatch_signals();
     event_free(ev_tick);
     main_teardown();
-    fprintf(stderr, "mcds-server: stopped\n");
+    log_msg(0, "stopped");
+    log_close();
     return 0;
 }

@@ -330,8 +330,7 @@ static void text_debugtime(conn *c, struct text_tokens *t) {
         conn_out_reply(c, REPLY_BAD_FORMAT);
         return;
     }
-    clock_shift(shift);
-    conn_out_reply(c, REPLY_OK);
+    conn_out_reply(c, clock_shift(shift) ? REPLY_OK : REPLY_BAD_FORMAT);
 }
 
 /* An unknown command whose last token starts with "HTTP/" (an HTTP

@@ -20,7 +20,7 @@ struct settings settings;
 #define SETTINGS_OUTPUT_MIN 4096
 
 /* Long options without a letter. */
-enum { SETTINGS_OPT_OUTPUT_MAX = 256, SETTINGS_OPT_BUFFER_LIMIT };
+enum { SETTINGS_OPT_OUTPUT_MAX = 256, SETTINGS_OPT_BUFFER_LIMIT, SETTINGS_OPT_LOG_FILE };
 #define SETTINGS_ITEM_MAX (1024UL * 1024 * 1024)
 
 struct settings_option {
@@ -54,6 +54,8 @@ static const struct settings_option settings_options[] = {
     { SETTINGS_OPT_BUFFER_LIMIT, "conn-buffer-limit", required_argument, "<size>",
       "memory for all connection buffers, 0 for no limit (default 512m)" },
     { 'v', "verbose", no_argument, NULL, "verbose (repeat for more: -vv)" },
+    { SETTINGS_OPT_LOG_FILE, "log-file", required_argument, "<file>",
+      "append log lines to this file instead of stderr (SIGHUP reopens it)" },
     { 'D', "debug", no_argument, NULL, "enable debug verbs (debugtime) for tests" },
     { 'h', "help", no_argument, NULL, "print this help and exit" },
     { 'V', "version", no_argument, NULL, "print version and exit" },
@@ -83,8 +85,10 @@ void settings_init(void) {
 void settings_free(void) {
     free(settings.listen_addr);
     free(settings.socket_path);
+    free(settings.log_file);
     settings.listen_addr = NULL;
     settings.socket_path = NULL;
+    settings.log_file = NULL;
 }
 
 void settings_usage(FILE *out) {
@@ -163,6 +167,19 @@ static int settings_extended(const char *arg) {
     return -1;
 }
 
+/* An octal permission mask, 0 to 0777, every digit 0-7. */
+static int settings_mask(const char *arg) {
+    char *end;
+    long v;
+
+    errno = 0;
+    v = strtol(arg, &end, 8);
+    if (errno != 0 || end == arg || *end != '\0' || v < 0 || v > 0777)
+        return -1;
+    settings.socket_mask = (int)v;
+    return 0;
+}
+
 static int settings_protocol_arg(const char *arg) {
     if (strcmp(arg, "auto") == 0)
         settings.protocol = PROTO_AUTO;
@@ -193,11 +210,7 @@ static int settings_apply(int letter, const char *arg) {
         settings.socket_path = strdup(arg);
         return 0;
     case 'a':
-        errno = 0;
-        v = strtol(arg, NULL, 8);
-        if (errno != 0 || v < 0 || v > 0777) return -1;
-        settings.socket_mask = (int)v;
-        return 0;
+        return settings_mask(arg);
     case 't':
         if (settings_number(arg, 1, 256, &v) < 0) return -1;
         settings.num_threads = (int)v;
@@ -232,6 +245,10 @@ static int settings_apply(int letter, const char *arg) {
         return settings_size(arg, 1, &settings.conn_output_max);
     case SETTINGS_OPT_BUFFER_LIMIT:
         return settings_size(arg, 1, &settings.conn_buffer_limit);
+    case SETTINGS_OPT_LOG_FILE:
+        free(settings.log_file);
+        settings.log_file = strdup(arg);
+        return 0;
     }
     return -1;
 }

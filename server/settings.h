@@ -32,6 +32,7 @@ struct settings {
     bool debug;               /* --debug: enables the debugtime verb */
     size_t conn_output_max;   /* --conn-output-max: replies queued per connection */
     size_t conn_buffer_limit; /* --conn-buffer-limit: all connection buffers, 0 = none */
+    char *log_file;           /* --log-file: log here instead of stderr */
 };
 
 extern struct settings settings;

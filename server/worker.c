@@ -139,7 +139,7 @@ static void worker_run_calls(struct worker *w) {
 
 static void worker_close_all(struct worker *w) {
     while (w->conns != NULL)
-        conn_close(w->conns);
+        conn_shutdown(w->conns);
 }
 
 static void worker_notified(evutil_socket_t fd, short what, void *arg) {
