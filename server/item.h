@@ -45,6 +45,32 @@ typedef struct item {
     char data[];            /* key, then value */
 } item;
 
+/* cas, exptime, time and iflags change while an item is linked (always
+ * under its stripe lock) and replies read them without that lock: every
+ * access goes through these relaxed atomics, so a reader sees the old or
+ * the new value, never a torn one. Writers still hold the stripe lock, so
+ * a flag's load-and-store loses no other writer's change. */
+static inline uint64_t item_cas(const item *it) { return __atomic_load_n(&it->cas, __ATOMIC_RELAXED); }
+static inline void item_set_cas(item *it, uint64_t v) { __atomic_store_n(&it->cas, v, __ATOMIC_RELAXED); }
+static inline rel_time_t item_exptime(const item *it) { return __atomic_load_n(&it->exptime, __ATOMIC_RELAXED); }
+static inline void item_set_exptime(item *it, rel_time_t v) { __atomic_store_n(&it->exptime, v, __ATOMIC_RELAXED); }
+static inline rel_time_t item_time(const item *it) { return __atomic_load_n(&it->time, __ATOMIC_RELAXED); }
+static inline void item_set_time(item *it, rel_time_t v) { __atomic_store_n(&it->time, v, __ATOMIC_RELAXED); }
+
+static inline bool item_has_flag(const item *it, uint8_t f) {
+    return (__atomic_load_n(&it->iflags, __ATOMIC_RELAXED) & f) != 0;
+}
+
+static inline void item_set_flag(item *it, uint8_t f) {
+    __atomic_store_n(&it->iflags, (uint8_t)(__atomic_load_n(&it->iflags, __ATOMIC_RELAXED) | f), __ATOMIC_RELAXED);
+}
+
+static inline void item_clear_flag(item *it, uint8_t f) {
+    __atomic_store_n(&it->iflags, (uint8_t)(__atomic_load_n(&it->iflags, __ATOMIC_RELAXED) & ~f), __ATOMIC_RELAXED);
+}
+
+static inline uint32_t item_refs(const item *it) { return __atomic_load_n(&it->refcount, __ATOMIC_ACQUIRE); }
+
 static inline char *item_key(item *it) { return it->data; }
 static inline char *item_value(item *it) { return it->data + it->nkey; }
 

@@ -56,12 +56,12 @@ void lru_unlink(item *it) {
 }
 
 void lru_bump(item *it, rel_time_t now) {
-    it->time = now;
-    it->iflags |= ITEM_ACTIVE;
+    item_set_time(it, now);
+    item_set_flag(it, ITEM_ACTIVE);
 }
 
 void lru_requeue_locked(item *it) {
-    it->iflags &= (uint8_t)~ITEM_ACTIVE;
+    item_clear_flag(it, ITEM_ACTIVE);
     lru_unlink_locked(it);
     lru_push_head(it);
 }
@@ -86,7 +86,7 @@ rel_time_t lru_oldest_time(void) {
     rel_time_t t;
 
     pthread_mutex_lock(&lru_lock);
-    t = lru_tail != NULL ? lru_tail->time : 0;
+    t = lru_tail != NULL ? item_time(lru_tail) : 0;
     pthread_mutex_unlock(&lru_lock);
     return t;
 }

@@ -337,7 +337,7 @@ static void meta_get(conn *c, struct meta_req *r) {
     stats_incr(r->has_T ? STATS_TOUCH_HITS : STATS_GET_HITS);
     m.it = it;
     m.cas = store_client_cas(it);
-    m.exptime = r->t_before_T ? out.old_exptime : it->exptime;
+    m.exptime = r->t_before_T ? out.old_exptime : item_exptime(it);
     m.fetched_before = out.fetched_before;
     m.last_access = out.last_access;
     if (out.token_seen)
@@ -423,9 +423,9 @@ void meta_nread_done(conn *c) {
     st = store_item_req(it, &req, &cas);
     m.it = it;
     m.cas = meta_shown_cas(cas);
-    m.exptime = it->exptime;
+    m.exptime = item_exptime(it);
     m.fetched_before = false;
-    m.last_access = it->time;
+    m.last_access = item_time(it);
     if (!(st == STORE_STORED && r->quiet))
         meta_reply(c, r, meta_set_code(st), -1, st == STORE_STORED ? &m : NULL, NULL);
     item_release(it);
@@ -531,9 +531,9 @@ static void meta_debug(conn *c, struct meta_req *r) {
     memcpy(p + n, r->rkey, r->nrkey);
     n += (int)r->nrkey;
     n += sprintf(p + n, " exp=%lld la=%u cas=%llu fetch=%s cls=1 size=%zu\r\n",
-                 it->exptime == 0 ? -1LL : (long long)it->exptime - (long long)now,
-                 now > it->time ? now - it->time : 0, (unsigned long long)store_client_cas(it),
-                 (it->iflags & ITEM_FETCHED) ? "yes" : "no", item_size(it->nkey, it->nbytes));
+                 item_exptime(it) == 0 ? -1LL : (long long)item_exptime(it) - (long long)now,
+                 now > item_time(it) ? now - item_time(it) : 0, (unsigned long long)store_client_cas(it),
+                 item_has_flag(it, ITEM_FETCHED) ? "yes" : "no", item_size(it->nkey, it->nbytes));
     conn_out_commit(c, (size_t)n);
     item_release(it);
 }

@@ -252,7 +252,6 @@ static void text_verbosity(conn *c, struct text_tokens *t) {
         text_reply(c, REPLY_BAD_FORMAT);
         return;
     }
-    settings.verbose = (int)level;
     log_set_level((int)level);
     text_reply(c, REPLY_OK);
 }
@@ -315,8 +314,7 @@ static void text_cache_memlimit(conn *c, struct text_tokens *t) {
         text_reply(c, REPLY_MEMLIMIT_TOO_SMALL);
         return;
     }
-    settings.maxbytes = (size_t)mb * 1024 * 1024;
-    item_set_mem_limit(settings.maxbytes);
+    item_set_mem_limit((size_t)mb * 1024 * 1024);
     text_reply(c, REPLY_OK);
 }
 

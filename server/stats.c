@@ -21,6 +21,7 @@
 #include "item.h"
 #include "lru.h"
 #include "conn.h"
+#include "log.h"
 #include "settings.h"
 #include "stats.h"
 #include "types/queue.h"
@@ -201,7 +202,7 @@ void stats_general(stats_emit_fn emit, void *ctx) {
     stats_emit_u64(emit, ctx, "response_obj_bytes", stats_global_get(STATS_RESPONSE_OBJ_BYTES));
     stats_emit_u64(emit, ctx, "read_buf_oom", stats_global_get(STATS_READ_BUF_OOM));
     stats_emit_counters(emit, ctx, STATS_CMD_GET, STATS_BYTES_WRITTEN);
-    stats_emit_u64(emit, ctx, "limit_maxbytes", settings.maxbytes);
+    stats_emit_u64(emit, ctx, "limit_maxbytes", item_mem_limit());
     stats_emit_u64(emit, ctx, "accepting_conns", 1);
     stats_emit_u64(emit, ctx, "threads", (uint64_t)settings.num_threads);
     stats_emit_counters(emit, ctx, STATS_CONN_YIELDS, STATS_CONN_YIELDS);
@@ -224,12 +225,12 @@ void stats_general(stats_emit_fn emit, void *ctx) {
 }
 
 void stats_settings(stats_emit_fn emit, void *ctx) {
-    stats_emit_u64(emit, ctx, "maxbytes", settings.maxbytes);
+    stats_emit_u64(emit, ctx, "maxbytes", item_mem_limit());
     stats_emit_u64(emit, ctx, "maxconns", (uint64_t)settings.maxconns);
     stats_emit_u64(emit, ctx, "tcpport", (uint64_t)settings.port);
     stats_emit_u64(emit, ctx, "udpport", 0);
     stats_emit_str(emit, ctx, "inter", settings.listen_addr ? settings.listen_addr : "NULL");
-    stats_emit_u64(emit, ctx, "verbosity", (uint64_t)settings.verbose);
+    stats_emit_u64(emit, ctx, "verbosity", (uint64_t)log_level());
     stats_emit_u64(emit, ctx, "oldest", 0);
     stats_emit_str(emit, ctx, "evictions", settings.evict_to_free ? "on" : "off");
     stats_emit_str(emit, ctx, "domain_socket", settings.socket_path ? settings.socket_path : "NULL");

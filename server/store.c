@@ -39,29 +39,29 @@ void store_init(void) {
 }
 
 uint64_t store_client_cas(const item *it) {
-    return settings.cas_enabled ? it->cas : 0;
+    return settings.cas_enabled ? item_cas(it) : 0;
 }
 
 static int store_is_flushed(const item *it, rel_time_t now) {
     uint64_t fc = __atomic_load_n(&store_flush_cas, __ATOMIC_RELAXED);
     rel_time_t ft = __atomic_load_n(&store_flush_time, __ATOMIC_RELAXED);
 
-    if (fc != 0 && it->cas < fc)
+    if (fc != 0 && item_cas(it) < fc)
         return 1;
-    return ft != 0 && ft <= now && it->time <= ft;
+    return ft != 0 && ft <= now && item_time(it) <= ft;
 }
 
 static int store_is_expired(const item *it, rel_time_t now) {
-    return it->exptime != 0 && it->exptime <= now;
+    return item_exptime(it) != 0 && item_exptime(it) <= now;
 }
 
 /* Links it under its stripe lock (held): the one place items enter.
  * new_cas is an explicit CAS (meta E), 0 for the next one. */
 static void store_link_locked(item *it, uint32_t hv, uint64_t new_cas) {
-    it->iflags |= ITEM_LINKED;
-    it->iflags &= (uint8_t)~ITEM_FETCHED;
-    it->cas = new_cas != 0 ? new_cas : item_next_cas();
-    it->time = clock_now();
+    item_set_flag(it, ITEM_LINKED);
+    item_clear_flag(it, ITEM_FETCHED);
+    item_set_cas(it, new_cas != 0 ? new_cas : item_next_cas());
+    item_set_time(it, clock_now());
     item_incref(it);
     hash_insert(it, hv);
     if (it->type == ITEM_STRING)
@@ -80,7 +80,7 @@ static void store_struct_closed(item *it) {
 /* Everything about leaving the keyspace but the hash chain; the stripe
  * lock is held and, if lru_locked, the LRU lock too. */
 static void store_detach_locked(item *it, int lru_locked) {
-    it->iflags &= (uint8_t)~ITEM_LINKED;
+    item_clear_flag(it, ITEM_LINKED);
     if (it->type != ITEM_STRING)
         store_struct_closed(it);
     else if (lru_locked)
@@ -106,7 +106,7 @@ static void store_unlink_locked(item *it, uint32_t hv) {
 }
 
 static void store_count_dead(const item *it, rel_time_t now) {
-    if (!(it->iflags & ITEM_FETCHED) && store_is_expired(it, now))
+    if (!item_has_flag(it, ITEM_FETCHED) && store_is_expired(it, now))
         stats_global_add(STATS_EXPIRED_UNFETCHED, 1);
     stats_global_add(STATS_RECLAIMED, 1);
 }
@@ -150,11 +150,11 @@ static int store_pick_victim(item *it, void *arg) {
     if (!hash_trylock(hv))
         return 0;
     dead = store_is_expired(it, now) || store_is_flushed(it, now);
-    if (!(it->iflags & ITEM_LINKED) || (!dead && (!v->may_evict || it->refcount != 1))) {
+    if (!item_has_flag(it, ITEM_LINKED) || (!dead && (!v->may_evict || item_refs(it) != 1))) {
         hash_unlock(hv);
         return 0;
     }
-    if (!dead && (it->iflags & ITEM_ACTIVE)) {
+    if (!dead && item_has_flag(it, ITEM_ACTIVE)) {
         lru_requeue_locked(it);
         v->rescued++;
         hash_unlock(hv);
@@ -164,9 +164,9 @@ static int store_pick_victim(item *it, void *arg) {
         store_count_dead(it, now);
     } else {
         stats_global_add(STATS_EVICTIONS, 1);
-        if (!(it->iflags & ITEM_FETCHED))
+        if (!item_has_flag(it, ITEM_FETCHED))
             stats_global_add(STATS_EVICTED_UNFETCHED, 1);
-        else if (it->time + 60 > now)
+        else if (item_time(it) + 60 > now)
             stats_global_add(STATS_EVICTED_ACTIVE, 1);
     }
     store_unhook_locked(it, hv, 1);
@@ -224,7 +224,7 @@ item *store_alloc_sized(const char *key, size_t nkey, uint32_t flags, rel_time_t
 static item *store_concat(item *old, item *it, enum store_op op) {
     enum store_status st;
     size_t oldlen = old->nbytes - 2, addlen = it->nbytes - 2;
-    item *n = store_alloc(item_key(it), it->nkey, old->flags, old->exptime, oldlen + addlen + 2, &st);
+    item *n = store_alloc(item_key(it), it->nkey, old->flags, item_exptime(old), oldlen + addlen + 2, &st);
 
     if (n == NULL)
         return NULL;
@@ -251,20 +251,20 @@ static enum store_status store_append_locked(item *old, item *it, const struct s
     item *n;
 
     if (old == NULL && req->vivify) {
-        it->exptime = req->viv_exptime;
+        item_set_exptime(it, req->viv_exptime);
         store_link_locked(it, hv, req->new_cas);
-        *cas_out = it->cas;
+        *cas_out = item_cas(it);
         return STORE_STORED;
     }
     if (old == NULL)
         return STORE_NOT_STORED;
-    if (req->cas_in != 0 && old->cas != req->cas_in)
+    if (req->cas_in != 0 && item_cas(old) != req->cas_in)
         return STORE_EXISTS;
     n = store_concat(old, it, req->op);
     if (n == NULL)
         return STORE_NOT_STORED;
     store_replace_locked(old, n, hv, req->new_cas);
-    *cas_out = n->cas;
+    *cas_out = item_cas(n);
     item_release(n);
     return STORE_STORED;
 }
@@ -276,13 +276,15 @@ static enum store_status store_cas_check(item *old, item *it, const struct store
         stats_incr(STATS_CAS_MISSES);
         return STORE_NOT_FOUND;
     }
-    if (old->cas == req->cas_in) {
+    if (item_cas(old) == req->cas_in) {
         stats_incr(STATS_CAS_HITS);
         return STORE_STORED;
     }
-    if (req->set_stale && req->cas_in < old->cas) {
-        it->exptime = old->exptime;
-        it->iflags |= ITEM_STALE | (old->iflags & ITEM_TOKEN_SENT);
+    if (req->set_stale && req->cas_in < item_cas(old)) {
+        item_set_exptime(it, item_exptime(old));
+        item_set_flag(it, ITEM_STALE);
+        if (item_has_flag(old, ITEM_TOKEN_SENT))
+            item_set_flag(it, ITEM_TOKEN_SENT);
         return STORE_STORED;
     }
     stats_incr(STATS_CAS_BADVAL);
@@ -346,7 +348,7 @@ enum store_status store_item_req(item *it, const struct store_req *req, uint64_t
     }
     if (st == STORE_STORED) {
         store_replace_locked(old, it, hv, req->new_cas);
-        *cas_out = it->cas;
+        *cas_out = item_cas(it);
     }
     hash_unlock(hv);
     return st;
@@ -370,9 +372,9 @@ static item *store_lookup(const char *key, size_t nkey, int touch, rel_time_t ex
         it = NULL;
     if (it != NULL) {
         if (touch)
-            it->exptime = exptime;
+            item_set_exptime(it, exptime);
         item_incref(it);
-        it->iflags |= ITEM_FETCHED;
+        item_set_flag(it, ITEM_FETCHED);
         lru_bump(it, clock_now());
     }
     hash_unlock(hv);
@@ -409,7 +411,7 @@ enum store_status store_delete(const char *key, size_t nkey, uint64_t cas_in) {
     it = store_find_live(key, nkey, hv, 0);
     if (it == NULL)
         st = STORE_NOT_FOUND;
-    else if (cas_in != 0 && it->cas != cas_in)
+    else if (cas_in != 0 && item_cas(it) != cas_in)
         st = STORE_EXISTS;
     else
         store_unlink_locked(it, hv);
@@ -464,19 +466,19 @@ static item *store_arith_write(item *it, uint32_t hv, uint64_t value, uint64_t n
     enum store_status st;
     item *n;
 
-    if (len + 2 <= it->nbytes && __atomic_load_n(&it->refcount, __ATOMIC_ACQUIRE) == 1) {
+    if (len + 2 <= it->nbytes && item_refs(it) == 1) {
         memset(item_value(it) + len, ' ', it->nbytes - 2 - len);
         memcpy(item_value(it), buf, len);
-        it->cas = new_cas != 0 ? new_cas : item_next_cas();
+        item_set_cas(it, new_cas != 0 ? new_cas : item_next_cas());
         return it;
     }
-    n = store_alloc(item_key(it), it->nkey, it->flags, it->exptime, vlen + 2, &st);
+    n = store_alloc(item_key(it), it->nkey, it->flags, item_exptime(it), vlen + 2, &st);
     if (n == NULL)
         return NULL;
     memset(item_value(n), ' ', vlen);
     memcpy(item_value(n), buf, len);
     memcpy(item_value(n) + vlen, "\r\n", 2);
-    n->iflags |= ITEM_FETCHED;
+    item_set_flag(n, ITEM_FETCHED);
     store_replace_locked(it, n, hv, new_cas);
     item_release(n);
     return n;
@@ -496,8 +498,8 @@ static enum store_status store_arith_new(const char *key, size_t nkey, uint32_t 
     memcpy(item_value(n) + len, "\r\n", 2);
     store_link_locked(n, hv, req->new_cas);
     out->value = req->initial;
-    out->cas = n->cas;
-    out->exptime = n->exptime;
+    out->cas = item_cas(n);
+    out->exptime = item_exptime(n);
     out->created = true;
     item_release(n);
     return STORE_STORED;
@@ -508,7 +510,7 @@ static enum store_status store_arith_apply(item *it, uint32_t hv, const struct s
                                            struct store_arith_out *out) {
     uint64_t v;
 
-    if (req->cas_in != 0 && it->cas != req->cas_in)
+    if (req->cas_in != 0 && item_cas(it) != req->cas_in)
         return STORE_EXISTS;
     if (it->type != ITEM_STRING || store_parse_u64(it, &v) < 0)
         return STORE_NON_NUMERIC;
@@ -516,15 +518,15 @@ static enum store_status store_arith_apply(item *it, uint32_t hv, const struct s
         v += req->delta;
     else
         v = req->delta > v ? 0 : v - req->delta;
-    it->iflags |= ITEM_FETCHED;
+    item_set_flag(it, ITEM_FETCHED);
     if (req->touch)
-        it->exptime = req->exptime;
+        item_set_exptime(it, req->exptime);
     it = store_arith_write(it, hv, v, req->new_cas);
     if (it == NULL)
         return STORE_NO_MEMORY;
     out->value = v;
-    out->cas = it->cas;
-    out->exptime = it->exptime;
+    out->cas = item_cas(it);
+    out->exptime = item_exptime(it);
     return STORE_STORED;
 }
 
@@ -592,16 +594,16 @@ static item *store_vivify_locked(const char *key, size_t nkey, uint32_t hv, cons
  * before R wins if no win was handed out yet; a stale item always wins
  * once. Stripe lock held. */
 static void store_mget_win(item *it, const struct store_mget *req, struct store_mget_out *out) {
-    out->token_seen = (it->iflags & ITEM_TOKEN_SENT) != 0;
-    out->stale = (it->iflags & ITEM_STALE) != 0;
+    out->token_seen = item_has_flag(it, ITEM_TOKEN_SENT) != 0;
+    out->stale = item_has_flag(it, ITEM_STALE) != 0;
     out->won = out->created;
-    if (req->recache && !out->token_seen && !out->created && it->exptime != 0 &&
-        it->exptime < req->recache_time)
+    if (req->recache && !out->token_seen && !out->created && item_exptime(it) != 0 &&
+        item_exptime(it) < req->recache_time)
         out->won = true;
     if (out->stale && !out->token_seen)
         out->won = true;
     if (out->won)
-        it->iflags |= ITEM_TOKEN_SENT;
+        item_set_flag(it, ITEM_TOKEN_SENT);
 }
 
 item *store_meta_get(const char *key, size_t nkey, const struct store_mget *req,
@@ -623,14 +625,14 @@ item *store_meta_get(const char *key, size_t nkey, const struct store_mget *req,
         item_incref(it);
     }
     if (it != NULL) {
-        out->fetched_before = (it->iflags & ITEM_FETCHED) != 0;
-        out->last_access = it->time;
-        out->old_exptime = it->exptime;
+        out->fetched_before = item_has_flag(it, ITEM_FETCHED) != 0;
+        out->last_access = item_time(it);
+        out->old_exptime = item_exptime(it);
         if (req->touch)
-            it->exptime = req->exptime;
+            item_set_exptime(it, req->exptime);
         store_mget_win(it, req, out);
         if (!req->no_bump) {
-            it->iflags |= ITEM_FETCHED;
+            item_set_flag(it, ITEM_FETCHED);
             lru_bump(it, clock_now());
         }
     }
@@ -706,7 +708,7 @@ item *store_struct_find(const char *key, size_t nkey, enum item_type type,
 /* md x: the item stays, with an empty value and a new CAS. */
 static enum store_status store_drop_value_locked(item *it, uint32_t hv, uint64_t new_cas) {
     enum store_status st;
-    item *n = store_alloc(item_key(it), it->nkey, it->flags, it->exptime, 2, &st);
+    item *n = store_alloc(item_key(it), it->nkey, it->flags, item_exptime(it), 2, &st);
 
     if (n == NULL)
         return STORE_NO_MEMORY;
@@ -725,17 +727,17 @@ enum store_status store_meta_delete(const char *key, size_t nkey, const struct s
     it = store_find_live(key, nkey, hv, 0);
     if (it == NULL) {
         st = STORE_NOT_FOUND;
-    } else if (req->cas_in != 0 && it->cas != req->cas_in) {
+    } else if (req->cas_in != 0 && item_cas(it) != req->cas_in) {
         st = STORE_EXISTS;
     } else if (it->type != ITEM_STRING && (req->stale || req->drop_value)) {
         st = STORE_WRONG_TYPE;
     } else if (req->stale) {
         /* Stale items keep serving; the next reader wins the recache. */
         if (req->touch)
-            it->exptime = req->exptime;
-        it->iflags |= ITEM_STALE;
-        it->iflags &= (uint8_t)~ITEM_TOKEN_SENT;
-        it->cas = req->new_cas != 0 ? req->new_cas : item_next_cas();
+            item_set_exptime(it, req->exptime);
+        item_set_flag(it, ITEM_STALE);
+        item_clear_flag(it, ITEM_TOKEN_SENT);
+        item_set_cas(it, req->new_cas != 0 ? req->new_cas : item_next_cas());
     } else if (req->drop_value) {
         st = store_drop_value_locked(it, hv, req->new_cas);
     } else {
@@ -780,7 +782,7 @@ void store_tick(void) {
 }
 
 static void store_free_linked(item *it) {
-    it->iflags &= (uint8_t)~ITEM_LINKED;
+    item_clear_flag(it, ITEM_LINKED);
     item_release(it);
 }
 

@@ -209,6 +209,16 @@ proc server__valgrind_problems {id} {
     return [join $problems \n]
 }
 
+# A sanitizer's report in the server's stderr (a build configured with
+# --enable-sanitizers or --enable-sanitizers=thread), or "".
+proc server__sanitizer_report {id} {
+    set err [read_file $::srvinfo($id,stderr)]
+    if {[regexp -line {(WARNING: ThreadSanitizer|ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error:).*} $err what]} {
+        return "sanitizer report in stderr: $what"
+    }
+    return {}
+}
+
 proc server__describe {id} {
     return "[file tail $::srvinfo($id,binary)] [join $::srvinfo($id,args)]"
 }
@@ -246,6 +256,8 @@ proc server__stop {id} {
     }
     set vg [server__valgrind_problems $id]
     if {$vg ne {}} { lappend problems $vg }
+    set san [server__sanitizer_report $id]
+    if {$san ne {}} { lappend problems $san }
     if {[llength $problems]} {
         lappend problems "stderr tail ($::srvinfo($id,stderr)):" [file_tail $::srvinfo($id,stderr) 15]
     }

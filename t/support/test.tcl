@@ -132,6 +132,7 @@ proc auto_denied_tags {} {
         }
     }
     if {$::cfg(valgrind)} { lappend deny valgrind:skip }
+    if {[built_with_sanitizers]} { lappend deny sanitizer:skip }
     return $deny
 }
 
@@ -152,6 +153,7 @@ proc tags_skip_reason {taglist} {
                 mcds-only { return "mcds-only: the server under test is stock memcached" }
                 debugtime { return "debugtime: stock memcached has no clock verb" }
                 valgrind:skip { return "valgrind:skip: timing-sensitive under valgrind" }
+                sanitizer:skip { return "sanitizer:skip: measures CPU or memory, which a sanitizer build changes" }
             }
             return "tag $t denied"
         }

@@ -27,7 +27,7 @@ proc read_n_values {fd key n} {
     return $n
 }
 
-start_server {tags {conn mcds-only valgrind:skip}} {
+start_server {tags {conn mcds-only valgrind:skip sanitizer:skip}} {
     set fd [mc_connect]
 
     test {a 2 MB multi-get of one small item: every value comes, the server's peak memory stays bounded} {
@@ -90,7 +90,7 @@ start_server {tags {conn mcds-only}} {
     } "VALUE k 0 1\r\nx\r\nEND\r\n"
 }
 
-start_server {tags {conn mcds-only valgrind:skip}} {
+start_server {tags {conn mcds-only valgrind:skip sanitizer:skip}} {
     test {100 connections that send 1 MB of a get line and idle: memory stays bounded} {
         set base [proc_mem_kb [srv pid] VmRSS]
         set conns {}

@@ -5,7 +5,7 @@
 # uses (clock ticks from /proc, which other load on the machine does not
 # inflate) against a bound far below what the old linear costs took.
 
-start_server {tags {queue mcds-only valgrind:skip} args {-m 512}} {
+start_server {tags {queue mcds-only valgrind:skip sanitizer:skip} args {-m 512}} {
     set fd [mc_connect]
 
     test {50,000 queues with leases running out over two seconds: the timer's CPU stays small} {
