@@ -30,7 +30,8 @@
 
 #include "conn.h"
 #include "log.h"
-#include "proto_ext.h"
+#include "kestrel.h"
+#include "park.h"
 #include "proto_get.h"
 #include "proto_meta.h"
 #include "proto_text.h"
@@ -148,7 +149,8 @@ void conn_close(conn *c) {
         item_release(c->nread.it);
     get_conn_free(c);
     meta_conn_free(c);
-    ext_conn_closed(c);
+    park_conn_closed(c);
+    kestrel_conn_closed(c);
     worker_forget(c->worker, c);
     if (c->rbuf != NULL)
         worker_rbuf_put(c->worker, c->rbuf);
@@ -436,8 +438,7 @@ void conn_start_nread(conn *c, item *it, enum store_op op, uint64_t cas, bool no
     c->nread.op = op;
     c->nread.cas = cas;
     c->nread.noreply = noreply;
-    c->nread.meta = false;
-    c->nread.ext = false;
+    c->nread.finish = NULL;
     c->state = CONN_NREAD;
 }
 
@@ -503,7 +504,7 @@ static bool conn_read_paused(conn *c) {
  * was already on its way, the connection closes now (-1): what the wait
  * got goes back to the queue uncounted, never to a client that is gone. */
 static int conn_waiting_eof(conn *c) {
-    if (ext_wait_abandon(c)) {
+    if (park_abandon(c)) {
         c->state = CONN_PARSE;
         return 1;
     }

@@ -18,7 +18,7 @@ struct worker;
 struct event;
 struct conn;
 struct meta_req;
-struct ext_conn;
+struct park;
 struct text_get;
 
 /* The read buffer's fixed size: the longest request line plus room, and
@@ -64,8 +64,11 @@ struct conn_nread {
     enum store_op op;
     uint64_t cas;
     bool noreply;
-    bool meta;              /* an ms: proto_meta finishes it */
-    bool ext;               /* a qpush: proto_ext finishes it */
+    /* Text protocol: what finishes the command once the block is read
+     * (the verb's handler sets it). */
+    void (*finish)(struct conn *c);
+    uint64_t push_due_ms;   /* qpush: when the message becomes ready */
+    uint32_t push_pri;      /* qpush: its priority */
     uint32_t opaque;        /* binary protocol */
     uint8_t opcode;         /* binary protocol */
 };
@@ -103,7 +106,9 @@ typedef struct conn {
     void (*resume)(struct conn *c);
     int reqs;               /* commands handled in this event */
     struct meta_req *meta;  /* proto_meta's request, kept for an ms */
-    struct ext_conn *ext;   /* proto_ext's per-connection state (waits, open reads) */
+    struct park *park;      /* the blocking read this connection waits in */
+    item *open_pin;         /* Kestrel: the queue of its open read (kestrel.c) */
+    uint64_t open_id;       /* Kestrel: the open message */
     struct text_get *tget;  /* proto_text's multi-get in progress */
 
     struct conn *prev, *next;   /* the worker's list */

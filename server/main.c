@@ -17,6 +17,7 @@
 
 #include "config.h"
 #include "clock.h"
+#include "cmd.h"
 #include "hash.h"
 #include "item.h"
 #include "listener.h"
@@ -142,6 +143,7 @@ static int main_setup(void) {
     hash_init(settings.hashpower_init);
     lru_init();
     store_init();
+    cmd_init();
     signal(SIGPIPE, SIG_IGN);
     /* Every event base is used by its own thread only (other threads reach
      * a worker or the main thread through its pipe), so libevent runs

@@ -18,7 +18,8 @@
 
 #include "clock.h"
 #include "parse.h"
-#include "proto_ext.h"
+#include "cmd.h"
+#include "kestrel.h"
 #include "proto_get.h"
 #include "stats.h"
 #include "store.h"
@@ -80,7 +81,7 @@ static enum reply_id get_check(conn *c, const struct text_get *g, char *keys, si
     p = keys;
     left = len;
     while (g->queue_reads && (n = get_next_key(&p, &left, &key)) > 0) {
-        enum reply_id r = ext_kestrel_check(c, key, n, g->single);
+        enum reply_id r = kestrel_check(c, key, n, g->single);
         if (r != REPLY_COUNT)
             return r;
     }
@@ -111,7 +112,7 @@ static void get_value_line(conn *c, item *it, bool with_cas) {
 /* A key that holds a queue, or names one before a '/': a Kestrel read.
  * False when the read waits (the wait writes END). */
 static bool get_kestrel(conn *c, const struct text_get *g, const char *key, size_t nkey, item *q) {
-    switch (ext_kestrel_get(c, key, nkey, q, g->single, g->with_cas)) {
+    switch (kestrel_get(c, key, nkey, q, g->single, g->with_cas)) {
     case KESTREL_WAIT:
         return false;
     case KESTREL_NOT_QUEUE:
@@ -239,12 +240,8 @@ static enum conn_parse_result get_line(conn *c, char *keys, size_t len, bool wit
     return PARSE_DONE;
 }
 
-enum conn_parse_result get_keys(conn *c, char *keys, size_t len, bool with_cas) {
-    return get_line(c, keys, len, with_cas, false, 0);
-}
-
 /* "gat <exptime> <key>+": the first token after the verb is the exptime. */
-void get_touch(conn *c, char *rest, size_t len, bool with_cas) {
+static void get_touch(conn *c, char *rest, size_t len, bool with_cas) {
     char *sp = memchr(rest, ' ', len);
     size_t elen = sp != NULL ? (size_t)(sp - rest) : len;
     char buf[32];
@@ -261,6 +258,27 @@ void get_touch(conn *c, char *rest, size_t len, bool with_cas) {
         return;
     }
     get_line(c, rest + elen, len - elen, with_cas, true, clock_exptime(exptime));
+}
+
+/* ---- the verbs (entries of the command table) ---- */
+
+/* get (arg 0) and gets (arg 1: with CAS); without a key: ERROR, as in
+ * memcached. */
+enum conn_parse_result get_cmd_get(conn *c, struct cmd_line *l) {
+    if (l->nrest == 0) {
+        conn_out_reply(c, REPLY_ERROR);
+        return PARSE_DONE;
+    }
+    return get_line(c, l->rest, l->nrest, l->arg != 0, false, 0);
+}
+
+/* gat (arg 0) and gats (arg 1); "gat <exptime>" without keys answers END. */
+enum conn_parse_result get_cmd_gat(conn *c, struct cmd_line *l) {
+    if (l->nrest == 0)
+        conn_out_reply(c, REPLY_ERROR);
+    else
+        get_touch(c, l->rest, l->nrest, l->arg != 0);
+    return PARSE_DONE;
 }
 
 /* ---- lines longer than the read buffer ---- */

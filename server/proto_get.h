@@ -10,13 +10,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "conn.h"
+#include "cmd.h"
 
-/* Answers "get"/"gets" (with_cas) of the keys in keys[0..len), a whole
- * line already in the read buffer. */
-enum conn_parse_result get_keys(conn *c, char *keys, size_t len, bool with_cas);
-/* Answers "gat"/"gats" <exptime> <keys>: rest is the line after the verb. */
-void get_touch(conn *c, char *rest, size_t len, bool with_cas);
+/* get/gets and gat/gats (arg 1: with CAS), entries of the command table
+ * (the keys are walked in place, not tokenized). */
+enum conn_parse_result get_cmd_get(conn *c, struct cmd_line *l);
+enum conn_parse_result get_cmd_gat(conn *c, struct cmd_line *l);
 
 /* A get line longer than the read buffer: line[0..avail) is its start
  * (no "\n" yet), beginning with "get " or "gets ". Answers the keys it

@@ -10,7 +10,8 @@
  *   mn                           no-op: "MN", ends a quiet pipeline
  *   me <key>                     debug line about an item
  *
- * A request line is parsed into one struct meta_req, kept per connection
+ * Each is an entry of the command table (cmd.c) that hands the whole line
+ * here. A request line is parsed into one struct meta_req, kept per connection
  * (allocated on the first meta command) because an ms still needs it when
  * its data block has arrived.
  */
@@ -21,6 +22,7 @@
 #include "base64.h"
 #include "clock.h"
 #include "parse.h"
+#include "cmd.h"
 #include "proto_meta.h"
 #include "settings.h"
 #include "stats.h"
@@ -63,12 +65,6 @@ struct meta_tokens {
 
 static void meta_tokenize(char *line, size_t len, struct meta_tokens *t) {
     t->n = parse_tokenize(line, len, t->v, t->len, META_MAX_TOKENS);
-}
-
-bool meta_is_command(const char *line, size_t len) {
-    if (len < 2 || line[0] != 'm' || (len > 2 && line[2] != ' '))
-        return false;
-    return strchr("gsdane", line[1]) != NULL && line[1] != '\0';
 }
 
 static struct meta_req *meta_state(conn *c) {
@@ -369,6 +365,8 @@ static enum store_op meta_set_op(char mode) {
 }
 
 /* ms after its line parsed: allocate the item and read the data into it. */
+static void meta_nread_done(conn *c);
+
 static void meta_set_start(conn *c, struct meta_req *r, int32_t datalen) {
     enum store_op op = meta_set_op(r->mode);
     enum store_status st;
@@ -384,7 +382,7 @@ static void meta_set_start(conn *c, struct meta_req *r, int32_t datalen) {
         return;
     }
     conn_start_nread(c, it, op, r->C, r->quiet);
-    c->nread.meta = true;
+    c->nread.finish = meta_nread_done;
 }
 
 static const char *meta_set_code(enum store_status st) {
@@ -396,7 +394,7 @@ static const char *meta_set_code(enum store_status st) {
     }
 }
 
-void meta_nread_done(conn *c) {
+static void meta_nread_done(conn *c) {
     struct meta_req *r = c->meta;
     struct store_req req = { 0 };
     item *it = c->nread.it;
@@ -405,7 +403,6 @@ void meta_nread_done(conn *c) {
     uint64_t cas = 0;
 
     c->nread.it = NULL;
-    c->nread.meta = false;
     stats_incr(STATS_CMD_SET);
     if (memcmp(item_value(it) + it->nbytes - 2, "\r\n", 2) != 0) {
         conn_out_reply(c, REPLY_BAD_CHUNK);
@@ -598,7 +595,9 @@ static void meta_dispatch_set(conn *c, struct meta_req *r, struct meta_tokens *t
     meta_set_start(c, r, datalen);
 }
 
-enum conn_parse_result meta_dispatch(conn *c, char *line, size_t len) {
+enum conn_parse_result meta_cmd(conn *c, struct cmd_line *l) {
+    char *line = l->line;
+    size_t len = l->len;
     struct meta_tokens t;
     struct meta_req *r = meta_state(c);
     enum meta_cmd cmd = meta_cmd_of(line[1]);

@@ -1,0 +1,120 @@
+/*
+ * park: blocking reads. See park.h for the life of a wait; the rules that
+ * make it safe are here:
+ *  - the structure calls park_wake under its own lock, on any thread; the
+ *    wake only posts a call to the connection's worker (no lock, no
+ *    allocation);
+ *  - everything else (answer, timeout, hang-up, close) runs on that
+ *    worker's thread, so the connection is never touched elsewhere;
+ *  - a wait that was served is always answered or given back, never both.
+ */
+#include <event2/event.h>
+
+#include "park.h"
+
+static void park_put(struct park *p) {
+    if (--p->refs > 0)
+        return;
+    event_free(p->timer);
+    p->ops->release(p);
+}
+
+/* Ends c's wait p: answers, detaches, lets c parse again. */
+static void park_finish(conn *c, struct park *p) {
+    p->ops->answer(c, p);
+    c->park = NULL;
+    p->c = NULL;
+    park_put(p);            /* the connection's reference */
+    conn_resume(c);
+}
+
+/* The posted wake, on the connection's worker. */
+static void park_woken(void *arg) {
+    struct park *p = arg;
+    conn *c = p->c;
+
+    if (c == NULL) {
+        p->ops->give_back(p);
+        park_put(p);        /* the wake's reference */
+        return;
+    }
+    evtimer_del(p->timer);
+    p->refs--;              /* the wake's reference; c still holds one */
+    park_finish(c, p);
+}
+
+void park_wake(struct park *p) {
+    worker_post(p->worker, &p->call);
+}
+
+/* Takes p off its structure before it was served; false when it was
+ * served meanwhile (the wake is on its way). */
+static bool park_cancel(struct park *p) {
+    if (p->c == NULL || !p->ops->unwait(p))
+        return false;
+    evtimer_del(p->timer);
+    p->refs--;              /* it will never be woken */
+    return true;
+}
+
+static void park_on_timeout(evutil_socket_t fd, short what, void *arg) {
+    struct park *p = arg;
+
+    if (park_cancel(p))
+        park_finish(p->c, p);
+}
+
+bool park_init(struct park *p, conn *c, const struct park_ops *ops) {
+    p->ops = ops;
+    p->call.fn = park_woken;
+    p->call.arg = p;
+    p->c = c;
+    p->worker = c->worker;
+    p->refs = 2;
+    p->timer = evtimer_new(worker_base(c->worker), park_on_timeout, p);
+    return p->timer != NULL;
+}
+
+void park_refused(struct park *p) {
+    conn *c = p->c;
+
+    p->refs = 1;
+    p->c = NULL;
+    park_put(p);
+    conn_out_reply(c, REPLY_END);
+}
+
+void park_start(struct park *p, uint64_t wait_ms) {
+    struct timeval tv = { (time_t)(wait_ms / 1000), (suseconds_t)(wait_ms % 1000) * 1000 };
+    conn *c = p->c;
+
+    /* Even when served at once, the answer comes through the posted wake. */
+    c->park = p;
+    conn_set_state(c, CONN_WAITING);
+    evtimer_add(p->timer, &tv);
+}
+
+bool park_abandon(conn *c) {
+    struct park *p = c->park;
+
+    if (p == NULL || !park_cancel(p))
+        return false;
+    p->ops->answer(c, p);
+    c->park = NULL;
+    p->c = NULL;
+    park_put(p);            /* the connection's reference */
+    return true;
+}
+
+void park_conn_closed(conn *c) {
+    struct park *p = c->park;
+
+    if (p == NULL)
+        return;
+    evtimer_del(p->timer);
+    if (p->ops->unwait(p))
+        p->refs--;
+    p->c = NULL;
+    c->park = NULL;
+    park_put(p);
+}

@@ -1,0 +1,65 @@
+/*
+ * park: a connection parked in a blocking read (qpop wait=, get <q>/t=,
+ * and any later structure's blocking pop). The connection stops parsing,
+ * its waiter is queued on the structure, and whichever comes first ends
+ * the wait: the structure serves it (on any thread: the answer is posted
+ * to the connection's own worker), the wait times out, the client hangs
+ * up, or the connection closes. A struct park outlives whichever of
+ * "connection" and "posted wake" ends last (two references).
+ *
+ * Each structure embeds a struct park in its own waiter and supplies the
+ * ops that know its waiter: take it off the structure, write what it got,
+ * give back what it got when nobody can receive it, free it.
+ */
+#ifndef MCDS_PARK_H
+#define MCDS_PARK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "conn.h"
+#include "worker.h"
+
+struct event;
+struct park;
+
+struct park_ops {
+    /* Takes the waiter off its structure: false when it was served already
+     * (its wake is then on its way). */
+    bool (*unwait)(struct park *p);
+    /* Writes what the wait got (maybe nothing) to its connection. */
+    void (*answer)(conn *c, struct park *p);
+    /* The connection went before the answer could be written: what the
+     * wait got goes back, its delivery not counted. */
+    void (*give_back)(struct park *p);
+    /* Frees the waiter (the last reference went). */
+    void (*release)(struct park *p);
+};
+
+struct park {
+    const struct park_ops *ops;
+    struct worker_call call;
+    conn *c;                    /* NULL once the connection is gone */
+    struct worker *worker;
+    struct event *timer;
+    int refs;                   /* the connection, the posted wake */
+};
+
+/* Prepares p for c: false (p unusable, nothing to undo) without memory. */
+bool park_init(struct park *p, conn *c, const struct park_ops *ops);
+/* The waiter could not be queued (its structure is gone): answers END,
+ * releases p. */
+void park_refused(struct park *p);
+/* The waiter is queued: c waits up to wait_ms for park_wake. */
+void park_start(struct park *p, uint64_t wait_ms);
+/* Called by the structure once the waiter is served (any thread, the
+ * structure's lock may be held): posts the answer to c's worker. */
+void park_wake(struct park *p);
+
+/* The client hung up while parked: ends the wait now with its empty answer,
+ * without resuming c. False when the answer is already on its way. */
+bool park_abandon(conn *c);
+/* The connection is closing: forget its wait. */
+void park_conn_closed(conn *c);
+
+#endif

@@ -1,0 +1,136 @@
+/*
+ * verb_admin: the verbs about the server rather than a key: stats,
+ * flush_all, version, verbosity, quit, shutdown, cache_memlimit, and the
+ * debug-only debugtime, answered as memcached 1.6 answers them.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "clock.h"
+#include "cmd.h"
+#include "log.h"
+#include "parse.h"
+#include "settings.h"
+#include "stats.h"
+#include "store.h"
+#include "verb_admin.h"
+
+enum conn_parse_result admin_flush_all(conn *c, struct cmd_line *t) {
+    int32_t delay = 0;
+    int nargs;
+
+    c->noreply = cmd_is_noreply(t, t->n - 1);
+    nargs = t->n - 1 - (c->noreply ? 1 : 0);
+    if (!settings.flush_enabled) {
+        cmd_reply(c, REPLY_FLUSH_DISABLED);
+        return PARSE_DONE;
+    }
+    if (nargs == 1 && !parse_i32(t->v[1], &delay)) {
+        cmd_reply(c, REPLY_BAD_EXPTIME);
+        return PARSE_DONE;
+    }
+    stats_incr(STATS_CMD_FLUSH);
+    store_flush(delay);
+    cmd_reply(c, REPLY_OK);
+    return PARSE_DONE;
+}
+
+enum conn_parse_result admin_verbosity(conn *c, struct cmd_line *t) {
+    uint32_t level;
+
+    c->noreply = cmd_is_noreply(t, t->n - 1);
+    if (!parse_u32(t->v[1], &level)) {
+        cmd_reply(c, REPLY_BAD_FORMAT);
+        return PARSE_DONE;
+    }
+    log_set_level((int)level);
+    cmd_reply(c, REPLY_OK);
+    return PARSE_DONE;
+}
+
+enum conn_parse_result admin_version(conn *c, struct cmd_line *t) {
+    static const char line[] = "VERSION " MCDS_PROTOCOL_VERSION "\r\n";
+    conn_out(c, line, sizeof(line) - 1);
+    return PARSE_DONE;
+}
+
+enum conn_parse_result admin_shutdown(conn *c, struct cmd_line *t) {
+    if (!settings.shutdown_enabled) {
+        conn_out_reply(c, REPLY_SHUTDOWN_DISABLED);
+        return PARSE_DONE;
+    }
+    if (t->n > 2 || (t->n == 2 && strcmp(t->v[1], "graceful") != 0)) {
+        conn_out_reply(c, REPLY_BAD_SHUTDOWN_MODE);
+        return PARSE_DONE;
+    }
+    log_msg(0, "shutdown requested by a client");
+    kill(getpid(), SIGINT);
+    return PARSE_CLOSE;
+}
+
+static void admin_stat_line(void *ctx, const char *name, const char *value) {
+    conn *c = ctx;
+    size_t nn = strlen(name), nv = strlen(value);
+    char *p = conn_out_reserve(c, 5 + nn + 1 + nv + 2);
+
+    memcpy(p, "STAT ", 5);
+    memcpy(p + 5, name, nn);
+    p[5 + nn] = ' ';
+    memcpy(p + 6 + nn, value, nv);
+    memcpy(p + 6 + nn + nv, "\r\n", 2);
+    conn_out_commit(c, 8 + nn + nv);
+}
+
+enum conn_parse_result admin_stats(conn *c, struct cmd_line *t) {
+    if (t->n == 1) {
+        stats_general(admin_stat_line, c);
+    } else if (strcmp(t->v[1], "reset") == 0) {
+        stats_reset();
+        conn_out_reply(c, REPLY_RESET);
+        return PARSE_DONE;
+    } else if (stats_group(t->v[1], admin_stat_line, c) < 0) {
+        conn_out_reply(c, REPLY_ERROR);
+        return PARSE_DONE;
+    }
+    conn_out_reply(c, REPLY_END);
+    return PARSE_DONE;
+}
+
+enum conn_parse_result admin_cache_memlimit(conn *c, struct cmd_line *t) {
+    uint32_t mb;
+
+    c->noreply = cmd_is_noreply(t, 2);
+    if (!parse_u32(t->v[1], &mb)) {
+        conn_out_reply(c, REPLY_ERROR);
+        return PARSE_DONE;
+    }
+    if (mb < 8) {
+        cmd_reply(c, REPLY_MEMLIMIT_TOO_SMALL);
+        return PARSE_DONE;
+    }
+    item_set_mem_limit((size_t)mb * 1024 * 1024);
+    cmd_reply(c, REPLY_OK);
+    return PARSE_DONE;
+}
+
+enum conn_parse_result admin_debugtime(conn *c, struct cmd_line *t) {
+    char *end;
+    long long shift;
+
+    errno = 0;
+    shift = strtoll(t->v[1], &end, 10);
+    if (errno != 0 || *end != '\0' || end == t->v[1]) {
+        conn_out_reply(c, REPLY_BAD_FORMAT);
+        return PARSE_DONE;
+    }
+    conn_out_reply(c, clock_shift(shift) ? REPLY_OK : REPLY_BAD_FORMAT);
+    return PARSE_DONE;
+}
+
+enum conn_parse_result admin_quit(conn *c, struct cmd_line *t) {
+    return PARSE_CLOSE;
+}

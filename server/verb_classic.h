@@ -1,0 +1,17 @@
+/*
+ * verb_classic: memcached's keyed text verbs (set add replace append
+ * prepend cas incr decr delete touch), as entries of the command table.
+ */
+#ifndef MCDS_VERB_CLASSIC_H
+#define MCDS_VERB_CLASSIC_H
+
+#include "cmd.h"
+
+/* set add replace append prepend cas (arg: the store_op) */
+enum conn_parse_result classic_store(conn *c, struct cmd_line *l);
+/* incr (arg 1), decr (arg 0) */
+enum conn_parse_result classic_arith(conn *c, struct cmd_line *l);
+enum conn_parse_result classic_delete(conn *c, struct cmd_line *l);
+enum conn_parse_result classic_touch(conn *c, struct cmd_line *l);
+
+#endif

@@ -1,0 +1,36 @@
+/*
+ * verb_queue: the queue verbs (qcreate qpush qpop qack qrelease qtouch
+ * qpeek qpending qstats qpurge) as entries of the command table, and the
+ * pieces of their replies that the Kestrel dialect and blocking reads
+ * share.
+ */
+#ifndef MCDS_VERB_QUEUE_H
+#define MCDS_VERB_QUEUE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cmd.h"
+#include "types/queue.h"
+
+enum conn_parse_result qverb_create(conn *c, struct cmd_line *l);
+enum conn_parse_result qverb_push(conn *c, struct cmd_line *l);
+enum conn_parse_result qverb_pop(conn *c, struct cmd_line *l);
+/* qack, qrelease, qtouch: the table's arg says which. */
+enum { QVERB_ACK, QVERB_RELEASE, QVERB_TOUCH };
+enum conn_parse_result qverb_by_id(conn *c, struct cmd_line *l);
+enum conn_parse_result qverb_peek(conn *c, struct cmd_line *l);
+enum conn_parse_result qverb_pending(conn *c, struct cmd_line *l);
+enum conn_parse_result qverb_stats(conn *c, struct cmd_line *l);
+enum conn_parse_result qverb_purge(conn *c, struct cmd_line *l);
+
+/* "ITEM <id> <flags> <bytes> <deliveries>\r\n<data>\r\n"; takes over the
+ * delivery's payload reference. */
+void qverb_out_delivery(conn *c, struct qdelivery *d);
+/* A receipt "<id>" or "<id>:<delivery>" (delivery 1 to 2^32-1). */
+bool qverb_parse_receipt(const char *s, struct qreceipt *r);
+/* A delay in exptime terms (0 now, up to 30 days relative, above that a
+ * Unix time) in milliseconds from now. */
+uint64_t qverb_delay_ms(int32_t delay);
+
+#endif
