@@ -2,8 +2,10 @@
  * testutil.c - helpers shared by the libmcds test programs (testutil.h).
  */
 #include <libmemcached/memcached.h>
+#include <netdb.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -141,4 +143,69 @@ int tu_cmp_items(const void *a, const void *b)
     if (c != 0)
         return c;
     return x->len < y->len ? -1 : x->len > y->len;
+}
+
+/* Connects to "host:port", or fails the test. */
+static int connect_entry(const char *entry)
+{
+    struct addrinfo hints, *ai = NULL;
+    char host[256], port[16];
+    int fd;
+
+    if (sscanf(entry, "%255[^:]:%15[0-9]", host, port) != 2)
+        tu_fail(__FILE__, __LINE__, "not host:port", entry);
+    memset(&hints, 0, sizeof hints);
+    hints.ai_socktype = SOCK_STREAM;
+    if (getaddrinfo(host, port, &hints, &ai) != 0)
+        tu_fail(__FILE__, __LINE__, "host lookup", entry);
+    fd = socket(ai->ai_family, SOCK_STREAM, 0);
+    if (fd < 0 || connect(fd, ai->ai_addr, ai->ai_addrlen) != 0)
+        tu_fail(__FILE__, __LINE__, "connect", entry);
+    freeaddrinfo(ai);
+    return fd;
+}
+
+/* Sends "debugtime <seconds>" to one server: 1 for OK, 0 otherwise. */
+static int debugtime_one(const char *entry, int seconds)
+{
+    char line[64];
+    int fd = connect_entry(entry), n, got = 0;
+
+    n = snprintf(line, sizeof line, "debugtime %d\r\n", seconds);
+    if (write(fd, line, (size_t)n) != n)
+        tu_fail(__FILE__, __LINE__, "send debugtime", entry);
+    while (got < (int)sizeof line - 1 && (got == 0 || line[got - 1] != '\n')) {
+        ssize_t r = read(fd, line + got, 1);
+        if (r <= 0)
+            tu_fail(__FILE__, __LINE__, "no reply to debugtime", entry);
+        got++;
+    }
+    line[got] = '\0';
+    close(fd);
+    return strcmp(line, "OK\r\n") == 0;
+}
+
+int tu_debugtime(const char *servers, int seconds)
+{
+    char copy[1024], *entry, *save = NULL;
+    int all = 1;
+
+    snprintf(copy, sizeof copy, "%s", servers);
+    for (entry = strtok_r(copy, ",", &save); entry != NULL;
+         entry = strtok_r(NULL, ",", &save))
+        all &= debugtime_one(entry, seconds);
+    return all;
+}
+
+void tu_sleep_until(int64_t ms)
+{
+    int64_t left = ms - tu_now_ms();
+    struct timespec ts;
+
+    if (left <= 0)
+        return;
+    ts.tv_sec = (time_t)(left / 1000);
+    ts.tv_nsec = (long)(left % 1000) * 1000000L;
+    while (nanosleep(&ts, &ts) != 0)
+        continue;
 }

@@ -50,6 +50,14 @@ int64_t tu_now_ms(void);
 typedef void (*tu_worker_fn)(int i, const char *servers, void *arg);
 int tu_run_workers(int n, tu_worker_fn fn, const char *servers, void *arg);
 
+/* Moves the clock of every server in the list forward by seconds with the
+ * "debugtime" verb (mcds-server --debug). Returns 1 when every server
+ * answered OK, 0 when one does not know the verb (stock memcached); fails
+ * the test when a server cannot be reached. */
+int tu_debugtime(const char *servers, int seconds);
+/* Sleeps until the wall clock (tu_now_ms) reaches ms. */
+void tu_sleep_until(int64_t ms);
+
 /* Sorting and comparing helpers. */
 int tu_cmp_u64(const void *a, const void *b);
 int tu_cmp_items(const void *a, const void *b);

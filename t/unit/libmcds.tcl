@@ -48,9 +48,9 @@ start_server {tags {libmcds}} {
         libmcds_run test_sequence $servers 3
     } 3
 
-    test {libmcds: event log fetch exact ranges; reader without loss or repetition} {
-        libmcds_run test_eventlog $servers 7
-    } 7
+    test {libmcds: event log fetch exact ranges; reader without loss or repetition; lifetimes at the edges (debugtime)} {
+        libmcds_run test_eventlog $servers 9
+    } 9
 
     test {libmcds: rarely written array changed by 8 processes with gets/cas} {
         libmcds_run test_array $servers 4
