@@ -166,18 +166,38 @@ void mcds_seq_free(mcds_seq_t *seq);
  * key was lost, e.g. from the largest ID in your database. */
 mcds_status_t mcds_seq_raise(mcds_t *h, const char *name, uint64_t floor);
 
-/* ==== Event log: ring of num_chunks keys, each time_chunk_s long ==== */
+/* ==== Event log: a ring of chunk keys, each time_chunk_s long ====
+ *
+ * With n = num_chunks and C = time_chunk_s, an event belongs to the chunk
+ * p = time_ms / (C * 1000). Guarantees, counted by the server's
+ * whole-second clock, for clients whose clocks agree to well under a
+ * second (a clock off by e moves each bound by e):
+ *  - an accepted event is readable from the return of its mcds_log_put
+ *    until at least the end of its chunk plus n-1 chunks, (p + n) * C s:
+ *    at least (n-1)*C seconds after its time, the retention;
+ *  - it is gone 3 s after that at the latest (plus any delay of the
+ *    server's clock tick): at most n*C + 3 seconds after its time;
+ *  - mcds_log_put accepts a time in the current chunk of this machine's
+ *    clock or in one of the n-2 chunks before it: an event may be late by
+ *    (n-2)*C s and, depending on where the current chunk is, up to
+ *    (n-1)*C s; it then stays readable for more than C s after its put
+ *    (and for (n-1)*C - L s when it is L s late);
+ *  - so a reader that reads at least once every C seconds gets every event
+ *    exactly once, late ones included (with events at most L s late, once
+ *    every (n-1)*C - L s is enough).
+ * The ring has n + ceil(4 / C) keys: the spare ones keep a slot unused for
+ * 4 s or more after its chunk's guarantee ends. */
 
 typedef struct mcds_log mcds_log_t;
 typedef struct mcds_log_reader mcds_log_reader_t;
 
-/* Keeps events for (num_chunks-1)*time_chunk_s seconds (4 s to 30 days);
- * num_chunks 2..1000. */
+/* num_chunks 2..1000, a retention (num_chunks-1)*time_chunk_s of at least
+ * 4 s, and num_chunks*time_chunk_s at most 2591998 s (a chunk's TTL must
+ * stay within memcached's 30 days), else MCDS_INVALID. Makes no request. */
 mcds_status_t mcds_log_new(mcds_t *h, const char *name, unsigned time_chunk_s,
                            unsigned num_chunks, mcds_log_t **out);
-/* Appends one event. Its time must be at most the retention less 2 s old
- * and not after the current chunk of this machine's clock, else
- * MCDS_INVALID. */
+/* Appends one event: MCDS_INVALID for a time outside the chunks above,
+ * MCDS_TOO_LARGE when its chunk would exceed the server's item size. */
 mcds_status_t mcds_log_put(mcds_log_t *log, int64_t time_ms, const void *data,
                            size_t len);
 /* Exactly the retained events with first_ms <= time <= last_ms, sorted by
@@ -191,7 +211,8 @@ void mcds_log_free(mcds_log_t *log);
 
 /* An incremental reader: each mcds_log_read returns the events with time >=
  * since_ms appended after the previous read, each event exactly once, late
- * events included; read at least once per retention window. */
+ * events included, when it reads at least once every time_chunk_s
+ * seconds (see above). */
 mcds_status_t mcds_log_reader_new(mcds_log_t *log, int64_t since_ms,
                                   mcds_log_reader_t **out);
 mcds_status_t mcds_log_read(mcds_log_reader_t *reader, mcds_event_t **events,

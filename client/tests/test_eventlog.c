@@ -228,6 +228,7 @@ static int life_put(life_log_t *l, const char *name, int64_t t, int64_t q)
     if (st == MCDS_INVALID && tu_now_ms() / l->c != q)
         return 0;
     CHECK_ST(st, MCDS_OK);
+    CHECK(e->keep - e->put_ms > l->c); /* more than a chunk to live */
     l->count++;
     return 1;
 }
@@ -341,8 +342,8 @@ static void test_lifetimes_debugtime(mcds_t *h, const char *servers)
     }
     tu_ok("lifetimes (debugtime, 1 s x 5, 2 s x 3, 2 s x 5, 5 s x 3): every "
           "event readable until its chunk's end + n-1 chunks, gone 3 s later");
-    tu_ok("lifetimes (debugtime): the oldest accepted late events live as "
-          "long as that too");
+    tu_ok("lifetimes (debugtime): every accepted event, the oldest late "
+          "ones included, has more than one chunk to live after its put");
 }
 
 /* Without debugtime (stock memcached), in real time: a log of 1 s x 5
@@ -467,7 +468,14 @@ int main(int argc, char **argv)
     CHECK_ST(mcds_log_new(h, "x", 2, 1, &bad), MCDS_INVALID);
     CHECK_ST(mcds_log_new(h, "x", 0, 10, &bad), MCDS_INVALID);
     CHECK_ST(mcds_log_new(h, "x", 1, 4, &bad), MCDS_INVALID); /* keeps 3 s */
+    /* the longest chunk TTL, num_chunks * time_chunk_s + 2, within 30 days */
+    CHECK_ST(mcds_log_new(h, "x", 1296000, 2, &bad), MCDS_INVALID);
     CHECK(bad == NULL);
+    CHECK_ST(mcds_log_new(h, "x", 1295999, 2, &bad), MCDS_OK);
+    mcds_log_free(bad);
+    CHECK_ST(mcds_log_new(h, "x", 1, 5, &bad), MCDS_OK);
+    mcds_log_free(bad);
+    bad = NULL;
     test_fetch_ranges(h);
     test_binary(h);
     test_reader(h);
