@@ -1,7 +1,8 @@
 /*
  * test_errors.c - failures give a clear status and nothing else: a server
  * that is down, keys too long, values too large, bad arguments; plus
- * opening, wrapping and cloning handles. Meant to run under valgrind too.
+ * opening (malformed server lists), wrapping and cloning handles. Meant to
+ * run under valgrind too.
  */
 #include <libmemcached/memcached.h>
 #include <string.h>
@@ -113,6 +114,71 @@ static void test_too_large(mcds_t *h)
     tu_ok("value too large: MCDS_TOO_LARGE, and the handle still works");
 }
 
+/* The number of servers of a list that mcds_open accepts, and the first
+ * one's name and port. */
+static unsigned open_count(const char *list, const char **name,
+                           unsigned *port)
+{
+    static char first[256];
+    const memcached_instance_st *s;
+    mcds_t *h = NULL;
+    unsigned n;
+
+    CHECK_ST(mcds_open(&h, list), MCDS_OK);
+    n = memcached_server_count(mcds_memcached(h));
+    s = memcached_server_instance_by_position(mcds_memcached(h), 0);
+    snprintf(first, sizeof first, "%s", memcached_server_name(s));
+    *name = first;
+    *port = memcached_server_port(s);
+    mcds_close(h);
+    return n;
+}
+
+static void test_server_lists(const char *servers)
+{
+    static const char *const bad[] = {
+        "127.0.0.1:notaport", "127.0.0.1:11211,,", "127.0.0.1:11211,",
+        ",127.0.0.1:11211", "127.0.0.1:11211,,127.0.0.1:11212", "127.0.0.1",
+        "127.0.0.1:", ":11211", "127.0.0.1:0", "127.0.0.1:65536",
+        "127.0.0.1:99999", "127.0.0.1:11211x", "127.0.0.1:-1",
+        "127.0.0.1:+11211", "127.0.0.1: 11211", "127.0.0.1:11211:",
+        "127.0.0.1:11211:w", "127.0.0.1:11211:0", "127.0.0.1:11211:2x",
+        "127.0.0.1:11211:2:3", "host name:11211", "[::1]", "[::1]:",
+        "[::1:11211", "[]:11211", "::1:11211", " ", ",", "127.0.0.1:1\n",
+    };
+    const char *name;
+    unsigned port;
+    size_t i;
+    mcds_t *h;
+    char list[300];
+
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        h = (mcds_t *)1;
+        if (mcds_open(&h, bad[i]) != MCDS_INVALID) {
+            fprintf(stderr, "mcds_open accepted \"%s\"\n", bad[i]);
+            CHECK(!"a malformed server list was accepted");
+        }
+        CHECK(h == NULL);
+    }
+    tu_ok("mcds_open: MCDS_INVALID for every malformed server list");
+
+    CHECK(open_count("127.0.0.1:11211", &name, &port) == 1);
+    CHECK(strcmp(name, "127.0.0.1") == 0 && port == 11211);
+    CHECK(open_count("10.0.0.1:1,10.0.0.2:65535:3", &name, &port) == 2);
+    CHECK(open_count(" 10.0.0.1:1 , 10.0.0.2:2 ", &name, &port) == 2);
+    CHECK(strcmp(name, "10.0.0.1") == 0 && port == 1);
+    CHECK(open_count("[::1]:11300", &name, &port) == 1);
+    CHECK(strcmp(name, "::1") == 0 && port == 11300);
+    CHECK(open_count("/tmp/mcds-test.sock", &name, &port) == 1);
+    CHECK(strcmp(name, "/tmp/mcds-test.sock") == 0);
+    /* the list under test still works with spaces around its entries */
+    snprintf(list, sizeof list, " %s ", servers);
+    CHECK_ST(mcds_open(&h, list), MCDS_OK);
+    CHECK_ST(mcds_counter_incr(h, tu_name("spaced"), 1, NULL), MCDS_OK);
+    mcds_close(h);
+    tu_ok("mcds_open: host:port, host:port:weight, [IPv6]:port, a socket path");
+}
+
 static void test_bad_arguments(const char *servers)
 {
     mcds_t *h = NULL;
@@ -175,6 +241,7 @@ int main(int argc, char **argv)
     test_key_too_long(h);
     test_too_large(h);
     test_bad_arguments(servers);
+    test_server_lists(servers);
     mcds_close(h);
     return 0;
 }
