@@ -64,18 +64,6 @@ static mcds_status_t set_defaults(memcached_st *mc)
     return set_io_timeout(mc, DEFAULT_IO_MS);
 }
 
-static mcds_status_t push_servers(memcached_st *mc, const char *servers)
-{
-    memcached_server_list_st list = memcached_servers_parse(servers);
-    memcached_return_t rc;
-
-    if (list == NULL)
-        return MCDS_INVALID;
-    rc = memcached_server_push(mc, list);
-    memcached_server_list_free(list);
-    return mcds__from_memcached(rc);
-}
-
 /* A memcached_st for servers: a server list or a "--..." config string. */
 static mcds_status_t make_memcached(memcached_st **out, const char *servers)
 {
@@ -94,7 +82,7 @@ static mcds_status_t make_memcached(memcached_st **out, const char *servers)
         return MCDS_NO_MEMORY;
     st = set_defaults(mc);
     if (st == MCDS_OK)
-        st = push_servers(mc, servers);
+        st = mcds__servers_add(mc, servers);
     if (st != MCDS_OK) {
         memcached_free(mc);
         return st;

@@ -87,9 +87,13 @@ void mcds_value_free(char *value);
 typedef struct mcds mcds_t;
 struct memcached_st;
 
-/* servers: "host:port[,host:port...]" (optionally host:port:weight), or a
- * libmemcached configuration string starting with "--". Keys are spread with
- * ketama consistent hashing. No connection is made until the first call. */
+/* servers: "host:port[,host:port...]" (an entry may also be
+ * host:port:weight, [IPv6]:port[:weight] or a UNIX socket path "/..."; port
+ * 1..65535, weight 1..2^32-1; spaces around entries are ignored), or a
+ * libmemcached configuration string starting with "--". Every entry of a
+ * plain list is checked: MCDS_INVALID for an empty entry or any malformed
+ * one. Keys are spread with ketama consistent hashing. No connection is
+ * made until the first call. */
 mcds_status_t mcds_open(mcds_t **out, const char *servers);
 /* Use an existing memcached_st (borrowed: mcds_close does not free it).
  * Turns on CAS support; refuses handles set to noreply or buffering. */

@@ -40,6 +40,12 @@ struct mcds {
 /* Maps a libmemcached result to a status (success codes map to MCDS_OK). */
 mcds_status_t mcds__from_memcached(memcached_return_t rc);
 
+/* ---- serverlist.c ---- */
+
+/* Checks a plain server list ("host:port[:weight],...") entry by entry and
+ * adds its servers to mc: MCDS_INVALID for a malformed list. */
+mcds_status_t mcds__servers_add(memcached_st *mc, const char *list);
+
 /* ---- clock.c: time, sleeping and randomness ---- */
 
 int64_t mcds__now_ms(void);   /* wall clock, ms since the Unix epoch */
