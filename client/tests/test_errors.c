@@ -1,11 +1,15 @@
 /*
  * test_errors.c - failures give a clear status and nothing else: a server
  * that is down, keys too long, values too large, bad arguments; plus
- * opening (malformed server lists), wrapping and cloning handles. Meant to
- * run under valgrind too.
+ * opening (malformed server lists), wrapping and cloning handles, and the
+ * style of mcds_last_detail. Meant to run under valgrind too.
  */
+#include <arpa/inet.h>
 #include <libmemcached/memcached.h>
+#include <netinet/in.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
@@ -112,6 +116,94 @@ static void test_too_large(mcds_t *h)
     CHECK_ST(mcds_hash_drop(h, name), MCDS_OK);
     free(data);
     tu_ok("value too large: MCDS_TOO_LARGE, and the handle still works");
+}
+
+/* ---- mcds_last_detail ---- */
+
+/* Fails unless the detail is "<server>: <text>" with want in the text, and
+ * free of libmemcached's raw message parts (pointers, source paths). */
+static void check_detail(mcds_t *h, const char *server, const char *want)
+{
+    const char *d = mcds_last_detail(h);
+    size_t n = strlen(server);
+
+    printf("# detail: %s\n", d);
+    if (strncmp(d, server, n) != 0 || strncmp(d + n, ": ", 2) != 0 ||
+        strlen(d) <= n + 2 || strstr(d, want) == NULL ||
+        strstr(d, "0x") != NULL || strstr(d, "->") != NULL ||
+        strstr(d, ".cc") != NULL || strstr(d, "  ") != NULL)
+        tu_fail(__FILE__, __LINE__, "mcds_last_detail", d);
+}
+
+/* "name:port" of the server that holds key. */
+static const char *server_of(mcds_t *h, const char *key)
+{
+    static char where[300];
+    memcached_return_t rc;
+    const memcached_instance_st *s =
+        memcached_server_by_key(mcds_memcached(h), key, strlen(key), &rc);
+
+    CHECK(s != NULL);
+    snprintf(where, sizeof where, "%s:%u", memcached_server_name(s),
+             (unsigned)memcached_server_port(s));
+    return where;
+}
+
+/* A listening socket that never accepts: connects succeed, nothing is
+ * ever answered. Returns its fd; *port is its port. */
+static int silent_server(int *port)
+{
+    struct sockaddr_in a;
+    socklen_t alen = sizeof a;
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    CHECK(fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0);
+    CHECK(listen(fd, 16) == 0);
+    CHECK(getsockname(fd, (struct sockaddr *)&a, &alen) == 0);
+    *port = ntohs(a.sin_port);
+    return fd;
+}
+
+static void test_detail(const char *servers)
+{
+    mcds_t *h = tu_open(DOWN);
+    const char *name = tu_name("detail");
+    char key[200], list[64];
+    int64_t v;
+    int fd, port;
+
+    /* refused, then not retried yet */
+    CHECK_ST(mcds_counter_incr(h, "c", 1, &v), MCDS_SERVER_DOWN);
+    check_detail(h, DOWN, "refused");
+    CHECK_ST(mcds_counter_get(h, "c", &v), MCDS_SERVER_DOWN);
+    check_detail(h, DOWN, "");
+    mcds_close(h);
+
+    /* a server that never answers */
+    fd = silent_server(&port);
+    snprintf(list, sizeof list, "127.0.0.1:%d", port);
+    h = tu_open(list);
+    CHECK_ST(mcds_set_io_timeout(h, 300), MCDS_OK);
+    CHECK_ST(mcds_counter_incr(h, "c", 1, &v), MCDS_SERVER_DOWN);
+    check_detail(h, list, "timed out");
+    mcds_close(h);
+    close(fd);
+
+    /* the server answers with an error */
+    h = tu_open(servers);
+    snprintf(key, sizeof key, "mcds:ctr:%s", name);
+    CHECK(memcached_set(mcds_memcached(h), key, strlen(key), "abc", 3, 0, 0) ==
+          MEMCACHED_SUCCESS);
+    CHECK_ST(mcds_counter_incr(h, name, 1, &v), MCDS_SERVER_ERROR);
+    check_detail(h, server_of(h, key), "");
+    CHECK_ST(mcds_counter_delete(h, name), MCDS_OK);
+    CHECK(strcmp(mcds_last_detail(h), "") == 0);
+    mcds_close(h);
+    tu_ok("mcds_last_detail: \"<host>:<port>: <what happened>\", never "
+          "libmemcached's raw text; \"\" after a success");
 }
 
 /* The number of servers of a list that mcds_open accepts, and the first
@@ -242,6 +334,7 @@ int main(int argc, char **argv)
     test_too_large(h);
     test_bad_arguments(servers);
     test_server_lists(servers);
+    test_detail(servers);
     mcds_close(h);
     return 0;
 }

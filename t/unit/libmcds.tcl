@@ -68,9 +68,9 @@ start_server {tags {libmcds}} {
         libmcds_run test_threads $servers 4
     } 4
 
-    test {libmcds: server down, key too long, value too large, malformed server lists give clear statuses} {
-        libmcds_run test_errors $servers 8
-    } 8
+    test {libmcds: server down, key too long, value too large, malformed server lists give clear statuses and details} {
+        libmcds_run test_errors $servers 9
+    } 9
 
     test {libmcds: every contrib/examples program runs and prints its results} {
         set out {}
@@ -101,5 +101,5 @@ start_server {tags {libmcds}} {
             $bin $servers] status out
         if {$status ne "0"} { fail "valgrind test_errors exited $status:\n$out" }
         regexp -all -line {^ok - } $out
-    } 8
+    } 9
 }
