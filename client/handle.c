@@ -159,16 +159,7 @@ struct memcached_st *mcds_memcached(mcds_t *h)
 
 const char *mcds_last_detail(mcds_t *h)
 {
-    const char *msg;
-
-    if (h == NULL)
-        return "";
-    if ((msg = mcds__xdetail(h)) != NULL)
-        return msg;
-    if (memcached_last_error(h->mc) == MEMCACHED_SUCCESS)
-        return "";
-    msg = memcached_last_error_message(h->mc);
-    return msg ? msg : "";
+    return h ? h->detail : "";
 }
 
 void mcds_set_retry_timeout(mcds_t *h, unsigned ms)

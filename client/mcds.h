@@ -104,7 +104,11 @@ void mcds_close(mcds_t *h);
 
 /* The underlying libmemcached handle, for plain cache operations. */
 struct memcached_st *mcds_memcached(mcds_t *h);
-/* libmemcached's message for the last failed request on h, or "". */
+/* What happened to the last request libmcds sent on h, when it did not
+ * succeed: "<host>:<port>: <the server's reply or the connection's
+ * failure>", e.g. "127.0.0.1:11211: connect: Connection refused"; "" when
+ * it succeeded. Calls that fail before sending anything leave it as it
+ * was; requests made directly with libmemcached do not change it. */
 const char *mcds_last_detail(mcds_t *h);
 /* Bound on compare-and-set retry loops and internal lock waits (default
  * 5000 ms). Calls that run out of time return MCDS_CONFLICT or MCDS_TIMEOUT. */
