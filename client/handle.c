@@ -168,6 +168,12 @@ void mcds_set_retry_timeout(mcds_t *h, unsigned ms)
         h->retry_ms = ms;
 }
 
+mcds_status_t mcds_set_reconnect_delay(mcds_t *h, unsigned seconds)
+{
+    (void)seconds; /* not applied yet */
+    return h == NULL ? MCDS_INVALID : MCDS_OK;
+}
+
 mcds_status_t mcds_set_io_timeout(mcds_t *h, unsigned ms)
 {
     if (h == NULL || ms == 0)

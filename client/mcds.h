@@ -115,6 +115,8 @@ const char *mcds_last_detail(mcds_t *h);
 void mcds_set_retry_timeout(mcds_t *h, unsigned ms);
 /* Connect and per-request I/O timeout in ms (default 2000). */
 mcds_status_t mcds_set_io_timeout(mcds_t *h, unsigned ms);
+/* After a server failed, how long (seconds) it is left alone. */
+mcds_status_t mcds_set_reconnect_delay(mcds_t *h, unsigned seconds);
 
 /* ==== Lock: add with a TTL, an owner token, compare-and-delete release ==== */
 

@@ -206,6 +206,78 @@ static void test_detail(const char *servers)
           "libmemcached's raw text; \"\" after a success");
 }
 
+/* ---- a server restarts ---- */
+
+/* Calls that fail while the server is away: the first notices the lost
+ * connection, the second finds it refused (libmemcached then starts the
+ * reconnect delay), the third is not tried with a delay and tried again
+ * without. */
+static void fail_three(mcds_t *h, const char *name, const char *third)
+{
+    CHECK_ST(mcds_counter_incr(h, name, 1, NULL), MCDS_SERVER_DOWN);
+    CHECK_ST(mcds_counter_incr(h, name, 1, NULL), MCDS_SERVER_DOWN);
+    CHECK_ST(mcds_counter_incr(h, name, 1, NULL), MCDS_SERVER_DOWN);
+    printf("# detail: %s\n", mcds_last_detail(h));
+    CHECK(strstr(mcds_last_detail(h), third) != NULL);
+}
+
+static void test_reconnect(const char *servers)
+{
+    tu_proxy_t px;
+    char first[256], list[64];
+    const char *name = tu_name("restart");
+    mcds_t *dflt, *zero, *one, *clone;
+    int64_t t0, t1, back;
+    int port;
+
+    snprintf(first, sizeof first, "%.*s", (int)strcspn(servers, ","),
+             servers);
+    tu_proxy_start(&px, first, 0);
+    port = px.port;
+    snprintf(list, sizeof list, "127.0.0.1:%d", port);
+    dflt = tu_open(list);
+    zero = tu_open(list);
+    one = tu_open(list);
+    CHECK_ST(mcds_set_reconnect_delay(zero, 0), MCDS_OK);
+    CHECK_ST(mcds_set_reconnect_delay(one, 1), MCDS_OK);
+    CHECK_ST(mcds_clone(&clone, zero), MCDS_OK);
+    CHECK_ST(mcds_set_reconnect_delay(NULL, 1), MCDS_INVALID);
+    CHECK_ST(mcds_counter_incr(dflt, name, 1, NULL), MCDS_OK);
+    CHECK_ST(mcds_counter_incr(zero, name, 1, NULL), MCDS_OK);
+    CHECK_ST(mcds_counter_incr(one, name, 1, NULL), MCDS_OK);
+    CHECK_ST(mcds_counter_incr(clone, name, 1, NULL), MCDS_OK);
+
+    tu_proxy_stop(&px); /* the server goes away */
+    t0 = tu_now_ms();
+    fail_three(one, name, "not tried");
+    t1 = tu_now_ms();
+    fail_three(dflt, name, "not tried");
+    fail_three(zero, name, "refused");
+    fail_three(clone, name, "refused");
+
+    tu_proxy_start(&px, first, port); /* and comes back */
+    CHECK_ST(mcds_counter_incr(zero, name, 1, NULL), MCDS_OK);
+    CHECK_ST(mcds_counter_incr(clone, name, 1, NULL), MCDS_OK);
+    CHECK_ST(mcds_counter_incr(dflt, name, 1, NULL), MCDS_SERVER_DOWN);
+    CHECK(strstr(mcds_last_detail(dflt), "not tried") != NULL);
+    while (mcds_counter_incr(one, name, 1, NULL) != MCDS_OK) {
+        CHECK(tu_now_ms() - t0 < 5000);
+        tu_sleep_until(tu_now_ms() + 20);
+    }
+    back = tu_now_ms();
+    printf("# a delay of 1 s: back %lld ms after the failure\n",
+           (long long)(back - t0));
+    CHECK(back - t0 > 1000 && back - t1 < 3000);
+    CHECK_ST(mcds_counter_delete(zero, name), MCDS_OK);
+    mcds_close(dflt);
+    mcds_close(zero);
+    mcds_close(one);
+    mcds_close(clone);
+    tu_proxy_stop(&px);
+    tu_ok("a server restarts: with a reconnect delay of 0 the next call "
+          "succeeds, with 1 s after 1 to 2 s, with the default not at once");
+}
+
 /* The number of servers of a list that mcds_open accepts, and the first
  * one's name and port. */
 static unsigned open_count(const char *list, const char **name,
@@ -335,6 +407,7 @@ int main(int argc, char **argv)
     test_bad_arguments(servers);
     test_server_lists(servers);
     test_detail(servers);
+    test_reconnect(servers);
     mcds_close(h);
     return 0;
 }

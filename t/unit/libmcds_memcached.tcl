@@ -59,12 +59,12 @@ start_memcached {tags {libmcds valgrind:skip}} {
     } 4
 
     test {libmcds on memcached: errors} {
-        libmcds_run test_errors $servers 9
-    } 9
+        libmcds_run test_errors $servers 10
+    } 10
 
     foreach p {{test_lock 8} {test_counter 6} {test_sequence 3} {test_eventlog 9}
                {test_array 4} {test_oparray 5} {test_table 7} {test_threads 4}
-               {test_errors 9}} {
+               {test_errors 10}} {
         lassign $p prog min
         test "libmcds on memcached, binary protocol: $prog" {
             set ::env(MCDS_TEST_PROTOCOL) binary
