@@ -14,6 +14,7 @@
 
 #define DEFAULT_RETRY_MS 5000
 #define DEFAULT_IO_MS 2000
+#define MAX_RECONNECT_DELAY_S 86400u
 
 static mcds_status_t new_handle(mcds_t **out, memcached_st *mc, int owned)
 {
@@ -168,10 +169,22 @@ void mcds_set_retry_timeout(mcds_t *h, unsigned ms)
         h->retry_ms = ms;
 }
 
+/* libmemcached leaves a failed server alone for RETRY_TIMEOUT seconds once
+ * SERVER_TIMEOUT_LIMIT failures were counted (0, its default: at the first
+ * one). No delay at all: a limit it never reaches. */
 mcds_status_t mcds_set_reconnect_delay(mcds_t *h, unsigned seconds)
 {
-    (void)seconds; /* not applied yet */
-    return h == NULL ? MCDS_INVALID : MCDS_OK;
+    memcached_return_t rc;
+
+    if (h == NULL || seconds > MAX_RECONNECT_DELAY_S)
+        return MCDS_INVALID;
+    rc = memcached_behavior_set(h->mc, MEMCACHED_BEHAVIOR_RETRY_TIMEOUT,
+                                seconds);
+    if (rc == MEMCACHED_SUCCESS)
+        rc = memcached_behavior_set(h->mc,
+                                    MEMCACHED_BEHAVIOR_SERVER_TIMEOUT_LIMIT,
+                                    seconds == 0 ? UINT32_MAX : 0);
+    return mcds__from_memcached(rc);
 }
 
 mcds_status_t mcds_set_io_timeout(mcds_t *h, unsigned ms)

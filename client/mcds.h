@@ -115,7 +115,15 @@ const char *mcds_last_detail(mcds_t *h);
 void mcds_set_retry_timeout(mcds_t *h, unsigned ms);
 /* Connect and per-request I/O timeout in ms (default 2000). */
 mcds_status_t mcds_set_io_timeout(mcds_t *h, unsigned ms);
-/* After a server failed, how long (seconds) it is left alone. */
+/* How long a server that failed (refused, reset, timed out) is left alone:
+ * meanwhile calls for its keys return MCDS_SERVER_DOWN at once, without
+ * trying it, even if it is back. libmemcached counts whole seconds of the
+ * wall clock, so the wait is between seconds and seconds + 1 (default 2: a
+ * restarted server is used again 2 to 3 s after the failure). 0: every call
+ * tries the server again (a server that is down then costs each call a
+ * connect: at once when refused, up to the I/O timeout when the host does
+ * not answer). At most 86400; MCDS_INVALID above. Queue calls are not
+ * affected: they always try again. */
 mcds_status_t mcds_set_reconnect_delay(mcds_t *h, unsigned seconds);
 
 /* ==== Lock: add with a TTL, an owner token, compare-and-delete release ==== */
