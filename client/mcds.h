@@ -158,9 +158,14 @@ void mcds_lock_free(mcds_lock_t *lock);
 /* Adds delta (may be negative) and returns the new value. A missing counter
  * starts at 0. Values are stored offset by 2^61, so memcached's unsigned
  * incr/decr give signed results and the stored number never reaches 2^63
- * (memcached misreads such numbers at random). Going below MCDS_COUNTER_MIN
- * stops there (as memcached's decr stops at 0); an increment past
- * MCDS_COUNTER_MAX is undone and returns MCDS_OUT_OF_RANGE. */
+ * (memcached misreads such numbers at random). The two ends differ, as
+ * memcached's do: going below MCDS_COUNTER_MIN stops there silently
+ * (memcached's decr stops at 0 in one step and answers 0 either way, so
+ * libmcds cannot tell it happened); an increment past MCDS_COUNTER_MAX is
+ * seen in its result, undone with a decr, and returns MCDS_OUT_OF_RANGE.
+ * Until the undo lands (one round trip), other clients may read the
+ * overshoot (mcds_counter_get: MCDS_CORRUPT) or get MCDS_OUT_OF_RANGE for
+ * an increment that would have fitted. See doc/libmcds.md. */
 mcds_status_t mcds_counter_incr(mcds_t *h, const char *name, int64_t delta,
                                 int64_t *value);
 /* The current value; MCDS_NOT_FOUND if the counter does not exist. */
@@ -180,8 +185,12 @@ mcds_status_t mcds_seq_new(mcds_t *h, const char *name, uint32_t block,
  * a block are lost when the generator is freed or its process dies. */
 mcds_status_t mcds_seq_next(mcds_seq_t *seq, uint64_t *id);
 void mcds_seq_free(mcds_seq_t *seq);
-/* Makes every future ID greater than floor (gets/cas); for seeding after the
- * key was lost, e.g. from the largest ID in your database. */
+/* Raises the sequence to floor (gets/cas; never lowers it), so that every
+ * block reserved after it returns holds IDs greater than floor; for
+ * seeding after the key was lost, e.g. from the largest ID in your
+ * database. Blocks that generators already hold, in this process or any
+ * other, are not affected: they hand out the rest of their IDs, which may
+ * be <= floor. Free those generators (or raise before making them). */
 mcds_status_t mcds_seq_raise(mcds_t *h, const char *name, uint64_t floor);
 
 /* ==== Event log: a ring of chunk keys, each time_chunk_s long ====
