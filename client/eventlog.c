@@ -1,13 +1,27 @@
 /*
  * eventlog.c - a ring buffer of the events of the last T seconds.
  *
- * The log is num_chunks keys "mcds:log:<name>:<slot>". The event at time t
- * (ms) belongs to period p = t / chunk_ms and goes to slot p % num_chunks.
- * A chunk is created with "add" and a TTL of (num_chunks-1)*time_chunk
- * seconds (less when created late, see chunk_ttl), so it has expired before
- * its slot comes round again; events are added to it with "append" (append
- * first; if the key is missing, add; if the add lost to another writer,
- * append again).
+ * With n = num_chunks and C = time_chunk_s * 1000 ms, the event at time t
+ * (ms) belongs to period p = t / C, and its chunk must stay readable until
+ * keep(p) = (p + n) * C: the end of period p plus the n-1 periods of the
+ * retention. A chunk is created with "add" and a TTL that ends past
+ * keep(p) whenever it is created (chunk_ttl), and events are added to it
+ * with "append" (append first; if the key is missing, add; if the add lost
+ * to another writer, append again).
+ *
+ * memcached's clock counts whole seconds and is moved on by a timer once a
+ * second, so an item stored with a TTL of T seconds lives more than T-2 s
+ * (T-1 s except when a late tick skips a second) and at most T s (plus the
+ * tick's delay). The TTL ceil((keep - now) / 1000) + 2 therefore ends the
+ * chunk within 3 s after keep(p). The ring has spare slots covering at
+ * least 4 s after the n periods, so a slot is reused by period
+ * p + slots no earlier than keep(p) + 4 s: the old chunk is gone by then,
+ * with at least a second to spare for clock differences between clients.
+ * Keys: "mcds:log:<name>:<slot>", slot = p % slots, slots = n + ceil(4 s / C).
+ *
+ * mcds_log_put accepts an event of the current period or one of the n-2
+ * before it, so every accepted event stays readable for more than C after
+ * its put: a reader that reads once per chunk sees it.
  *
  * Chunk format (all varints, see codec.c):
  *   header  0xE1, period, nonce (8 bytes, random per created chunk)
@@ -28,15 +42,18 @@
 #define CHUNK_MAGIC 0xE1
 #define NONCE_BYTES 8
 #define MAX_CHUNKS 1000u
-#define MAX_TTL 2592000u
+#define MIN_RETENTION_S 4u
+#define MAX_TTL 2592000  /* memcached reads a longer TTL as a Unix time */
+#define TTL_SLACK_S 2    /* a TTL of T lives more than T-2 s */
+#define SPARE_MS 4000    /* the spare slots cover at least this much */
 #define APPEND_ATTEMPTS 3
-#define MIN_LIFE_MS 2000 /* late events keep this much of the retention */
 
 struct mcds_log {
     mcds_t *h;
     mcds__key_t base;
     int64_t chunk_ms;
-    unsigned n;
+    unsigned n;      /* num_chunks: the retention is n-1 periods */
+    unsigned slots;  /* keys in the ring: n plus the spare ones */
 };
 
 /* Reader state for one slot. */
@@ -69,33 +86,57 @@ typedef struct found_vec {
 
 /* ---- creating and naming ---- */
 
+/* The sizes mcds_log_new accepts: n in 2..MAX_CHUNKS, a retention of at
+ * least MIN_RETENTION_S, and a longest TTL (n * C + TTL_SLACK_S, for an
+ * event at the start of the current period) memcached reads as relative. */
+static int sizes_ok(unsigned time_chunk_s, unsigned num_chunks)
+{
+    unsigned long long span = (unsigned long long)time_chunk_s * num_chunks;
+
+    return num_chunks >= 2 && num_chunks <= MAX_CHUNKS && time_chunk_s > 0 &&
+           span - time_chunk_s >= MIN_RETENTION_S &&
+           span + TTL_SLACK_S <= MAX_TTL;
+}
+
+/* The base key "mcds:log:<name>", checked to leave room for the suffix of
+ * the ring's last slot. */
+static mcds_status_t log_base(mcds_log_t *log, const char *name)
+{
+    size_t len;
+    mcds_status_t st = mcds__key_base(&log->base, "log", name);
+
+    len = log->base.len;
+    if (st == MCDS_OK)
+        st = mcds__key_add(&log->base, ":");
+    if (st == MCDS_OK)
+        st = mcds__key_add_uint(&log->base, log->slots - 1);
+    log->base.len = len;
+    log->base.s[len] = '\0';
+    return st;
+}
+
 mcds_status_t mcds_log_new(mcds_t *h, const char *name, unsigned time_chunk_s,
                            unsigned num_chunks, mcds_log_t **out)
 {
-    unsigned long long ttl = (unsigned long long)time_chunk_s * (num_chunks - 1);
     mcds_log_t *log;
     mcds_status_t st;
 
-    if (h == NULL || out == NULL || num_chunks < 2 ||
-        num_chunks > MAX_CHUNKS || time_chunk_s == 0 || ttl < 4 ||
-        ttl > MAX_TTL)
+    if (h == NULL || out == NULL || !sizes_ok(time_chunk_s, num_chunks))
         return MCDS_INVALID;
     *out = NULL;
     log = calloc(1, sizeof *log);
     if (log == NULL)
         return MCDS_NO_MEMORY;
-    st = mcds__key_base(&log->base, "log", name);
-    if (st == MCDS_OK)
-        st = mcds__key_add(&log->base, ":999"); /* room for any slot key */
+    log->h = h;
+    log->chunk_ms = (int64_t)time_chunk_s * 1000;
+    log->n = num_chunks;
+    log->slots = num_chunks +
+                 (unsigned)((SPARE_MS + log->chunk_ms - 1) / log->chunk_ms);
+    st = log_base(log, name);
     if (st != MCDS_OK) {
         free(log);
         return st;
     }
-    log->base.len -= 4;
-    log->base.s[log->base.len] = '\0';
-    log->h = h;
-    log->chunk_ms = (int64_t)time_chunk_s * 1000;
-    log->n = num_chunks;
     *out = log;
     return MCDS_OK;
 }
@@ -147,21 +188,20 @@ static mcds_status_t put_record(mcds__buf_t *b, const mcds_log_t *log,
     return st;
 }
 
-/* The TTL of a chunk of period p created at now: the article's
- * (num_chunks-1)*time_chunk, but never past one second before the slot is
- * reused by period p + num_chunks. Otherwise a chunk created late (for an
- * old period, or in the last second of its own) could still be alive when
- * the next round's events arrive, and take them along when it expires.
- * 0 when the period is too close to its slot's reuse to be stored. */
+/* The end of the guaranteed life of period p's chunk (ms). */
+static int64_t keep_until(const mcds_log_t *log, int64_t period)
+{
+    return (period + log->n) * log->chunk_ms;
+}
+
+/* The TTL of a chunk of period p created at now (ms): it lives past
+ * keep_until(p) and ends within 3 s after it, whatever second it is created
+ * in (see the top of the file). now is before keep_until(p) (time_ok). */
 static time_t chunk_ttl(const mcds_log_t *log, int64_t period, int64_t now)
 {
-    int64_t ttl = log->chunk_ms / 1000 * (log->n - 1);
-    int64_t reuse = (period + log->n) * log->chunk_ms;
-    int64_t before_reuse = (reuse - now) / 1000 - 1;
+    int64_t left = keep_until(log, period) - now;
 
-    if (before_reuse < ttl)
-        ttl = before_reuse;
-    return ttl < 1 ? 0 : (time_t)ttl;
+    return (time_t)((left + 999) / 1000 + TTL_SLACK_S);
 }
 
 /* Creates the chunk with header + record: MCDS_OK or MCDS_EXISTS. */
@@ -173,8 +213,6 @@ static mcds_status_t create_chunk(mcds_log_t *log, const mcds__key_t *key,
     mcds__buf_t b;
     mcds_status_t st;
 
-    if (ttl == 0)
-        return MCDS_INVALID; /* too old for the ring */
     mcds__buf_init(&b);
     st = put_header(&b, period_of(log, t));
     if (st == MCDS_OK)
@@ -185,15 +223,15 @@ static mcds_status_t create_chunk(mcds_log_t *log, const mcds__key_t *key,
     return st;
 }
 
-/* An event may be as old as the retention less 2 s (its chunk must be
- * able to live a second or more before its slot's reuse) and no newer than
- * the current chunk: a later period's slot may still hold the previous
- * round's chunk. */
+/* An event may belong to the current period or to one of the n-2 before
+ * it, so that it stays readable for more than one period after its put,
+ * and to no later period: the slot of a later one may still hold the chunk
+ * of the previous round. */
 static mcds_status_t time_ok(const mcds_log_t *log, int64_t t, int64_t now)
 {
-    int64_t keep = log->chunk_ms * (log->n - 1) - MIN_LIFE_MS;
+    int64_t p = period_of(log, t), current = period_of(log, now);
 
-    if (t < 0 || t < now - keep || period_of(log, t) > period_of(log, now))
+    if (t < 0 || p < current - (int64_t)(log->n - 2) || p > current)
         return MCDS_INVALID;
     return MCDS_OK;
 }
@@ -212,7 +250,7 @@ mcds_status_t mcds_log_put(mcds_log_t *log, int64_t time_ms, const void *data,
     st = time_ok(log, time_ms, now);
     if (st != MCDS_OK)
         return st;
-    slot_key(log, (unsigned)(period_of(log, time_ms) % log->n), &key);
+    slot_key(log, (unsigned)(period_of(log, time_ms) % log->slots), &key);
     mcds__buf_init(&rec);
     st = put_record(&rec, log, time_ms, data, len);
     for (attempt = 0; st == MCDS_OK && attempt < APPEND_ATTEMPTS; attempt++) {
@@ -238,7 +276,7 @@ mcds_status_t mcds_log_clear(mcds_log_t *log)
 
     if (log == NULL)
         return MCDS_INVALID;
-    for (i = 0; i < log->n; i++) {
+    for (i = 0; i < log->slots; i++) {
         mcds__key_t key;
         mcds_status_t st;
         slot_key(log, i, &key);
@@ -358,7 +396,7 @@ void mcds_events_free(mcds_event_t *events)
 }
 
 /* Multi-gets the chunks of slots first_slot, first_slot+1 ... (n of them,
- * wrapping). vals[i] is slot (first_slot + i) % log->n. */
+ * wrapping). vals[i] is slot (first_slot + i) % log->slots. */
 static mcds_status_t get_chunks(mcds_log_t *log, unsigned first_slot,
                                 unsigned n, mcds__val_t *vals)
 {
@@ -369,7 +407,7 @@ static mcds_status_t get_chunks(mcds_log_t *log, unsigned first_slot,
     if (keys == NULL)
         return MCDS_NO_MEMORY;
     for (i = 0; i < n; i++)
-        slot_key(log, (first_slot + i) % log->n, &keys[i]);
+        slot_key(log, (first_slot + i) % log->slots, &keys[i]);
     st = mcds__mget(log->h, &log->base, keys, n, vals);
     free(keys);
     return st;
@@ -425,11 +463,12 @@ mcds_status_t mcds_log_fetch(mcds_log_t *log, int64_t first_ms,
     *count = 0;
     pf = period_of(log, first_ms);
     pl = period_of(log, last_ms);
-    n = pl - pf + 1 >= (int64_t)log->n ? log->n : (unsigned)(pl - pf + 1);
+    n = pl - pf + 1 >= (int64_t)log->slots ? log->slots
+                                            : (unsigned)(pl - pf + 1);
     vals = calloc(n, sizeof *vals);
     if (vals == NULL)
         return MCDS_NO_MEMORY;
-    st = get_chunks(log, (unsigned)(pf % log->n), n, vals);
+    st = get_chunks(log, (unsigned)(pf % log->slots), n, vals);
     if (st == MCDS_OK)
         st = scan_all(log, vals, n, first_ms, last_ms, &fv);
     if (st == MCDS_OK)
@@ -452,7 +491,7 @@ mcds_status_t mcds_log_reader_new(mcds_log_t *log, int64_t since_ms,
     r = calloc(1, sizeof *r);
     if (r == NULL)
         return MCDS_NO_MEMORY;
-    r->slot = calloc(log->n, sizeof *r->slot);
+    r->slot = calloc(log->slots, sizeof *r->slot);
     if (r->slot == NULL) {
         free(r);
         return MCDS_NO_MEMORY;
@@ -506,7 +545,7 @@ mcds_status_t mcds_log_read(mcds_log_reader_t *r, mcds_event_t **events,
         return MCDS_INVALID;
     *events = NULL;
     *count = 0;
-    n = r->log->n;
+    n = r->log->slots;
     vals = calloc(n, sizeof *vals);
     next = calloc(n, sizeof *next);
     if (vals == NULL || next == NULL) {

@@ -14,6 +14,7 @@
 
 #define DEFAULT_RETRY_MS 5000
 #define DEFAULT_IO_MS 2000
+#define MAX_RECONNECT_DELAY_S 86400u
 
 static mcds_status_t new_handle(mcds_t **out, memcached_st *mc, int owned)
 {
@@ -64,18 +65,6 @@ static mcds_status_t set_defaults(memcached_st *mc)
     return set_io_timeout(mc, DEFAULT_IO_MS);
 }
 
-static mcds_status_t push_servers(memcached_st *mc, const char *servers)
-{
-    memcached_server_list_st list = memcached_servers_parse(servers);
-    memcached_return_t rc;
-
-    if (list == NULL)
-        return MCDS_INVALID;
-    rc = memcached_server_push(mc, list);
-    memcached_server_list_free(list);
-    return mcds__from_memcached(rc);
-}
-
 /* A memcached_st for servers: a server list or a "--..." config string. */
 static mcds_status_t make_memcached(memcached_st **out, const char *servers)
 {
@@ -94,7 +83,7 @@ static mcds_status_t make_memcached(memcached_st **out, const char *servers)
         return MCDS_NO_MEMORY;
     st = set_defaults(mc);
     if (st == MCDS_OK)
-        st = push_servers(mc, servers);
+        st = mcds__servers_add(mc, servers);
     if (st != MCDS_OK) {
         memcached_free(mc);
         return st;
@@ -171,22 +160,31 @@ struct memcached_st *mcds_memcached(mcds_t *h)
 
 const char *mcds_last_detail(mcds_t *h)
 {
-    const char *msg;
-
-    if (h == NULL)
-        return "";
-    if ((msg = mcds__xdetail(h)) != NULL)
-        return msg;
-    if (memcached_last_error(h->mc) == MEMCACHED_SUCCESS)
-        return "";
-    msg = memcached_last_error_message(h->mc);
-    return msg ? msg : "";
+    return h ? h->detail : "";
 }
 
 void mcds_set_retry_timeout(mcds_t *h, unsigned ms)
 {
     if (h != NULL)
         h->retry_ms = ms;
+}
+
+/* libmemcached leaves a failed server alone for RETRY_TIMEOUT seconds once
+ * SERVER_TIMEOUT_LIMIT failures were counted (0, its default: at the first
+ * one). No delay at all: a limit it never reaches. */
+mcds_status_t mcds_set_reconnect_delay(mcds_t *h, unsigned seconds)
+{
+    memcached_return_t rc;
+
+    if (h == NULL || seconds > MAX_RECONNECT_DELAY_S)
+        return MCDS_INVALID;
+    rc = memcached_behavior_set(h->mc, MEMCACHED_BEHAVIOR_RETRY_TIMEOUT,
+                                seconds);
+    if (rc == MEMCACHED_SUCCESS)
+        rc = memcached_behavior_set(h->mc,
+                                    MEMCACHED_BEHAVIOR_SERVER_TIMEOUT_LIMIT,
+                                    seconds == 0 ? UINT32_MAX : 0);
+    return mcds__from_memcached(rc);
 }
 
 mcds_status_t mcds_set_io_timeout(mcds_t *h, unsigned ms)

@@ -5,12 +5,20 @@
  * group key, so all of its keys live on the server that owns the group key
  * (libmemcached's *_by_key). Results are mapped to mcds statuses in the
  * sense each caller needs (add's NOT_STORED means "exists", append's means
- * "missing").
+ * "missing"), and every outcome is noted for mcds_last_detail (detail.c).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "mcds_int.h"
+
+/* Notes the outcome of a request to group's server; returns rc. */
+static memcached_return_t noted(mcds_t *h, const mcds__key_t *group,
+                                memcached_return_t rc)
+{
+    mcds__detail_memcached(h, group, rc);
+    return rc;
+}
 
 void mcds__val_free(mcds__val_t *v)
 {
@@ -58,7 +66,8 @@ static long match_key(const mcds__key_t *keys, const mcds__val_t *out,
 
 /* Reads every reply to an mget. The result lives on the stack: libmemcached
  * frees a heap-allocated one by itself at the end of the replies. */
-static mcds_status_t fetch_all(mcds_t *h, const mcds__key_t *keys, size_t n,
+static mcds_status_t fetch_all(mcds_t *h, const mcds__key_t *group,
+                               const mcds__key_t *keys, size_t n,
                                mcds__val_t *out)
 {
     memcached_result_st res;
@@ -76,7 +85,10 @@ static mcds_status_t fetch_all(mcds_t *h, const mcds__key_t *keys, size_t n,
             st = val_copy(&out[i], r);
     }
     memcached_result_free(r);
-    if (st == MCDS_OK && rc != MEMCACHED_END && rc != MEMCACHED_NOTFOUND)
+    if (rc == MEMCACHED_END || rc == MEMCACHED_NOTFOUND)
+        rc = MEMCACHED_SUCCESS; /* the end of the values, found or not */
+    noted(h, group, rc);
+    if (st == MCDS_OK)
         st = mcds__from_memcached(rc);
     return st;
 }
@@ -101,10 +113,11 @@ mcds_status_t mcds__mget(mcds_t *h, const mcds__key_t *group,
         kp[i] = keys[i].s;
         kl[i] = keys[i].len;
     }
-    rc = memcached_mget_by_key(h->mc, group->s, group->len, kp, kl, n);
+    rc = noted(h, group,
+               memcached_mget_by_key(h->mc, group->s, group->len, kp, kl, n));
     st = mcds__from_memcached(rc);
     if (st == MCDS_OK)
-        st = fetch_all(h, keys, n, out);
+        st = fetch_all(h, group, keys, n, out);
     free(kp);
     free(kl);
     if (st != MCDS_OK) {
@@ -127,8 +140,8 @@ mcds_status_t mcds__add(mcds_t *h, const mcds__key_t *group,
                         const mcds__key_t *key, const void *data, size_t len,
                         time_t ttl)
 {
-    memcached_return_t rc = memcached_add_by_key(
-        h->mc, group->s, group->len, key->s, key->len, data, len, ttl, 0);
+    memcached_return_t rc = noted(h, group, memcached_add_by_key(
+        h->mc, group->s, group->len, key->s, key->len, data, len, ttl, 0));
     if (rc == MEMCACHED_NOTSTORED || rc == MEMCACHED_DATA_EXISTS)
         return MCDS_EXISTS;
     return mcds__from_memcached(rc);
@@ -138,8 +151,8 @@ mcds_status_t mcds__set(mcds_t *h, const mcds__key_t *group,
                         const mcds__key_t *key, const void *data, size_t len,
                         time_t ttl)
 {
-    memcached_return_t rc = memcached_set_by_key(
-        h->mc, group->s, group->len, key->s, key->len, data, len, ttl, 0);
+    memcached_return_t rc = noted(h, group, memcached_set_by_key(
+        h->mc, group->s, group->len, key->s, key->len, data, len, ttl, 0));
     return mcds__from_memcached(rc);
 }
 
@@ -147,8 +160,8 @@ mcds_status_t mcds__append(mcds_t *h, const mcds__key_t *group,
                            const mcds__key_t *key, const void *data,
                            size_t len)
 {
-    memcached_return_t rc = memcached_append_by_key(
-        h->mc, group->s, group->len, key->s, key->len, data, len, 0, 0);
+    memcached_return_t rc = noted(h, group, memcached_append_by_key(
+        h->mc, group->s, group->len, key->s, key->len, data, len, 0, 0));
     if (rc == MEMCACHED_NOTSTORED || rc == MEMCACHED_NOTFOUND)
         return MCDS_NOT_FOUND;
     return mcds__from_memcached(rc);
@@ -158,8 +171,8 @@ mcds_status_t mcds__cas(mcds_t *h, const mcds__key_t *group,
                         const mcds__key_t *key, const void *data, size_t len,
                         time_t ttl, uint64_t cas)
 {
-    memcached_return_t rc = memcached_cas_by_key(
-        h->mc, group->s, group->len, key->s, key->len, data, len, ttl, 0, cas);
+    memcached_return_t rc = noted(h, group, memcached_cas_by_key(
+        h->mc, group->s, group->len, key->s, key->len, data, len, ttl, 0, cas));
     if (rc == MEMCACHED_DATA_EXISTS)
         return MCDS_EXISTS;
     if (rc == MEMCACHED_NOTFOUND)
@@ -170,8 +183,8 @@ mcds_status_t mcds__cas(mcds_t *h, const mcds__key_t *group,
 mcds_status_t mcds__delete(mcds_t *h, const mcds__key_t *group,
                            const mcds__key_t *key)
 {
-    memcached_return_t rc = memcached_delete_by_key(
-        h->mc, group->s, group->len, key->s, key->len, 0);
+    memcached_return_t rc = noted(h, group, memcached_delete_by_key(
+        h->mc, group->s, group->len, key->s, key->len, 0));
     return mcds__from_memcached(rc);
 }
 
@@ -179,8 +192,8 @@ mcds_status_t mcds__incr(mcds_t *h, const mcds__key_t *group,
                          const mcds__key_t *key, uint64_t delta,
                          uint64_t *value)
 {
-    memcached_return_t rc = memcached_increment_by_key(
-        h->mc, group->s, group->len, key->s, key->len, delta, value);
+    memcached_return_t rc = noted(h, group, memcached_increment_by_key(
+        h->mc, group->s, group->len, key->s, key->len, delta, value));
     return mcds__from_memcached(rc);
 }
 
@@ -188,7 +201,7 @@ mcds_status_t mcds__decr(mcds_t *h, const mcds__key_t *group,
                          const mcds__key_t *key, uint64_t delta,
                          uint64_t *value)
 {
-    memcached_return_t rc = memcached_decrement_by_key(
-        h->mc, group->s, group->len, key->s, key->len, delta, value);
+    memcached_return_t rc = noted(h, group, memcached_decrement_by_key(
+        h->mc, group->s, group->len, key->s, key->len, delta, value));
     return mcds__from_memcached(rc);
 }

@@ -87,9 +87,13 @@ void mcds_value_free(char *value);
 typedef struct mcds mcds_t;
 struct memcached_st;
 
-/* servers: "host:port[,host:port...]" (optionally host:port:weight), or a
- * libmemcached configuration string starting with "--". Keys are spread with
- * ketama consistent hashing. No connection is made until the first call. */
+/* servers: "host:port[,host:port...]" (an entry may also be
+ * host:port:weight, [IPv6]:port[:weight] or a UNIX socket path "/..."; port
+ * 1..65535, weight 1..2^32-1; spaces around entries are ignored), or a
+ * libmemcached configuration string starting with "--". Every entry of a
+ * plain list is checked: MCDS_INVALID for an empty entry or any malformed
+ * one. Keys are spread with ketama consistent hashing. No connection is
+ * made until the first call. */
 mcds_status_t mcds_open(mcds_t **out, const char *servers);
 /* Use an existing memcached_st (borrowed: mcds_close does not free it).
  * Turns on CAS support; refuses handles set to noreply or buffering. */
@@ -100,13 +104,27 @@ void mcds_close(mcds_t *h);
 
 /* The underlying libmemcached handle, for plain cache operations. */
 struct memcached_st *mcds_memcached(mcds_t *h);
-/* libmemcached's message for the last failed request on h, or "". */
+/* What happened to the last request libmcds sent on h, when it did not
+ * succeed: "<host>:<port>: <the server's reply or the connection's
+ * failure>", e.g. "127.0.0.1:11211: connect: Connection refused"; "" when
+ * it succeeded. Calls that fail before sending anything leave it as it
+ * was; requests made directly with libmemcached do not change it. */
 const char *mcds_last_detail(mcds_t *h);
 /* Bound on compare-and-set retry loops and internal lock waits (default
  * 5000 ms). Calls that run out of time return MCDS_CONFLICT or MCDS_TIMEOUT. */
 void mcds_set_retry_timeout(mcds_t *h, unsigned ms);
 /* Connect and per-request I/O timeout in ms (default 2000). */
 mcds_status_t mcds_set_io_timeout(mcds_t *h, unsigned ms);
+/* How long a server that failed (refused, reset, timed out) is left alone:
+ * meanwhile calls for its keys return MCDS_SERVER_DOWN at once, without
+ * trying it, even if it is back. libmemcached counts whole seconds of the
+ * wall clock, so the wait is between seconds and seconds + 1 (default 2: a
+ * restarted server is used again 2 to 3 s after the failure). 0: every call
+ * tries the server again (a server that is down then costs each call a
+ * connect: at once when refused, up to the I/O timeout when the host does
+ * not answer). At most 86400; MCDS_INVALID above. Queue calls are not
+ * affected: they always try again. */
+mcds_status_t mcds_set_reconnect_delay(mcds_t *h, unsigned seconds);
 
 /* ==== Lock: add with a TTL, an owner token, compare-and-delete release ==== */
 
@@ -140,9 +158,14 @@ void mcds_lock_free(mcds_lock_t *lock);
 /* Adds delta (may be negative) and returns the new value. A missing counter
  * starts at 0. Values are stored offset by 2^61, so memcached's unsigned
  * incr/decr give signed results and the stored number never reaches 2^63
- * (memcached misreads such numbers at random). Going below MCDS_COUNTER_MIN
- * stops there (as memcached's decr stops at 0); an increment past
- * MCDS_COUNTER_MAX is undone and returns MCDS_OUT_OF_RANGE. */
+ * (memcached misreads such numbers at random). The two ends differ, as
+ * memcached's do: going below MCDS_COUNTER_MIN stops there silently
+ * (memcached's decr stops at 0 in one step and answers 0 either way, so
+ * libmcds cannot tell it happened); an increment past MCDS_COUNTER_MAX is
+ * seen in its result, undone with a decr, and returns MCDS_OUT_OF_RANGE.
+ * Until the undo lands (one round trip), other clients may read the
+ * overshoot (mcds_counter_get: MCDS_CORRUPT) or get MCDS_OUT_OF_RANGE for
+ * an increment that would have fitted. See doc/libmcds.md. */
 mcds_status_t mcds_counter_incr(mcds_t *h, const char *name, int64_t delta,
                                 int64_t *value);
 /* The current value; MCDS_NOT_FOUND if the counter does not exist. */
@@ -162,22 +185,46 @@ mcds_status_t mcds_seq_new(mcds_t *h, const char *name, uint32_t block,
  * a block are lost when the generator is freed or its process dies. */
 mcds_status_t mcds_seq_next(mcds_seq_t *seq, uint64_t *id);
 void mcds_seq_free(mcds_seq_t *seq);
-/* Makes every future ID greater than floor (gets/cas); for seeding after the
- * key was lost, e.g. from the largest ID in your database. */
+/* Raises the sequence to floor (gets/cas; never lowers it), so that every
+ * block reserved after it returns holds IDs greater than floor; for
+ * seeding after the key was lost, e.g. from the largest ID in your
+ * database. Blocks that generators already hold, in this process or any
+ * other, are not affected: they hand out the rest of their IDs, which may
+ * be <= floor. Free those generators (or raise before making them). */
 mcds_status_t mcds_seq_raise(mcds_t *h, const char *name, uint64_t floor);
 
-/* ==== Event log: ring of num_chunks keys, each time_chunk_s long ==== */
+/* ==== Event log: a ring of chunk keys, each time_chunk_s long ====
+ *
+ * With n = num_chunks and C = time_chunk_s, an event belongs to the chunk
+ * p = time_ms / (C * 1000). Guarantees, counted by the server's
+ * whole-second clock, for clients whose clocks agree to well under a
+ * second (a clock off by e moves each bound by e):
+ *  - an accepted event is readable from the return of its mcds_log_put
+ *    until at least the end of its chunk plus n-1 chunks, (p + n) * C s:
+ *    at least (n-1)*C seconds after its time, the retention;
+ *  - it is gone 3 s after that at the latest (plus any delay of the
+ *    server's clock tick): at most n*C + 3 seconds after its time;
+ *  - mcds_log_put accepts a time in the current chunk of this machine's
+ *    clock or in one of the n-2 chunks before it: an event may be late by
+ *    (n-2)*C s and, depending on where the current chunk is, up to
+ *    (n-1)*C s; it then stays readable for more than C s after its put
+ *    (and for (n-1)*C - L s when it is L s late);
+ *  - so a reader that reads at least once every C seconds gets every event
+ *    exactly once, late ones included (with events at most L s late, once
+ *    every (n-1)*C - L s is enough).
+ * The ring has n + ceil(4 / C) keys: the spare ones keep a slot unused for
+ * 4 s or more after its chunk's guarantee ends. */
 
 typedef struct mcds_log mcds_log_t;
 typedef struct mcds_log_reader mcds_log_reader_t;
 
-/* Keeps events for (num_chunks-1)*time_chunk_s seconds (4 s to 30 days);
- * num_chunks 2..1000. */
+/* num_chunks 2..1000, a retention (num_chunks-1)*time_chunk_s of at least
+ * 4 s, and num_chunks*time_chunk_s at most 2591998 s (a chunk's TTL must
+ * stay within memcached's 30 days), else MCDS_INVALID. Makes no request. */
 mcds_status_t mcds_log_new(mcds_t *h, const char *name, unsigned time_chunk_s,
                            unsigned num_chunks, mcds_log_t **out);
-/* Appends one event. Its time must be at most the retention less 2 s old
- * and not after the current chunk of this machine's clock, else
- * MCDS_INVALID. */
+/* Appends one event: MCDS_INVALID for a time outside the chunks above,
+ * MCDS_TOO_LARGE when its chunk would exceed the server's item size. */
 mcds_status_t mcds_log_put(mcds_log_t *log, int64_t time_ms, const void *data,
                            size_t len);
 /* Exactly the retained events with first_ms <= time <= last_ms, sorted by
@@ -191,7 +238,8 @@ void mcds_log_free(mcds_log_t *log);
 
 /* An incremental reader: each mcds_log_read returns the events with time >=
  * since_ms appended after the previous read, each event exactly once, late
- * events included; read at least once per retention window. */
+ * events included, when it reads at least once every time_chunk_s
+ * seconds (see above). */
 mcds_status_t mcds_log_reader_new(mcds_log_t *log, int64_t since_ms,
                                   mcds_log_reader_t **out);
 mcds_status_t mcds_log_read(mcds_log_reader_t *reader, mcds_event_t **events,

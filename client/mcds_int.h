@@ -24,21 +24,25 @@ struct mcds {
     int owned;          /* mcds_close frees mc */
     unsigned retry_ms;  /* bound on cas retry loops and internal lock waits */
     uint64_t rng;       /* xorshift state for backoff jitter */
-    /* queue.c: its connections (not shared by clones), and the detail of
-     * its last call ("" after a success), which mcds_last_detail reports
-     * while no libmemcached request came after it (xset and
-     * memcached_query_id(mc) == xquery). */
+    /* queue.c: its connections (not shared by clones) */
     mcds__xconn_t *xconns;
     size_t nxconns;
-    char xdetail[320];
-    uint64_t xquery;
-    int xset;
+    /* mcds_last_detail: "<host>:<port>: <what happened>" for the last
+     * request libmcds sent on h, "" when it succeeded (detail.c for
+     * requests through libmemcached, queue.c for its own). */
+    char detail[320];
 };
 
 /* ---- status.c ---- */
 
 /* Maps a libmemcached result to a status (success codes map to MCDS_OK). */
 mcds_status_t mcds__from_memcached(memcached_return_t rc);
+
+/* ---- serverlist.c ---- */
+
+/* Checks a plain server list ("host:port[:weight],...") entry by entry and
+ * adds its servers to mc: MCDS_INVALID for a malformed list. */
+mcds_status_t mcds__servers_add(memcached_st *mc, const char *list);
 
 /* ---- clock.c: time, sleeping and randomness ---- */
 
@@ -193,8 +197,12 @@ mcds_status_t mcds__lock_new_at(mcds_t *h, const mcds__key_t *key,
 
 /* Closes and frees the handle's extended-verb connections. */
 void mcds__xconns_free(mcds_t *h);
-/* The detail of the last extended-verb call ("" if it succeeded) when no
- * libmemcached request came after it, else NULL. */
-const char *mcds__xdetail(mcds_t *h);
+
+/* ---- detail.c ---- */
+
+/* Sets h->detail after a request to the server of group: "" when rc is a
+ * success, else the server and what happened. */
+void mcds__detail_memcached(mcds_t *h, const mcds__key_t *group,
+                            memcached_return_t rc);
 
 #endif /* MCDS_INT_H */

@@ -68,10 +68,10 @@ static void set_detail(xcall_t *x, const char *what, const char *text,
     mcds_t *h = x->h;
 
     if (x->c != NULL)
-        snprintf(h->xdetail, sizeof h->xdetail, "%s:%u: %s%.*s",
+        snprintf(h->detail, sizeof h->detail, "%s:%u: %s%.*s",
                  x->c->name, x->c->port, what, (int)len, text);
     else
-        snprintf(h->xdetail, sizeof h->xdetail, "%s%.*s", what, (int)len,
+        snprintf(h->detail, sizeof h->detail, "%s%.*s", what, (int)len,
                  text);
 }
 
@@ -85,13 +85,6 @@ static void set_errno_detail(xcall_t *x, const char *what, int err)
     char text[128];
     snprintf(text, sizeof text, "%s: %s", what, strerror(err));
     detail(x, text);
-}
-
-const char *mcds__xdetail(mcds_t *h)
-{
-    if (!h->xset || memcached_query_id(h->mc) != h->xquery)
-        return NULL;
-    return h->xdetail;
 }
 
 /* ---- connections ---- */
@@ -566,7 +559,7 @@ static mcds_status_t begin(xcall_t *x, mcds_t *h, const char *q)
     if (h == NULL)
         return MCDS_INVALID;
     x->h = h;
-    h->xdetail[0] = '\0';
+    h->detail[0] = '\0';
     st = check_name(q, &qlen);
     if (st != MCDS_OK)
         return st;
@@ -591,11 +584,9 @@ static mcds_status_t end(xcall_t *x, mcds_status_t st)
     if (x->h == NULL)
         return st;
     if (st == MCDS_OK || st == MCDS_EXISTS)
-        x->h->xdetail[0] = '\0';
-    else if (x->h->xdetail[0] == '\0')
+        x->h->detail[0] = '\0';
+    else if (x->h->detail[0] == '\0')
         detail(x, mcds_strerror(st));
-    x->h->xset = 1;
-    x->h->xquery = memcached_query_id(x->h->mc);
     if (c != NULL) {
         if (c->fd >= 0 && c->pos != c->len) {
             conn_close(c); /* bytes nobody asked for: out of step */

@@ -1,10 +1,15 @@
 /*
  * test_errors.c - failures give a clear status and nothing else: a server
  * that is down, keys too long, values too large, bad arguments; plus
- * opening, wrapping and cloning handles. Meant to run under valgrind too.
+ * opening (malformed server lists), wrapping and cloning handles, and the
+ * style of mcds_last_detail. Meant to run under valgrind too.
  */
+#include <arpa/inet.h>
 #include <libmemcached/memcached.h>
+#include <netinet/in.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
@@ -113,6 +118,231 @@ static void test_too_large(mcds_t *h)
     tu_ok("value too large: MCDS_TOO_LARGE, and the handle still works");
 }
 
+/* ---- mcds_last_detail ---- */
+
+/* Fails unless the detail is "<server>: <text>" with want in the text, and
+ * free of libmemcached's raw message parts (pointers, source paths). */
+static void check_detail(mcds_t *h, const char *server, const char *want)
+{
+    const char *d = mcds_last_detail(h);
+    size_t n = strlen(server);
+
+    printf("# detail: %s\n", d);
+    if (strncmp(d, server, n) != 0 || strncmp(d + n, ": ", 2) != 0 ||
+        strlen(d) <= n + 2 || strstr(d, want) == NULL ||
+        strstr(d, "0x") != NULL || strstr(d, "->") != NULL ||
+        strstr(d, ".cc") != NULL || strstr(d, "  ") != NULL)
+        tu_fail(__FILE__, __LINE__, "mcds_last_detail", d);
+}
+
+/* "name:port" of the server that holds key. */
+static const char *server_of(mcds_t *h, const char *key)
+{
+    static char where[300];
+    memcached_return_t rc;
+    const memcached_instance_st *s =
+        memcached_server_by_key(mcds_memcached(h), key, strlen(key), &rc);
+
+    CHECK(s != NULL);
+    snprintf(where, sizeof where, "%s:%u", memcached_server_name(s),
+             (unsigned)memcached_server_port(s));
+    return where;
+}
+
+/* A listening socket that never accepts: connects succeed, nothing is
+ * ever answered. Returns its fd; *port is its port. */
+static int silent_server(int *port)
+{
+    struct sockaddr_in a;
+    socklen_t alen = sizeof a;
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    CHECK(fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0);
+    CHECK(listen(fd, 16) == 0);
+    CHECK(getsockname(fd, (struct sockaddr *)&a, &alen) == 0);
+    *port = ntohs(a.sin_port);
+    return fd;
+}
+
+static void test_detail(const char *servers)
+{
+    mcds_t *h = tu_open(DOWN);
+    const char *name = tu_name("detail");
+    char key[200], list[64];
+    int64_t v;
+    int fd, port;
+
+    /* refused, then not retried yet */
+    CHECK_ST(mcds_counter_incr(h, "c", 1, &v), MCDS_SERVER_DOWN);
+    check_detail(h, DOWN, "refused");
+    CHECK_ST(mcds_counter_get(h, "c", &v), MCDS_SERVER_DOWN);
+    check_detail(h, DOWN, "");
+    mcds_close(h);
+
+    /* a server that never answers */
+    fd = silent_server(&port);
+    snprintf(list, sizeof list, "127.0.0.1:%d", port);
+    h = tu_open(list);
+    CHECK_ST(mcds_set_io_timeout(h, 300), MCDS_OK);
+    CHECK_ST(mcds_counter_incr(h, "c", 1, &v), MCDS_SERVER_DOWN);
+    check_detail(h, list, "timed out");
+    mcds_close(h);
+    close(fd);
+
+    /* the server answers with an error */
+    h = tu_open(servers);
+    snprintf(key, sizeof key, "mcds:ctr:%s", name);
+    CHECK(memcached_set(mcds_memcached(h), key, strlen(key), "abc", 3, 0, 0) ==
+          MEMCACHED_SUCCESS);
+    CHECK_ST(mcds_counter_incr(h, name, 1, &v), MCDS_SERVER_ERROR);
+    check_detail(h, server_of(h, key), "");
+    CHECK_ST(mcds_counter_delete(h, name), MCDS_OK);
+    CHECK(strcmp(mcds_last_detail(h), "") == 0);
+    mcds_close(h);
+    tu_ok("mcds_last_detail: \"<host>:<port>: <what happened>\", never "
+          "libmemcached's raw text; \"\" after a success");
+}
+
+/* ---- a server restarts ---- */
+
+/* Calls that fail while the server is away: the first notices the lost
+ * connection, the second finds it refused (libmemcached then starts the
+ * reconnect delay), the third is not tried with a delay and tried again
+ * without. */
+static void fail_three(mcds_t *h, const char *name, const char *third)
+{
+    CHECK_ST(mcds_counter_incr(h, name, 1, NULL), MCDS_SERVER_DOWN);
+    CHECK_ST(mcds_counter_incr(h, name, 1, NULL), MCDS_SERVER_DOWN);
+    CHECK_ST(mcds_counter_incr(h, name, 1, NULL), MCDS_SERVER_DOWN);
+    printf("# detail: %s\n", mcds_last_detail(h));
+    CHECK(strstr(mcds_last_detail(h), third) != NULL);
+}
+
+static void test_reconnect(const char *servers)
+{
+    tu_proxy_t px;
+    char first[256], list[64];
+    const char *name = tu_name("restart");
+    mcds_t *dflt, *zero, *one, *clone;
+    int64_t t0, t1, back;
+    int port;
+
+    snprintf(first, sizeof first, "%.*s", (int)strcspn(servers, ","),
+             servers);
+    tu_proxy_start(&px, first, 0);
+    port = px.port;
+    snprintf(list, sizeof list, "127.0.0.1:%d", port);
+    dflt = tu_open(list);
+    zero = tu_open(list);
+    one = tu_open(list);
+    CHECK_ST(mcds_set_reconnect_delay(zero, 0), MCDS_OK);
+    CHECK_ST(mcds_set_reconnect_delay(one, 1), MCDS_OK);
+    CHECK_ST(mcds_clone(&clone, zero), MCDS_OK);
+    CHECK_ST(mcds_set_reconnect_delay(NULL, 1), MCDS_INVALID);
+    CHECK_ST(mcds_counter_incr(dflt, name, 1, NULL), MCDS_OK);
+    CHECK_ST(mcds_counter_incr(zero, name, 1, NULL), MCDS_OK);
+    CHECK_ST(mcds_counter_incr(one, name, 1, NULL), MCDS_OK);
+    CHECK_ST(mcds_counter_incr(clone, name, 1, NULL), MCDS_OK);
+
+    tu_proxy_stop(&px); /* the server goes away */
+    t0 = tu_now_ms();
+    fail_three(one, name, "not tried");
+    t1 = tu_now_ms();
+    fail_three(dflt, name, "not tried");
+    fail_three(zero, name, "refused");
+    fail_three(clone, name, "refused");
+
+    tu_proxy_start(&px, first, port); /* and comes back */
+    CHECK_ST(mcds_counter_incr(zero, name, 1, NULL), MCDS_OK);
+    CHECK_ST(mcds_counter_incr(clone, name, 1, NULL), MCDS_OK);
+    CHECK_ST(mcds_counter_incr(dflt, name, 1, NULL), MCDS_SERVER_DOWN);
+    CHECK(strstr(mcds_last_detail(dflt), "not tried") != NULL);
+    while (mcds_counter_incr(one, name, 1, NULL) != MCDS_OK) {
+        CHECK(tu_now_ms() - t0 < 5000);
+        tu_sleep_until(tu_now_ms() + 20);
+    }
+    back = tu_now_ms();
+    printf("# a delay of 1 s: back %lld ms after the failure\n",
+           (long long)(back - t0));
+    CHECK(back - t0 > 1000 && back - t1 < 3000);
+    CHECK_ST(mcds_counter_delete(zero, name), MCDS_OK);
+    mcds_close(dflt);
+    mcds_close(zero);
+    mcds_close(one);
+    mcds_close(clone);
+    tu_proxy_stop(&px);
+    tu_ok("a server restarts: with a reconnect delay of 0 the next call "
+          "succeeds, with 1 s after 1 to 2 s, with the default not at once");
+}
+
+/* The number of servers of a list that mcds_open accepts, and the first
+ * one's name and port. */
+static unsigned open_count(const char *list, const char **name,
+                           unsigned *port)
+{
+    static char first[256];
+    const memcached_instance_st *s;
+    mcds_t *h = NULL;
+    unsigned n;
+
+    CHECK_ST(mcds_open(&h, list), MCDS_OK);
+    n = memcached_server_count(mcds_memcached(h));
+    s = memcached_server_instance_by_position(mcds_memcached(h), 0);
+    snprintf(first, sizeof first, "%s", memcached_server_name(s));
+    *name = first;
+    *port = memcached_server_port(s);
+    mcds_close(h);
+    return n;
+}
+
+static void test_server_lists(const char *servers)
+{
+    static const char *const bad[] = {
+        "127.0.0.1:notaport", "127.0.0.1:11211,,", "127.0.0.1:11211,",
+        ",127.0.0.1:11211", "127.0.0.1:11211,,127.0.0.1:11212", "127.0.0.1",
+        "127.0.0.1:", ":11211", "127.0.0.1:0", "127.0.0.1:65536",
+        "127.0.0.1:99999", "127.0.0.1:11211x", "127.0.0.1:-1",
+        "127.0.0.1:+11211", "127.0.0.1: 11211", "127.0.0.1:11211:",
+        "127.0.0.1:11211:w", "127.0.0.1:11211:0", "127.0.0.1:11211:2x",
+        "127.0.0.1:11211:2:3", "host name:11211", "[::1]", "[::1]:",
+        "[::1:11211", "[]:11211", "::1:11211", " ", ",", "127.0.0.1:1\n",
+    };
+    const char *name;
+    unsigned port;
+    size_t i;
+    mcds_t *h;
+    char list[300];
+
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        h = (mcds_t *)1;
+        if (mcds_open(&h, bad[i]) != MCDS_INVALID) {
+            fprintf(stderr, "mcds_open accepted \"%s\"\n", bad[i]);
+            CHECK(!"a malformed server list was accepted");
+        }
+        CHECK(h == NULL);
+    }
+    tu_ok("mcds_open: MCDS_INVALID for every malformed server list");
+
+    CHECK(open_count("127.0.0.1:11211", &name, &port) == 1);
+    CHECK(strcmp(name, "127.0.0.1") == 0 && port == 11211);
+    CHECK(open_count("10.0.0.1:1,10.0.0.2:65535:3", &name, &port) == 2);
+    CHECK(open_count(" 10.0.0.1:1 , 10.0.0.2:2 ", &name, &port) == 2);
+    CHECK(strcmp(name, "10.0.0.1") == 0 && port == 1);
+    CHECK(open_count("[::1]:11300", &name, &port) == 1);
+    CHECK(strcmp(name, "::1") == 0 && port == 11300);
+    CHECK(open_count("/tmp/mcds-test.sock", &name, &port) == 1);
+    CHECK(strcmp(name, "/tmp/mcds-test.sock") == 0);
+    /* the list under test still works with spaces around its entries */
+    snprintf(list, sizeof list, " %s ", servers);
+    CHECK_ST(mcds_open(&h, list), MCDS_OK);
+    CHECK_ST(mcds_counter_incr(h, tu_name("spaced"), 1, NULL), MCDS_OK);
+    mcds_close(h);
+    tu_ok("mcds_open: host:port, host:port:weight, [IPv6]:port, a socket path");
+}
+
 static void test_bad_arguments(const char *servers)
 {
     mcds_t *h = NULL;
@@ -175,6 +405,9 @@ int main(int argc, char **argv)
     test_key_too_long(h);
     test_too_large(h);
     test_bad_arguments(servers);
+    test_server_lists(servers);
+    test_detail(servers);
+    test_reconnect(servers);
     mcds_close(h);
     return 0;
 }

@@ -1,8 +1,10 @@
 /*
  * test_eventlog.c - the event log: fetch returns exactly the events of
  * [first, last] (across chunk and ring boundaries), binary payloads, the
- * incremental reader (no loss, no repetition, late events included) and
- * several writer processes with a reader running at the same time.
+ * incremental reader (no loss, no repetition, late events included),
+ * several writer processes with a reader running at the same time, and how
+ * long events live: at the edges by moving the server's clock (debugtime,
+ * mcds-server --debug), or in real time on a server without it.
  */
 #include <string.h>
 #include <sys/wait.h>
@@ -44,6 +46,33 @@ static void expect_range(mcds_log_t *log, const ev_t *want, int n, int64_t lo,
     mcds_events_free(got);
 }
 
+/* Puts at the edges of the accepted window: the current chunk and the
+ * n-2 before it, nothing older and nothing after the current chunk. Tries
+ * again when the clock moved to the next chunk meanwhile. */
+static void check_window(mcds_log_t *log, unsigned chunk_s, unsigned n)
+{
+    int64_t c = (int64_t)chunk_s * 1000;
+    int attempt;
+
+    for (attempt = 0; attempt < 5; attempt++) {
+        int64_t q = tu_now_ms() / c, first = (q - (int64_t)n + 2) * c;
+        mcds_status_t oldest, too_old, last, next;
+
+        oldest = mcds_log_put(log, first, "oldest", 6);
+        too_old = mcds_log_put(log, first - 1, "too old", 7);
+        last = mcds_log_put(log, (q + 1) * c - 1, "last", 4);
+        next = mcds_log_put(log, (q + 1) * c, "next", 4);
+        if (tu_now_ms() / c != q)
+            continue;
+        CHECK_ST(oldest, MCDS_OK);
+        CHECK_ST(too_old, MCDS_INVALID);
+        CHECK_ST(last, MCDS_OK);
+        CHECK_ST(next, MCDS_INVALID);
+        return;
+    }
+    CHECK(!"the clock crossed a chunk boundary during every attempt");
+}
+
 static void test_fetch_ranges(mcds_t *h)
 {
     static ev_t want[200];
@@ -69,10 +98,9 @@ static void test_fetch_ranges(mcds_t *h)
     tu_ok("fetch returns exactly the events in [first, last]");
 
     CHECK_ST(mcds_log_put(log, now - 60000, "old", 3), MCDS_INVALID);
-    CHECK_ST(mcds_log_put(log, now - 17000, "too late", 8), MCDS_INVALID);
     CHECK_ST(mcds_log_put(log, now + 60000, "future", 6), MCDS_INVALID);
-    /* the next chunk's slot may still hold the previous round's chunk */
     CHECK_ST(mcds_log_put(log, now + CHUNK_S * 1000, "next", 4), MCDS_INVALID);
+    check_window(log, CHUNK_S, CHUNKS);
     CHECK_ST(mcds_log_fetch(log, 10, 5, NULL, NULL), MCDS_INVALID);
     tu_ok("events outside the window are refused");
 
@@ -151,6 +179,204 @@ static void test_reader(mcds_t *h)
     tu_ok("reader: a recreated chunk is read from its start");
     mcds_log_reader_free(r);
     mcds_log_free(log);
+}
+
+/* ---- lifetimes: how long an accepted event stays readable ----
+ *
+ * The guarantee (mcds.h): an event of chunk p (time in [p*C, (p+1)*C)) is
+ * readable from its put until at least keep = (p + n) * C, the end of its
+ * chunk plus n-1 chunks, and gone 3 s after keep. The server's clock counts
+ * whole seconds, so presence is required up to keep - 1 s. */
+
+#define LIFE_EVENTS 6
+
+typedef struct life_ev {
+    const char *name;
+    int64_t t;      /* event time */
+    int64_t put_ms; /* this clock when its put started */
+    int64_t keep;   /* (chunk + n) * C */
+} life_ev_t;
+
+typedef struct life_log {
+    mcds_log_t *log;
+    int64_t c;
+    unsigned n;
+    life_ev_t ev[LIFE_EVENTS];
+    int count;
+} life_log_t;
+
+static void life_new(mcds_t *h, life_log_t *l, unsigned chunk_s, unsigned n)
+{
+    memset(l, 0, sizeof *l);
+    CHECK_ST(mcds_log_new(h, tu_name("life"), chunk_s, n, &l->log), MCDS_OK);
+    l->c = (int64_t)chunk_s * 1000;
+    l->n = n;
+}
+
+/* Puts an event; MCDS_INVALID only when the clock moved to the next chunk
+ * after q was read (the caller starts again). */
+static int life_put(life_log_t *l, const char *name, int64_t t, int64_t q)
+{
+    life_ev_t *e = &l->ev[l->count];
+    mcds_status_t st;
+
+    e->name = name;
+    e->t = t;
+    e->put_ms = tu_now_ms();
+    e->keep = (t / l->c + l->n) * l->c;
+    st = mcds_log_put(l->log, t, name, strlen(name));
+    if (st == MCDS_INVALID && tu_now_ms() / l->c != q)
+        return 0;
+    CHECK_ST(st, MCDS_OK);
+    CHECK(e->keep - e->put_ms > l->c); /* more than a chunk to live */
+    l->count++;
+    return 1;
+}
+
+static int life_found(const mcds_event_t *got, size_t count, const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < count; i++)
+        if (got[i].len == strlen(name) && memcmp(got[i].data, name, got[i].len) == 0)
+            return 1;
+    return 0;
+}
+
+static void life_fail(const life_ev_t *e, int shift, const char *what)
+{
+    char more[200];
+
+    snprintf(more, sizeof more,
+             "event '%s' (time %lld, put at %lld, keep until %lld) %s with "
+             "the server clock %d s ahead, at %lld",
+             e->name, (long long)e->t, (long long)e->put_ms,
+             (long long)e->keep, what, shift, (long long)tu_now_ms());
+    tu_fail(__FILE__, __LINE__, "event lifetime", more);
+}
+
+/* Fetches the log with the server clock shift seconds ahead of real time
+ * and checks every event against the guarantee. Returns how many events
+ * had to be there. */
+static int life_check(life_log_t *l, int shift)
+{
+    mcds_event_t *got;
+    size_t count;
+    int64_t after, ahead = (int64_t)shift * 1000;
+    int i, required = 0;
+
+    CHECK_ST(mcds_log_fetch(l->log, 0, INT64_MAX / 2, &got, &count), MCDS_OK);
+    after = tu_now_ms();
+    for (i = 0; i < l->count; i++) {
+        const life_ev_t *e = &l->ev[i];
+        int found = life_found(got, count, e->name);
+
+        if (after + ahead <= e->keep - 1000) {
+            required++;
+            if (!found)
+                life_fail(e, shift, "missing");
+        }
+        if (e->put_ms + ahead >= e->keep + 3000 && found)
+            life_fail(e, shift, "still there");
+    }
+    mcds_events_free(got);
+    return required;
+}
+
+/* Puts events at the edges of the window of one log: the first and last
+ * ms of the current chunk, now, 1.5 s late, and the first and last ms of
+ * the oldest chunk accepted. */
+static void life_put_edges(life_log_t *l)
+{
+    int attempt;
+
+    for (attempt = 0; attempt < 5; attempt++) {
+        int64_t now = tu_now_ms(), q = now / l->c;
+        int64_t oldest = (q - (int64_t)l->n + 2) * l->c;
+
+        l->count = 0;
+        if (life_put(l, "oldest chunk, first ms", oldest, q) &&
+            life_put(l, "oldest chunk, last ms", oldest + l->c - 1, q) &&
+            life_put(l, "1.5 s late", now - 1500, q) &&
+            life_put(l, "current chunk, first ms", q * l->c, q) &&
+            life_put(l, "now", now, q) &&
+            life_put(l, "current chunk, last ms", (q + 1) * l->c - 1, q))
+            return;
+        CHECK_ST(mcds_log_clear(l->log), MCDS_OK);
+    }
+    CHECK(!"the clock crossed a chunk boundary during every attempt");
+}
+
+/* With debugtime: moves the server clock one second at a time until every
+ * event must be gone, checking presence and absence at each step. */
+static void life_walk(life_log_t *l, const char *servers)
+{
+    int64_t last = 0;
+    int shift, i, required = 0;
+
+    for (i = 0; i < l->count; i++) {
+        int64_t end = l->ev[i].keep + 3000 - l->ev[i].put_ms;
+        if (end > last)
+            last = end;
+    }
+    for (shift = 0; (int64_t)shift * 1000 <= last + 1000; shift++) {
+        if (shift > 0)
+            CHECK(tu_debugtime(servers, 1));
+        required += life_check(l, shift);
+    }
+    CHECK(required > 0);
+}
+
+static void test_lifetimes_debugtime(mcds_t *h, const char *servers)
+{
+    static const unsigned conf[][2] = {{1, 5}, {2, 3}, {2, 5}, {5, 3}};
+    life_log_t l;
+    size_t i;
+
+    for (i = 0; i < sizeof conf / sizeof conf[0]; i++) {
+        life_new(h, &l, conf[i][0], conf[i][1]);
+        life_put_edges(&l);
+        life_walk(&l, servers);
+        CHECK_ST(mcds_log_clear(l.log), MCDS_OK);
+        mcds_log_free(l.log);
+    }
+    tu_ok("lifetimes (debugtime, 1 s x 5, 2 s x 3, 2 s x 5, 5 s x 3): every "
+          "event readable until its chunk's end + n-1 chunks, gone 3 s later");
+    tu_ok("lifetimes (debugtime): every accepted event, the oldest late "
+          "ones included, has more than one chunk to live after its put");
+}
+
+/* Without debugtime (stock memcached), in real time: a log of 1 s x 5
+ * (4 s), an event on time and one 1.5 s late, both put just after a chunk
+ * began; the late one must still be there 1.3 s later, the other 3.2 s
+ * later. */
+static void test_lifetimes_real_time(mcds_t *h)
+{
+    life_log_t l;
+    int attempt, late_checked = 0, on_time_checked = 0;
+
+    for (attempt = 0; attempt < 3 && !(late_checked && on_time_checked);
+         attempt++) {
+        int64_t start;
+
+        life_new(h, &l, 1, 5);
+        tu_sleep_until((tu_now_ms() / 1000 + 1) * 1000 + 20);
+        start = tu_now_ms();
+        if (life_put(&l, "on time", start, start / 1000) &&
+            life_put(&l, "1.5 s late", start - 1500, start / 1000)) {
+            tu_sleep_until(start + 1300);
+            late_checked = life_check(&l, 0) == 2;
+            tu_sleep_until(start + 3200);
+            on_time_checked = life_check(&l, 0) == 1;
+        }
+        CHECK_ST(mcds_log_clear(l.log), MCDS_OK);
+        mcds_log_free(l.log);
+    }
+    CHECK(late_checked && on_time_checked);
+    tu_ok("lifetimes (real time): an event 1.5 s late in a log of 1 s x 5 "
+          "is still there 1.3 s after its put");
+    tu_ok("lifetimes (real time): an event on time in a log of 1 s x 5 is "
+          "still there 3.2 s after its put");
 }
 
 static void writer(int i, const char *servers, void *arg)
@@ -242,11 +468,23 @@ int main(int argc, char **argv)
     CHECK_ST(mcds_log_new(h, "x", 2, 1, &bad), MCDS_INVALID);
     CHECK_ST(mcds_log_new(h, "x", 0, 10, &bad), MCDS_INVALID);
     CHECK_ST(mcds_log_new(h, "x", 1, 4, &bad), MCDS_INVALID); /* keeps 3 s */
+    /* the longest chunk TTL, num_chunks * time_chunk_s + 2, within 30 days */
+    CHECK_ST(mcds_log_new(h, "x", 1296000, 2, &bad), MCDS_INVALID);
     CHECK(bad == NULL);
+    CHECK_ST(mcds_log_new(h, "x", 1295999, 2, &bad), MCDS_OK);
+    mcds_log_free(bad);
+    CHECK_ST(mcds_log_new(h, "x", 1, 5, &bad), MCDS_OK);
+    mcds_log_free(bad);
+    bad = NULL;
     test_fetch_ranges(h);
     test_binary(h);
     test_reader(h);
     test_concurrent(h, servers);
+    /* last: debugtime moves the server's clock for good */
+    if (tu_debugtime(servers, 0))
+        test_lifetimes_debugtime(h, servers);
+    else
+        test_lifetimes_real_time(h);
     mcds_close(h);
     return 0;
 }

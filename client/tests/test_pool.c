@@ -108,12 +108,13 @@ static unsigned make_and_check(mcds_t *h, int i)
         snprintf(keys[n], 256, "mcds:ops:%s:%d", name, n);
     used |= 1u << together(keys, n, 5);
 
-    /* event log: 5 of its 7 chunks */
+    /* event log: 5 of its 7 chunks, in a ring of 9 slots (7 plus the
+     * spare ones covering 4 s) */
     CHECK_ST(mcds_log_new(h, name, 2, 7, &log), MCDS_OK);
     for (k = 0; k < 5; k++)
         CHECK_ST(mcds_log_put(log, now - k * 2000, "ev", 2), MCDS_OK);
     mcds_log_free(log);
-    for (n = 0; n < 7; n++)
+    for (n = 0; n < 9; n++)
         snprintf(keys[n], 256, "mcds:log:%s:%d", name, n);
     used |= 1u << together(keys, n, 5);
 

@@ -1,9 +1,15 @@
 /*
- * testutil.c - helpers shared by the libmcds test programs (testutil.h).
+ * testutil.c - helpers shared by the libmcds test programs (testutil.h):
+ * checks, workers, debugtime, and a TCP proxy that can drop, stall or
+ * refuse connections.
  */
+#include <arpa/inet.h>
 #include <libmemcached/memcached.h>
+#include <netdb.h>
+#include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -141,4 +147,229 @@ int tu_cmp_items(const void *a, const void *b)
     if (c != 0)
         return c;
     return x->len < y->len ? -1 : x->len > y->len;
+}
+
+/* Connects to "host:port", or fails the test. */
+static int connect_entry(const char *entry)
+{
+    struct addrinfo hints, *ai = NULL;
+    char host[256], port[16];
+    int fd;
+
+    if (sscanf(entry, "%255[^:]:%15[0-9]", host, port) != 2)
+        tu_fail(__FILE__, __LINE__, "not host:port", entry);
+    memset(&hints, 0, sizeof hints);
+    hints.ai_socktype = SOCK_STREAM;
+    if (getaddrinfo(host, port, &hints, &ai) != 0)
+        tu_fail(__FILE__, __LINE__, "host lookup", entry);
+    fd = socket(ai->ai_family, SOCK_STREAM, 0);
+    if (fd < 0 || connect(fd, ai->ai_addr, ai->ai_addrlen) != 0)
+        tu_fail(__FILE__, __LINE__, "connect", entry);
+    freeaddrinfo(ai);
+    return fd;
+}
+
+/* Sends "debugtime <seconds>" to one server: 1 for OK, 0 otherwise. */
+static int debugtime_one(const char *entry, int seconds)
+{
+    char line[64];
+    int fd = connect_entry(entry), n, got = 0;
+
+    n = snprintf(line, sizeof line, "debugtime %d\r\n", seconds);
+    if (write(fd, line, (size_t)n) != n)
+        tu_fail(__FILE__, __LINE__, "send debugtime", entry);
+    while (got < (int)sizeof line - 1 && (got == 0 || line[got - 1] != '\n')) {
+        ssize_t r = read(fd, line + got, 1);
+        if (r <= 0)
+            tu_fail(__FILE__, __LINE__, "no reply to debugtime", entry);
+        got++;
+    }
+    line[got] = '\0';
+    close(fd);
+    return strcmp(line, "OK\r\n") == 0;
+}
+
+int tu_debugtime(const char *servers, int seconds)
+{
+    char copy[1024], *entry, *save = NULL;
+    int all = 1;
+
+    snprintf(copy, sizeof copy, "%s", servers);
+    for (entry = strtok_r(copy, ",", &save); entry != NULL;
+         entry = strtok_r(NULL, ",", &save))
+        all &= debugtime_one(entry, seconds);
+    return all;
+}
+
+void tu_sleep_until(int64_t ms)
+{
+    int64_t left = ms - tu_now_ms();
+    struct timespec ts;
+
+    if (left <= 0)
+        return;
+    ts.tv_sec = (time_t)(left / 1000);
+    ts.tv_nsec = (long)(left % 1000) * 1000000L;
+    while (nanosleep(&ts, &ts) != 0)
+        continue;
+}
+
+/* ---- a proxy that can drop, stall or refuse connections ---- */
+
+static void px_close_all(tu_proxy_t *p)
+{
+    int i;
+    for (i = 0; i < 16; i++) {
+        if (p->pair[i][0] >= 0) {
+            close(p->pair[i][0]);
+            close(p->pair[i][1]);
+            p->pair[i][0] = p->pair[i][1] = -1;
+        }
+    }
+}
+
+static void px_accept(tu_proxy_t *p)
+{
+    int c = accept(p->lfd, NULL, NULL), u, i;
+
+    if (c < 0)
+        return;
+    u = socket(AF_INET, SOCK_STREAM, 0);
+    if (u < 0 || connect(u, (struct sockaddr *)&p->up, sizeof p->up) != 0) {
+        close(c);
+        if (u >= 0)
+            close(u);
+        return;
+    }
+    for (i = 0; i < 16; i++) {
+        if (p->pair[i][0] < 0) {
+            p->pair[i][0] = c;
+            p->pair[i][1] = u;
+            return;
+        }
+    }
+    close(c);
+    close(u);
+}
+
+static void *px_main(void *arg)
+{
+    tu_proxy_t *p = arg;
+    char buf[65536];
+
+    for (;;) {
+        struct pollfd fds[33];
+        int idx[33], n = 0, i, mode;
+
+        pthread_mutex_lock(&p->mu);
+        if (p->cut || p->stop) {
+            px_close_all(p);
+            p->cut = 0;
+            pthread_cond_broadcast(&p->cv);
+        }
+        mode = p->mode;
+        if (p->stop) {
+            close(p->lfd);
+            pthread_mutex_unlock(&p->mu);
+            return NULL;
+        }
+        pthread_mutex_unlock(&p->mu);
+        fds[n].fd = p->lfd;
+        fds[n].events = POLLIN;
+        idx[n++] = -1;
+        for (i = 0; i < 16; i++) {
+            if (p->pair[i][0] < 0)
+                continue;
+            fds[n].fd = p->pair[i][0];
+            fds[n].events = POLLIN;
+            idx[n++] = i * 2;
+            fds[n].fd = p->pair[i][1];
+            fds[n].events = POLLIN;
+            idx[n++] = i * 2 + 1;
+        }
+        if (poll(fds, (nfds_t)n, 20) <= 0)
+            continue;
+        pthread_mutex_lock(&p->mu);
+        mode = p->mode; /* as of now, not of before the poll */
+        pthread_mutex_unlock(&p->mu);
+        for (i = 0; i < n; i++) {
+            int pi, side;
+            ssize_t r;
+            if (fds[i].revents == 0)
+                continue;
+            if (idx[i] < 0) {
+                px_accept(p);
+                continue;
+            }
+            pi = idx[i] / 2;
+            side = idx[i] % 2;
+            if (p->pair[pi][0] < 0)
+                continue;
+            r = read(p->pair[pi][side], buf, sizeof buf);
+            if (r <= 0) {
+                close(p->pair[pi][0]);
+                close(p->pair[pi][1]);
+                p->pair[pi][0] = p->pair[pi][1] = -1;
+                continue;
+            }
+            if (side == 0 && mode == TU_PROXY_BLACKHOLE)
+                continue;
+            if (send(p->pair[pi][!side], buf, (size_t)r, MSG_NOSIGNAL) != r) {
+                close(p->pair[pi][0]);
+                close(p->pair[pi][1]);
+                p->pair[pi][0] = p->pair[pi][1] = -1;
+            }
+        }
+    }
+}
+
+void tu_proxy_start(tu_proxy_t *p, const char *target, int port)
+{
+    struct sockaddr_in a;
+    socklen_t alen = sizeof a;
+    char host[64];
+    int up_port, i, one = 1;
+
+    CHECK(sscanf(target, "%63[^:,]:%d", host, &up_port) == 2);
+    memset(p, 0, sizeof *p);
+    for (i = 0; i < 16; i++)
+        p->pair[i][0] = p->pair[i][1] = -1;
+    p->up.sin_family = AF_INET;
+    p->up.sin_port = htons((uint16_t)up_port);
+    CHECK(inet_pton(AF_INET, strcmp(host, "localhost") ? host : "127.0.0.1",
+                    &p->up.sin_addr) == 1);
+    p->lfd = socket(AF_INET, SOCK_STREAM, 0);
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons((uint16_t)port);
+    CHECK(p->lfd >= 0);
+    CHECK(setsockopt(p->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) == 0);
+    CHECK(bind(p->lfd, (struct sockaddr *)&a, sizeof a) == 0);
+    CHECK(listen(p->lfd, 16) == 0);
+    CHECK(getsockname(p->lfd, (struct sockaddr *)&a, &alen) == 0);
+    p->port = ntohs(a.sin_port);
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->cv, NULL);
+    CHECK(pthread_create(&p->th, NULL, px_main, p) == 0);
+}
+
+void tu_proxy_set(tu_proxy_t *p, int mode, int cut)
+{
+    pthread_mutex_lock(&p->mu);
+    p->mode = mode;
+    p->cut = cut;
+    while (p->cut)
+        pthread_cond_wait(&p->cv, &p->mu);
+    pthread_mutex_unlock(&p->mu);
+}
+
+void tu_proxy_stop(tu_proxy_t *p)
+{
+    pthread_mutex_lock(&p->mu);
+    p->stop = 1;
+    pthread_mutex_unlock(&p->mu);
+    CHECK(pthread_join(p->th, NULL) == 0);
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->cv);
 }

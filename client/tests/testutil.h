@@ -10,6 +10,8 @@
 #ifndef TESTUTIL_H
 #define TESTUTIL_H
 
+#include <netinet/in.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +51,38 @@ int64_t tu_now_ms(void);
  * returns the number of workers that failed. A worker passes by returning. */
 typedef void (*tu_worker_fn)(int i, const char *servers, void *arg);
 int tu_run_workers(int n, tu_worker_fn fn, const char *servers, void *arg);
+
+/* Moves the clock of every server in the list forward by seconds with the
+ * "debugtime" verb (mcds-server --debug). Returns 1 when every server
+ * answered OK, 0 when one does not know the verb (stock memcached); fails
+ * the test when a server cannot be reached. */
+int tu_debugtime(const char *servers, int seconds);
+/* Sleeps until the wall clock (tu_now_ms) reaches ms. */
+void tu_sleep_until(int64_t ms);
+
+/* A TCP proxy in a thread of this process, from 127.0.0.1:port to one
+ * server: it forwards (TU_PROXY_FORWARD) or swallows what clients send
+ * (TU_PROXY_BLACKHOLE, a server that stops answering). */
+enum { TU_PROXY_FORWARD, TU_PROXY_BLACKHOLE };
+
+typedef struct tu_proxy {
+    int lfd, port;
+    struct sockaddr_in up;
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int mode, cut, stop; /* under mu */
+    int pair[16][2];
+} tu_proxy_t;
+
+/* Starts a proxy to target ("host:port", IPv4) listening on port (0: any;
+ * p->port tells which). */
+void tu_proxy_start(tu_proxy_t *p, const char *target, int port);
+/* Sets the mode; cut closes every connection (and waits until done). */
+void tu_proxy_set(tu_proxy_t *p, int mode, int cut);
+/* Closes every connection and the listening socket: connections to its
+ * port are refused from then on, until tu_proxy_start on the same port. */
+void tu_proxy_stop(tu_proxy_t *p);
 
 /* Sorting and comparing helpers. */
 int tu_cmp_u64(const void *a, const void *b);

@@ -48,9 +48,9 @@ start_server {tags {libmcds}} {
         libmcds_run test_sequence $servers 3
     } 3
 
-    test {libmcds: event log fetch exact ranges; reader without loss or repetition} {
-        libmcds_run test_eventlog $servers 7
-    } 7
+    test {libmcds: event log fetch exact ranges; reader without loss or repetition; lifetimes at the edges (debugtime)} {
+        libmcds_run test_eventlog $servers 9
+    } 9
 
     test {libmcds: rarely written array changed by 8 processes with gets/cas} {
         libmcds_run test_array $servers 4
@@ -68,9 +68,9 @@ start_server {tags {libmcds}} {
         libmcds_run test_threads $servers 4
     } 4
 
-    test {libmcds: server down, key too long, value too large give clear statuses} {
-        libmcds_run test_errors $servers 6
-    } 6
+    test {libmcds: server down, key too long, value too large, malformed server lists give clear statuses and details} {
+        libmcds_run test_errors $servers 10
+    } 10
 
     test {libmcds: every contrib/examples program runs and prints its results} {
         set out {}
@@ -101,5 +101,5 @@ start_server {tags {libmcds}} {
             $bin $servers] status out
         if {$status ne "0"} { fail "valgrind test_errors exited $status:\n$out" }
         regexp -all -line {^ok - } $out
-    } 6
+    } 10
 }

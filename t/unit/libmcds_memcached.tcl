@@ -38,9 +38,9 @@ start_memcached {tags {libmcds valgrind:skip}} {
         libmcds_run test_sequence $servers 3
     } 3
 
-    test {libmcds on memcached: event log} {
-        libmcds_run test_eventlog $servers 7
-    } 7
+    test {libmcds on memcached: event log (lifetimes in real time)} {
+        libmcds_run test_eventlog $servers 9
+    } 9
 
     test {libmcds on memcached: array} {
         libmcds_run test_array $servers 4
@@ -59,12 +59,12 @@ start_memcached {tags {libmcds valgrind:skip}} {
     } 4
 
     test {libmcds on memcached: errors} {
-        libmcds_run test_errors $servers 6
-    } 6
+        libmcds_run test_errors $servers 10
+    } 10
 
-    foreach p {{test_lock 8} {test_counter 6} {test_sequence 3} {test_eventlog 7}
+    foreach p {{test_lock 8} {test_counter 6} {test_sequence 3} {test_eventlog 9}
                {test_array 4} {test_oparray 5} {test_table 7} {test_threads 4}
-               {test_errors 6}} {
+               {test_errors 10}} {
         lassign $p prog min
         test "libmcds on memcached, binary protocol: $prog" {
             set ::env(MCDS_TEST_PROTOCOL) binary

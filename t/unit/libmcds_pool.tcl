@@ -29,8 +29,8 @@ proc libmcds_pool3 {} {
 # The programs to run on a pool: {name min_ok}.
 set ::libmcds_pool_programs {
     {test_pool 2} {test_lock 8} {test_counter 6} {test_sequence 3}
-    {test_eventlog 7} {test_array 4} {test_oparray 5} {test_table 7}
-    {test_threads 4} {test_errors 6}
+    {test_eventlog 9} {test_array 4} {test_oparray 5} {test_table 7}
+    {test_threads 4} {test_errors 10}
 }
 
 start_server {tags {libmcds pool}} {
