@@ -1,13 +1,32 @@
 #!/bin/sh
 # setup.sh: installs the Debian packages mcds needs (when some are missing;
 # needs root for that), then configures and builds the whole tree.
+#
+#   contrib/setup.sh          what building and running needs (compiler,
+#                             autotools, libevent, libmemcached)
+#   contrib/setup.sh --test   that, and what the test suite uses (tcl,
+#                             memcached, libmemcached-tools, valgrind,
+#                             python3-pymemcache, nutcracker)
+#
 # Used by the README's two commands and by .ci/run.
 set -e
 cd "$(dirname "$0")/.."
 
-PKGS="build-essential autoconf automake libtool pkg-config libevent-dev
-libmemcached-dev libmemcached-tools memcached tcl valgrind
-python3-pymemcache nutcracker"
+BUILD_PKGS="build-essential autoconf automake libtool pkg-config libevent-dev
+libmemcached-dev"
+TEST_PKGS="tcl libmemcached-tools memcached valgrind python3-pymemcache
+nutcracker"
+
+case "$1" in
+"") PKGS=$BUILD_PKGS ;;
+--test) PKGS="$BUILD_PKGS $TEST_PKGS" ;;
+-h|--help)
+    sed -n '2,11s/^# \{0,1\}//p' "$0"
+    exit 0 ;;
+*)
+    echo "usage: contrib/setup.sh [--test]" >&2
+    exit 64 ;;
+esac
 
 missing=""
 for p in $PKGS; do
