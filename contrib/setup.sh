@@ -42,6 +42,7 @@ if [ -n "$missing" ]; then
     fi
     echo "setup: installing$missing"
     apt-get update -qq
+    # shellcheck disable=SC2086 # one word per package
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
 fi
 
