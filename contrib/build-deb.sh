@@ -19,7 +19,8 @@ cd "$top"
 # Packaging tools, then the Build-Depends of debian/control.
 missing=""
 for p in dpkg-dev debhelper fakeroot lintian build-essential autoconf \
-         automake libtool pkg-config libevent-dev libmemcached-dev tcl; do
+         automake libtool pkg-config libevent-dev libmemcached-dev libssl-dev \
+         procps tcl; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
         missing="$missing $p"
     fi
