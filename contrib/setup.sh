@@ -1,13 +1,39 @@
 #!/bin/sh
 # setup.sh: installs the Debian packages mcds needs (when some are missing;
 # needs root for that), then configures and builds the whole tree.
+#
+#   contrib/setup.sh          what building and running needs (compiler,
+#                             autotools, libevent, libmemcached, libssl-dev)
+#   contrib/setup.sh --test   that, and what the test suite uses (tcl,
+#                             procps, groff-base, memcached,
+#                             libmemcached-tools, valgrind,
+#                             python3-pymemcache, nutcracker)
+#
 # Used by the README's two commands and by .ci/run.
 set -e
 cd "$(dirname "$0")/.."
 
-PKGS="build-essential autoconf automake libtool pkg-config libevent-dev
-libmemcached-dev libmemcached-tools memcached tcl valgrind
+# libssl-dev: Debian 12's libmemcached.pc requires libcrypto's .pc file, but
+# libmemcached-dev does not depend on it, so configure cannot find
+# libmemcached without it.
+BUILD_PKGS="build-essential autoconf automake libtool pkg-config libevent-dev
+libmemcached-dev libssl-dev"
+# procps: the suite stops servers with kill(1), which a minimal Debian
+# (debootstrap's minbase, the debian:12 container image) lacks; groff-base:
+# t/unit/docs.tcl formats the man pages.
+TEST_PKGS="tcl procps groff-base libmemcached-tools memcached valgrind
 python3-pymemcache nutcracker"
+
+case "$1" in
+"") PKGS=$BUILD_PKGS ;;
+--test) PKGS="$BUILD_PKGS $TEST_PKGS" ;;
+-h|--help)
+    sed -n '2,12s/^# \{0,1\}//p' "$0"
+    exit 0 ;;
+*)
+    echo "usage: contrib/setup.sh [--test]" >&2
+    exit 64 ;;
+esac
 
 missing=""
 for p in $PKGS; do
@@ -23,6 +49,7 @@ if [ -n "$missing" ]; then
     fi
     echo "setup: installing$missing"
     apt-get update -qq
+    # shellcheck disable=SC2086 # one word per package
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
 fi
 
