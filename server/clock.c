@@ -14,6 +14,7 @@
 #define CLOCK_SHIFT_MAX (100LL * 365 * 86400)  /* one debugtime step: 100 years */
 
 static time_t clock_start_wall;       /* wall time matching rel time 0 */
+static uint64_t clock_start_wall_ms;  /* the same in milliseconds */
 static struct timespec clock_start_mono;
 static rel_time_t clock_current;
 static int64_t clock_offset;          /* debug shift, seconds */
@@ -30,8 +31,13 @@ static rel_time_t clock_compute(void) {
 }
 
 void clock_init(void) {
+    struct timespec wall;
+
     clock_gettime(CLOCK_MONOTONIC, &clock_start_mono);
-    clock_start_wall = time(NULL) - CLOCK_EPOCH_SLACK;
+    clock_gettime(CLOCK_REALTIME, &wall);
+    clock_start_wall = wall.tv_sec - CLOCK_EPOCH_SLACK;
+    clock_start_wall_ms = (uint64_t)wall.tv_sec * 1000 + (uint64_t)(wall.tv_nsec / 1000000) -
+                          CLOCK_EPOCH_SLACK * 1000;
     clock_offset = 0;
     clock_current = clock_compute();
 }
@@ -99,4 +105,24 @@ int64_t clock_ttl(rel_time_t exptime) {
     if (exptime <= clock_now())
         return 0;
     return (int64_t)exptime - clock_now();
+}
+
+uint64_t clock_to_unix_ms(uint64_t server_ms) {
+    return clock_start_wall_ms + server_ms;
+}
+
+uint64_t clock_from_unix_ms(uint64_t unix_ms) {
+    return unix_ms > clock_start_wall_ms ? unix_ms - clock_start_wall_ms : 0;
+}
+
+uint64_t clock_exptime_to_unix(rel_time_t exptime) {
+    return exptime == 0 ? 0 : (uint64_t)clock_start_wall + exptime;
+}
+
+rel_time_t clock_exptime_from_unix(uint64_t unix_secs) {
+    if (unix_secs == 0)
+        return 0;
+    if (unix_secs <= (uint64_t)clock_start_wall + 1)
+        return 1;       /* already expired */
+    return (rel_time_t)(unix_secs - (uint64_t)clock_start_wall);
 }

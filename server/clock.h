@@ -28,6 +28,13 @@ time_t clock_started(void);
  * is over 100 years either way or would leave the clock's range. */
 bool clock_shift(int64_t seconds);
 rel_time_t clock_exptime(int64_t exptime);
+/* Server times to and from Unix time, for what is written to disk (the
+ * server's own clock starts anew with each process). An exptime of 0
+ * (never) stays 0. */
+uint64_t clock_to_unix_ms(uint64_t server_ms);
+uint64_t clock_from_unix_ms(uint64_t unix_ms);
+uint64_t clock_exptime_to_unix(rel_time_t exptime);
+rel_time_t clock_exptime_from_unix(uint64_t unix_secs);
 int64_t clock_ttl(rel_time_t exptime);
 
 #endif

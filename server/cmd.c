@@ -56,6 +56,7 @@ static const struct cmd_def cmd_defs[] = {
     { "shutdown", admin_shutdown, 1, CMD_ANY, 0, 0 },
     { "cache_memlimit", admin_cache_memlimit, 2, 3, CMD_NOREPLY, 0 },
     { "debugtime", admin_debugtime, 2, 2, CMD_DEBUG, 0 },
+    { "snapshot", admin_snapshot, 1, 1, 0, 0 },
     /* queues (verb_queue.c) */
     { "qcreate", qverb_create, 2, 6, 0, 0 },
     { "qpush", qverb_push, 5, 7, CMD_DATA | CMD_NOREPLY, 0 },

@@ -32,6 +32,7 @@
 #include "log.h"
 #include "kestrel.h"
 #include "park.h"
+#include "persist/persist.h"
 #include "proto_get.h"
 #include "proto_meta.h"
 #include "proto_text.h"
@@ -53,6 +54,7 @@
 static __thread char conn_scratch[CONN_SCRATCH];
 
 static void conn_event(evutil_socket_t fd, short what, void *arg);
+static void conn_drive(conn *c);
 static int conn_flush(conn *c);
 
 /* ---- buffer memory ---- */
@@ -142,6 +144,8 @@ static void conn_rbuf_give(conn *c) {
 
 void conn_close(conn *c) {
     log_msg(2, "<%d connection closed", c->fd);
+    if (c->held)
+        worker_unhold(c->worker, c);
     event_free(c->ev);
     close(c->fd);
     conn_release_output(c);
@@ -588,8 +592,41 @@ static short conn_events(conn *c) {
     return ev;
 }
 
+/* With persistence, a connection whose replies answer for log records
+ * that are not durable yet sends and reads nothing until they are. */
+static void conn_hold(conn *c) {
+    if (!c->held) {
+        c->held = true;
+        worker_hold(c->worker, c);
+    }
+    conn_update_event(c, 0);
+}
+
+void conn_unhold(conn *c) {
+    c->held = false;
+    worker_unhold(c->worker, c);
+    conn_drive(c);
+}
+
+/* Writes the queued replies once the log records they answer for are
+ * durable under the fsync policy (persist_commit): 0 written (or the
+ * socket is full), 1 held until the log catches up, -1 on error. */
+static int conn_send(conn *c, uint64_t log_mark) {
+    if (persist_thread_end() != log_mark)
+        c->persist_need = persist_thread_end();
+    if (c->persist_need != 0) {
+        if (!persist_commit(c->persist_need)) {
+            conn_hold(c);
+            return 1;
+        }
+        c->persist_need = 0;
+    }
+    return conn_flush(c);
+}
+
 static void conn_drive(conn *c) {
-    int r = 0, yield = 0;
+    uint64_t log_mark = persist_thread_end();
+    int r = 0, yield = 0, sent;
 
     c->reqs = 0;
     for (;;) {
@@ -598,7 +635,10 @@ static void conn_drive(conn *c) {
             return;
         }
         if (conn_out_full(c) || c->state == CONN_CLOSING) {
-            if (conn_flush(c) < 0 || (c->state == CONN_CLOSING && c->out_bytes == 0)) {
+            sent = conn_send(c, log_mark);
+            if (sent > 0)
+                return;
+            if (sent < 0 || (c->state == CONN_CLOSING && c->out_bytes == 0)) {
                 conn_close(c);
                 return;
             }
@@ -622,7 +662,10 @@ static void conn_drive(conn *c) {
             break;
     }
     conn_rbuf_give(c);
-    if (conn_flush(c) < 0 || c->broken) {
+    sent = conn_send(c, log_mark);
+    if (sent > 0)
+        return;
+    if (sent < 0 || c->broken) {
         conn_close(c);
         return;
     }

@@ -111,6 +111,12 @@ typedef struct conn {
     uint64_t open_id;       /* Kestrel: the open message */
     struct text_get *tget;  /* proto_text's multi-get in progress */
 
+    /* Persistence: the log position its replies wait for (0: none); a held
+     * connection sends and reads nothing until that is durable. */
+    uint64_t persist_need;
+    bool held;
+    struct conn *held_prev, *held_next;   /* the worker's held list */
+
     struct conn *prev, *next;   /* the worker's list */
 } conn;
 
@@ -151,6 +157,8 @@ void conn_start_nread(conn *c, item *it, enum store_op op, uint64_t cas, bool no
 void conn_start_swallow(conn *c, size_t n);
 /* A waiting connection got its answer: back to parsing, on its thread. */
 void conn_resume(conn *c);
+/* Its records are durable now: its replies go out, it reads again. */
+void conn_unhold(conn *c);
 
 /* Consumes n bytes of parsed input. */
 static inline void conn_consume(conn *c, size_t n) { c->rpos += n; }

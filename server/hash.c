@@ -41,6 +41,8 @@ static int hash_thread_running;
 static int hash_stop;
 static pthread_mutex_t hash_cond_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t hash_cond = PTHREAD_COND_INITIALIZER;
+static int hash_paused;             /* growth held off (a snapshot walks the table) */
+static int hash_growing;            /* the maintainer is in hash_expand */
 
 static inline uint32_t hash_size(unsigned power) { return (uint32_t)1 << power; }
 static inline uint32_t hash_mask(unsigned power) { return hash_size(power) - 1; }
@@ -171,7 +173,7 @@ item *hash_find(const char *key, size_t nkey, uint32_t hv) {
 
 static void hash_wake_maintainer(void) {
     pthread_mutex_lock(&hash_cond_lock);
-    pthread_cond_signal(&hash_cond);
+    pthread_cond_broadcast(&hash_cond);
     pthread_mutex_unlock(&hash_cond_lock);
 }
 
@@ -265,16 +267,47 @@ static int hash_needs_growth(void) {
 static void *hash_maintainer(void *arg) {
     pthread_mutex_lock(&hash_cond_lock);
     while (!hash_stop) {
-        if (!hash_needs_growth()) {
+        if (!hash_needs_growth() || hash_paused) {
             pthread_cond_wait(&hash_cond, &hash_cond_lock);
             continue;
         }
+        hash_growing = 1;
         pthread_mutex_unlock(&hash_cond_lock);
         hash_expand();
         pthread_mutex_lock(&hash_cond_lock);
+        hash_growing = 0;
+        pthread_cond_broadcast(&hash_cond);
     }
     pthread_mutex_unlock(&hash_cond_lock);
     return NULL;
+}
+
+void hash_pause_growth(void) {
+    pthread_mutex_lock(&hash_cond_lock);
+    hash_paused++;
+    while (hash_growing)
+        pthread_cond_wait(&hash_cond, &hash_cond_lock);
+    pthread_mutex_unlock(&hash_cond_lock);
+}
+
+void hash_resume_growth(void) {
+    pthread_mutex_lock(&hash_cond_lock);
+    hash_paused--;
+    pthread_cond_broadcast(&hash_cond);
+    pthread_mutex_unlock(&hash_cond_lock);
+}
+
+uint32_t hash_buckets(void) {
+    return hash_size(hash_pow);
+}
+
+void hash_visit_bucket(uint32_t b, void (*fn)(item *it, void *arg), void *arg) {
+    item *it;
+
+    pthread_mutex_lock(&hash_locks[b & hash_lockmask]);
+    for (it = hash_primary[b]; it != NULL; it = it->h_next)
+        fn(it, arg);
+    pthread_mutex_unlock(&hash_locks[b & hash_lockmask]);
 }
 
 void hash_start_maintainer(void) {

@@ -42,6 +42,16 @@ uint64_t hash_longest_chain(void);
  * calling fn on every item; fn returns 1 to have the item removed from the
  * table (its table reference is then given to fn's caller via done()).
  * Does nothing while the table is growing. Advances *cursor, wrapping. */
+/* Holds off the table's growth (waiting for one in progress to end), so
+ * that a walk of every bucket sees each item once; and lets it go on. */
+void hash_pause_growth(void);
+void hash_resume_growth(void);
+/* Buckets of the table (stable while growth is paused). */
+uint32_t hash_buckets(void);
+/* Calls fn on every item of bucket b with b's stripe lock held (fn may
+ * take a reference; it must not block). Growth must be paused. */
+void hash_visit_bucket(uint32_t b, void (*fn)(item *it, void *arg), void *arg);
+
 void hash_crawl(size_t *cursor, size_t n, int (*fn)(item *it), void (*done)(item *it));
 
 #endif

@@ -17,6 +17,7 @@ static size_t item_used;
 static size_t item_limit;
 static uint64_t item_cas_counter;
 static void (*item_free_hooks[ITEM_NTYPES])(item *it);
+static void (*item_cas_block_hook)(uint64_t upto);
 
 void item_init(size_t limit_bytes) {
     item_used = 0;
@@ -86,7 +87,23 @@ void item_release(item *it) {
 }
 
 uint64_t item_next_cas(void) {
-    return __atomic_add_fetch(&item_cas_counter, 1, __ATOMIC_RELAXED);
+    uint64_t v = __atomic_add_fetch(&item_cas_counter, 1, __ATOMIC_RELAXED);
+
+    if ((v & (ITEM_CAS_BLOCK - 1)) == 0 && item_cas_block_hook != NULL)
+        item_cas_block_hook(v + ITEM_CAS_BLOCK);
+    return v;
+}
+
+void item_cas_floor(uint64_t v) {
+    uint64_t cur = __atomic_load_n(&item_cas_counter, __ATOMIC_RELAXED);
+
+    while (cur < v && !__atomic_compare_exchange_n(&item_cas_counter, &cur, v, false,
+                                                   __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
+}
+
+void item_on_cas_block(void (*fn)(uint64_t upto)) {
+    item_cas_block_hook = fn;
 }
 
 uint64_t item_peek_cas(void) {

@@ -27,7 +27,7 @@
 
 /* What the value is. Only cache strings are ever evicted (DESIGN 3.2).
  * A structure's item holds a pointer to the structure as its value. */
-enum item_type { ITEM_STRING = 0, ITEM_QUEUE, ITEM_NTYPES };
+enum item_type { ITEM_STRING = 0, ITEM_QUEUE, ITEM_LIST, ITEM_CTREE, ITEM_NTYPES };
 
 typedef struct item {
     struct item *h_next;    /* hash chain */
@@ -89,6 +89,13 @@ void item_release(item *it);
 void item_set_free_hook(enum item_type type, void (*fn)(item *it));
 uint64_t item_next_cas(void);
 uint64_t item_peek_cas(void);
+/* CAS numbers are handed out in blocks of ITEM_CAS_BLOCK: fn hears of each
+ * new block before a number in it is used (persistence records the high
+ * water mark, so a restart never hands a CAS out twice). */
+#define ITEM_CAS_BLOCK (1ULL << 20)
+void item_on_cas_block(void (*fn)(uint64_t upto));
+/* The next CAS numbers are above v. */
+void item_cas_floor(uint64_t v);
 
 /* Memory accounting under -m. */
 size_t item_mem_used(void);

@@ -11,6 +11,7 @@
 #include "cmd.h"
 #include "kestrel.h"
 #include "parse.h"
+#include "persist/persist.h"
 #include "queue_park.h"
 #include "store_queue.h"
 
@@ -128,14 +129,19 @@ enum reply_id kestrel_check(conn *c, const char *key, size_t nkey, bool single) 
     size_t nbase;
 
     if (slash == NULL || !kestrel_parse_opts(slash + 1, nkey - (size_t)(slash - key) - 1, &o)) {
-        /* A plain read: refused only on the queue this connection has open. */
+        /* A plain read: refused only on the queue this connection has open,
+         * or (it takes a message) while the log cannot be written. */
         if (open && kestrel_open_on(c, key, nkey) && kestrel_is_queue(key, nkey))
             return REPLY_KESTREL_READ_OPEN;
+        if (!persist_writable() && kestrel_is_queue(key, nkey))
+            return REPLY_LOG_FAILED;
         return REPLY_COUNT;
     }
     nbase = (size_t)(slash - key);
     if (o.peek && (o.open || o.close || o.abort))
         return REPLY_KESTREL_PEEK_MIX;
+    if (!o.peek && !persist_writable() && (kestrel_is_queue(key, nbase) || (open && kestrel_open_on(c, key, nbase))))
+        return REPLY_LOG_FAILED;
     if (!(o.open || o.close || o.abort))
         return REPLY_COUNT;
     if (!(kestrel_is_queue(key, nbase) || (open && kestrel_open_on(c, key, nbase))))

@@ -20,13 +20,16 @@
 #include "cmd.h"
 #include "hash.h"
 #include "item.h"
+#include "item_persist.h"
 #include "listener.h"
 #include "log.h"
 #include "lru.h"
+#include "persist/persist.h"
 #include "settings.h"
 #include "stats.h"
 #include "store.h"
 #include "store_queue.h"
+#include "types/queue_persist.h"
 #include "worker.h"
 
 #define MAIN_FD_RESERVE 64     /* descriptors beyond -c: listeners, pipes, files */
@@ -145,6 +148,7 @@ static int main_setup(void) {
     store_init();
     cmd_init();
     signal(SIGPIPE, SIG_IGN);
+    signal(SIGXFSZ, SIG_IGN);   /* a log past the file size limit is a write error, not a kill */
     /* Every event base is used by its own thread only (other threads reach
      * a worker or the main thread through its pipe), so libevent runs
      * without its locks. */
@@ -157,8 +161,26 @@ static int main_setup(void) {
     return 0;
 }
 
+/* With --data-dir: restores the keyspace (not held to -m: what was stored
+ * is never dropped at a restart) and opens the log. */
+static int main_restore(void) {
+    int rc;
+
+    queue_persist_init();
+    item_persist_init();
+    store_set_unlimited(true);
+    rc = persist_start();
+    store_set_unlimited(false);
+    queue_persist_replay_done();
+    if (rc == 0 && item_mem_used() > item_mem_limit())
+        log_msg(0, "persistence: the restored data takes %zu MB, over -m (%zu MB): "
+                "cache values go first, structures are kept", item_mem_used() >> 20, item_mem_limit() >> 20);
+    return rc;
+}
+
 static void main_teardown(void) {
     workers_stop();
+    persist_stop();
     store_queue_shutdown();
     store_destroy();
     stats_free();
@@ -184,7 +206,7 @@ int main(int argc, char **argv) {
         settings_free();
         return 1;
     }
-    if (main_fd_limit() < 0 || main_setup() < 0 || listener_open(main_base) < 0 ||
+    if (main_fd_limit() < 0 || main_setup() < 0 || main_restore() < 0 || listener_open(main_base) < 0 ||
         workers_start(settings.num_threads) < 0 || main_watch_signals() < 0) {
         log_msg(0, "start-up failed");
         return 1;

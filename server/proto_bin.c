@@ -45,6 +45,7 @@ enum bin_error {
     BIN_ERR_UNKNOWN,
     BIN_ERR_OOM_ITEM,
     BIN_ERR_OOM_INCR,
+    BIN_ERR_LOG_FAILED,
     BIN_ERR_COUNT
 };
 
@@ -63,6 +64,7 @@ static const struct {
     [BIN_ERR_UNKNOWN] = { BIN_STATUS_UNKNOWN_COMMAND, "Unknown command" },
     [BIN_ERR_OOM_ITEM] = { BIN_STATUS_ENOMEM, "Out of memory allocating item" },
     [BIN_ERR_OOM_INCR] = { BIN_STATUS_ENOMEM, "Out of memory incrementing value" },
+    [BIN_ERR_LOG_FAILED] = { BIN_STATUS_EINTERNAL, "Internal error: log write failed" },
 };
 
 /* ---- byte order ---- */
@@ -245,6 +247,8 @@ static void bin_touch(conn *c, const struct bin_req *r) {
  * found". A key holding a structure the command does not apply to (replace
  * or append on a queue) has no binary status of its own: "Not stored.". */
 static enum bin_error bin_not_stored_error(enum store_op op, enum store_status st) {
+    if (st == STORE_LOG_FAILED)
+        return BIN_ERR_LOG_FAILED;
     if (st == STORE_WRONG_TYPE)
         return BIN_ERR_NOT_STORED;
     if (op == STORE_ADD)
@@ -330,6 +334,9 @@ static void bin_delete(conn *c, const struct bin_req *r) {
     case STORE_EXISTS:
         bin_error(c, &r->h, BIN_ERR_EXISTS);
         break;
+    case STORE_LOG_FAILED:
+        bin_error(c, &r->h, BIN_ERR_LOG_FAILED);
+        break;
     default:
         stats_incr(STATS_DELETE_MISSES);
         bin_error(c, &r->h, BIN_ERR_NOT_FOUND);
@@ -378,6 +385,9 @@ static void bin_arith(conn *c, const struct bin_req *r) {
     case STORE_NON_NUMERIC:
         bin_error(c, &r->h, BIN_ERR_NON_NUMERIC);
         break;
+    case STORE_LOG_FAILED:
+        bin_error(c, &r->h, BIN_ERR_LOG_FAILED);
+        break;
     default:
         bin_error(c, &r->h, BIN_ERR_OOM_INCR);
         break;
@@ -396,8 +406,10 @@ static void bin_flush(conn *c, const struct bin_req *r) {
     if (r->h.extlen == BIN_EXT_TOUCH)
         delay = bin_get32(r->ext);
     stats_incr(STATS_CMD_FLUSH);
-    store_flush(delay);
-    bin_ok(c, r, 0);
+    if (store_flush(delay) == STORE_LOG_FAILED)
+        bin_error(c, &r->h, BIN_ERR_LOG_FAILED);
+    else
+        bin_ok(c, r, 0);
 }
 
 static void bin_version(conn *c, const struct bin_req *r) {

@@ -84,6 +84,7 @@ enum bin_status {
     BIN_STATUS_AUTH_CONTINUE = 0x21,
     BIN_STATUS_UNKNOWN_COMMAND = 0x81,
     BIN_STATUS_ENOMEM = 0x82,
+    BIN_STATUS_EINTERNAL = 0x84,
 };
 
 /* Extras lengths of the requests that carry them. */

@@ -423,7 +423,9 @@ static void meta_nread_done(conn *c) {
     m.exptime = item_exptime(it);
     m.fetched_before = false;
     m.last_access = item_time(it);
-    if (!(st == STORE_STORED && r->quiet))
+    if (st == STORE_LOG_FAILED)
+        conn_out_reply(c, REPLY_LOG_FAILED);
+    else if (!(st == STORE_STORED && r->quiet))
         meta_reply(c, r, meta_set_code(st), -1, st == STORE_STORED ? &m : NULL, NULL);
     item_release(it);
 }
@@ -451,7 +453,7 @@ static void meta_delete(conn *c, struct meta_req *r) {
     } else if (st == STORE_EXISTS) {
         meta_reply(c, r, "EX", -1, NULL, NULL);
     } else {
-        conn_out_reply(c, REPLY_OOM);
+        conn_out_reply(c, st == STORE_LOG_FAILED ? REPLY_LOG_FAILED : REPLY_OOM);
     }
 }
 
@@ -504,6 +506,9 @@ static void meta_arith(conn *c, struct meta_req *r) {
         break;
     case STORE_NON_NUMERIC:
         conn_out_reply(c, REPLY_NON_NUMERIC);
+        break;
+    case STORE_LOG_FAILED:
+        conn_out_reply(c, REPLY_LOG_FAILED);
         break;
     default:
         meta_reply(c, r, "NS", -1, NULL, NULL);

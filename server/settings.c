@@ -20,7 +20,11 @@ struct settings settings;
 #define SETTINGS_OUTPUT_MIN 4096
 
 /* Long options without a letter. */
-enum { SETTINGS_OPT_OUTPUT_MAX = 256, SETTINGS_OPT_BUFFER_LIMIT, SETTINGS_OPT_LOG_FILE };
+enum {
+    SETTINGS_OPT_OUTPUT_MAX = 256, SETTINGS_OPT_BUFFER_LIMIT, SETTINGS_OPT_LOG_FILE,
+    SETTINGS_OPT_DATA_DIR, SETTINGS_OPT_FSYNC, SETTINGS_OPT_PERSIST_ITEMS, SETTINGS_OPT_SNAP_MIN,
+    SETTINGS_OPT_SNAP_GROWTH, SETTINGS_OPT_LOG_BUFFER, SETTINGS_OPT_RECOVER_PARTIAL
+};
 #define SETTINGS_ITEM_MAX (1024UL * 1024 * 1024)
 
 struct settings_option {
@@ -56,6 +60,20 @@ static const struct settings_option settings_options[] = {
     { 'v', "verbose", no_argument, NULL, "verbose (repeat for more: -vv)" },
     { SETTINGS_OPT_LOG_FILE, "log-file", required_argument, "<file>",
       "append log lines to this file instead of stderr (SIGHUP reopens it)" },
+    { SETTINGS_OPT_DATA_DIR, "data-dir", required_argument, "<dir>",
+      "persistence: write-ahead log and snapshots in this directory (default: off)" },
+    { SETTINGS_OPT_FSYNC, "fsync", required_argument, "<policy>",
+      "with --data-dir: always, everysec or no (default everysec)" },
+    { SETTINGS_OPT_PERSIST_ITEMS, "persist-items", no_argument, NULL,
+      "with --data-dir: log cache values too (a durable key-value store)" },
+    { SETTINGS_OPT_SNAP_MIN, "snapshot-min-size", required_argument, "<size>",
+      "log bytes after which a snapshot may start by itself (default 64m; 0: never)" },
+    { SETTINGS_OPT_SNAP_GROWTH, "snapshot-growth", required_argument, "<percent>",
+      "... once the log has also grown this percent of the last snapshot (default 100)" },
+    { SETTINGS_OPT_LOG_BUFFER, "log-buffer", required_argument, "<size>",
+      "memory for log records not yet written, a power of two (default 16m)" },
+    { SETTINGS_OPT_RECOVER_PARTIAL, "recover-partial", no_argument, NULL,
+      "start from what precedes a corrupt log record or snapshot entry (loses what follows)" },
     { 'D', "debug", no_argument, NULL, "enable debug verbs (debugtime) for tests" },
     { 'h', "help", no_argument, NULL, "print this help and exit" },
     { 'V', "version", no_argument, NULL, "print version and exit" },
@@ -80,13 +98,19 @@ void settings_init(void) {
     settings.hashpower_init = 16;
     settings.conn_output_max = 1024 * 1024;
     settings.conn_buffer_limit = 512UL * 1024 * 1024;
+    settings.fsync_policy = 1;      /* everysec */
+    settings.snapshot_min = 64UL * 1024 * 1024;
+    settings.snapshot_growth = 100;
+    settings.log_buffer = 16UL * 1024 * 1024;
 }
 
 void settings_free(void) {
     free(settings.listen_addr);
     free(settings.socket_path);
     free(settings.log_file);
+    free(settings.data_dir);
     settings.listen_addr = NULL;
+    settings.data_dir = NULL;
     settings.socket_path = NULL;
     settings.log_file = NULL;
 }
@@ -192,6 +216,39 @@ static int settings_protocol_arg(const char *arg) {
     return 0;
 }
 
+/* The persistence options. */
+static int settings_apply_persist(int letter, const char *arg) {
+    static const char *const policies[] = { "always", "everysec", "no" };
+    long v;
+    int i;
+
+    switch (letter) {
+    case SETTINGS_OPT_DATA_DIR:
+        free(settings.data_dir);
+        settings.data_dir = strdup(arg);
+        return 0;
+    case SETTINGS_OPT_FSYNC:
+        for (i = 0; i < 3; i++) {
+            if (strcmp(arg, policies[i]) == 0) {
+                settings.fsync_policy = i;
+                return 0;
+            }
+        }
+        return -1;
+    case SETTINGS_OPT_PERSIST_ITEMS: settings.persist_items = true; return 0;
+    case SETTINGS_OPT_RECOVER_PARTIAL: settings.recover_partial = true; return 0;
+    case SETTINGS_OPT_SNAP_MIN:
+        return settings_size(arg, 1, &settings.snapshot_min);
+    case SETTINGS_OPT_SNAP_GROWTH:
+        if (settings_number(arg, 0, 100000, &v) < 0) return -1;
+        settings.snapshot_growth = (int)v;
+        return 0;
+    case SETTINGS_OPT_LOG_BUFFER:
+        return settings_size(arg, 1, &settings.log_buffer);
+    }
+    return -1;
+}
+
 /* Applies one option; returns 0, or -1 when its argument is invalid. */
 static int settings_apply(int letter, const char *arg) {
     long v;
@@ -249,6 +306,8 @@ static int settings_apply(int letter, const char *arg) {
         free(settings.log_file);
         settings.log_file = strdup(arg);
         return 0;
+    default:
+        return settings_apply_persist(letter, arg);
     }
     return -1;
 }
@@ -265,6 +324,8 @@ static const char *settings_check(void) {
         return "cannot set item size limit higher than 1/2 of memory max";
     if (settings.conn_output_max < SETTINGS_OUTPUT_MIN)
         return "--conn-output-max must be at least 4k";
+    if (settings.log_buffer < 65536 || (settings.log_buffer & (settings.log_buffer - 1)) != 0)
+        return "--log-buffer must be a power of two, at least 64k";
     return NULL;
 }
 

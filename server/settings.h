@@ -33,6 +33,13 @@ struct settings {
     size_t conn_output_max;   /* --conn-output-max: replies queued per connection */
     size_t conn_buffer_limit; /* --conn-buffer-limit: all connection buffers, 0 = none */
     char *log_file;           /* --log-file: log here instead of stderr */
+    char *data_dir;           /* --data-dir: persistence on, files here */
+    int fsync_policy;         /* --fsync: enum persist_fsync */
+    bool persist_items;       /* --persist-items: cache values are logged too */
+    size_t snapshot_min;      /* --snapshot-min-size: log bytes before an automatic snapshot */
+    int snapshot_growth;      /* --snapshot-growth: ... and percent of the last snapshot */
+    size_t log_buffer;        /* --log-buffer: the log's ring buffer */
+    bool recover_partial;     /* --recover-partial: start from what precedes a corrupt record */
 };
 
 extern struct settings settings;

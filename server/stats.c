@@ -22,6 +22,7 @@
 #include "lru.h"
 #include "conn.h"
 #include "log.h"
+#include "persist/persist.h"
 #include "settings.h"
 #include "stats.h"
 #include "types/queue.h"
@@ -222,6 +223,7 @@ void stats_general(stats_emit_fn emit, void *ctx) {
     stats_emit_u64(emit, ctx, "read_buf_bytes", stats_global_get(STATS_READ_BUF_BYTES));
     stats_emit_u64(emit, ctx, "read_buf_bytes_free", stats_global_get(STATS_READ_BUF_BYTES_FREE));
     stats_queues(emit, ctx);
+    persist_stats(emit, ctx);
 }
 
 void stats_settings(stats_emit_fn emit, void *ctx) {
@@ -252,6 +254,10 @@ void stats_settings(stats_emit_fn emit, void *ctx) {
     stats_emit_str(emit, ctx, "debug", settings.debug ? "yes" : "no");
     stats_emit_u64(emit, ctx, "read_buf_mem_limit", settings.conn_buffer_limit);
     stats_emit_u64(emit, ctx, "conn_output_max", settings.conn_output_max);
+    stats_emit_str(emit, ctx, "data_dir", settings.data_dir != NULL ? settings.data_dir : "NULL");
+    stats_emit_str(emit, ctx, "fsync", settings.fsync_policy == PERSIST_FSYNC_ALWAYS ? "always"
+                                       : settings.fsync_policy == PERSIST_FSYNC_EVERYSEC ? "everysec" : "no");
+    stats_emit_str(emit, ctx, "persist_items", settings.persist_items ? "yes" : "no");
 }
 
 /* mcds allocates items with malloc, not slabs: it reports one class

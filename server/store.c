@@ -18,9 +18,12 @@
 #include "hash.h"
 #include "lru.h"
 #include "settings.h"
+#include "item_persist.h"
+#include "persist/persist.h"
 #include "stats.h"
 #include "store.h"
 #include "types/queue.h"
+#include "types/queue_persist.h"
 
 #define STORE_EVICT_TRIES 50        /* LRU tail items looked at per attempt */
 #define STORE_EVICT_ROUNDS 1000     /* attempts before giving up */
@@ -29,6 +32,7 @@
 #define STORE_ARITH_MAX 4096        /* longest value incr/decr will parse */
 
 static uint64_t store_flush_cas;     /* items with cas below it are flushed */
+static bool store_unlimited;         /* restoring at start-up: -m does not apply */
 static rel_time_t store_flush_time;  /* delayed flush: time it takes effect */
 static size_t store_crawl_cursor;
 
@@ -69,6 +73,7 @@ static void store_link_locked(item *it, uint32_t hv, uint64_t new_cas) {
     stats_global_add(STATS_CURR_ITEMS, 1);
     stats_global_add(STATS_TOTAL_ITEMS, 1);
     stats_global_add(STATS_BYTES, (int64_t)item_size(it->nkey, it->nbytes));
+    ilog_set(it);
 }
 
 /* A structure's item left the keyspace: its structure stops serving. */
@@ -103,6 +108,23 @@ static void store_unhook_locked(item *it, uint32_t hv, int lru_locked) {
 static void store_unlink_locked(item *it, uint32_t hv) {
     store_unhook_locked(it, hv, 0);
     item_release(it);
+}
+
+/* A delete asked for by a client (delete, md, binary delete). */
+static void store_delete_locked(item *it, uint32_t hv) {
+    if (it->type == ITEM_STRING)
+        ilog_del(item_key(it), it->nkey);
+    store_unlink_locked(it, hv);
+}
+
+/* Whether a change to it (NULL: a new cache value) may be made: with
+ * --data-dir, a change the log must record waits for the log to work. */
+static bool store_log_ok(const item *it) {
+    if (!persist_on())
+        return true;
+    if ((it == NULL || it->type == ITEM_STRING) && !settings.persist_items)
+        return true;
+    return persist_writable();
 }
 
 static void store_count_dead(const item *it, rel_time_t now) {
@@ -163,6 +185,7 @@ static int store_pick_victim(item *it, void *arg) {
     if (dead) {
         store_count_dead(it, now);
     } else {
+        ilog_del(item_key(it), it->nkey);
         stats_global_add(STATS_EVICTIONS, 1);
         if (!item_has_flag(it, ITEM_FETCHED))
             stats_global_add(STATS_EVICTED_UNFETCHED, 1);
@@ -180,6 +203,8 @@ static int store_make_room(size_t need) {
     struct store_victim v;
     int round;
 
+    if (store_unlimited)
+        return 0;
     v.may_evict = settings.evict_to_free;
     for (round = 0; round < STORE_EVICT_ROUNDS; round++) {
         if (item_mem_used() + need <= item_mem_limit())
@@ -300,6 +325,8 @@ static enum store_status store_onto_queue(item *old, item *it, enum store_op op,
         return STORE_WRONG_TYPE;
     if (op == STORE_ADD)
         return STORE_NOT_STORED;
+    if (!store_log_ok(old))
+        return STORE_LOG_FAILED;
     item_incref(it);
     switch (queue_push(store_struct_of(old), it, QUEUE_DEFAULT_PRI, 0, &id)) {
     case QUEUE_OK:
@@ -319,6 +346,8 @@ enum store_status store_item_req(item *it, const struct store_req *req, uint64_t
     enum store_status st = STORE_STORED;
     item *old;
 
+    if (!store_log_ok(NULL))
+        return STORE_LOG_FAILED;
     hash_lock(hv);
     old = store_find_live(item_key(it), it->nkey, hv, 0);
     if (old != NULL && old->type != ITEM_STRING) {
@@ -360,19 +389,34 @@ enum store_status store_item(item *it, enum store_op op, uint64_t cas_in, uint64
     return store_item_req(it, &req, cas_out);
 }
 
+/* A new exptime for a linked item (touch, gat, mg T), logged; stripe lock
+ * held. */
+static void store_set_exptime_locked(item *it, rel_time_t exptime) {
+    item_set_exptime(it, exptime);
+    if (it->type == ITEM_STRING)
+        ilog_touch(item_key(it), it->nkey, exptime);
+    else if (it->type == ITEM_QUEUE)
+        qlog_ttl(item_key(it), it->nkey, exptime);
+}
+
 /* any: return items of every type (touch, Kestrel reads); otherwise a
- * structure under the key reads as a miss. */
-static item *store_lookup(const char *key, size_t nkey, int touch, rel_time_t exptime, int any) {
+ * structure under the key reads as a miss. A touch the log cannot take
+ * changes nothing and sets *refused. */
+static item *store_lookup(const char *key, size_t nkey, int touch, rel_time_t exptime, int any,
+                          bool *refused) {
     uint32_t hv = hash_key(key, nkey);
     item *it;
 
+    *refused = false;
     hash_lock(hv);
     it = store_find_live(key, nkey, hv, 1);
     if (it != NULL && !any && it->type != ITEM_STRING)
         it = NULL;
     if (it != NULL) {
-        if (touch)
-            item_set_exptime(it, exptime);
+        if (touch && !store_log_ok(it))
+            *refused = true;
+        else if (touch)
+            store_set_exptime_locked(it, exptime);
         item_incref(it);
         item_set_flag(it, ITEM_FETCHED);
         lru_bump(it, clock_now());
@@ -382,23 +426,32 @@ static item *store_lookup(const char *key, size_t nkey, int touch, rel_time_t ex
 }
 
 item *store_get(const char *key, size_t nkey) {
-    return store_lookup(key, nkey, 0, 0, 0);
+    bool refused;
+
+    return store_lookup(key, nkey, 0, 0, 0, &refused);
 }
 
 item *store_get_any(const char *key, size_t nkey) {
-    return store_lookup(key, nkey, 0, 0, 1);
+    bool refused;
+
+    return store_lookup(key, nkey, 0, 0, 1, &refused);
 }
 
 item *store_get_touch(const char *key, size_t nkey, rel_time_t exptime) {
-    return store_lookup(key, nkey, 1, exptime, 0);
+    bool refused;
+
+    return store_lookup(key, nkey, 1, exptime, 0, &refused);
 }
 
 enum store_status store_touch(const char *key, size_t nkey, rel_time_t exptime) {
-    item *it = store_lookup(key, nkey, 1, exptime, 1);
+    bool refused;
+    item *it = store_lookup(key, nkey, 1, exptime, 1, &refused);
 
     if (it == NULL)
         return STORE_NOT_FOUND;
     item_release(it);
+    if (refused)
+        return STORE_LOG_FAILED;
     return STORE_TOUCHED;
 }
 
@@ -413,8 +466,10 @@ enum store_status store_delete(const char *key, size_t nkey, uint64_t cas_in) {
         st = STORE_NOT_FOUND;
     else if (cas_in != 0 && item_cas(it) != cas_in)
         st = STORE_EXISTS;
+    else if (!store_log_ok(it))
+        st = STORE_LOG_FAILED;
     else
-        store_unlink_locked(it, hv);
+        store_delete_locked(it, hv);
     hash_unlock(hv);
     return st;
 }
@@ -470,6 +525,7 @@ static item *store_arith_write(item *it, uint32_t hv, uint64_t value, uint64_t n
         memset(item_value(it) + len, ' ', it->nbytes - 2 - len);
         memcpy(item_value(it), buf, len);
         item_set_cas(it, new_cas != 0 ? new_cas : item_next_cas());
+        ilog_set(it);
         return it;
     }
     n = store_alloc(item_key(it), it->nkey, it->flags, item_exptime(it), vlen + 2, &st);
@@ -537,6 +593,8 @@ enum store_status store_arith_ex(const char *key, size_t nkey, const struct stor
     item *it;
 
     out->created = false;
+    if (!store_log_ok(NULL))
+        return STORE_LOG_FAILED;
     hash_lock(hv);
     it = store_find_live(key, nkey, hv, 0);
     if (it != NULL)
@@ -618,7 +676,7 @@ item *store_meta_get(const char *key, size_t nkey, const struct store_mget *req,
         hash_unlock(hv);
         return NULL;
     }
-    if (it == NULL && req->vivify) {
+    if (it == NULL && req->vivify && store_log_ok(NULL)) {
         it = store_vivify_locked(key, nkey, hv, req);
         out->created = it != NULL;
     } else if (it != NULL) {
@@ -628,8 +686,8 @@ item *store_meta_get(const char *key, size_t nkey, const struct store_mget *req,
         out->fetched_before = item_has_flag(it, ITEM_FETCHED) != 0;
         out->last_access = item_time(it);
         out->old_exptime = item_exptime(it);
-        if (req->touch)
-            item_set_exptime(it, req->exptime);
+        if (req->touch && store_log_ok(it))
+            store_set_exptime_locked(it, req->exptime);
         store_mget_win(it, req, out);
         if (!req->no_bump) {
             item_set_flag(it, ITEM_FETCHED);
@@ -729,6 +787,8 @@ enum store_status store_meta_delete(const char *key, size_t nkey, const struct s
         st = STORE_NOT_FOUND;
     } else if (req->cas_in != 0 && item_cas(it) != req->cas_in) {
         st = STORE_EXISTS;
+    } else if (!store_log_ok(it)) {
+        st = STORE_LOG_FAILED;
     } else if (it->type != ITEM_STRING && (req->stale || req->drop_value)) {
         st = STORE_WRONG_TYPE;
     } else if (req->stale) {
@@ -738,23 +798,97 @@ enum store_status store_meta_delete(const char *key, size_t nkey, const struct s
         item_set_flag(it, ITEM_STALE);
         item_clear_flag(it, ITEM_TOKEN_SENT);
         item_set_cas(it, req->new_cas != 0 ? req->new_cas : item_next_cas());
+        ilog_set(it);
     } else if (req->drop_value) {
         st = store_drop_value_locked(it, hv, req->new_cas);
     } else {
-        store_unlink_locked(it, hv);
+        store_delete_locked(it, hv);
     }
     hash_unlock(hv);
     return st;
 }
 
-void store_flush(int64_t delay) {
+enum store_status store_flush(int64_t delay) {
+    if (persist_on() && !persist_writable())
+        return STORE_LOG_FAILED;      /* queues go too: their ends must be logged */
     if (delay > 0) {
         __atomic_store_n(&store_flush_time, clock_exptime(delay), __ATOMIC_RELAXED);
+        ilog_flush(0, clock_exptime(delay));
     } else {
         __atomic_store_n(&store_flush_time, 0, __ATOMIC_RELAXED);
         __atomic_store_n(&store_flush_cas, item_peek_cas() + 1, __ATOMIC_RELAXED);
+        ilog_flush(item_peek_cas() + 1, 0);
         queue_close_all();      /* their waiters hear now, not at next use */
     }
+    return STORE_OK_FLUSHED;
+}
+
+/* ---- restoring at start-up (persistence) ---- */
+
+bool store_item_live(const item *it) {
+    rel_time_t now = clock_now();
+
+    return !store_is_expired(it, now) && !store_is_flushed(it, now);
+}
+
+void store_set_unlimited(bool on) {
+    store_unlimited = on;
+}
+
+int store_restore_set(const char *key, size_t nkey, uint32_t flags, rel_time_t exptime, uint64_t cas,
+                      bool stale, const char *value, size_t n) {
+    uint32_t hv = hash_key(key, nkey);
+    item *it = item_alloc(key, nkey, flags, exptime, n + 2), *old;
+
+    if (it == NULL)
+        return -1;
+    memcpy(item_value(it), value, n);
+    memcpy(item_value(it) + n, "\r\n", 2);
+    if (stale)
+        item_set_flag(it, ITEM_STALE);
+    hash_lock(hv);
+    old = hash_find(key, nkey, hv);
+    if (old == NULL || old->type == ITEM_STRING)
+        store_replace_locked(old, it, hv, cas);
+    hash_unlock(hv);
+    item_release(it);
+    return 0;
+}
+
+void store_restore_del_touch(const char *key, size_t nkey, bool touch, rel_time_t exptime) {
+    uint32_t hv = hash_key(key, nkey);
+    item *it;
+
+    hash_lock(hv);
+    it = hash_find(key, nkey, hv);
+    if (it != NULL && it->type == ITEM_STRING) {
+        if (touch)
+            item_set_exptime(it, exptime);
+        else
+            store_unlink_locked(it, hv);
+    }
+    hash_unlock(hv);
+}
+
+/* Crawl callback: a cache value below the restored flush's CAS goes. */
+static uint64_t store_restore_flush_cas;
+
+static int store_restore_flush_pick(item *it) {
+    if (it->type != ITEM_STRING || item_cas(it) >= store_restore_flush_cas)
+        return 0;
+    store_detach_locked(it, 0);
+    return 1;
+}
+
+void store_restore_flush(uint64_t flush_cas, rel_time_t flush_time) {
+    size_t cursor = 0;
+
+    if (flush_time != 0) {
+        __atomic_store_n(&store_flush_time, flush_time, __ATOMIC_RELAXED);
+        return;
+    }
+    store_restore_flush_cas = flush_cas;
+    hash_crawl(&cursor, (size_t)1 << hash_power(), store_restore_flush_pick, item_release);
 }
 
 /* Crawl callback, stripe lock held: detaches dead items (the crawl

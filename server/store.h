@@ -29,6 +29,8 @@ enum store_status {
     STORE_NO_MEMORY,
     STORE_NON_NUMERIC,
     STORE_WRONG_TYPE,       /* the key holds a structure the command does not work on */
+    STORE_LOG_FAILED,       /* the log cannot be written (--data-dir): nothing changed */
+    STORE_OK_FLUSHED,       /* flush_all done */
 };
 
 void store_init(void);
@@ -171,10 +173,28 @@ item *store_struct_find(const char *key, size_t nkey, enum item_type type,
 /* The structure an item of a structure type holds. */
 void *store_struct_of(item *it);
 
-/* flush_all: delay 0 invalidates everything now; otherwise at that time. */
-void store_flush(int64_t delay);
+/* flush_all: delay 0 invalidates everything now; otherwise at that time.
+ * STORE_LOG_FAILED (nothing done) when the log cannot take it. */
+enum store_status store_flush(int64_t delay);
 /* Background work (expired item reclaim), called once a second. */
 void store_tick(void);
+
+/* ---- restoring at start-up (persistence) ---- */
+
+/* Whether it is neither expired nor flushed. */
+bool store_item_live(const item *it);
+/* While on, restored data is not held to -m (nothing is evicted or
+ * refused for it). */
+void store_set_unlimited(bool on);
+/* A cache value as a log record or snapshot says, with its own CAS; a
+ * key holding a structure is left alone. 0, or -1 without memory. */
+int store_restore_set(const char *key, size_t nkey, uint32_t flags, rel_time_t exptime, uint64_t cas,
+                      bool stale, const char *value, size_t n);
+/* Deletes the cache value under key, or sets its exptime (touch). */
+void store_restore_del_touch(const char *key, size_t nkey, bool touch, rel_time_t exptime);
+/* flush_all: cache values below flush_cas go now; or (flush_time) a
+ * delayed flush is set. */
+void store_restore_flush(uint64_t flush_cas, rel_time_t flush_time);
 
 /* CAS shown to clients (0 when -C disabled it). */
 uint64_t store_client_cas(const item *it);

@@ -50,13 +50,13 @@ struct queue *store_queue_of(item *pin) {
  * dead-letter queue, created on demand. A key holding something else, a
  * full dead-letter queue or no memory refuse it: it then stays buried in
  * its own queue (logged once per refusal, not per message). */
-static bool store_queue_dead(const char *dlq, size_t ndlq, struct qmsg *m) {
+static bool store_queue_dead(const char *src, size_t nsrc, const char *dlq, size_t ndlq, struct qmsg *m) {
     enum store_status st = STORE_NOT_FOUND;
     item *pin = ndlq > 0 ? store_queue_open(dlq, ndlq, true, NULL, &st) : NULL;
     enum queue_result r = QUEUE_GONE;
 
     if (pin != NULL) {
-        r = queue_push_msg(store_queue_of(pin), m);
+        r = queue_push_msg(store_queue_of(pin), m, src, nsrc);
         item_release(pin);
     }
     if (r == QUEUE_OK)

@@ -13,6 +13,7 @@
 #include "clock.h"
 #include "cmd.h"
 #include "log.h"
+#include "persist/persist.h"
 #include "parse.h"
 #include "settings.h"
 #include "stats.h"
@@ -34,8 +35,7 @@ enum conn_parse_result admin_flush_all(conn *c, struct cmd_line *t) {
         return PARSE_DONE;
     }
     stats_incr(STATS_CMD_FLUSH);
-    store_flush(delay);
-    cmd_reply(c, REPLY_OK);
+    cmd_reply(c, store_flush(delay) == STORE_LOG_FAILED ? REPLY_LOG_FAILED : REPLY_OK);
     return PARSE_DONE;
 }
 
@@ -128,6 +128,17 @@ enum conn_parse_result admin_debugtime(conn *c, struct cmd_line *t) {
         return PARSE_DONE;
     }
     conn_out_reply(c, clock_shift(shift) ? REPLY_OK : REPLY_BAD_FORMAT);
+    return PARSE_DONE;
+}
+
+/* snapshot: starts writing a snapshot in the background (persistence). */
+enum conn_parse_result admin_snapshot(conn *c, struct cmd_line *t) {
+    const char *why = NULL;
+
+    if (persist_snapshot(&why) == 0)
+        conn_out_reply(c, REPLY_OK);
+    else
+        conn_out_reply(c, persist_on() ? REPLY_SNAPSHOT_RUNNING : REPLY_PERSIST_OFF);
     return PARSE_DONE;
 }
 

@@ -89,6 +89,7 @@ static void classic_nread_done(conn *c) {
     case STORE_NOT_FOUND: cmd_reply(c, REPLY_NOT_FOUND); break;
     case STORE_WRONG_TYPE: cmd_reply(c, REPLY_WRONG_TYPE); break;
     case STORE_NO_MEMORY: cmd_reply(c, REPLY_OOM_STORE); break;
+    case STORE_LOG_FAILED: cmd_reply(c, REPLY_LOG_FAILED); break;
     default: cmd_reply(c, REPLY_NOT_STORED); break;
     }
 }
@@ -124,6 +125,9 @@ enum conn_parse_result classic_arith(conn *c, struct cmd_line *t) {
     case STORE_NON_NUMERIC:
         cmd_reply(c, REPLY_NON_NUMERIC);
         break;
+    case STORE_LOG_FAILED:
+        cmd_reply(c, REPLY_LOG_FAILED);
+        break;
     default:
         cmd_reply(c, REPLY_OOM);
         break;
@@ -132,6 +136,7 @@ enum conn_parse_result classic_arith(conn *c, struct cmd_line *t) {
 }
 
 enum conn_parse_result classic_touch(conn *c, struct cmd_line *t) {
+    enum store_status st;
     int32_t exptime;
 
     c->noreply = cmd_is_noreply(t, 3);
@@ -144,7 +149,10 @@ enum conn_parse_result classic_touch(conn *c, struct cmd_line *t) {
         return PARSE_DONE;
     }
     stats_incr(STATS_CMD_TOUCH);
-    if (store_touch(t->v[1], t->vlen[1], clock_exptime(exptime)) == STORE_TOUCHED) {
+    st = store_touch(t->v[1], t->vlen[1], clock_exptime(exptime));
+    if (st == STORE_LOG_FAILED) {
+        cmd_reply(c, REPLY_LOG_FAILED);
+    } else if (st == STORE_TOUCHED) {
         stats_incr(STATS_TOUCH_HITS);
         cmd_reply(c, REPLY_TOUCHED);
     } else {
@@ -156,6 +164,8 @@ enum conn_parse_result classic_touch(conn *c, struct cmd_line *t) {
 
 /* "delete <key> [0] [noreply]": the 0 is a relic memcached still accepts. */
 enum conn_parse_result classic_delete(conn *c, struct cmd_line *t) {
+    enum store_status st;
+
     if (t->n > 2) {
         bool zero = strcmp(t->v[2], "0") == 0;
         c->noreply = cmd_is_noreply(t, t->n - 1);
@@ -168,9 +178,12 @@ enum conn_parse_result classic_delete(conn *c, struct cmd_line *t) {
         cmd_reply(c, REPLY_BAD_FORMAT);
         return PARSE_DONE;
     }
-    if (store_delete(t->v[1], t->vlen[1], 0) == STORE_DELETED) {
+    st = store_delete(t->v[1], t->vlen[1], 0);
+    if (st == STORE_DELETED) {
         stats_incr(STATS_DELETE_HITS);
         cmd_reply(c, REPLY_DELETED);
+    } else if (st == STORE_LOG_FAILED) {
+        cmd_reply(c, REPLY_LOG_FAILED);
     } else {
         stats_incr(STATS_DELETE_MISSES);
         cmd_reply(c, REPLY_NOT_FOUND);

@@ -21,6 +21,7 @@
 #include "clock.h"
 #include "cmd.h"
 #include "parse.h"
+#include "persist/persist.h"
 #include "queue_park.h"
 #include "settings.h"
 #include "stats.h"
@@ -78,6 +79,15 @@ static item *qverb_queue(conn *c, struct cmd_line *t, bool create, enum reply_id
     if (st_out != NULL)
         *st_out = st;
     return pin;
+}
+
+/* Whether a change may be made: with --data-dir, not while the log
+ * cannot be written (the reply then says so). */
+static bool qverb_log_ok(conn *c) {
+    if (persist_writable())
+        return true;
+    cmd_reply(c, REPLY_LOG_FAILED);
+    return false;
 }
 
 /* ---- replies with messages ---- */
@@ -160,6 +170,8 @@ enum conn_parse_result qverb_create(conn *c, struct cmd_line *t) {
         conn_out_reply(c, qverb_opts_errors[check]);
         return PARSE_DONE;
     }
+    if (!qverb_log_ok(c))
+        return PARSE_DONE;
     pin = store_queue_open(t->v[1], t->vlen[1], true, &o, &st);
     if (pin != NULL)
         item_release(pin);
@@ -191,8 +203,8 @@ enum conn_parse_result qverb_push(conn *c, struct cmd_line *t) {
               parse_i32_exact(t->v[3], &delay) &&
               vlen_ok && (t->n < 7 || c->noreply) &&
               (t->n - (c->noreply ? 1 : 0) < 6 || cmd_parse_count(t->v[5], UINT32_MAX, &pri));
-    if (!line_ok) {
-        cmd_reply(c, REPLY_BAD_FORMAT);
+    if (!line_ok || !persist_writable()) {
+        cmd_reply(c, line_ok ? REPLY_LOG_FAILED : REPLY_BAD_FORMAT);
         if (vlen_ok)
             conn_start_swallow(c, (size_t)vlen + 2);
         return PARSE_DONE;
@@ -225,6 +237,10 @@ static void qverb_push_done(conn *c) {
     c->noreply = c->nread.noreply;
     if (memcmp(item_value(it) + it->nbytes - 2, "\r\n", 2) != 0) {
         cmd_reply(c, REPLY_BAD_CHUNK);
+        item_release(it);
+        return;
+    }
+    if (!qverb_log_ok(c)) {
         item_release(it);
         return;
     }
@@ -299,6 +315,8 @@ enum conn_parse_result qverb_pop(conn *c, struct cmd_line *t) {
         conn_out_reply(c, REPLY_BAD_FORMAT);
         return PARSE_DONE;
     }
+    if (!qverb_log_ok(c))
+        return PARSE_DONE;
     pin = qverb_queue(c, t, a.wait_ms > 0, a.has_ack ? REPLY_NOT_FOUND : REPLY_END, &st);
     if (pin == NULL) {
         if (a.has_ack && st == STORE_NOT_FOUND)
@@ -341,6 +359,8 @@ enum conn_parse_result qverb_by_id(conn *c, struct cmd_line *t) {
         cmd_reply(c, REPLY_BAD_FORMAT);
         return PARSE_DONE;
     }
+    if (!qverb_log_ok(c))
+        return PARSE_DONE;
     pin = qverb_queue(c, t, false, REPLY_NOT_FOUND, NULL);
     if (pin == NULL)
         return PARSE_DONE;
@@ -498,6 +518,8 @@ enum conn_parse_result qverb_purge(conn *c, struct cmd_line *t) {
         cmd_reply(c, REPLY_BAD_FORMAT);
         return PARSE_DONE;
     }
+    if (!qverb_log_ok(c))
+        return PARSE_DONE;
     pin = qverb_queue(c, t, false, REPLY_NOT_FOUND, NULL);
     if (pin == NULL)
         return PARSE_DONE;

@@ -18,6 +18,7 @@
 
 #include "conn.h"
 #include "log.h"
+#include "persist/persist.h"
 #include "settings.h"
 #include "stats.h"
 #include "worker.h"
@@ -37,6 +38,9 @@ struct worker {
     struct worker_call *calls, *calls_tail;  /* posted, under qlock */
     char *rbufs[WORKER_RBUF_CACHE];           /* idle read buffers */
     int nrbufs;
+    conn *held;                 /* connections waiting for the log */
+    struct worker_call held_call;
+    int held_posted;            /* atomic: held_call is queued */
 };
 
 static struct worker *workers;
@@ -108,6 +112,47 @@ static void worker_free_rbufs(struct worker *w) {
     }
 }
 
+void worker_hold(struct worker *w, conn *c) {
+    c->held_prev = NULL;
+    c->held_next = w->held;
+    if (w->held != NULL)
+        w->held->held_prev = c;
+    w->held = c;
+}
+
+void worker_unhold(struct worker *w, conn *c) {
+    if (c->held_prev != NULL)
+        c->held_prev->held_next = c->held_next;
+    else
+        w->held = c->held_next;
+    if (c->held_next != NULL)
+        c->held_next->held_prev = c->held_prev;
+    c->held_prev = c->held_next = NULL;
+}
+
+/* On w's thread: drives every held connection whose records are durable. */
+static void worker_release_held(void *arg) {
+    struct worker *w = arg;
+    conn *c = w->held, *next;
+
+    __atomic_store_n(&w->held_posted, 0, __ATOMIC_SEQ_CST);
+    for (; c != NULL; c = next) {
+        next = c->held_next;
+        if (persist_durable(c->persist_need))
+            conn_unhold(c);
+    }
+}
+
+void workers_wake_held(void) {
+    int i;
+
+    for (i = 0; i < nworkers; i++) {
+        struct worker *w = &workers[i];
+        if (__atomic_exchange_n(&w->held_posted, 1, __ATOMIC_SEQ_CST) == 0)
+            worker_post(w, &w->held_call);
+    }
+}
+
 static void worker_take_queue(struct worker *w) {
     int *fds, n, i;
 
@@ -174,6 +219,8 @@ static int worker_setup(struct worker *w, int index) {
     int fds[2];
 
     w->index = index;
+    w->held_call.fn = worker_release_held;
+    w->held_call.arg = w;
     pthread_mutex_init(&w->qlock, NULL);
     if (pipe(fds) < 0)
         return -1;

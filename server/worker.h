@@ -32,6 +32,12 @@ void worker_forget(struct worker *w, struct conn *c);
  * had; and back. w's thread only. */
 char *worker_rbuf_get(struct worker *w);
 void worker_rbuf_put(struct worker *w, char *buf);
+/* c's replies wait for its log records to be durable (persistence). */
+void worker_hold(struct worker *w, struct conn *c);
+void worker_unhold(struct worker *w, struct conn *c);
+/* More of the log is durable: every worker looks at its held connections
+ * (callable from any thread). */
+void workers_wake_held(void);
 /* Runs call->fn(call->arg) on w's thread soon; callable from any thread. */
 void worker_post(struct worker *w, struct worker_call *call);
 

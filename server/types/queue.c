@@ -24,62 +24,42 @@
 
 #include "../clock.h"
 #include "queue.h"
-
-#define QUEUE_IDMAP_INIT 64
-#define QUEUE_BURY_RETRY_MS 1000    /* buried messages are offered again after */
-#define QUEUE_BURY_BATCH 256        /* most buried messages offered at once */
-#define QUEUE_NO_TIMER SIZE_MAX
-
-struct queue {
-    pthread_mutex_t lock;
-    char name[ITEM_KEY_MAX];
-    size_t nname;
-    struct queue_opts opts;
-    struct qheap ready;         /* by priority, then push order */
-    struct qheap ready_age;     /* the same messages by push order (oldest first) */
-    struct qheap delayed;       /* by due time */
-    struct qheap inflight;      /* by lease end */
-    struct qheap buried;        /* dead letters not yet placed: by priority, push order */
-    size_t bury_reserved;       /* room kept in buried for messages being placed */
-    uint64_t bury_retry_at;     /* when buried messages are offered again */
-    struct qmsg **ids;          /* in-flight messages by id */
-    size_t nbuckets;
-    uint64_t seq;
-    struct queue_waiter *whead, *wtail;
-    uint64_t nwaiters;
-    struct queue_stats counts;  /* the running totals (pushed, acked …) */
-    bool closed;
-    uint64_t next_due;          /* earliest delay or lease end; atomic */
-    size_t tpos;                /* place in the timer heap (QUEUE_NO_TIMER: none) */
-    uint64_t theap_due;         /* when the timer heap will visit it; atomic,
-                                   changed under the heap's lock */
-    item *self;                 /* the keyspace item holding this queue */
-    struct queue *reg_prev, *reg_next;
-};
-
-/* Messages past max_deliveries, moved out under the queue lock and
- * handed to the dead-letter hook once it is released. */
-struct queue_dead {
-    struct qmsg *m;
-    char dlq[ITEM_KEY_MAX];
-    size_t ndlq;
-};
-
-struct queue_dead_list {
-    struct queue_dead *v;
-    size_t n, cap;
-};
+#include "queue_int.h"
+#include "queue_persist.h"
 
 static pthread_mutex_t queue_reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct queue *queue_reg;
 static uint64_t queue_nqueues;
 static uint64_t queue_ids;
+static void (*queue_id_block_hook)(uint64_t upto);
 static struct event *queue_timer;
 static struct event *queue_kick_ev;
 static int queue_kick_fd[2] = { -1, -1 };
 static pthread_t queue_main_thread;
 static uint64_t queue_armed_at = UINT64_MAX;
 static queue_dead_fn queue_dead_hook;
+
+/* ---- message ids ---- */
+
+static uint64_t queue_next_id(void) {
+    uint64_t v = __atomic_add_fetch(&queue_ids, 1, __ATOMIC_RELAXED);
+
+    if ((v & (QUEUE_ID_BLOCK - 1)) == 0 && queue_id_block_hook != NULL)
+        queue_id_block_hook(v + QUEUE_ID_BLOCK);
+    return v;
+}
+
+void queue_id_floor(uint64_t v) {
+    uint64_t cur = __atomic_load_n(&queue_ids, __ATOMIC_RELAXED);
+
+    while (cur < v && !__atomic_compare_exchange_n(&queue_ids, &cur, v, false,
+                                                   __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
+}
+
+void queue_on_id_block(void (*fn)(uint64_t upto)) {
+    queue_id_block_hook = fn;
+}
 
 /* ---- ordering ---- */
 
@@ -102,14 +82,14 @@ static int queue_due_less(const struct qmsg *a, const struct qmsg *b) {
 /* ---- the ready messages, by order and by age ---- */
 
 /* 0, or -1 (nothing changed) when a heap cannot grow. */
-static int queue_ready_add(struct queue *q, struct qmsg *m) {
+int queue_ready_add(struct queue *q, struct qmsg *m) {
     if (qheap_reserve(&q->ready_age, q->ready.n + 1) < 0 || qheap_push(&q->ready, m) < 0)
         return -1;
     qheap_push(&q->ready_age, m);
     return 0;
 }
 
-static struct qmsg *queue_ready_take(struct queue *q) {
+struct qmsg *queue_ready_take(struct queue *q) {
     struct qmsg *m = qheap_pop(&q->ready);
 
     if (m != NULL)
@@ -119,7 +99,7 @@ static struct qmsg *queue_ready_take(struct queue *q) {
 
 /* ---- the in-flight id map ---- */
 
-static struct qmsg **queue_id_slot(struct queue *q, uint64_t id) {
+struct qmsg **queue_id_slot(struct queue *q, uint64_t id) {
     struct qmsg **p = &q->ids[(id * 0x9E3779B97F4A7C15ULL >> 32) & (q->nbuckets - 1)];
 
     while (*p != NULL && (*p)->id != id)
@@ -148,22 +128,36 @@ static void queue_id_grow(struct queue *q) {
     item_mem_charge((long)(old * sizeof(*ids)));
 }
 
-static void queue_id_add(struct queue *q, struct qmsg *m) {
-    if (q->inflight.n > q->nbuckets)
+void queue_id_add(struct queue *q, struct qmsg *m) {
+    if (q->nids >= q->nbuckets)
         queue_id_grow(q);
     m->id_next = NULL;
     *queue_id_slot(q, m->id) = m;
+    q->nids++;
 }
 
-static struct qmsg *queue_id_take(struct queue *q, uint64_t id) {
+struct qmsg *queue_id_take(struct queue *q, uint64_t id) {
     struct qmsg **p = queue_id_slot(q, id);
     struct qmsg *m = *p;
 
     if (m != NULL) {
         *p = m->id_next;
         m->id_next = NULL;
+        q->nids--;
     }
     return m;
+}
+
+void queue_msg_detach(struct queue *q, struct qmsg *m) {
+    switch (m->state) {
+    case QMSG_READY:
+        qheap_remove(&q->ready, m);
+        qheap_remove(&q->ready_age, m);
+        break;
+    case QMSG_DELAYED: qheap_remove(&q->delayed, m); break;
+    case QMSG_INFLIGHT: qheap_remove(&q->inflight, m); break;
+    case QMSG_BURIED: qheap_remove(&q->buried, m); break;
+    }
 }
 
 /* ---- the timer heap: every queue that has something due, by when ---- */
@@ -287,7 +281,7 @@ static void queue_arm(uint64_t due) {
 }
 
 /* Recomputes when q next needs the timer; q locked. */
-static void queue_update_due(struct queue *q) {
+void queue_update_due(struct queue *q) {
     struct qmsg *d = qheap_top(&q->delayed), *f = qheap_top(&q->inflight);
     uint64_t next = UINT64_MAX;
 
@@ -327,6 +321,7 @@ static void queue_lease(struct queue *q, uint64_t lease_ms, uint64_t now, struct
     }
     queue_id_add(q, m);
     q->counts.popped++;
+    qlog_state(q, m);
     out->id = m->id;
     out->deliveries = m->deliveries;
     out->lease_left_ms = lease_ms;
@@ -367,7 +362,7 @@ static void queue_serve(struct queue *q) {
 }
 
 /* Puts an in-flight message back: ready now, or delayed; q locked. */
-static void queue_requeue(struct queue *q, struct qmsg *m, uint64_t due_ms, uint64_t now) {
+void queue_requeue(struct queue *q, struct qmsg *m, uint64_t due_ms, uint64_t now) {
     m->due_ms = due_ms;
     m->state = due_ms > now ? QMSG_DELAYED : QMSG_READY;
     if ((m->state == QMSG_DELAYED ? qheap_push(&q->delayed, m) : queue_ready_add(q, m)) < 0) {
@@ -440,10 +435,12 @@ static void queue_catch_up(struct queue *q, uint64_t now, struct queue_dead_list
         qheap_pop(&q->inflight);
         queue_id_take(q, m->id);
         q->counts.expired++;
-        if (q->opts.max_deliveries == 0 || m->deliveries < q->opts.max_deliveries)
+        if (q->opts.max_deliveries == 0 || m->deliveries < q->opts.max_deliveries) {
             queue_requeue(q, m, now, now);
-        else
+            qlog_state(q, m);
+        } else {
             queue_dead_add(q, m, dl, now);
+        }
     }
     queue_unbury(q, now, dl);
 }
@@ -459,7 +456,7 @@ static void queue_bury(struct queue *q, struct queue_dead_list *dl) {
     size_t i;
 
     for (i = 0; i < dl->n; i++) {
-        if (!refused && queue_dead_hook(dl->v[i].dlq, dl->v[i].ndlq, dl->v[i].m)) {
+        if (!refused && queue_dead_hook(q->name, q->nname, dl->v[i].dlq, dl->v[i].ndlq, dl->v[i].m)) {
             dl->v[i].m = NULL;
             moved++;
         } else {
@@ -479,6 +476,7 @@ static void queue_bury(struct queue *q, struct queue_dead_list *dl) {
         }
         m->state = QMSG_BURIED;
         qheap_push(&q->buried, m);
+        qlog_state(q, m);
     }
     q->bury_retry_at = clock_now_ms() + (refused ? QUEUE_BURY_RETRY_MS : 0);
     queue_update_due(q);
@@ -549,6 +547,7 @@ struct queue *queue_new(const char *name, size_t nname, const struct queue_opts 
         return NULL;
     }
     q->nbuckets = QUEUE_IDMAP_INIT;
+    q->nids = 0;
     item_mem_charge((long)(sizeof(*q) + q->nbuckets * sizeof(*q->ids)));
     pthread_mutex_init(&q->lock, NULL);
     memcpy(q->name, name, nname);
@@ -570,6 +569,7 @@ struct queue *queue_new(const char *name, size_t nname, const struct queue_opts 
     queue_reg = q;
     queue_nqueues++;
     pthread_mutex_unlock(&queue_reg_lock);
+    qlog_create(q);
     return q;
 }
 
@@ -619,6 +619,8 @@ void queue_free(struct queue *q) {
 
 void queue_close(struct queue *q) {
     pthread_mutex_lock(&q->lock);
+    if (!q->closed)
+        qlog_drop(q);
     q->closed = true;
     while (q->whead != NULL) {
         struct queue_waiter *w = q->whead;
@@ -635,6 +637,31 @@ void queue_close_all(void) {
     pthread_mutex_lock(&queue_reg_lock);
     for (q = queue_reg; q != NULL; q = q->reg_next)
         queue_close(q);
+    pthread_mutex_unlock(&queue_reg_lock);
+}
+
+/* Keeps only in-flight messages in q's id map (replay put every message
+ * there); q locked. */
+static void queue_rebuild_ids(struct queue *q) {
+    size_t i;
+
+    memset(q->ids, 0, q->nbuckets * sizeof(*q->ids));
+    q->nids = 0;
+    for (i = 0; i < q->inflight.n; i++)
+        queue_id_add(q, q->inflight.v[i]);
+}
+
+void queue_persist_replay_done(void) {
+    struct queue *q;
+
+    pthread_mutex_lock(&queue_reg_lock);
+    for (q = queue_reg; q != NULL; q = q->reg_next) {
+        pthread_mutex_lock(&q->lock);
+        queue_rebuild_ids(q);
+        q->replay_lsn = 0;
+        queue_update_due(q);
+        pthread_mutex_unlock(&q->lock);
+    }
     pthread_mutex_unlock(&queue_reg_lock);
 }
 
@@ -664,7 +691,7 @@ enum queue_result queue_push(struct queue *q, item *payload, uint32_t pri, uint6
         pthread_mutex_unlock(&q->lock);
         return QUEUE_NOMEM;
     }
-    m->id = __atomic_add_fetch(&queue_ids, 1, __ATOMIC_RELAXED);
+    m->id = queue_next_id();
     m->seq = q->seq++;
     m->pri = pri;
     m->due_ms = due_ms;
@@ -679,6 +706,7 @@ enum queue_result queue_push(struct queue *q, item *payload, uint32_t pri, uint6
     }
     item_mem_charge((long)sizeof(*m));
     q->counts.pushed++;
+    qlog_push(q, m);
     *id = m->id;
     queue_serve(q);
     queue_update_due(q);
@@ -686,7 +714,7 @@ enum queue_result queue_push(struct queue *q, item *payload, uint32_t pri, uint6
     return QUEUE_OK;
 }
 
-enum queue_result queue_push_msg(struct queue *q, struct qmsg *m) {
+enum queue_result queue_push_msg(struct queue *q, struct qmsg *m, const char *src, size_t nsrc) {
     enum queue_result r = QUEUE_OK;
 
     pthread_mutex_lock(&q->lock);
@@ -706,6 +734,7 @@ enum queue_result queue_push_msg(struct queue *q, struct qmsg *m) {
     }
     if (r == QUEUE_OK) {
         q->counts.pushed++;
+        qlog_dead(q, src, nsrc, m);
         queue_serve(q);
     }
     pthread_mutex_unlock(&q->lock);
@@ -737,6 +766,7 @@ int queue_take(struct queue *q, struct qdelivery *out) {
     if (m != NULL) {
         q->counts.popped++;
         q->counts.acked++;
+        qlog_ack(q, m->id);
         out->id = m->id;
         out->deliveries = m->deliveries + 1;
         out->lease_left_ms = 0;
@@ -777,8 +807,10 @@ enum queue_result queue_ack(struct queue *q, const struct qreceipt *r, bool held
 
     queue_lock(q, clock_now_ms(), &dl);
     m = queue_take_lease(q, r, held);
-    if (m != NULL)
+    if (m != NULL) {
         q->counts.acked++;
+        qlog_ack(q, m->id);
+    }
     queue_unlock(q, &dl);
     if (m == NULL)
         return QUEUE_NOT_FOUND;
@@ -796,6 +828,7 @@ enum queue_result queue_release(struct queue *q, const struct qreceipt *r, bool 
     if (m != NULL) {
         queue_requeue(q, m, now + delay_ms, now);
         q->counts.released++;
+        qlog_state(q, m);
     }
     queue_unlock(q, &dl);
     return m != NULL ? QUEUE_OK : QUEUE_NOT_FOUND;
@@ -814,6 +847,7 @@ void queue_unlease(struct queue *q, const struct qreceipt *r) {
         m->deliveries--;
         q->counts.popped--;
         queue_requeue(q, m, now, now);
+        qlog_state(q, m);
     }
     queue_unlock(q, &dl);
 }
@@ -829,6 +863,7 @@ enum queue_result queue_touch(struct queue *q, const struct qreceipt *r, bool he
         qheap_remove(&q->inflight, m);
         m->due_ms = lease_ms == QUEUE_HELD ? QUEUE_HELD : now + lease_ms;
         qheap_push(&q->inflight, m);
+        qlog_state(q, m);
     }
     queue_unlock(q, &dl);
     return m != NULL ? QUEUE_OK : QUEUE_NOT_FOUND;
@@ -847,6 +882,7 @@ uint64_t queue_purge(struct queue *q) {
     while ((m = qheap_pop(&q->buried)) != NULL)
         queue_msg_free(m);
     q->counts.purged += n;
+    qlog_purge(q);
     queue_update_due(q);
     pthread_mutex_unlock(&q->lock);
     return n;

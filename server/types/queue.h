@@ -100,7 +100,7 @@ struct queue;
  * is released. It returns true when it took the message over (into its
  * dead-letter queue, with queue_push_msg); false leaves it with its queue,
  * which buries it and offers it again later. */
-typedef bool (*queue_dead_fn)(const char *dlq, size_t ndlq, struct qmsg *m);
+typedef bool (*queue_dead_fn)(const char *src, size_t nsrc, const char *dlq, size_t ndlq, struct qmsg *m);
 void queue_system_init(struct event_base *timer_base, queue_dead_fn dead_hook);
 void queue_system_shutdown(void);
 /* The clock jumped (debugtime): run the timer now. */
@@ -117,9 +117,9 @@ const struct queue_opts *queue_options(const struct queue *q);
 
 /* On QUEUE_OK the queue owns the payload reference. */
 enum queue_result queue_push(struct queue *q, item *payload, uint32_t pri, uint64_t due_ms, uint64_t *id);
-/* Takes over a whole message from another queue (a dead letter): ready
- * now, its id kept, its delivery count starting again. */
-enum queue_result queue_push_msg(struct queue *q, struct qmsg *m);
+/* Takes over a whole message from queue src (a dead letter): ready now,
+ * its id kept, its delivery count starting again. */
+enum queue_result queue_push_msg(struct queue *q, struct qmsg *m, const char *src, size_t nsrc);
 /* Leases up to max ready messages; returns how many were filled in. */
 int queue_pop(struct queue *q, int max, uint64_t lease_ms, struct qdelivery *out);
 /* Takes one ready message for good (pop and ack): 1 or 0. */
@@ -147,6 +147,13 @@ void queue_get_stats(struct queue *q, struct queue_stats *st);
 bool queue_wait(struct queue *q, struct queue_waiter *w);
 /* Takes w off the wait list; false if it was already served. */
 bool queue_unwait(struct queue *q, struct queue_waiter *w);
+
+/* Message ids are handed out in blocks of QUEUE_ID_BLOCK: fn hears of
+ * each new block before an id in it is used (persistence records the high
+ * water mark); queue_id_floor makes the next ids larger than v. */
+#define QUEUE_ID_BLOCK (1ULL << 20)
+void queue_on_id_block(void (*fn)(uint64_t upto));
+void queue_id_floor(uint64_t v);
 
 /* Server-wide totals for `stats`. */
 void queue_totals(struct queue_stats *st, uint64_t *nqueues);

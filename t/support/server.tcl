@@ -192,6 +192,8 @@ proc server__wait_gone {id ms} {
 # Valgrind's verdict for a reaped server: "" when clean, else a message.
 proc server__valgrind_problems {id} {
     if {!$::srvinfo($id,valgrind)} { return {} }
+    # A server a test killed with SIGKILL (a crash test) leaves no summary.
+    if {$::srvinfo($id,status) eq "SIGKILL"} { return {} }
     set problems {}
     if {$::srvinfo($id,status) eq "99"} {
         lappend problems "valgrind exit code 99 (errors or definite leaks)"

@@ -1,0 +1,412 @@
+/*
+ * persist: the policy around the log and snapshots.
+ *
+ *  - start-up: recovery (recover.c), then the log opens where it ended and
+ *    the sync thread starts;
+ *  - replies: persist_commit() writes a connection's records to the kernel
+ *    before its replies go (everysec, no), or asks the sync thread for an
+ *    fdatasync and lets the replies wait for it (always: group commit, one
+ *    fdatasync for every reply waiting when it starts);
+ *  - the sync thread: once a second writes what is pending and (everysec)
+ *    syncs; retries after a write error; starts a snapshot when the log has
+ *    grown enough;
+ *  - snapshots: written by their own thread; the log is cut into a new
+ *    file where the snapshot starts, and files older than the newest
+ *    complete snapshot are removed once it is on disk.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../log.h"
+#include "../settings.h"
+#include "../types/queue.h"
+#include "../worker.h"
+#include "codec.h"
+#include "persist.h"
+#include "persist_int.h"
+#include "snapshot.h"
+#include "wal.h"
+
+#define PERSIST_MARK_GAP (1ULL << 32)   /* a restart continues this far above the marks */
+
+static const struct persist_type_ops *persist_types[PERSIST_NTYPES];
+static const struct persist_type_ops *persist_by_item[ITEM_NTYPES];
+
+static struct {
+    bool on;
+    bool replaying;
+    int lock_fd;
+    struct persist_recovered rec;
+    /* the sync thread */
+    pthread_t sync_thread;
+    bool sync_running;
+    bool stop;
+    uint64_t sync_wanted;           /* always: the LSN a sync is asked for */
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    /* snapshots */
+    pthread_t snap_thread;
+    bool snap_running;              /* atomic */
+    bool snap_joinable;
+    uint64_t snap_lsn;              /* the newest complete snapshot's position */
+    uint64_t snap_bytes;
+    uint64_t snap_last_ms, snap_last_time, snap_count, snap_failures;
+    /* marks */
+    uint64_t cas_mark, id_mark;     /* atomics */
+} persist = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .lock_fd = -1 };
+
+/* ---- the registry ---- */
+
+void persist_register(enum persist_type t, enum item_type it, const struct persist_type_ops *ops) {
+    persist_types[t] = ops;
+    persist_by_item[it] = ops;
+}
+
+int persist_load_entry(const struct rec *r) {
+    const struct persist_type_ops *ops = r->type < PERSIST_NTYPES ? persist_types[r->type] : NULL;
+
+    if (ops == NULL || ops->load == NULL) {
+        log_msg(0, "persistence: snapshot entry of unknown type %u", r->type);
+        return -1;
+    }
+    return ops->load(r->op, r->payload, r->len);
+}
+
+int persist_apply_record(const struct rec *r, uint64_t lsn) {
+    const struct persist_type_ops *ops = r->type < PERSIST_NTYPES ? persist_types[r->type] : NULL;
+
+    if (ops == NULL || ops->apply == NULL) {
+        log_msg(0, "persistence: log record of unknown type %u", r->type);
+        return -1;
+    }
+    return ops->apply(r->op, r->payload, r->len, lsn);
+}
+
+int persist_dump_item(struct snap_writer *w, item *it) {
+    const struct persist_type_ops *ops = persist_by_item[it->type];
+
+    if (ops == NULL || ops->dump_item == NULL)
+        return 0;       /* not persisted (cache values without --persist-items) */
+    return ops->dump_item(w, it);
+}
+
+/* ---- state ---- */
+
+bool persist_on(void) {
+    return persist.on;
+}
+
+bool persist_replaying(void) {
+    return persist.replaying;
+}
+
+bool persist_writable(void) {
+    if (!persist.on || persist.replaying)
+        return true;
+    return !wal_failed() && wal_backlog() < settings.log_buffer / 2;
+}
+
+void persist_log(enum persist_type t, uint8_t op, const struct iovec *iov, int niov) {
+    if (persist.on && !persist.replaying)
+        wal_append((uint8_t)t, op, iov, niov);
+}
+
+uint64_t persist_position(void) {
+    return persist.on ? wal_reserved() : 0;
+}
+
+uint64_t persist_thread_end(void) {
+    return persist.on ? wal_thread_end() : 0;
+}
+
+static void persist_mark(uint8_t op, uint64_t *mark, uint64_t upto) {
+    uint8_t buf[8];
+    struct codec_out o;
+    struct iovec v;
+
+    if (!persist.on)
+        return;
+    __atomic_store_n(mark, upto, __ATOMIC_RELAXED);
+    codec_out_init(&o, buf, sizeof(buf));
+    codec_put_u64(&o, upto);
+    v.iov_base = buf;
+    v.iov_len = o.n;
+    persist_log(PERSIST_META, op, &v, 1);
+}
+
+void persist_mark_cas(uint64_t upto) {
+    persist_mark(META_CAS_MARK, &persist.cas_mark, upto);
+}
+
+void persist_mark_ids(uint64_t upto) {
+    persist_mark(META_ID_MARK, &persist.id_mark, upto);
+}
+
+/* ---- replies ---- */
+
+bool persist_durable(uint64_t lsn) {
+    if (settings.fsync_policy == PERSIST_FSYNC_ALWAYS)
+        return wal_synced() >= lsn;
+    return wal_written() >= lsn;
+}
+
+bool persist_commit(uint64_t lsn) {
+    if (wal_write_upto(lsn) < 0)
+        return false;       /* the sync thread retries and wakes the workers */
+    if (settings.fsync_policy != PERSIST_FSYNC_ALWAYS || wal_synced() >= lsn)
+        return true;
+    pthread_mutex_lock(&persist.lock);
+    if (lsn > persist.sync_wanted)
+        persist.sync_wanted = lsn;
+    pthread_cond_signal(&persist.cond);
+    pthread_mutex_unlock(&persist.lock);
+    return false;
+}
+
+/* ---- snapshots ---- */
+
+static void persist_remove_old(uint64_t lsn) {
+    char path[PATH_MAX + 300];
+    struct dirent *e;
+    DIR *d = opendir(settings.data_dir);
+
+    if (d == NULL)
+        return;
+    while ((e = readdir(d)) != NULL) {
+        unsigned long long v;
+        char tail;
+        if ((sscanf(e->d_name, "snap.%16llx%c", &v, &tail) == 1 ||
+             sscanf(e->d_name, "log.%16llx%c", &v, &tail) == 1) && v < lsn) {
+            snprintf(path, sizeof(path), "%s/%s", settings.data_dir, e->d_name);
+            unlink(path);
+        }
+    }
+    closedir(d);
+}
+
+static void *persist_snap_main(void *arg) {
+    uint64_t lsn = (uint64_t)(uintptr_t)arg;
+    struct snap_result res = { 0, 0 };
+    struct timespec t0, t1;
+    int rc;
+
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    rc = snapshot_write(settings.data_dir, lsn, __atomic_load_n(&persist.cas_mark, __ATOMIC_RELAXED),
+                        __atomic_load_n(&persist.id_mark, __ATOMIC_RELAXED), &res);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    pthread_mutex_lock(&persist.lock);
+    persist.snap_last_ms = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000);
+    persist.snap_last_time = (uint64_t)time(NULL);
+    if (rc == 0) {
+        persist.snap_lsn = lsn;
+        persist.snap_bytes = res.bytes;
+        persist.snap_count++;
+    } else {
+        persist.snap_failures++;
+    }
+    pthread_mutex_unlock(&persist.lock);
+    if (rc == 0) {
+        persist_remove_old(lsn);
+        log_msg(1, "persistence: snapshot at %llu written: %llu entries, %llu bytes, %llu ms",
+                (unsigned long long)lsn, (unsigned long long)res.entries,
+                (unsigned long long)res.bytes, (unsigned long long)persist.snap_last_ms);
+    }
+    __atomic_store_n(&persist.snap_running, false, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+int persist_snapshot(const char **why) {
+    uint64_t lsn;
+
+    if (!persist.on) {
+        *why = "persistence is off";
+        return -1;
+    }
+    pthread_mutex_lock(&persist.lock);
+    if (__atomic_load_n(&persist.snap_running, __ATOMIC_ACQUIRE)) {
+        pthread_mutex_unlock(&persist.lock);
+        *why = "a snapshot is being written";
+        return -1;
+    }
+    if (persist.snap_joinable)
+        pthread_join(persist.snap_thread, NULL);
+    persist.snap_joinable = false;
+    lsn = wal_reserved();
+    wal_rotate_at(lsn);
+    __atomic_store_n(&persist.snap_running, true, __ATOMIC_RELEASE);
+    if (pthread_create(&persist.snap_thread, NULL, persist_snap_main, (void *)(uintptr_t)lsn) != 0) {
+        __atomic_store_n(&persist.snap_running, false, __ATOMIC_RELEASE);
+        pthread_mutex_unlock(&persist.lock);
+        *why = "cannot start the snapshot thread";
+        return -1;
+    }
+    persist.snap_joinable = true;
+    pthread_mutex_unlock(&persist.lock);
+    return 0;
+}
+
+/* Whether the log has grown enough since the last snapshot to start one. */
+static bool persist_snapshot_due(void) {
+    uint64_t grown, need;
+
+    if (settings.snapshot_min == 0 || __atomic_load_n(&persist.snap_running, __ATOMIC_ACQUIRE))
+        return false;
+    pthread_mutex_lock(&persist.lock);
+    grown = wal_reserved() - persist.snap_lsn;
+    need = persist.snap_bytes * (uint64_t)settings.snapshot_growth / 100;
+    pthread_mutex_unlock(&persist.lock);
+    if (need < settings.snapshot_min)
+        need = settings.snapshot_min;
+    return grown >= need;
+}
+
+/* ---- the sync thread ---- */
+
+static void persist_sync_round(void) {
+    bool was_failed = wal_failed();
+
+    if (settings.fsync_policy == PERSIST_FSYNC_ALWAYS) {
+        uint64_t want;
+        pthread_mutex_lock(&persist.lock);
+        want = persist.sync_wanted;
+        pthread_mutex_unlock(&persist.lock);
+        if (want > wal_synced() && wal_write_upto(want) == 0)
+            wal_sync();
+    } else {
+        wal_write_some();
+        if (settings.fsync_policy == PERSIST_FSYNC_EVERYSEC && wal_written() > wal_synced())
+            wal_sync();
+    }
+    if (settings.fsync_policy == PERSIST_FSYNC_ALWAYS || was_failed)
+        workers_wake_held();
+}
+
+static void *persist_sync_main(void *arg) {
+    struct timespec next;
+    const char *why;
+
+    clock_gettime(CLOCK_REALTIME, &next);
+    pthread_mutex_lock(&persist.lock);
+    while (!persist.stop) {
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        if (now.tv_sec > next.tv_sec || (now.tv_sec == next.tv_sec && now.tv_nsec >= next.tv_nsec))
+            next.tv_sec = now.tv_sec + 1;
+        if (!(settings.fsync_policy == PERSIST_FSYNC_ALWAYS && persist.sync_wanted > wal_synced()))
+            pthread_cond_timedwait(&persist.cond, &persist.lock, &next);
+        pthread_mutex_unlock(&persist.lock);
+        persist_sync_round();
+        if (persist_snapshot_due())
+            persist_snapshot(&why);
+        pthread_mutex_lock(&persist.lock);
+    }
+    pthread_mutex_unlock(&persist.lock);
+    return NULL;
+}
+
+/* ---- start and stop ---- */
+
+static void persist_log_start(const struct persist_recovered *r) {
+    log_msg(0, "persistence: %s loaded in %llu ms: snapshot at %llu (%llu entries), "
+               "%llu log records replayed from %llu file(s); the log goes on at %llu; fsync %s%s",
+            settings.data_dir, (unsigned long long)r->ms, (unsigned long long)r->snapshot_lsn,
+            (unsigned long long)r->snapshot_entries, (unsigned long long)r->records,
+            (unsigned long long)r->log_files, (unsigned long long)r->next_lsn,
+            settings.fsync_policy == PERSIST_FSYNC_ALWAYS ? "always"
+            : settings.fsync_policy == PERSIST_FSYNC_EVERYSEC ? "everysec" : "no",
+            settings.persist_items ? ", cache values too" : "");
+}
+
+int persist_start(void) {
+    if (settings.data_dir == NULL)
+        return 0;
+    persist.replaying = true;
+    persist.on = true;
+    if (recover_run(settings.data_dir, settings.recover_partial, &persist.lock_fd, &persist.rec) < 0) {
+        persist.on = false;
+        return -1;
+    }
+    persist.replaying = false;
+    /* Numbers handed out before a crash may not all be in the log: after a
+     * restart they go on far above the highest recorded. */
+    if (persist.rec.records > 0 || persist.rec.snapshot_lsn > 0 || persist.rec.snapshot_entries > 0) {
+        persist.cas_mark = persist.rec.cas_mark + PERSIST_MARK_GAP;
+        persist.id_mark = persist.rec.id_mark + PERSIST_MARK_GAP;
+    }
+    item_cas_floor(persist.cas_mark);
+    queue_id_floor(persist.id_mark);
+    persist.snap_lsn = persist.rec.snapshot_lsn;
+    persist.snap_bytes = persist.rec.snapshot_bytes;
+    if (wal_open(settings.data_dir, persist.rec.file_lsn, persist.rec.next_lsn, settings.log_buffer) < 0) {
+        persist.on = false;
+        return -1;
+    }
+    persist_mark_cas(persist.cas_mark);
+    persist_mark_ids(persist.id_mark);
+    if (pthread_create(&persist.sync_thread, NULL, persist_sync_main, NULL) != 0) {
+        log_msg(0, "persistence: cannot start the sync thread");
+        return -1;
+    }
+    persist.sync_running = true;
+    persist_log_start(&persist.rec);
+    return 0;
+}
+
+void persist_stop(void) {
+    if (!persist.on)
+        return;
+    pthread_mutex_lock(&persist.lock);
+    persist.stop = true;
+    pthread_cond_signal(&persist.cond);
+    pthread_mutex_unlock(&persist.lock);
+    if (persist.sync_running)
+        pthread_join(persist.sync_thread, NULL);
+    if (persist.snap_joinable)
+        pthread_join(persist.snap_thread, NULL);
+    wal_close();
+    if (persist.lock_fd >= 0)
+        close(persist.lock_fd);
+    persist.on = false;
+}
+
+/* ---- stats ---- */
+
+static void persist_emit(stats_emit_fn emit, void *ctx, const char *name, uint64_t v) {
+    char buf[24];
+
+    snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+    emit(ctx, name, buf);
+}
+
+void persist_stats(stats_emit_fn emit, void *ctx) {
+    emit(ctx, "persistence", persist.on ? "on" : "off");
+    if (!persist.on)
+        return;
+    persist_emit(emit, ctx, "persist_log_position", wal_reserved());
+    persist_emit(emit, ctx, "persist_log_written", wal_written());
+    persist_emit(emit, ctx, "persist_log_synced", wal_synced());
+    persist_emit(emit, ctx, "persist_log_bytes", wal_reserved() - wal_file_lsn());
+    persist_emit(emit, ctx, "persist_log_since_snapshot", wal_reserved() - persist.snap_lsn);
+    persist_emit(emit, ctx, "persist_last_fsync", wal_last_sync_time());
+    persist_emit(emit, ctx, "persist_fsync_latency_us", wal_last_sync_us());
+    emit(ctx, "persist_write_error", wal_failed() ? "1" : "0");
+    emit(ctx, "persist_snapshot_in_progress", __atomic_load_n(&persist.snap_running, __ATOMIC_ACQUIRE) ? "1" : "0");
+    pthread_mutex_lock(&persist.lock);
+    persist_emit(emit, ctx, "persist_snapshots", persist.snap_count);
+    persist_emit(emit, ctx, "persist_snapshot_failures", persist.snap_failures);
+    persist_emit(emit, ctx, "persist_snapshot_position", persist.snap_lsn);
+    persist_emit(emit, ctx, "persist_snapshot_bytes", persist.snap_bytes);
+    persist_emit(emit, ctx, "persist_last_snapshot", persist.snap_last_time);
+    persist_emit(emit, ctx, "persist_last_snapshot_ms", persist.snap_last_ms);
+    pthread_mutex_unlock(&persist.lock);
+    persist_emit(emit, ctx, "persist_recovery_ms", persist.rec.ms);
+    persist_emit(emit, ctx, "persist_records_replayed", persist.rec.records);
+    persist_emit(emit, ctx, "persist_snapshot_entries_loaded", persist.rec.snapshot_entries);
+}

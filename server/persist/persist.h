@@ -1,0 +1,104 @@
+/*
+ * persist: durability, when the server runs with --data-dir. The one
+ * interface the rest of the server sees: structures log their mutations
+ * here, workers ask here whether a connection's replies may go out, and
+ * each structure type registers how to replay its records and dump itself
+ * into a snapshot.
+ *
+ * A structure type supplies three things (its own file, e.g.
+ * types/queue_persist.c): an encoder its mutations call (which ends in
+ * persist_log), apply() for a record at replay, and dump_item() (with
+ * load()) for snapshots. Adding a type touches nothing else here but the
+ * enum below.
+ */
+#ifndef MCDS_PERSIST_H
+#define MCDS_PERSIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "../item.h"
+#include "../stats.h"
+
+/* The structure type of a record: one byte in every record. */
+enum persist_type {
+    PERSIST_META = 1,       /* counters' marks, snapshot framing */
+    PERSIST_ITEM = 2,       /* cache values (--persist-items) */
+    PERSIST_QUEUE = 3,
+    PERSIST_LIST = 4,
+    PERSIST_CTREE = 5,
+    PERSIST_NTYPES
+};
+
+enum persist_fsync { PERSIST_FSYNC_ALWAYS, PERSIST_FSYNC_EVERYSEC, PERSIST_FSYNC_NO };
+
+struct snap_writer;
+
+struct persist_type_ops {
+    const char *name;
+    /* Replays one log record (at start-up, one thread, before serving).
+     * lsn is the record's position. 0, or -1: the record makes no sense
+     * (logged; start-up is refused). */
+    int (*apply)(uint8_t op, const uint8_t *p, size_t n, uint64_t lsn);
+    /* Loads one snapshot entry; 0 or -1 as apply. */
+    int (*load)(uint8_t op, const uint8_t *p, size_t n);
+    /* Writes the structure held by it (an item of this type, referenced
+     * by the caller) into the snapshot: 0, or -1 on a write error. */
+    int (*dump_item)(struct snap_writer *w, item *it);
+};
+
+void persist_register(enum persist_type t, enum item_type it, const struct persist_type_ops *ops);
+
+/* ---- configuration and life ---- */
+
+/* Recovers from settings.data_dir (newest snapshot, then the log after
+ * it), opens the log and starts the sync thread. Nothing happens without
+ * --data-dir. -1: start-up must stop (the reason is logged). */
+int persist_start(void);
+/* Writes and syncs the log, stops the threads, closes files. */
+void persist_stop(void);
+bool persist_on(void);
+/* True while records are replayed at start-up: nothing is logged then. */
+bool persist_replaying(void);
+
+/* ---- logging mutations ---- */
+
+/* Whether a mutation may go ahead: false when the log cannot be written
+ * (disk full, I/O error): the command answers SERVER_ERROR and changes
+ * nothing. Always true without --data-dir. */
+bool persist_writable(void);
+/* Appends a record; call it under the lock of the structure changed, so
+ * that the records of one structure keep their order. No-op when off. */
+void persist_log(enum persist_type t, uint8_t op, const struct iovec *iov, int niov);
+/* The log position now (a snapshot of a structure records it). */
+uint64_t persist_position(void);
+
+/* ---- replies ---- */
+
+/* End position of the last record this thread logged. */
+uint64_t persist_thread_end(void);
+/* Makes the records up to lsn durable enough for a reply under the fsync
+ * policy: written to the kernel (everysec, no), or on disk (always).
+ * true: the reply may go now. false: it waits; persist calls
+ * workers_wake_held() once more is durable. */
+bool persist_commit(uint64_t lsn);
+/* Whether the records up to lsn are durable enough for a reply now. */
+bool persist_durable(uint64_t lsn);
+
+/* ---- snapshots ---- */
+
+/* Starts a snapshot in the background: 0, or -1 (one is running, or
+ * persistence is off; *why says which). */
+int persist_snapshot(const char **why);
+
+/* `stats` figures of persistence. */
+void persist_stats(stats_emit_fn emit, void *ctx);
+
+/* Unique-number high-water marks (CAS, message ids): a restart continues
+ * above anything handed out before it. */
+void persist_mark_cas(uint64_t upto);
+void persist_mark_ids(uint64_t upto);
+
+#endif

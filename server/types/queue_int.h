@@ -1,0 +1,74 @@
+/*
+ * types/queue_int: the inside of a queue, shared by the files of the queue
+ * type (queue.c, the structure; queue_persist.c, its records and
+ * snapshots) and no one else. Every function here expects the queue's lock
+ * held.
+ */
+#ifndef MCDS_QUEUE_INT_H
+#define MCDS_QUEUE_INT_H
+
+#include "queue.h"
+
+#define QUEUE_IDMAP_INIT 64
+#define QUEUE_BURY_RETRY_MS 1000    /* buried messages are offered again after */
+#define QUEUE_BURY_BATCH 256        /* most buried messages offered at once */
+#define QUEUE_NO_TIMER SIZE_MAX
+
+struct queue {
+    pthread_mutex_t lock;
+    char name[ITEM_KEY_MAX];
+    size_t nname;
+    struct queue_opts opts;
+    struct qheap ready;         /* by priority, then push order */
+    struct qheap ready_age;     /* the same messages by push order (oldest first) */
+    struct qheap delayed;       /* by due time */
+    struct qheap inflight;      /* by lease end */
+    struct qheap buried;        /* dead letters not yet placed: by priority, push order */
+    size_t bury_reserved;       /* room kept in buried for messages being placed */
+    uint64_t bury_retry_at;     /* when buried messages are offered again */
+    struct qmsg **ids;          /* in-flight messages by id (all of them while
+                                   the log is replayed at start-up) */
+    size_t nbuckets;
+    size_t nids;                /* messages in ids */
+    uint64_t replay_lsn;        /* replay skips this queue's records before it */
+    uint64_t seq;
+    struct queue_waiter *whead, *wtail;
+    uint64_t nwaiters;
+    struct queue_stats counts;  /* the running totals (pushed, acked …) */
+    bool closed;
+    uint64_t next_due;          /* earliest delay or lease end; atomic */
+    size_t tpos;                /* place in the timer heap (QUEUE_NO_TIMER: none) */
+    uint64_t theap_due;         /* when the timer heap will visit it; atomic,
+                                   changed under the heap's lock */
+    item *self;                 /* the keyspace item holding this queue */
+    struct queue *reg_prev, *reg_next;
+};
+
+/* Messages past max_deliveries, moved out under the queue lock and
+ * handed to the dead-letter hook once it is released. */
+struct queue_dead {
+    struct qmsg *m;
+    char dlq[ITEM_KEY_MAX];
+    size_t ndlq;
+};
+
+struct queue_dead_list {
+    struct queue_dead *v;
+    size_t n, cap;
+};
+
+/* The ready heap and its by-age twin. */
+int queue_ready_add(struct queue *q, struct qmsg *m);
+struct qmsg *queue_ready_take(struct queue *q);
+/* The id map. */
+struct qmsg **queue_id_slot(struct queue *q, uint64_t id);
+void queue_id_add(struct queue *q, struct qmsg *m);
+struct qmsg *queue_id_take(struct queue *q, uint64_t id);
+/* Puts m (in no heap) back: ready now, or delayed until due_ms. */
+void queue_requeue(struct queue *q, struct qmsg *m, uint64_t due_ms, uint64_t now);
+/* Takes m out of the heap its state says it is in (not the id map). */
+void queue_msg_detach(struct queue *q, struct qmsg *m);
+/* Recomputes when q next needs the timer. */
+void queue_update_due(struct queue *q);
+
+#endif

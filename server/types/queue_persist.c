@@ -1,0 +1,625 @@
+/*
+ * types/queue_persist: the queue type's three persistence functions —
+ * encoding its changes as log records, applying a record at replay, and
+ * dumping a queue into a snapshot (and loading it back).
+ *
+ * Record payloads (after the queue's key, one length byte and the bytes):
+ *   Q_CREATE  lease_ms u64, max_deliveries u32, max_length u64, dlq key
+ *   Q_DROP    -
+ *   Q_TTL     exptime (Unix seconds, 0 never) u64
+ *   Q_PUSH    a message (below)
+ *   Q_STATE   id u64, state u8, deliveries u32, due (Unix ms) u64
+ *   Q_ACK     id u64
+ *   Q_PURGE   -
+ *   Q_DEAD    source queue key, then a message
+ * A message: id u64, seq u64, state u8, priority u32, deliveries u32,
+ * due u64 (Unix ms; a lease end for in-flight, UINT64_MAX when held by a
+ * Kestrel open read), pushed (Unix ms) u64, flags u32, data length u32,
+ * data. Snapshot entries: S_QUEUE (the Q_CREATE fields, exptime, seq,
+ * totals, the log position it was dumped at) and S_MSG (queue key, message).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../clock.h"
+#include "../log.h"
+#include "../persist/codec.h"
+#include "../persist/persist.h"
+#include "../persist/snapshot.h"
+#include "../store.h"
+#include "../store_queue.h"
+#include "queue_int.h"
+#include "queue_persist.h"
+
+enum qp_op {
+    Q_CREATE = 1, Q_DROP, Q_TTL, Q_PUSH, Q_STATE, Q_ACK, Q_PURGE, Q_DEAD,
+    S_QUEUE = 20, S_MSG
+};
+
+#define QP_FIXED 640                /* room for every fixed part (two keys) */
+#define QP_HELD UINT64_MAX
+
+/* ---- times ---- */
+
+static uint64_t qp_due_out(const struct qmsg *m) {
+    if (m->due_ms == QUEUE_HELD)
+        return QP_HELD;
+    return m->state == QMSG_READY ? 0 : clock_to_unix_ms(m->due_ms);
+}
+
+static uint64_t qp_due_in(uint64_t v) {
+    return v == QP_HELD ? QUEUE_HELD : clock_from_unix_ms(v);
+}
+
+/* ---- encoding ---- */
+
+static void qp_put_msg(struct codec_out *o, const struct qmsg *m) {
+    codec_put_u64(o, m->id);
+    codec_put_u64(o, m->seq);
+    codec_put_u8(o, m->state);
+    codec_put_u32(o, m->pri);
+    codec_put_u32(o, m->deliveries);
+    codec_put_u64(o, qp_due_out(m));
+    codec_put_u64(o, clock_to_unix_ms(m->pushed_ms));
+    codec_put_u32(o, m->payload->flags);
+    codec_put_u32(o, m->payload->nbytes - 2);
+}
+
+/* Logs fixed part o, then (with_data) m's data. */
+static void qp_log(uint8_t op, struct codec_out *o, const struct qmsg *m) {
+    struct iovec v[2] = { { o->p, o->n }, { NULL, 0 } };
+
+    if (m != NULL) {
+        v[1].iov_base = item_value(m->payload);
+        v[1].iov_len = m->payload->nbytes - 2;
+    }
+    persist_log(PERSIST_QUEUE, op, v, m != NULL ? 2 : 1);
+}
+
+static void qp_start(struct codec_out *o, uint8_t *buf, const struct queue *q) {
+    codec_out_init(o, buf, QP_FIXED);
+    codec_put_key(o, q->name, q->nname);
+}
+
+static void qp_put_opts(struct codec_out *o, const struct queue_opts *op) {
+    codec_put_u64(o, op->lease_ms);
+    codec_put_u32(o, op->max_deliveries);
+    codec_put_u64(o, op->max_length);
+    codec_put_key(o, op->dlq, op->ndlq);
+}
+
+void qlog_create(struct queue *q) {
+    uint8_t buf[QP_FIXED];
+    struct codec_out o;
+
+    if (!persist_on())
+        return;
+    qp_start(&o, buf, q);
+    qp_put_opts(&o, &q->opts);
+    qp_log(Q_CREATE, &o, NULL);
+}
+
+void qlog_drop(struct queue *q) {
+    uint8_t buf[QP_FIXED];
+    struct codec_out o;
+
+    if (!persist_on())
+        return;
+    qp_start(&o, buf, q);
+    qp_log(Q_DROP, &o, NULL);
+}
+
+void qlog_ttl(const char *name, size_t nname, rel_time_t exptime) {
+    uint8_t buf[QP_FIXED];
+    struct codec_out o;
+
+    if (!persist_on())
+        return;
+    codec_out_init(&o, buf, sizeof(buf));
+    codec_put_key(&o, name, nname);
+    codec_put_u64(&o, clock_exptime_to_unix(exptime));
+    qp_log(Q_TTL, &o, NULL);
+}
+
+void qlog_push(struct queue *q, const struct qmsg *m) {
+    uint8_t buf[QP_FIXED];
+    struct codec_out o;
+
+    if (!persist_on())
+        return;
+    qp_start(&o, buf, q);
+    qp_put_msg(&o, m);
+    qp_log(Q_PUSH, &o, m);
+}
+
+void qlog_state(struct queue *q, const struct qmsg *m) {
+    uint8_t buf[QP_FIXED];
+    struct codec_out o;
+
+    if (!persist_on())
+        return;
+    qp_start(&o, buf, q);
+    codec_put_u64(&o, m->id);
+    codec_put_u8(&o, m->state);
+    codec_put_u32(&o, m->deliveries);
+    codec_put_u64(&o, qp_due_out(m));
+    qp_log(Q_STATE, &o, NULL);
+}
+
+void qlog_ack(struct queue *q, uint64_t id) {
+    uint8_t buf[QP_FIXED];
+    struct codec_out o;
+
+    if (!persist_on())
+        return;
+    qp_start(&o, buf, q);
+    codec_put_u64(&o, id);
+    qp_log(Q_ACK, &o, NULL);
+}
+
+void qlog_purge(struct queue *q) {
+    uint8_t buf[QP_FIXED];
+    struct codec_out o;
+
+    if (!persist_on())
+        return;
+    qp_start(&o, buf, q);
+    qp_log(Q_PURGE, &o, NULL);
+}
+
+void qlog_dead(struct queue *q, const char *src, size_t nsrc, const struct qmsg *m) {
+    uint8_t buf[QP_FIXED];
+    struct codec_out o;
+
+    if (!persist_on())
+        return;
+    qp_start(&o, buf, q);
+    codec_put_key(&o, src, nsrc);
+    qp_put_msg(&o, m);
+    qp_log(Q_DEAD, &o, m);
+}
+
+/* ---- decoding ---- */
+
+struct qp_msg {
+    uint64_t id, seq, due, pushed;
+    uint8_t state;
+    uint32_t pri, deliveries, flags, len;
+    const uint8_t *data;
+};
+
+static bool qp_get_msg(struct codec_in *in, struct qp_msg *m) {
+    m->id = codec_get_u64(in);
+    m->seq = codec_get_u64(in);
+    m->state = codec_get_u8(in);
+    m->pri = codec_get_u32(in);
+    m->deliveries = codec_get_u32(in);
+    m->due = codec_get_u64(in);
+    m->pushed = codec_get_u64(in);
+    m->flags = codec_get_u32(in);
+    m->len = codec_get_u32(in);
+    m->data = codec_get_bytes(in, m->len);
+    return !in->bad && m->state <= QMSG_BURIED;
+}
+
+static bool qp_get_opts(struct codec_in *in, struct queue_opts *o) {
+    const char *dlq;
+
+    memset(o, 0, sizeof(*o));
+    o->lease_ms = codec_get_u64(in);
+    o->max_deliveries = codec_get_u32(in);
+    o->max_length = codec_get_u64(in);
+    dlq = codec_get_key(in, &o->ndlq);
+    if (in->bad || o->ndlq > ITEM_KEY_MAX)
+        return false;
+    memcpy(o->dlq, dlq, o->ndlq);
+    return true;
+}
+
+/* ---- replay ---- */
+
+/* The queue under key, pinned (created with o, or the defaults, when
+ * make), or NULL. */
+static item *qp_queue(const char *key, size_t nkey, bool make, const struct queue_opts *o) {
+    enum store_status st;
+
+    return store_queue_open(key, nkey, make, o, &st);
+}
+
+/* Puts m where its state says, and in the id map (every message is there
+ * while the log is replayed). q locked. */
+static void qp_place(struct queue *q, struct qmsg *m) {
+    switch (m->state) {
+    case QMSG_READY: queue_ready_add(q, m); break;
+    case QMSG_DELAYED: qheap_push(&q->delayed, m); break;
+    case QMSG_INFLIGHT: qheap_push(&q->inflight, m); break;
+    case QMSG_BURIED: qheap_push(&q->buried, m); break;
+    }
+    queue_id_add(q, m);
+}
+
+/* A new message of q from its record; q locked. NULL without memory. */
+static struct qmsg *qp_new_msg(struct queue *q, const struct qp_msg *r) {
+    struct qmsg *m = calloc(1, sizeof(*m));
+    item *payload = item_alloc(q->name, q->nname, r->flags, 0, (size_t)r->len + 2);
+
+    if (m == NULL || payload == NULL) {
+        free(m);
+        if (payload != NULL)
+            item_release(payload);
+        return NULL;
+    }
+    memcpy(item_value(payload), r->data, r->len);
+    memcpy(item_value(payload) + r->len, "\r\n", 2);
+    m->id = r->id;
+    m->seq = r->seq;
+    m->state = r->state;
+    m->pri = r->pri;
+    m->deliveries = r->deliveries;
+    m->due_ms = r->state == QMSG_READY ? 0 : qp_due_in(r->due);
+    m->pushed_ms = clock_from_unix_ms(r->pushed);
+    m->payload = payload;
+    item_mem_charge((long)sizeof(*m));
+    if (m->seq >= q->seq)
+        q->seq = m->seq + 1;
+    queue_id_floor(m->id);
+    return m;
+}
+
+/* Adds message r to q unless an id of it is there already; q locked. */
+static int qp_add_msg(struct queue *q, const struct qp_msg *r) {
+    struct qmsg *m;
+
+    if (*queue_id_slot(q, r->id) != NULL)
+        return 0;
+    m = qp_new_msg(q, r);
+    if (m == NULL) {
+        log_msg(0, "persistence: no memory to restore message %llu", (unsigned long long)r->id);
+        return -1;
+    }
+    qp_place(q, m);
+    return 0;
+}
+
+static void qp_remove_msg(struct queue *q, uint64_t id) {
+    struct qmsg *m = queue_id_take(q, id);
+
+    if (m != NULL) {
+        queue_msg_detach(q, m);
+        queue_msg_free(m);
+    }
+}
+
+static void qp_purge(struct queue *q) {
+    struct qheap *heaps[] = { &q->delayed, &q->buried };
+    struct qmsg *m;
+    size_t i;
+
+    while ((m = queue_ready_take(q)) != NULL) {
+        queue_id_take(q, m->id);
+        queue_msg_free(m);
+    }
+    for (i = 0; i < 2; i++) {
+        while ((m = qheap_pop(heaps[i])) != NULL) {
+            queue_id_take(q, m->id);
+            queue_msg_free(m);
+        }
+    }
+}
+
+static void qp_set_state(struct queue *q, uint64_t id, uint8_t state, uint32_t deliveries, uint64_t due) {
+    struct qmsg *m = *queue_id_slot(q, id);
+
+    if (m == NULL || state > QMSG_BURIED)
+        return;
+    queue_msg_detach(q, m);
+    queue_id_take(q, id);
+    m->state = state;
+    m->deliveries = deliveries;
+    m->due_ms = state == QMSG_READY ? 0 : qp_due_in(due);
+    qp_place(q, m);
+}
+
+/* Applies a record to the queue under key, already pinned. */
+static int qp_apply_to(struct queue *q, uint8_t op, struct codec_in *in) {
+    struct qp_msg r;
+    int rc = 0;
+
+    switch (op) {
+    case Q_PUSH:
+        if (!qp_get_msg(in, &r))
+            return -1;
+        rc = qp_add_msg(q, &r);
+        q->counts.pushed++;
+        return rc;
+    case Q_STATE:
+        r.id = codec_get_u64(in);
+        r.state = codec_get_u8(in);
+        r.deliveries = codec_get_u32(in);
+        r.due = codec_get_u64(in);
+        if (in->bad)
+            return -1;
+        qp_set_state(q, r.id, r.state, r.deliveries, r.due);
+        return 0;
+    case Q_ACK:
+        r.id = codec_get_u64(in);
+        if (in->bad)
+            return -1;
+        qp_remove_msg(q, r.id);
+        q->counts.acked++;
+        return 0;
+    case Q_PURGE:
+        qp_purge(q);
+        return 0;
+    }
+    return -1;
+}
+
+/* Q_DEAD: out of its source (when the source has not seen it), into the
+ * dead-letter queue q (likewise). */
+static int qp_apply_dead(const char *key, size_t nkey, struct codec_in *in, uint64_t lsn) {
+    size_t nsrc;
+    const char *src = codec_get_key(in, &nsrc);
+    struct qp_msg r;
+    item *pin;
+    int rc = 0;
+
+    if (src == NULL || !qp_get_msg(in, &r))
+        return -1;
+    if ((pin = qp_queue(src, nsrc, false, NULL)) != NULL) {
+        struct queue *s = store_queue_of(pin);
+        pthread_mutex_lock(&s->lock);
+        if (lsn >= s->replay_lsn) {
+            qp_remove_msg(s, r.id);
+            s->counts.dead++;
+        }
+        pthread_mutex_unlock(&s->lock);
+        item_release(pin);
+    }
+    if ((pin = qp_queue(key, nkey, true, NULL)) != NULL) {
+        struct queue *q = store_queue_of(pin);
+        pthread_mutex_lock(&q->lock);
+        if (lsn >= q->replay_lsn)
+            rc = qp_add_msg(q, &r);
+        pthread_mutex_unlock(&q->lock);
+        item_release(pin);
+    }
+    return rc;
+}
+
+static int qp_apply_create(const char *key, size_t nkey, struct codec_in *in) {
+    struct queue_opts o;
+    item *pin;
+
+    if (!qp_get_opts(in, &o))
+        return -1;
+    pin = qp_queue(key, nkey, true, &o);
+    if (pin != NULL)
+        item_release(pin);
+    return 0;
+}
+
+static int qp_apply_drop(const char *key, size_t nkey, uint64_t lsn) {
+    item *pin = qp_queue(key, nkey, false, NULL);
+    bool drop;
+
+    if (pin == NULL)
+        return 0;
+    drop = lsn >= store_queue_of(pin)->replay_lsn;
+    item_release(pin);
+    if (drop)
+        store_delete(key, nkey, 0);
+    return 0;
+}
+
+static int qp_apply_ttl(const char *key, size_t nkey, struct codec_in *in) {
+    uint64_t exp = codec_get_u64(in);
+
+    if (in->bad)
+        return -1;
+    store_touch(key, nkey, clock_exptime_from_unix(exp));
+    return 0;
+}
+
+static int qp_apply(uint8_t op, const uint8_t *p, size_t n, uint64_t lsn) {
+    struct codec_in in;
+    const char *key;
+    size_t nkey;
+    item *pin;
+    int rc = 0;
+
+    codec_in_init(&in, p, n);
+    key = codec_get_key(&in, &nkey);
+    if (key == NULL || nkey == 0)
+        return -1;
+    switch (op) {
+    case Q_CREATE: return qp_apply_create(key, nkey, &in);
+    case Q_DROP: return qp_apply_drop(key, nkey, lsn);
+    case Q_TTL: return qp_apply_ttl(key, nkey, &in);
+    case Q_DEAD: return qp_apply_dead(key, nkey, &in, lsn);
+    }
+    /* A push may meet a queue that is gone now (it is dropped later on). */
+    pin = qp_queue(key, nkey, op == Q_PUSH, NULL);
+    if (pin == NULL)
+        return 0;
+    pthread_mutex_lock(&store_queue_of(pin)->lock);
+    if (lsn >= store_queue_of(pin)->replay_lsn)
+        rc = qp_apply_to(store_queue_of(pin), op, &in);
+    pthread_mutex_unlock(&store_queue_of(pin)->lock);
+    item_release(pin);
+    return rc;
+}
+
+/* ---- snapshots ---- */
+
+/* What dump copies under the queue's lock. */
+struct qp_copy {
+    uint8_t head[QP_FIXED + 128];
+    size_t nhead;
+    uint8_t (*fixed)[64];           /* each message's fixed part */
+    item **payloads;
+    size_t n;
+};
+
+static size_t qp_heap_total(const struct queue *q) {
+    return q->ready.n + q->delayed.n + q->inflight.n + q->buried.n;
+}
+
+static void qp_copy_heap(struct qp_copy *c, const struct qheap *h) {
+    size_t i;
+
+    for (i = 0; i < h->n; i++) {
+        struct codec_out o;
+        codec_out_init(&o, c->fixed[c->n], sizeof(c->fixed[c->n]));
+        qp_put_msg(&o, h->v[i]);
+        item_incref(h->v[i]->payload);
+        c->payloads[c->n++] = h->v[i]->payload;
+    }
+}
+
+/* Copies q (header and every message's fixed part, payloads referenced)
+ * under its lock: 0, 1 when q is gone, -1 without memory. */
+static int qp_copy(struct queue *q, item *self, struct qp_copy *c) {
+    struct codec_out o;
+    size_t total;
+
+    pthread_mutex_lock(&q->lock);
+    if (q->closed) {            /* deleted since the walk found it */
+        pthread_mutex_unlock(&q->lock);
+        return 1;
+    }
+    total = qp_heap_total(q);
+    c->fixed = malloc((total + 1) * sizeof(*c->fixed));
+    c->payloads = malloc((total + 1) * sizeof(*c->payloads));
+    if (c->fixed == NULL || c->payloads == NULL) {
+        pthread_mutex_unlock(&q->lock);
+        return -1;
+    }
+    codec_out_init(&o, c->head, sizeof(c->head));
+    codec_put_key(&o, q->name, q->nname);
+    qp_put_opts(&o, &q->opts);
+    codec_put_u64(&o, clock_exptime_to_unix(item_exptime(self)));
+    codec_put_u64(&o, q->seq);
+    codec_put_u64(&o, q->counts.pushed);
+    codec_put_u64(&o, q->counts.acked);
+    codec_put_u64(&o, q->counts.dead);
+    codec_put_u64(&o, q->counts.purged);
+    codec_put_u64(&o, persist_position());
+    c->nhead = o.n;
+    c->n = 0;
+    qp_copy_heap(c, &q->ready);
+    qp_copy_heap(c, &q->delayed);
+    qp_copy_heap(c, &q->inflight);
+    qp_copy_heap(c, &q->buried);
+    pthread_mutex_unlock(&q->lock);
+    return 0;
+}
+
+static int qp_write_copy(struct snap_writer *w, const struct queue *q, struct qp_copy *c) {
+    uint8_t key[ITEM_KEY_MAX + 1];
+    struct codec_out ko;
+    struct iovec v = { c->head, c->nhead };
+    size_t i;
+    int rc = snap_put(w, PERSIST_QUEUE, S_QUEUE, &v, 1);
+
+    codec_out_init(&ko, key, sizeof(key));
+    codec_put_key(&ko, q->name, q->nname);
+    for (i = 0; i < c->n && rc == 0; i++) {
+        struct iovec m[3] = {
+            { key, ko.n },
+            { c->fixed[i], 8 + 8 + 1 + 4 + 4 + 8 + 8 + 4 + 4 },
+            { item_value(c->payloads[i]), c->payloads[i]->nbytes - 2 },
+        };
+        rc = snap_put(w, PERSIST_QUEUE, S_MSG, m, 3);
+    }
+    return rc;
+}
+
+static int qp_dump_item(struct snap_writer *w, item *it) {
+    struct queue *q = store_struct_of(it);
+    struct qp_copy c = { .fixed = NULL, .payloads = NULL, .n = 0 };
+    size_t i;
+    int rc;
+
+    rc = qp_copy(q, it, &c);
+    if (rc == 0)
+        rc = qp_write_copy(w, q, &c);
+    else if (rc == 1)
+        rc = 0;
+    for (i = 0; i < c.n; i++)
+        item_release(c.payloads[i]);
+    free(c.fixed);
+    free(c.payloads);
+    return rc;
+}
+
+static int qp_load_queue(struct codec_in *in) {
+    size_t nkey;
+    const char *key = codec_get_key(in, &nkey);
+    struct queue_opts o;
+    uint64_t exp, seq, pushed, acked, dead, purged, lsn;
+    struct queue *q;
+    item *pin;
+
+    if (key == NULL || !qp_get_opts(in, &o))
+        return -1;
+    exp = codec_get_u64(in);
+    seq = codec_get_u64(in);
+    pushed = codec_get_u64(in);
+    acked = codec_get_u64(in);
+    dead = codec_get_u64(in);
+    purged = codec_get_u64(in);
+    lsn = codec_get_u64(in);
+    if (in->bad || (pin = qp_queue(key, nkey, true, &o)) == NULL)
+        return -1;
+    q = store_queue_of(pin);
+    q->seq = seq;
+    q->counts.pushed = pushed;
+    q->counts.acked = acked;
+    q->counts.dead = dead;
+    q->counts.purged = purged;
+    q->replay_lsn = lsn;
+    if (exp != 0)
+        store_touch(key, nkey, clock_exptime_from_unix(exp));
+    item_release(pin);
+    return 0;
+}
+
+static int qp_load(uint8_t op, const uint8_t *p, size_t n) {
+    struct codec_in in;
+    struct qp_msg r;
+    const char *key;
+    size_t nkey;
+    item *pin;
+    int rc;
+
+    codec_in_init(&in, p, n);
+    if (op == S_QUEUE)
+        return qp_load_queue(&in);
+    if (op != S_MSG)
+        return -1;
+    key = codec_get_key(&in, &nkey);
+    if (key == NULL || !qp_get_msg(&in, &r) || (pin = qp_queue(key, nkey, false, NULL)) == NULL)
+        return -1;
+    pthread_mutex_lock(&store_queue_of(pin)->lock);
+    rc = qp_add_msg(store_queue_of(pin), &r);
+    pthread_mutex_unlock(&store_queue_of(pin)->lock);
+    item_release(pin);
+    return rc;
+}
+
+static const struct persist_type_ops qp_ops = {
+    .name = "queue",
+    .apply = qp_apply,
+    .load = qp_load,
+    .dump_item = qp_dump_item,
+};
+
+static void qp_mark_ids(uint64_t upto) {
+    persist_mark_ids(upto);
+}
+
+void queue_persist_init(void) {
+    persist_register(PERSIST_QUEUE, ITEM_QUEUE, &qp_ops);
+    queue_on_id_block(qp_mark_ids);
+}

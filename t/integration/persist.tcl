@@ -1,0 +1,315 @@
+# Persistence (doc/persistence.md): with --data-dir every queue change is
+# in the write-ahead log before its reply goes out, so a restart — after a
+# clean stop or kill -9 — restores every acknowledged change: messages with
+# their priorities, due times, leases (absolute), delivery counts, dead
+# letters, settings; ids and CAS numbers go on above anything handed out.
+# Snapshots compact the log; a torn tail is cut; corruption in the middle
+# stops start-up unless --recover-partial; a second server on the
+# directory refuses; a full disk refuses changes and loses nothing.
+
+# Starts a server on dir (more args after), runs body, then kills it with
+# SIGKILL unless the body stopped it: a restart must not need a clean stop.
+proc with_data_dir {dir args body} {
+    uplevel 1 [list start_server [list tags {persist mcds-only} args [concat --data-dir $dir $args]] \
+        "$body\n        if {\[pid_alive \[srv pid\]\]} { kill_pid \[srv pid\] KILL; wait_server_exit }"]
+}
+
+# The ids, flags, data and delivery counts of every ready message (qpeek).
+proc ready_of {fd q} {
+    lmap it [q_parse [mc_exchange $fd "qpeek $q 100\r\n"]] { lrange $it 0 3 }
+}
+
+proc log_files {dir} { lsort [glob -nocomplain -tails -directory $dir log.*] }
+proc snap_files {dir} { lsort [glob -nocomplain -tails -directory $dir snap.*] }
+
+# ---- restart restores queues ----
+
+set d1 [tmpdir persist]
+set ::p1 {}
+
+with_data_dir $d1 {} {
+    set fd [mc_connect]
+    test {persistence: the queue's state before a kill -9} {
+        mc_exchange $fd "qcreate pq lease=30 maxdeliver=2 maxlen=100 dlq=pq:graves\r\n"
+        set a [q_push $fd pq first 1 0 10]
+        set b [q_push $fd pq second 2 0 5]
+        set c [q_push $fd pq later 3 3600]
+        set d [q_push $fd pq acked 4]
+        set e [q_push $fd pq leased 5]
+        # b (priority 5) comes first, then a; d and e are leased, d acked.
+        set got [q_pop $fd pq 4 lease=100]
+        assert_equal [lmap it $got { lindex $it 0 }] [list $b $a $d $e]
+        assert_equal [mc_exchange $fd "qack pq $d\r\nqrelease pq $b\r\nqrelease pq $a 60\r\n"] \
+            "ACKED\r\nRELEASED\r\nRELEASED\r\n"
+        set ::p1 [list $a $b $c $d $e]
+        list [q_counts $fd pq] [mc_stat $fd persistence]
+    } {{1 2 1} on}
+}
+
+with_data_dir $d1 {} {
+    set fd [mc_connect]
+    lassign $::p1 a b c d e
+    test {persistence: after kill -9 and restart every message is where it was} {
+        set s [q_stats $fd pq]
+        list [q_counts $fd pq] [ready_of $fd pq] [lindex [q_pending $fd pq] 0 0] \
+            [dict get $s lease_ms] [dict get $s max_deliveries] [dict get $s max_length] [dict get $s dlq]
+    } [list {1 2 1} [list [list [lindex $::p1 1] 2 second 1]] [lindex $::p1 4] 30000 2 100 pq:graves]
+
+    test {persistence: a delayed message keeps its due time, a lease its end (Unix time)} {
+        set pend [q_pending $fd pq]
+        assert_range [lindex $pend 0 4] 90000 100000
+        mc_exchange $fd "debugtime 61\r\n"
+        lmap it [ready_of $fd pq] { lindex $it 0 }
+    } [list [lindex $::p1 1] [lindex $::p1 0]] {debugtime}
+
+    test {persistence: ids go on above every id handed out before the restart} {
+        set n [q_push $fd pq new]
+        expr {$n > [lindex $::p1 4]}
+    } 1
+}
+
+# ---- every acknowledged change survives kill -9, for each fsync policy ----
+
+foreach policy {always everysec no} {
+    set dir [tmpdir persist-$policy]
+    set ::acked($policy) {}
+    with_data_dir $dir [list --fsync $policy] {
+        test "fsync $policy: 300 pushes, 100 acked pops, then kill -9 at once" {
+            set fd [mc_connect]
+            set ids {}
+            for {set i 0} {$i < 300} {incr i} { lappend ids [q_push $fd kq$i:q m$i] }
+            for {set i 0} {$i < 100} {incr i} {
+                set it [lindex [q_pop $fd kq$i:q] 0]
+                assert_equal [mc_exchange $fd "qack kq$i:q [lindex $it 0]\r\n"] "ACKED\r\n"
+            }
+            set ::acked($policy) $ids
+            kill_pid [srv pid] KILL
+            wait_server_exit
+        } SIGKILL
+    }
+    with_data_dir $dir [list --fsync $policy] {
+        test "fsync $policy: after the restart every pushed message is there and no acked one" {
+            set fd [mc_connect]
+            set bad {}
+            for {set i 0} {$i < 300} {incr i} {
+                set r [ready_of $fd kq$i:q]
+                set want [expr {$i < 100 ? {} : [list [list [lindex $::acked($policy) $i] 0 m$i 0]]}]
+                if {$r ne $want} { lappend bad "kq$i:q: $r" }
+            }
+            set bad
+        } {}
+    }
+}
+
+# ---- dead letters, purge, delete, TTL ----
+
+set d2 [tmpdir persist]
+with_data_dir $d2 {} {
+    set fd [mc_connect]
+    test {persistence: dead letters, buried ones, purges, deletes and TTLs before a kill -9} {
+        mc_exchange $fd "qcreate dq maxdeliver=1 lease=1\r\n"
+        set ::dead [q_push $fd dq doomed 9]
+        mc_exchange $fd "qpop dq\r\ndebugtime 2\r\n"
+        assert_equal [q_stat $fd dq:dead ready] 1
+        q_push $fd gone x
+        q_push $fd purged x
+        mc_exchange $fd "qpurge purged\r\ndelete gone\r\nqpush ttl 0 0 1\r\nx\r\ntouch ttl 100\r\n"
+        list [q_stat $fd dq dead] [q_stat $fd gone ready]
+    } {1 {}} {debugtime}
+}
+with_data_dir $d2 {} {
+    set fd [mc_connect]
+    test {persistence: after the restart the dead letter is in its queue with its id, the rest as left} {
+        list [ready_of $fd dq:dead] [q_stat $fd dq ready] [q_stat $fd gone ready] [q_stat $fd purged ready] \
+            [q_stat $fd ttl ready] [mc_exchange $fd "debugtime 200\r\nqstats ttl\r\n"]
+    } [list [list [list $::dead 9 doomed 0]] 0 {} 0 1 "OK\r\nNOT_FOUND\r\n"] {debugtime}
+}
+
+# ---- snapshots ----
+
+set d3 [tmpdir persist]
+with_data_dir $d3 {} {
+    set fd [mc_connect]
+    test {snapshot: written in the background; the log starts a new file there; old files go} {
+        for {set i 0} {$i < 200} {incr i} { q_push $fd sq [string repeat s 100] }
+        set before [log_files $d3]
+        assert_equal [mc_cmd $fd snapshot] OK
+        wait_for {[mc_stat $fd persist_snapshot_in_progress] == 0 && [mc_stat $fd persist_snapshots] == 1} 100 50
+        q_push $fd sq after
+        list [llength $before] [llength [snap_files $d3]] [llength [log_files $d3]] \
+            [expr {[lindex [log_files $d3] 0] ne [lindex $before 0]}]
+    } {1 1 1 1}
+}
+with_data_dir $d3 {} {
+    set fd [mc_connect]
+    test {snapshot: the restart loads the snapshot and the log after it} {
+        list [q_stat $fd sq ready] [mc_stat $fd persist_snapshot_entries_loaded] [mc_stat $fd persist_records_replayed]
+    } {201 202 *}
+}
+
+start_server {tags {persist mcds-only}} {
+    test {snapshot without --data-dir: SERVER_ERROR persistence is off} {
+        mc_cmd [mc_connect] snapshot
+    } {SERVER_ERROR persistence is off (start with --data-dir)}
+}
+
+set d4 [tmpdir persist]
+with_data_dir $d4 {--snapshot-min-size 64k --snapshot-growth 100} {
+    set fd [mc_connect]
+    test {snapshot: started by itself once the log has grown past --snapshot-min-size} {
+        for {set i 0} {$i < 100} {incr i} { q_push $fd auto [string repeat a 1000] }
+        wait_for {[mc_stat $fd persist_snapshots] >= 1} 100 50
+        llength [snap_files $d4]
+    } 1
+}
+
+# ---- the directory's lock ----
+
+set d5 [tmpdir persist]
+with_data_dir $d5 {} {
+    test {a second server on the same directory refuses to start} {
+        lassign [run_server_cmd -p 0 -l 127.0.0.1 --data-dir $d5] status out
+        list [expr {$status ne 0}] [string match "*is in use by another mcds-server*" $out]
+    } {1 1}
+}
+
+# ---- torn tails and corruption ----
+
+# A directory with 50 pushed messages in one log file and no snapshot.
+set d6 [tmpdir persist]
+with_data_dir $d6 {} {
+    set fd [mc_connect]
+    test {torn tail: 50 messages logged} {
+        for {set i 0} {$i < 50} {incr i} { q_push $fd torn m$i }
+        q_stat $fd torn ready
+    } 50
+}
+
+# The offsets where the records of a log file end, and which of them
+# are pushes (op 4 of the queue type, 3).
+proc log_records {path} {
+    set f [open $path rb]; set data [read $f]; close $f
+    set out {}
+    set at 0
+    while {$at + 12 <= [string length $data]} {
+        binary scan $data @${at}cucucucuiu magic type op flag len
+        set at [expr {$at + 12 + $len}]
+        lappend out [list $at [expr {$type == 3 && $op == 4}]]
+    }
+    return $out
+}
+
+test {torn tail: cut at bytes of the last three records, a restart loads every whole record and says where it cut} {
+    set log [file join $d6 [lindex [log_files $d6] 0]]
+    set f [open $log rb]; set whole [read $f]; close $f
+    set recs [log_records $log]
+    set size [string length $whole]
+    assert_equal [lindex $recs end 0] $size
+    set bad {}
+    for {set cut [lindex $recs end-3 0]} {$cut < $size} {incr cut 5} {
+        set dir [tmpdir torn]
+        set f [open [file join $dir [file tail $log]] wb]
+        puts -nonewline $f [string range $whole 0 [expr {$cut - 1}]]
+        close $f
+        set pushes 0
+        set boundary 0
+        set whole_end 0
+        foreach r $recs {
+            if {[lindex $r 0] <= $cut} {
+                incr pushes [lindex $r 1]
+                set whole_end [lindex $r 0]
+            }
+        }
+        set boundary [expr {$whole_end == $cut}]
+        start_server [list tags {persist mcds-only} args [list --data-dir $dir]] {
+            set n [q_stat [mc_connect] torn ready]
+            if {$n != $pushes} { lappend bad "cut at $cut: $n messages, expected $pushes" }
+            if {!$boundary && ![string match "*torn tail at offset $whole_end cut ([expr {$cut - $whole_end}] bytes)*" [read_file [srv stderr]]]} {
+                lappend bad "cut at $cut: no torn-tail line"
+            }
+        }
+    }
+    set bad
+} {} {persist mcds-only}
+
+test {corruption: a flipped bit in the middle stops start-up, naming the file and offset} {
+    set dir [tmpdir corrupt]
+    set log [lindex [log_files $d6] 0]
+    file copy [file join $d6 $log] [file join $dir $log]
+    set f [open [file join $dir $log] r+b]
+    seek $f 300
+    set byte [read $f 1]
+    seek $f 300
+    puts -nonewline $f [binary format c [expr {[scan $byte %c] ^ 0x10}]]
+    close $f
+    lassign [run_server_cmd -p 0 -l 127.0.0.1 --data-dir $dir] status out
+    list [expr {$status ne 0}] [regexp "$log is corrupt at offset \\d+" $out] [string match "*--recover-partial*" $out]
+} {1 1 1} {persist mcds-only}
+
+test {corruption: --recover-partial starts from what precedes the bad record} {
+    set dir [tmpdir corrupt]
+    set log [lindex [log_files $d6] 0]
+    file copy [file join $d6 $log] [file join $dir $log]
+    set f [open [file join $dir $log] r+b]
+    seek $f 300
+    puts -nonewline $f "\xff\xff\xff"
+    close $f
+    set n {}
+    start_server [list tags {persist mcds-only} args [list --data-dir $dir --recover-partial]] {
+        set n [q_stat [mc_connect] torn ready]
+    }
+    expr {$n > 0 && $n < 50}
+} 1 {persist mcds-only}
+
+# ---- a crash while a snapshot is written ----
+
+set d7 [tmpdir persist]
+with_data_dir $d7 {} {
+    set fd [mc_connect]
+    test {crash during a snapshot: killed mid-write, the previous state still recovers} {
+        for {set i 0} {$i < 4000} {incr i} { append batch "qpush big[expr {$i % 40}] 0 0 2000 noreply\r\n[string repeat b 2000]\r\n" }
+        mc_send $fd $batch
+        assert_equal [mc_stat $fd queue_ready] 4000
+        mc_cmd $fd snapshot
+        after [expr {int(rand() * 30)}]
+        kill_pid [srv pid] KILL
+        wait_server_exit
+    } SIGKILL
+}
+with_data_dir $d7 {} {
+    test {crash during a snapshot: after the restart all 4000 messages are there} {
+        set fd [mc_connect]
+        list [mc_stat $fd queue_ready] [llength [glob -nocomplain -directory $d7 *.tmp]]
+    } {4000 0}
+}
+
+# ---- a full disk ----
+
+set d8 [tmpdir persist]
+with_data_dir $d8 {} {
+    set fd [mc_connect]
+    test {disk full: changes answer SERVER_ERROR and change nothing, reads go on, writes resume} {
+        q_push $fd full before
+        # The log file may not grow any more (RLIMIT_FSIZE at its size).
+        set log [file join $d8 [lindex [log_files $d8] 0]]
+        exec prlimit --pid [srv pid] --fsize=[file size $log]:unlimited
+        # The first change past the limit is made but cannot be logged: its
+        # reply waits until the log works again. Later ones are refused.
+        set held [mc_connect]
+        mc_send $held "qpush full 0 0 5\r\nafter\r\n"
+        wait_for {[mc_stat $fd persist_write_error] == 1} 100 50
+        assert_equal [mc_exchange $fd "qpush full 0 0 5\r\nrefus\r\nqpop full\r\n"] \
+            [string repeat "SERVER_ERROR log write failed, nothing changed\r\n" 2]
+        assert_equal [lindex [ready_of $fd full] 0 2] before
+        exec prlimit --pid [srv pid] --fsize=unlimited:unlimited
+        wait_for {[mc_stat $fd persist_write_error] == 0} 100 50
+        assert_match "PUSHED *" [mc_readline $held]
+        assert_match "PUSHED *" [mc_exchange $fd "qpush full 0 0 5\r\nlater\r\n"]
+        lmap it [ready_of $fd full] { lindex $it 2 }
+    } {before after later}
+}
+with_data_dir $d8 {} {
+    test {disk full: after a restart nothing acknowledged is missing} {
+        lmap it [ready_of [mc_connect] full] { lindex $it 2 }
+    } {before after later}
+}
