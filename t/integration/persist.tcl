@@ -313,3 +313,69 @@ with_data_dir $d8 {} {
         lmap it [ready_of [mc_connect] full] { lindex $it 2 }
     } {before after later}
 }
+
+# ---- cache values with --persist-items ----
+
+set d9 [tmpdir persist]
+with_data_dir $d9 {--persist-items} {
+    set fd [mc_connect]
+    test {--persist-items: every kind of change to cache values before a kill -9} {
+        mc_set $fd old1 o
+        mc_exchange $fd "flush_all\r\n"
+        mc_set $fd plain hello 5
+        mc_set $fd app a
+        mc_exchange $fd "append app 0 0 1\r\nb\r\nprepend app 0 0 1\r\nz\r\n"
+        mc_set $fd num 10
+        mc_exchange $fd "incr num 5\r\ndecr num 2\r\n"
+        mc_set $fd gone x
+        mc_exchange $fd "delete gone\r\n"
+        mc_set $fd ttl t 0 100
+        mc_exchange $fd "touch ttl 1000\r\n"
+        mc_set $fd after1 n
+        set ::cas [lindex [mc_gets $fd plain] 1]
+        mc_exchange $fd "ms meta 2 F9\r\nhi\r\nma num\r\n"
+        list [mc_get $fd app] [mc_get $fd num] [mc_get $fd old1]
+    } {zab 14 {}}
+}
+with_data_dir $d9 {--persist-items} {
+    set fd [mc_connect]
+    test {--persist-items: after the restart every value, flag and TTL is as it was} {
+        list [mc_getflags $fd plain] [mc_get $fd app] [mc_get $fd num] [mc_get $fd gone] \
+            [mc_get $fd old1] [mc_get $fd after1] [mc_getflags $fd meta]
+    } {{5 hello} zab 14 {} {} n {9 hi}}
+
+    test {--persist-items: TTLs are absolute: a value expires when it would have} {
+        list [mc_get $fd ttl] [mc_exchange $fd "debugtime 1100\r\nget ttl\r\n"]
+    } [list t "OK\r\nEND\r\n"] {debugtime}
+}
+
+set d10 [tmpdir persist]
+with_data_dir $d10 {--persist-items} {
+    set fd [mc_connect]
+    test {--persist-items: values, CAS and a value stored after flush_all} {
+        mc_set $fd k1 v1 3
+        mc_set $fd k2 v2
+        mc_exchange $fd "incr k2 1\r\n"
+        set ::cas2 [lindex [mc_gets $fd k1] 1]
+        mc_get $fd k1
+    } v1
+}
+with_data_dir $d10 {--persist-items} {
+    set fd [mc_connect]
+    test {--persist-items: a value keeps its CAS across a restart; new CAS numbers are higher} {
+        lassign [mc_gets $fd k1] v c
+        mc_set $fd k3 x
+        lassign [mc_gets $fd k3] v3 c3
+        list $v $c [lindex [mc_getflags $fd k1] 0] [expr {$c3 > $c}] [mc_cas $fd k1 new $c]
+    } [list v1 $::cas2 3 1 STORED]
+}
+
+start_server [list tags {persist mcds-only} args [list --data-dir [tmpdir persist]]] {
+    test {without --persist-items, cache values are not logged (a cache)} {
+        set fd [mc_connect]
+        set before [mc_stat $fd persist_log_position]
+        mc_set $fd k v
+        mc_exchange $fd "delete k\r\nincr nope 1\r\n"
+        expr {[mc_stat $fd persist_log_position] - $before}
+    } 0
+}
