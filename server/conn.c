@@ -68,6 +68,12 @@ static void *conn_buf_realloc(void *p, size_t old, size_t n) {
     if (n > old && limit != 0 && stats_global_get(STATS_RESPONSE_OBJ_BYTES) +
                                  stats_global_get(STATS_READ_BUF_BYTES) + (n - old) > limit)
         return NULL;
+    if (n == 0) {
+        /* realloc(p, 0) frees p but may return NULL: give it back here. */
+        free(p);
+        stats_global_add(STATS_RESPONSE_OBJ_BYTES, -(int64_t)old);
+        return NULL;
+    }
     q = realloc(p, n);
     if (q != NULL)
         stats_global_add(STATS_RESPONSE_OBJ_BYTES, (int64_t)n - (int64_t)old);

@@ -96,7 +96,9 @@ static int64_t stats_global_raw(enum stats_global g) {
 
 /* Gauges (current values) are never reset; totals are. */
 static int stats_global_is_gauge(enum stats_global g) {
-    return g == STATS_CURR_CONNECTIONS || g == STATS_CURR_ITEMS || g == STATS_BYTES;
+    return g == STATS_CURR_CONNECTIONS || g == STATS_CURR_ITEMS || g == STATS_BYTES ||
+           g == STATS_READ_BUF_BYTES || g == STATS_READ_BUF_BYTES_FREE ||
+           g == STATS_RESPONSE_OBJ_BYTES;
 }
 
 uint64_t stats_global_get(enum stats_global g) {
