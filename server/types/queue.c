@@ -400,6 +400,7 @@ static void queue_dead_add(struct queue *q, struct qmsg *m, struct queue_dead_li
     dl->v[dl->n].ndlq = q->opts.ndlq;
     dl->n++;
     q->bury_reserved++;
+    q->counts.dead++;
 }
 
 /* Offers due buried messages to their dead-letter queue again. q locked. */
@@ -418,6 +419,7 @@ static void queue_unbury(struct queue *q, uint64_t now, struct queue_dead_list *
         dl->v[dl->n].ndlq = q->opts.ndlq;
         dl->n++;
         q->bury_reserved++;
+        q->counts.dead++;
     }
 }
 
@@ -449,22 +451,24 @@ static void queue_catch_up(struct queue *q, uint64_t now, struct queue_dead_list
  * caller keeps q alive with a reference). Once one is refused the rest
  * are not offered: they would meet the same dead-letter queue. Refused
  * ones are buried in q (room was reserved), unless q has been deleted
- * meanwhile, in which case they go with it. */
+ * meanwhile, in which case they go with it. Each was counted in `dead`
+ * when it was sent off, before a reader of the dead-letter queue could
+ * see it; a refused one is un-counted. */
 static void queue_bury(struct queue *q, struct queue_dead_list *dl) {
-    uint64_t moved = 0;
+    uint64_t kept = 0;
     bool refused = false;
     size_t i;
 
     for (i = 0; i < dl->n; i++) {
         if (!refused && queue_dead_hook(q->name, q->nname, dl->v[i].dlq, dl->v[i].ndlq, dl->v[i].m)) {
             dl->v[i].m = NULL;
-            moved++;
         } else {
             refused = true;
+            kept++;
         }
     }
     pthread_mutex_lock(&q->lock);
-    q->counts.dead += moved;
+    q->counts.dead -= kept;
     q->bury_reserved -= dl->n;
     for (i = 0; i < dl->n; i++) {
         struct qmsg *m = dl->v[i].m;
