@@ -30,6 +30,7 @@ bench=""
 mcds=""
 memcached=/usr/bin/memcached
 against_memcached=0
+durable=""
 raw_out=""
 pin=""
 
@@ -51,6 +52,10 @@ usage: $0 [options]
   --bench PATH         mcds-bench (default: beside this script, or in the build tree)
   --mcds PATH          mcds-server (default: server/mcds-server of the tree)
   --memcached PATH     memcached (default $memcached)
+  --durable POLICY     run mcds durable: a fresh --data-dir per start,
+                       --fsync POLICY (always|everysec|no) and --persist-items
+                       (with --memcached pointing at an mcds-server, this
+                       compares durable mcds with in-memory mcds)
   --against-memcached  compare memcached with itself (proves the script
                        before mcds-server exists)
   --raw FILE           also write every run's CSV line to FILE
@@ -77,6 +82,7 @@ while [ $# -gt 0 ]; do
     --mcds) mcds=$2; shift ;;
     --memcached) memcached=$2; shift ;;
     --against-memcached) against_memcached=1 ;;
+    --durable) durable=$2; shift ;;
     --raw) raw_out=$2; shift ;;
     --pin) pin=$2; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -116,30 +122,40 @@ else
     a_bin=$mcds
 fi
 b_name=memcached
+# another server under --memcached (in-memory mcds, an older build) is named by its file
+[ "$(basename "$memcached")" = memcached ] || b_name="$(basename "$memcached")-B"
+case "$durable" in
+""|always|everysec|no) ;;
+*) die "--durable takes always, everysec or no" ;;
+esac
+[ -n "$durable" ] && a_name="$a_name-$durable"
 
 bench_setup compare
 
 # ---- servers ----
 
 
-# server_args BINARY: memcached's options shared by both servers.
+# server_args BINARY ROLE: memcached's options shared by both servers, and
+# for A (ROLE a) the persistence options of --durable.
 server_args() {
     local args="-l 127.0.0.1 -t $sthreads -m $memory"
-    if [ "$1" = "$memcached" ]; then
+    if [ "$2" = a ] && [ -n "$durable" ]; then
+        args="$args --data-dir $(mktemp -d "$tmp/data.XXXXXX") --fsync $durable --persist-items"
+    elif [ "$1" = "$memcached" ] && [ "$b_name" = memcached ]; then
         args="$args -U 0"
         [ "$(id -u)" = 0 ] && args="$args -u root"
     fi
     echo "$args"
 }
 
-# start_server BINARY: sets srv_pid and srv_port, or dies.
+# start_server BINARY ROLE: sets srv_pid and srv_port, or dies.
 start_server() {
-    local bin=$1 port pid
+    local bin=$1 role=$2 port pid
     for _ in 1 2 3 4 5; do
         port=$((20000 + RANDOM % 40000))
         port_busy "$port" && continue
         # shellcheck disable=SC2046
-        "${srv_pin[@]}" "$bin" -p "$port" $(server_args "$bin") >"$tmp/server.$port.log" 2>&1 &
+        "${srv_pin[@]}" "$bin" -p "$port" $(server_args "$bin" "$role") >"$tmp/server.$port.log" 2>&1 &
         pid=$!
         for _ in $(seq 50); do
             port_busy "$port" && break
@@ -244,6 +260,7 @@ machine() {
         "$(awk '/^MemTotal/ { printf "%.1f GB", $2 / 1048576 }' /proc/meminfo) RAM, Linux $(uname -r)"
     echo "servers: $a_name = $a_bin; $b_name = $memcached ($("$memcached" -V 2>/dev/null))"
     echo "         both: -t $sthreads -m $memory, on 127.0.0.1"
+    [ -n "$durable" ] && echo "         $a_name: --data-dir (fresh) --fsync $durable --persist-items"
     echo "client:  $bench -t $bthreads -c $conns ($((bthreads * conns)) connections)," \
         "warm-up $warmup s, $duration s measured, $rounds round(s), median reported"
     if [ -n "$pin" ]; then
@@ -258,8 +275,8 @@ status=0
 
 throughput() {
     local a_pid a_port b_pid b_port row name args r pre size prefix keys first side stored
-    start_server "$a_bin"; a_pid=$srv_pid; a_port=$srv_port
-    start_server "$memcached"; b_pid=$srv_pid; b_port=$srv_port
+    start_server "$a_bin" a; a_pid=$srv_pid; a_port=$srv_port
+    start_server "$memcached" b; b_pid=$srv_pid; b_port=$srv_port
     echo "== throughput: $a_name on port $a_port, $b_name on port $b_port"
 
     for pre in "${PRELOADS[@]}"; do
@@ -322,10 +339,10 @@ throughput() {
     echo " ratio = $a_name / $b_name: above 1 is better for ops/s, below 1 is better for p99)"
 }
 
-# mem_one NAME BINARY: prints "NAME before after bytes/item curr_items".
+# mem_one NAME BINARY ROLE: prints "NAME before after bytes/item curr_items".
 mem_one() {
-    local name=$1 bin=$2 pid port before after line stored curr
-    start_server "$bin"; pid=$srv_pid; port=$srv_port
+    local name=$1 bin=$2 role=$3 pid port before after line stored curr
+    start_server "$bin" "$role"; pid=$srv_pid; port=$srv_port
     sleep 0.5
     before=$(rss_kb "$pid")
     line=$(run_bench "$name:mem:1" "$port" -l "$items" -S 100 -P mem: -D 16)
@@ -345,9 +362,9 @@ memory_test() {
     echo "== memory: $items items of 100 bytes, keys mem:<n>"
     printf '%-12s %12s %12s %12s %12s %12s\n' server "RSS before kB" "RSS after kB" \
         "bytes/item" stored curr_items
-    mem_one "$a_name" "$a_bin" > "$tmp/mem.a"
+    mem_one "$a_name" "$a_bin" a > "$tmp/mem.a"
     cat "$tmp/mem.a"
-    mem_one "$b_name" "$memcached" > "$tmp/mem.b"
+    mem_one "$b_name" "$memcached" b > "$tmp/mem.b"
     cat "$tmp/mem.b"
     echo "ratio $a_name/$b_name bytes per item: $(ratio "$(awk '{ print $4 }' "$tmp/mem.a")" \
         "$(awk '{ print $4 }' "$tmp/mem.b")") (below 1 is better)"

@@ -99,12 +99,28 @@ struct qmsg *queue_ready_take(struct queue *q) {
 
 /* ---- the in-flight id map ---- */
 
+/* Fibonacci hashing: the top bits of id * 2^64/phi spread consecutive ids
+ * evenly over the buckets (nbuckets is a power of two, at least 2). */
+static struct qmsg **queue_id_bucket(struct queue *q, uint64_t id) {
+    unsigned shift = 64 - (unsigned)__builtin_ctzll((unsigned long long)q->nbuckets);
+
+    return &q->ids[(id * 0x9E3779B97F4A7C15ULL) >> shift];
+}
+
 struct qmsg **queue_id_slot(struct queue *q, uint64_t id) {
-    struct qmsg **p = &q->ids[(id * 0x9E3779B97F4A7C15ULL >> 32) & (q->nbuckets - 1)];
+    struct qmsg **p = queue_id_bucket(q, id);
 
     while (*p != NULL && (*p)->id != id)
         p = &(*p)->id_next;
     return p;
+}
+
+/* Links m (whose id is not in the map) at the head of its bucket. */
+static void queue_id_link(struct queue *q, struct qmsg *m) {
+    struct qmsg **b = queue_id_bucket(q, m->id);
+
+    m->id_next = *b;
+    *b = m;
 }
 
 static void queue_id_grow(struct queue *q) {
@@ -120,8 +136,7 @@ static void queue_id_grow(struct queue *q) {
         struct qmsg *m = oldids[i], *next;
         for (; m != NULL; m = next) {
             next = m->id_next;
-            m->id_next = NULL;
-            *queue_id_slot(q, m->id) = m;
+            queue_id_link(q, m);
         }
     }
     free(oldids);
@@ -131,8 +146,7 @@ static void queue_id_grow(struct queue *q) {
 void queue_id_add(struct queue *q, struct qmsg *m) {
     if (q->nids >= q->nbuckets)
         queue_id_grow(q);
-    m->id_next = NULL;
-    *queue_id_slot(q, m->id) = m;
+    queue_id_link(q, m);
     q->nids++;
 }
 
