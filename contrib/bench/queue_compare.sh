@@ -16,6 +16,17 @@
 #                                                     (-p redis -W queue)
 #   beanstalkd   put + reserve-with-timeout + delete  (-p beanstalk -W queue)
 #
+# With --durable the targets are the durable ones instead, all on the push +
+# pop + ack cycle, each server writing to a fresh directory:
+#
+#   mcds              in memory, as above (the reference)
+#   mcds-everysec     --data-dir --fsync everysec
+#   mcds-always       --data-dir --fsync always (group commit)
+#   redis-aof-es      appendonly yes, appendfsync everysec (LPUSH + LMOVE + LREM)
+#   redis-aof-always  appendonly yes, appendfsync always
+#   beanstalkd-binlog -b DIR (fsync at most every 50 ms, its default)
+#   beanstalkd-f0     -b DIR -f 0 (fsync after every write)
+#
 # and prints the medians of cycles/s (messages acked or taken per second)
 # and of a message's p99 latency (its push queued to its ack answered), with
 # the ratios of mcds (push + pop + ack) to the others.  Every run uses fresh
@@ -43,6 +54,7 @@ redis=/usr/bin/redis-server
 beanstalkd=/usr/bin/beanstalkd
 raw_out=""
 pin=""
+durable=0
 
 usage() {
     cat <<EOF
@@ -59,6 +71,8 @@ usage: $0 [options]
   --targets REGEX      only the targets whose name matches (default all:
                        mcds mcds-ackpop mcds-take redis-rpop redis-lmove
                        beanstalkd)
+  --durable            the durable targets (see the top of this script)
+                       instead of the in-memory ones
   --quick              --duration 1 --warmup 0.5 --rounds 1
   --bench PATH         mcds-bench (default: beside this script)
   --mcds PATH          mcds-server (default: server/mcds-server of the tree)
@@ -82,6 +96,7 @@ while [ $# -gt 0 ]; do
     --rows) rows_re=$2; shift ;;
     --targets) targets_re=$2; shift ;;
     --quick) duration=1; warmup=0.5; rounds=1 ;;
+    --durable) durable=1 ;;
     --bench) bench=$2; shift ;;
     --mcds) mcds=$2; shift ;;
     --redis) redis=$2; shift ;;
@@ -121,18 +136,33 @@ bench_setup qcompare
 # ---- servers ----
 
 
+# server_cmd KIND PORT DIR: sets cmd, the command line of one server kind.
+server_cmd() {
+    local port=$2 dir=$3
+    local m=("$mcds" -l 127.0.0.1 -p "$port" -t "$sthreads" -m "$memory")
+    local r=("$redis" --bind 127.0.0.1 --port "$port" --save '' --daemonize no --dir "$dir")
+    local b=("$beanstalkd" -l 127.0.0.1 -p "$port")
+    case "$1" in
+    mcds) cmd=("${m[@]}") ;;
+    mcds_es) cmd=("${m[@]}" --data-dir "$dir" --fsync everysec) ;;
+    mcds_al) cmd=("${m[@]}" --data-dir "$dir" --fsync always) ;;
+    redis) cmd=("${r[@]}" --appendonly no) ;;
+    redis_es) cmd=("${r[@]}" --appendonly yes --appendfsync everysec) ;;
+    redis_al) cmd=("${r[@]}" --appendonly yes --appendfsync always) ;;
+    beanstalkd) cmd=("${b[@]}") ;;
+    bs_bin) cmd=("${b[@]}" -b "$dir") ;;
+    bs_f0) cmd=("${b[@]}" -b "$dir" -f 0) ;;
+    esac
+}
+
 # start_server KIND: sets srv_port, or dies.
 start_server() {
-    local kind=$1 port pid cmd
+    local kind=$1 port pid cmd dir
     for _ in 1 2 3 4 5; do
         port=$((20000 + RANDOM % 40000))
         port_busy "$port" && continue
-        case "$kind" in
-        mcds) cmd=("$mcds" -l 127.0.0.1 -p "$port" -t "$sthreads" -m "$memory") ;;
-        redis) cmd=("$redis" --bind 127.0.0.1 --port "$port" --save '' \
-                    --appendonly no --daemonize no) ;;
-        beanstalkd) cmd=("$beanstalkd" -l 127.0.0.1 -p "$port") ;;
-        esac
+        dir=$(mktemp -d "$tmp/$kind.XXXXXX")
+        server_cmd "$kind" "$port" "$dir"
         # started directly (no subshell), so $! is the server itself
         "${srv_pin[@]}" "${cmd[@]}" >"$tmp/$kind.log" 2>&1 &
         pid=$!
@@ -175,7 +205,26 @@ run_bench() {
     echo "$line" >> "$raw"
 }
 
-# The targets: name, server, mcds-bench options.
+# The targets: name, server kind, mcds-bench options; and the ratios shown:
+# label, numerator target, denominator target.
+if [ "$durable" = 1 ]; then
+TARGETS=(
+    "mcds|mcds|-W queue"
+    "mcds-everysec|mcds_es|-W queue"
+    "mcds-always|mcds_al|-W queue"
+    "redis-aof-es|redis_es|-p redis -W queue"
+    "redis-aof-always|redis_al|-p redis -W queue"
+    "beanstalkd-binlog|bs_bin|-p beanstalk -W queue"
+    "beanstalkd-f0|bs_f0|-p beanstalk -W queue"
+)
+PAIRS=(
+    "es/mem|mcds-everysec|mcds"
+    "es/redis-es|mcds-everysec|redis-aof-es"
+    "es/bs-binlog|mcds-everysec|beanstalkd-binlog"
+    "al/redis-al|mcds-always|redis-aof-always"
+    "al/bs-f0|mcds-always|beanstalkd-f0"
+)
+else
 TARGETS=(
     "mcds|mcds|-W queue"
     "mcds-ackpop|mcds|-W queue --ack-with-pop"
@@ -184,6 +233,14 @@ TARGETS=(
     "redis-lmove|redis|-p redis -W queue"
     "beanstalkd|beanstalkd|-p beanstalk -W queue"
 )
+PAIRS=(
+    "mcds/rpop|mcds|redis-rpop"
+    "mcds/lmove|mcds|redis-lmove"
+    "mcds/beanstalkd|mcds|beanstalkd"
+    "take/rpop|mcds-take|redis-rpop"
+    "ackpop/lmove|mcds-ackpop|redis-lmove"
+)
+fi
 # The rows: name, then mcds-bench options on top of the target's.
 ROWS=(
     "q1|--queues 1 -S 32"
@@ -215,8 +272,14 @@ machine() {
     echo "machine: $(nproc) cores, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)," \
         "$(awk '/^MemTotal/ { printf "%.1f GB", $2 / 1048576 }' /proc/meminfo) RAM, Linux $(uname -r)"
     echo "servers: mcds = $mcds -t $sthreads -m $memory ($("$mcds" -V 2>/dev/null | head -1))"
-    echo "         redis = $redis --save '' --appendonly no ($("$redis" --version | awk '{ print $3 }'), single-threaded)"
-    echo "         beanstalkd = $beanstalkd, no binlog ($("$beanstalkd" -v 2>&1 | head -1), single-threaded)"
+    echo "         redis = $redis --save '' ($("$redis" --version | awk '{ print $3 }'), single-threaded)"
+    echo "         beanstalkd = $beanstalkd ($("$beanstalkd" -v 2>&1 | head -1), single-threaded)"
+    if [ "$durable" = 1 ]; then
+        echo "         durable targets: each server writes to a fresh directory on" \
+            "$(df -h "$tmp" | awk 'NR == 2 { print $1 " (" $6 ")" }') (see the top of this script)"
+    else
+        echo "         nothing written to disk (Redis: --appendonly no; beanstalkd: no binlog)"
+    fi
     echo "         all on 127.0.0.1"
     echo "client:  $bench -t $bthreads -c $conns ($((bthreads * conns)) connections)," \
         "warm-up $warmup s, $duration s measured, $rounds round(s), median reported"
@@ -234,10 +297,19 @@ loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 status=0
 machine
 
-start_server mcds; port_mcds=$srv_port
-start_server redis; port_redis=$srv_port
-start_server beanstalkd; port_beanstalkd=$srv_port
-echo "ports:   mcds $port_mcds, redis $port_redis, beanstalkd $port_beanstalkd"
+# One server of each kind the selected targets use.
+kinds=()
+ports_desc=""
+for t in "${sel_targets[@]}"; do
+    rest=${t#*|}
+    kind=${rest%%|*}
+    case " ${kinds[*]} " in *" $kind "*) continue ;; esac
+    kinds+=("$kind")
+    start_server "$kind"
+    printf -v "port_$kind" '%s' "$srv_port"
+    ports_desc="$ports_desc $kind $srv_port,"
+done
+echo "ports:  ${ports_desc%,}"
 
 nt=${#sel_targets[@]}
 run_no=0
@@ -269,41 +341,34 @@ echo
 tnames=()
 for t in "${sel_targets[@]}"; do tnames+=("${t%%|*}"); done
 has() { local n; for n in "${tnames[@]}"; do [ "$n" = "$1" ] && return 0; done; return 1; }
-vs=()
-for other in redis-rpop redis-lmove beanstalkd; do
-    has mcds && has "$other" && vs+=("$other")
+# The ratios whose two targets both ran.
+sel_pairs=()
+for p in "${PAIRS[@]}"; do
+    rest=${p#*|}
+    has "${rest%%|*}" && has "${rest#*|}" && sel_pairs+=("$p")
 done
-take=0
-has mcds-take && has redis-rpop && take=1
-ackpop=0
-has mcds-ackpop && has redis-lmove && ackpop=1
 
 # table TITLE COLUMN FORMAT
 table() {
-    local title=$1 c=$2 f=$3 row name t v m
+    local title=$1 c=$2 f=$3 row name t p rest
     echo
     echo "$title"
     printf '%-8s' row
     for t in "${tnames[@]}"; do printf ' %12s' "$t"; done
-    for t in "${vs[@]}"; do printf ' %12s' "mcds/${t#redis-}"; done
-    [ "$take" = 1 ] && printf ' %12s' "take/rpop"
-    [ "$ackpop" = 1 ] && printf ' %12s' "ackpop/lmove"
+    for p in "${sel_pairs[@]}"; do printf ' %12s' "${p%%|*}"; done
     echo
     for row in "${sel_rows[@]}"; do
         name=${row%%|*}
         printf '%-8s' "$name"
         declare -A med=()
         for t in "${tnames[@]}"; do
-            v=$(field "$name" "$t" "$c" | median "$f")
-            med[$t]=$v
-            printf ' %12s' "$v"
+            med[$t]=$(field "$name" "$t" "$c" | median "$f")
+            printf ' %12s' "${med[$t]}"
         done
-        for t in "${vs[@]}"; do
-            m=$(ratio "${med[mcds]}" "${med[$t]}")
-            printf ' %12s' "$m"
+        for p in "${sel_pairs[@]}"; do
+            rest=${p#*|}
+            printf ' %12s' "$(ratio "${med[${rest%%|*}]}" "${med[${rest#*|}]}")"
         done
-        [ "$take" = 1 ] && printf ' %12s' "$(ratio "${med[mcds-take]}" "${med[redis-rpop]}")"
-        [ "$ackpop" = 1 ] && printf ' %12s' "$(ratio "${med[mcds-ackpop]}" "${med[redis-lmove]}")"
         unset med
         echo
     done
@@ -319,11 +384,17 @@ rows_desc=$(for r in "${sel_rows[@]}"; do printf '%s = %s; ' "${r%%|*}" "${r#*|}
 echo "rows:    ${rows_desc%; }"
 echo "         q50: one queue per connection; split: per thread 5 producers and 20 consumers"
 echo "         (blocking pops: qpop wait=1, BLMOVE/BRPOP 1, reserve-with-timeout 1)"
+if [ "$durable" = 1 ]; then
+echo "ratios:  es = mcds-everysec, al = mcds-always (qpush + qpop + qack, each logged);"
+echo "         redis-*: LPUSH + LMOVE + LREM with the AOF; bs-*: put + reserve + delete"
+echo "         with the binlog"
+else
 echo "ratios:  mcds (qpush + qpop + qack) / the other; mcds/rpop compares a reliable cycle"
 echo "         with Redis's unacknowledged one; take/rpop compares like with like"
 echo "         (mcds-take: qpush + get <queue>, which pops for good); ackpop/lmove:"
 echo "         the reliable cycle with the ack on the next pop (qpop ack=) against"
 echo "         Redis's reliable LPUSH + LMOVE + LREM"
+fi
 echo "errors:  $errs over all runs; failed runs: $fails"
 echo "load:    $(loadavg) (1, 5, 15 min) at the end; other work on the machine skews the figures"
 if [ "$errs" != 0 ] || [ "$fails" != 0 ]; then

@@ -386,14 +386,22 @@ static void persist_emit(stats_emit_fn emit, void *ctx, const char *name, uint64
 }
 
 void persist_stats(stats_emit_fn emit, void *ctx) {
+    uint64_t file_lsn, snap_lsn, reserved;
+
     emit(ctx, "persistence", persist.on ? "on" : "off");
     if (!persist.on)
         return;
-    persist_emit(emit, ctx, "persist_log_position", wal_reserved());
+    /* positions below reserved first, so that the differences cannot wrap */
+    file_lsn = wal_file_lsn();
+    pthread_mutex_lock(&persist.lock);
+    snap_lsn = persist.snap_lsn;
+    pthread_mutex_unlock(&persist.lock);
+    reserved = wal_reserved();
+    persist_emit(emit, ctx, "persist_log_position", reserved);
     persist_emit(emit, ctx, "persist_log_written", wal_written());
     persist_emit(emit, ctx, "persist_log_synced", wal_synced());
-    persist_emit(emit, ctx, "persist_log_bytes", wal_reserved() - wal_file_lsn());
-    persist_emit(emit, ctx, "persist_log_since_snapshot", wal_reserved() - persist.snap_lsn);
+    persist_emit(emit, ctx, "persist_log_bytes", reserved - file_lsn);
+    persist_emit(emit, ctx, "persist_log_since_snapshot", reserved - snap_lsn);
     persist_emit(emit, ctx, "persist_last_fsync", wal_last_sync_time());
     persist_emit(emit, ctx, "persist_fsync_latency_us", wal_last_sync_us());
     emit(ctx, "persist_write_error", wal_failed() ? "1" : "0");

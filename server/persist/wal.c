@@ -404,7 +404,14 @@ uint64_t wal_reserved(void) { return __atomic_load_n(&wal.reserved, __ATOMIC_SEQ
 uint64_t wal_written(void) { return __atomic_load_n(&wal.written, __ATOMIC_ACQUIRE); }
 uint64_t wal_synced(void) { return __atomic_load_n(&wal.synced, __ATOMIC_ACQUIRE); }
 bool wal_failed(void) { return __atomic_load_n(&wal.failed, __ATOMIC_SEQ_CST); }
-uint64_t wal_backlog(void) { return wal_reserved() - wal_written(); }
+/* written is read first: reserved only grows and is never below written,
+ * so the difference cannot wrap (read the other way round, a write landing
+ * between the two loads made it huge, and a busy log refused changes). */
+uint64_t wal_backlog(void) {
+    uint64_t written = wal_written();
+
+    return wal_reserved() - written;
+}
 uint64_t wal_last_sync_us(void) { return __atomic_load_n(&wal.last_sync_us, __ATOMIC_RELAXED); }
 uint64_t wal_last_sync_time(void) { return __atomic_load_n(&wal.last_sync_time, __ATOMIC_RELAXED); }
 

@@ -314,6 +314,26 @@ with_data_dir $d8 {} {
     } {before after later}
 }
 
+# ---- a busy log is not a failed log ----
+
+with_data_dir [tmpdir persist] {--fsync always} {
+    test {busy log: 20 connections pipelining 20000 pushes under --fsync always, none refused} {
+        set conns {}
+        for {set i 0} {$i < 20} {incr i} {
+            set c [mc_connect]
+            lappend conns $c
+            mc_send_bg $c [string repeat "qpush busy 0 0 32\r\n[string repeat x 32]\r\n" 1000]
+        }
+        set refused 0
+        foreach c $conns {
+            for {set j 0} {$j < 1000} {incr j} {
+                if {![string match "PUSHED *" [mc_readline $c]]} { incr refused }
+            }
+        }
+        list $refused [q_stat [lindex $conns 0] busy ready]
+    } {0 20000}
+}
+
 # ---- cache values with --persist-items ----
 
 set d9 [tmpdir persist]
