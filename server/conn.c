@@ -599,13 +599,15 @@ static short conn_events(conn *c) {
 }
 
 /* With persistence, a connection whose replies answer for log records
- * that are not durable yet sends and reads nothing until they are. */
+ * that are not durable yet sends and reads nothing until they are. Most
+ * holds end at the end of this turn of the event loop, so its events are
+ * left as they are; one that fires while it is still held switches them
+ * off (conn_event). */
 static void conn_hold(conn *c) {
     if (!c->held) {
         c->held = true;
         worker_hold(c->worker, c);
     }
-    conn_update_event(c, 0);
 }
 
 void conn_unhold(conn *c) {
@@ -615,13 +617,15 @@ void conn_unhold(conn *c) {
 }
 
 /* Writes the queued replies once the log records they answer for are
- * durable under the fsync policy (persist_commit): 0 written (or the
+ * durable under the fsync policy: until then the connection is held, and
+ * its worker writes the log for all of its held connections at once at
+ * the end of the event loop's turn (worker_commit). 0 written (or the
  * socket is full), 1 held until the log catches up, -1 on error. */
 static int conn_send(conn *c, uint64_t log_mark) {
     if (persist_thread_end() != log_mark)
         c->persist_need = persist_thread_end();
     if (c->persist_need != 0) {
-        if (!persist_commit(c->persist_need)) {
+        if (!persist_durable(c->persist_need)) {
             conn_hold(c);
             return 1;
         }
@@ -687,6 +691,10 @@ static void conn_event(evutil_socket_t fd, short what, void *arg) {
         c->drained = false;
     if ((what & EV_CLOSED) && c->state == CONN_WAITING)
         c->eof = true;      /* the rest of its input is not read */
+    if (c->held) {
+        conn_update_event(c, 0);    /* conn_unhold drives it */
+        return;
+    }
     conn_drive(c);
 }
 

@@ -41,6 +41,7 @@ struct worker {
     conn *held;                 /* connections waiting for the log */
     struct worker_call held_call;
     int held_posted;            /* atomic: held_call is queued */
+    struct event *commit_ev;    /* runs worker_commit once more, soon */
 };
 
 static struct worker *workers;
@@ -143,6 +144,39 @@ static void worker_release_held(void *arg) {
     }
 }
 
+/* The largest log position a held connection waits for. */
+static uint64_t worker_held_need(struct worker *w) {
+    uint64_t need = 0;
+    conn *c;
+
+    for (c = w->held; c != NULL; c = c->held_next)
+        if (c->persist_need > need)
+            need = c->persist_need;
+    return need;
+}
+
+/* After each turn of the event loop, like Redis's beforeSleep: the log
+ * records of every reply this turn produced are written with one write
+ * (group write), then those replies go out. Released connections may
+ * run more commands and be held again: a few rounds here, then the loop
+ * turns again (commit_ev) so that other connections are not starved.
+ * With --fsync always the sync thread releases them (workers_wake_held). */
+static void worker_commit(struct worker *w) {
+    int round;
+
+    for (round = 0; round < 4 && w->held != NULL; round++) {
+        if (!persist_commit(worker_held_need(w)))
+            return;
+        worker_release_held(w);
+    }
+    if (w->held != NULL)
+        event_active(w->commit_ev, 0, 0);
+}
+
+static void worker_commit_cb(evutil_socket_t fd, short what, void *arg) {
+    worker_commit(arg);
+}
+
 void workers_wake_held(void) {
     int i;
 
@@ -211,7 +245,8 @@ static void *worker_main(void *arg) {
     struct worker *w = arg;
 
     stats_thread_init(w->index);
-    event_base_loop(w->base, 0);
+    while (event_base_loop(w->base, EVLOOP_ONCE) == 0 && !event_base_got_break(w->base))
+        worker_commit(w);
     return NULL;
 }
 
@@ -233,7 +268,8 @@ static int worker_setup(struct worker *w, int index) {
     w->notify_ev = event_new(w->base, w->notify_rd, EV_READ | EV_PERSIST, worker_notified, w);
     if (w->notify_ev == NULL || event_add(w->notify_ev, NULL) < 0)
         return -1;
-    return 0;
+    w->commit_ev = event_new(w->base, -1, 0, worker_commit_cb, w);
+    return w->commit_ev == NULL ? -1 : 0;
 }
 
 int workers_start(int n) {
@@ -300,6 +336,8 @@ void workers_stop(void) {
         pthread_join(w->thread, NULL);
         worker_run_calls(w);    /* posted after it stopped: its conns are gone */
         event_free(w->notify_ev);
+        if (w->commit_ev != NULL)
+            event_free(w->commit_ev);
         event_base_free(w->base);
         close(w->notify_rd);
         close(w->notify_wr);
