@@ -16,6 +16,7 @@
 #include <sys/resource.h>
 
 #include "config.h"
+#include "auth.h"
 #include "clock.h"
 #include "cmd.h"
 #include "hash.h"
@@ -79,6 +80,7 @@ static void main_on_signal(evutil_socket_t sig, short what, void *arg) {
         break;
     case MAIN_SIG_REOPEN_LOG:
         log_reopen();
+        auth_reload();
         break;
     case MAIN_SIG_IGNORE:
         log_msg(0, "caught signal %d (%s): ignored", (int)sig, strsignal((int)sig));
@@ -184,6 +186,7 @@ static void main_teardown(void) {
     store_queue_shutdown();
     store_destroy();
     stats_free();
+    auth_free();
     event_base_free(main_base);
     settings_free();
     libevent_global_shutdown();
@@ -206,7 +209,8 @@ int main(int argc, char **argv) {
         settings_free();
         return 1;
     }
-    if (main_fd_limit() < 0 || main_setup() < 0 || main_restore() < 0 || listener_open(main_base) < 0 ||
+    if (main_fd_limit() < 0 || auth_load() < 0 || main_setup() < 0 || main_restore() < 0 ||
+        listener_open(main_base) < 0 ||
         workers_start(settings.num_threads) < 0 || main_watch_signals() < 0) {
         log_msg(0, "start-up failed");
         return 1;

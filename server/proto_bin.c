@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "auth.h"
 #include "clock.h"
 #include "log.h"
 #include "proto_bin.h"
@@ -461,6 +462,43 @@ static void bin_stat(conn *c, const struct bin_req *r) {
     bin_reply(c, &r->h, BIN_STATUS_OK, 0, NULL, 0);
 }
 
+/* ---- SASL (auth.c), with --auth-file ---- */
+
+/* Opcodes served before a connection has authenticated (as memcached). */
+static bool bin_before_auth(uint8_t cmd) {
+    return cmd == BIN_CMD_SASL_LIST_MECHS || cmd == BIN_CMD_SASL_AUTH ||
+           cmd == BIN_CMD_SASL_STEP || cmd == BIN_CMD_VERSION;
+}
+
+static void bin_unknown(conn *c, const struct bin_req *r);
+
+static void bin_sasl_mechs(conn *c, const struct bin_req *r) {
+    if (!auth_on()) {
+        bin_unknown(c, r);
+        return;
+    }
+    bin_reply(c, &r->h, BIN_STATUS_OK, 0, "PLAIN", 5);
+}
+
+/* The value is whole in the read buffer (bin_parse waited for it). PLAIN
+ * needs no step: SASL_STEP is refused. */
+static void bin_sasl_auth(conn *c, const struct bin_req *r) {
+    size_t vlen = (size_t)r->h.bodylen - r->h.keylen - r->h.extlen;
+    const char *v = r->key + r->h.keylen;
+
+    if (!auth_on()) {
+        bin_unknown(c, r);
+        return;
+    }
+    conn_consume(c, vlen);
+    if (r->cmd == BIN_CMD_SASL_AUTH && auth_sasl_plain(r->key, r->h.keylen, v, vlen)) {
+        c->authenticated = true;
+        bin_reply(c, &r->h, BIN_STATUS_OK, 0, "Authenticated", 13);
+        return;
+    }
+    bin_error(c, &r->h, BIN_ERR_AUTH);
+}
+
 /* SASL, verbosity and every other opcode: "Unknown command", and the rest
  * of the body is skipped so the next request is read from its start. */
 static void bin_unknown(conn *c, const struct bin_req *r) {
@@ -553,6 +591,11 @@ static enum conn_parse_result bin_dispatch(conn *c, const struct bin_req *r) {
         log_msg(1, "<%d binary protocol error (opcode 0x%02x), closing", c->fd, h->opcode);
         return PARSE_CLOSE;
     }
+    if (auth_on() && !c->authenticated && !bin_before_auth(r->cmd)) {
+        bin_error(c, h, BIN_ERR_AUTH);
+        log_msg(1, "<%d binary request before authentication, closing", c->fd);
+        return PARSE_CLOSE;
+    }
     switch (r->cmd) {
     case BIN_CMD_GET:
     case BIN_CMD_GETK:
@@ -571,6 +614,9 @@ static enum conn_parse_result bin_dispatch(conn *c, const struct bin_req *r) {
     case BIN_CMD_NOOP: bin_ok(c, r, 0); break;
     case BIN_CMD_VERSION: bin_version(c, r); break;
     case BIN_CMD_STAT: bin_stat(c, r); break;
+    case BIN_CMD_SASL_LIST_MECHS: bin_sasl_mechs(c, r); break;
+    case BIN_CMD_SASL_AUTH:
+    case BIN_CMD_SASL_STEP: bin_sasl_auth(c, r); break;
     case BIN_CMD_QUIT:
         bin_ok(c, r, 0);
         return PARSE_CLOSE;
@@ -602,6 +648,15 @@ static enum conn_parse_result bin_parse(conn *c) {
     }
     if (avail < (size_t)BIN_HEADER_LEN + r.h.extlen + r.h.keylen)
         return PARSE_MORE;
+    if (auth_on() && (r.h.opcode == BIN_CMD_SASL_AUTH || r.h.opcode == BIN_CMD_SASL_STEP)) {
+        /* the SASL value is read whole before the request is served */
+        if (r.h.bodylen > ITEM_KEY_MAX + AUTH_TOKEN_MAX) {
+            bin_error(c, &r.h, BIN_ERR_AUTH);
+            return PARSE_CLOSE;
+        }
+        if (avail < (size_t)BIN_HEADER_LEN + r.h.bodylen)
+            return PARSE_MORE;
+    }
     r.ext = p + BIN_HEADER_LEN;
     r.key = (const char *)r.ext + r.h.extlen;
     conn_consume(c, (size_t)BIN_HEADER_LEN + r.h.extlen + r.h.keylen);

@@ -6,10 +6,12 @@
  * it to the command table (cmd.c), which runs the verb's handler; a data
  * block, once read, goes to the handler that asked for it (c->nread.finish).
  * A NUL ends a command line, as in memcached; lines are at most 2048 bytes,
- * multi-gets excepted (proto_get.c answers them as they arrive).
+ * multi-gets excepted (proto_get.c answers them as they arrive). With
+ * --auth-file, lines go to auth.c until the connection has authenticated.
  */
 #include <string.h>
 
+#include "auth.h"
 #include "cmd.h"
 #include "log.h"
 #include "proto_bin.h"
@@ -43,6 +45,11 @@ static enum conn_parse_result text_parse(conn *c) {
     if (get_streaming(c))
         return get_stream_more(c);
     nl = memchr(line, '\n', avail);
+    if (!c->authenticated && auth_on()) {
+        if (nl == NULL)
+            return avail <= TEXT_LINE_MAX ? PARSE_MORE : PARSE_CLOSE;
+        return auth_text(c, line, (size_t)(nl - line), avail);
+    }
     if (nl == NULL) {
         if (avail <= TEXT_LINE_MAX)
             return PARSE_MORE;

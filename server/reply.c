@@ -56,5 +56,9 @@ const struct reply_line reply_lines[REPLY_COUNT] = {
     [REPLY_KESTREL_ALONE] = REPLY("CLIENT_ERROR /open, /close and /abort need a get of that key alone\r\n"),
     [REPLY_KESTREL_OPEN_TWICE] = REPLY("CLIENT_ERROR a read is already open on this connection\r\n"),
     [REPLY_KESTREL_READ_OPEN] = REPLY("CLIENT_ERROR this connection has a read open on that queue\r\n"),
+    [REPLY_UNAUTHENTICATED] = REPLY("CLIENT_ERROR unauthenticated\r\n"),
+    [REPLY_AUTH_FAILED] = REPLY("CLIENT_ERROR authentication failure\r\n"),
+    [REPLY_AUTH_BAD_FORMAT] = REPLY("CLIENT_ERROR bad authentication token format\r\n"),
+    [REPLY_AUTH_BAD_END] = REPLY("CLIENT_ERROR bad command line termination\r\n"),
     [REPLY_DLQ_NEEDED] = REPLY("CLIENT_ERROR queue name too long for the default dead-letter queue, give dlq=\r\n"),
 };

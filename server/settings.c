@@ -52,6 +52,8 @@ static const struct settings_option settings_options[] = {
     { 'B', "protocol", required_argument, "<name>", "protocol: auto, ascii or binary (default auto)" },
     { 'U', "udp-port", required_argument, "<num>", "UDP port; only 0 (off) is accepted, mcds has no UDP" },
     { 'u', "user", required_argument, "<user>", "accepted for memcached compatibility; mcds does not change user" },
+    { 'Y', "auth-file", required_argument, "<file>",
+      "require authentication: \"user:password\" lines (text: memcached's set; binary: SASL PLAIN)" },
     { 'o', "extended", required_argument, "<opt>", "extended option: hashpower=<n>, read_buf_mem_limit=<MB>" },
     { SETTINGS_OPT_OUTPUT_MAX, "conn-output-max", required_argument, "<size>",
       "replies queued for one connection before it pauses (default 1m)" },
@@ -109,6 +111,8 @@ void settings_free(void) {
     free(settings.socket_path);
     free(settings.log_file);
     free(settings.data_dir);
+    free(settings.auth_file);
+    settings.auth_file = NULL;
     settings.listen_addr = NULL;
     settings.data_dir = NULL;
     settings.socket_path = NULL;
@@ -292,6 +296,10 @@ static int settings_apply(int letter, const char *arg) {
         return settings_extended(arg);
     case 'u':
         return 0;
+    case 'Y':
+        free(settings.auth_file);
+        settings.auth_file = strdup(arg);
+        return settings.auth_file != NULL ? 0 : -1;
     case 'M': settings.evict_to_free = false; return 0;
     case 'A': settings.shutdown_enabled = true; return 0;
     case 'F': settings.flush_enabled = false; return 0;

@@ -40,6 +40,7 @@ struct settings {
     int snapshot_growth;      /* --snapshot-growth: ... and percent of the last snapshot */
     size_t log_buffer;        /* --log-buffer: the log's ring buffer */
     bool recover_partial;     /* --recover-partial: start from what precedes a corrupt record */
+    char *auth_file;          /* -Y, --auth-file: connections must authenticate (auth.c) */
 };
 
 extern struct settings settings;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "auth.h"
 #include "clock.h"
 #include "hash.h"
 #include "item.h"
@@ -260,6 +261,8 @@ void stats_settings(stats_emit_fn emit, void *ctx) {
     stats_emit_str(emit, ctx, "fsync", settings.fsync_policy == PERSIST_FSYNC_ALWAYS ? "always"
                                        : settings.fsync_policy == PERSIST_FSYNC_EVERYSEC ? "everysec" : "no");
     stats_emit_str(emit, ctx, "persist_items", settings.persist_items ? "yes" : "no");
+    stats_emit_str(emit, ctx, "auth_enabled_sasl", auth_on() ? "yes" : "no");
+    stats_emit_str(emit, ctx, "auth_enabled_ascii", auth_on() ? "yes" : "no");
 }
 
 /* mcds allocates items with malloc, not slabs: it reports one class

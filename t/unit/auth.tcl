@@ -1,0 +1,152 @@
+# Authentication with -Y/--auth-file (doc/protocol.md, "Authentication"):
+# memcached's text-protocol exchange (a set whose data is "<user>
+# <password>"), SASL PLAIN over the binary protocol, the same credentials
+# for both; nothing else is served before it, every failure is answered
+# as memcached 1.6.18 answers it, a too-long token is skipped whole, and
+# SIGHUP reloads the file.
+
+proc auth_file {lines} {
+    set path [file join [tmpdir auth] users]
+    set f [open $path w]
+    puts -nonewline $f [join $lines "\n"]
+    close $f
+    return $path
+}
+
+# Sends bytes and reads n reply lines (before authentication there is no
+# version fence: every line but the auth set is refused).
+proc auth_lines {fd bytes n} {
+    mc_send $fd $bytes
+    set out {}
+    for {set i 0} {$i < $n} {incr i} { append out [mc_readline $fd] "\r\n" }
+    return $out
+}
+
+# A SASL PLAIN message: authzid NUL user NUL password.
+proc sasl_plain {user pass {authzid {}}} { return "$authzid\0$user\0$pass" }
+
+set ::authf [auth_file {alice:s3cret bob:pa:ss:word {} carol:x}]
+
+start_server [list tags {auth mcds-only} args [list -Y $::authf]] {
+    test {auth: before authenticating every command is CLIENT_ERROR unauthenticated} {
+        set fd [mc_connect]
+        auth_lines $fd "get k\r\nversion\r\nstats\r\nqpush q 0 0 1\r\nflush_all\r\nmg k v\r\nnosuchverb\r\n" 7
+    } [string repeat "CLIENT_ERROR unauthenticated\r\n" 7]
+
+    test {auth: a wrong password, an unknown user: authentication failure, still unauthenticated} {
+        set fd [mc_connect]
+        auth_lines $fd "set a 0 0 12\r\nalice secret\r\nset a 0 0 9\r\nnobody xx\r\nget k\r\n" 3
+    } "CLIENT_ERROR authentication failure\r\nCLIENT_ERROR authentication failure\r\nCLIENT_ERROR unauthenticated\r\n"
+
+    test {auth: malformed tokens: one word, no CRLF after the data} {
+        set fd [mc_connect]
+        auth_lines $fd "set a 0 0 5\r\nalice\r\nset a 0 0 12\r\nalice s3cretXY" 2
+    } "CLIENT_ERROR bad authentication token format\r\nCLIENT_ERROR bad command line termination\r\n"
+
+    test {auth: a token longer than 1024 bytes is refused and its data skipped whole} {
+        set fd [mc_connect]
+        auth_lines $fd "set a 0 0 5000\r\n[string repeat x 5000]\r\nversion\r\n" 2
+    } "CLIENT_ERROR bad authentication token format\r\nCLIENT_ERROR unauthenticated\r\n"
+
+    test {auth: the right set authenticates (STORED); then everything works, pipelined} {
+        set fd [mc_connect]
+        mc_exchange $fd "set anykey 5 0 12\r\nalice s3cret\r\nset k 0 0 2\r\nhi\r\nget k\r\nqpush q 0 0 1\r\nx\r\n"
+    } "STORED\r\nSTORED\r\nVALUE k 0 2\r\nhi\r\nEND\r\nPUSHED 1\r\n"
+
+    test {auth: the auth set stores nothing; a password may hold ':'} {
+        set fd [mc_connect]
+        assert_equal [mc_exchange $fd "set anykey 0 0 14\r\nbob pa:ss:word\r\n"] "STORED\r\n"
+        mc_get $fd anykey
+    } {}
+
+    test {auth: a token arriving in pieces is waited for} {
+        set fd [mc_connect]
+        mc_send $fd "set a 0 0 1"
+        after 50
+        mc_send $fd "2\r\nalice s3"
+        after 50
+        mc_send $fd "cret\r\nversion\r\n"
+        list [mc_readline $fd] [mc_readline $fd]
+    } {STORED {VERSION 1.6.18}}
+
+    test {auth: binary before authenticating: VERSION is served, anything else is refused and closes} {
+        set fd [mc_connect]
+        set v [bin_show [bin_cmd $fd [bin_pkt VERSION]]]
+        set r [bin_show [bin_cmd $fd [bin_pkt GET -key k]]]
+        list $v $r [mc_is_closed $fd]
+    } {{VERSION OK 1.6.18} {GET AUTH_ERROR {Auth failure.}} 1}
+
+    test {auth: binary SASL: the mechanism list is PLAIN} {
+        bin_show [bin_cmd [mc_connect] [bin_pkt SASL_LIST_MECHS]]
+    } {SASL_LIST_MECHS OK PLAIN}
+
+    test {auth: binary SASL PLAIN: a wrong password fails and the connection stays open} {
+        set fd [mc_connect]
+        list [bin_show [bin_cmd $fd [bin_pkt SASL_AUTH -key PLAIN -value [sasl_plain alice nope]]]] \
+            [bin_show [bin_cmd $fd [bin_pkt SASL_AUTH -key CRAM-MD5 -value x]]] \
+            [bin_show [bin_cmd $fd [bin_pkt SASL_STEP -key PLAIN -value [sasl_plain alice s3cret]]]] \
+            [bin_show [bin_cmd $fd [bin_pkt SASL_AUTH -key PLAIN -value "alice"]]] \
+            [bin_show [bin_cmd $fd [bin_pkt VERSION]]]
+    } {{SASL_AUTH AUTH_ERROR {Auth failure.}} {SASL_AUTH AUTH_ERROR {Auth failure.}} {SASL_STEP AUTH_ERROR {Auth failure.}} {SASL_AUTH AUTH_ERROR {Auth failure.}} {VERSION OK 1.6.18}}
+
+    test {auth: binary SASL PLAIN with the file's credentials (authzid ignored), then commands work} {
+        set fd [mc_connect]
+        set a [bin_show [bin_cmd $fd [bin_pkt SASL_AUTH -key PLAIN -value [sasl_plain carol x admin]]]]
+        bin_set $fd bk bv
+        list $a [bin_show [bin_cmd $fd [bin_pkt GET -key bk]]]
+    } {{SASL_AUTH OK Authenticated} {GET OK flags=0 bv}}
+
+    test {auth: stats counts attempts and failures; stats settings says auth is on} {
+        set fd [mc_connect]
+        auth_lines $fd "set a 0 0 12\r\nalice s3cret\r\n" 1
+        set before [mc_stats $fd]
+        auth_lines [mc_connect] "set a 0 0 6\r\nbob no\r\nset a 0 0 12\r\nalice s3cret\r\n" 2
+        set after [mc_stats $fd]
+        set st [mc_stats $fd settings]
+        list [expr {[dict get $after auth_cmds] - [dict get $before auth_cmds]}] \
+            [expr {[dict get $after auth_errors] - [dict get $before auth_errors]}] \
+            [dict get $st auth_enabled_ascii] [dict get $st auth_enabled_sasl]
+    } {2 1 yes yes}
+
+    test {auth: the password is never logged} {
+        string match {*s3cret*} [read_file [srv stderr]]
+    } 0
+
+    test {auth: SIGHUP reloads the file: a new user works, a removed one no longer does} {
+        set f [open $::authf w]
+        puts $f "dave:n3w"
+        close $f
+        exec kill -HUP [srv pid]
+        set fd [mc_connect]
+        wait_for {[auth_lines [mc_connect] "set a 0 0 8\r\ndave n3w\r\n" 1] eq "STORED\r\n"}
+        auth_lines [mc_connect] "set a 0 0 12\r\nalice s3cret\r\n" 1
+    } "CLIENT_ERROR authentication failure\r\n"
+
+    test {auth: a reload that fails keeps the credentials loaded before} {
+        set f [open $::authf w]
+        puts $f "no colon here"
+        close $f
+        exec kill -HUP [srv pid]
+        wait_for {[string match "*not reloaded*" [read_file [srv stderr]]]}
+        auth_lines [mc_connect] "set a 0 0 8\r\ndave n3w\r\n" 1
+    } "STORED\r\n"
+}
+
+start_server {tags {auth}} {
+    test {auth: without -Y, SASL is an unknown command and text needs nothing} {
+        set fd [mc_connect]
+        list [bin_show [bin_cmd $fd [bin_pkt SASL_LIST_MECHS]]] [mc_cmd [mc_connect] version]
+    } {{SASL_LIST_MECHS UNKNOWN_COMMAND {Unknown command}} {VERSION 1.6.18}}
+}
+
+tags {auth mcds-only} {
+    test {auth: a missing auth file stops start-up} {
+        lassign [run_server_cmd -p 0 -Y /nonexistent/users] status out
+        list [expr {$status != 0}] [string match "*auth file /nonexistent/users*" $out]
+    } {1 1}
+
+    test {auth: a line without a colon stops start-up, naming the line} {
+        lassign [run_server_cmd -p 0 -Y [auth_file {alice:x nocolon}]] status out
+        list [expr {$status != 0}] [string match "*line 2 is not*" $out]
+    } {1 1}
+}
