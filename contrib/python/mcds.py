@@ -74,7 +74,31 @@ def _options(**opts):
 
 
 class Client(_base.Client):
-    """pymemcache's Client with mcds-server's queue verbs."""
+    """pymemcache's Client with mcds-server's queue verbs. With username and
+    password, every connection it opens first authenticates (a server
+    started with -Y/--auth-file): memcached's text-protocol "set" whose data
+    is "<user> <password>"; a refusal raises MemcacheClientError."""
+
+    def __init__(self, server, *args, username=None, password=None, **kwargs):
+        super().__init__(server, *args, **kwargs)
+        self._mcds_credentials = None
+        if username is not None:
+            token = b"%s %s" % (_key(username), _key(password))
+            self._mcds_credentials = b"set auth 0 0 %d\r\n%s\r\n" % (len(token), token)
+
+    def _connect(self):
+        super()._connect()
+        if self._mcds_credentials is None:
+            return
+        try:
+            self.sock.sendall(self._mcds_credentials)
+            _, line = _base._readline(self.sock, b"")
+            self._raise_errors(line, "auth")
+            if line != b"STORED":
+                raise _base.MemcacheUnexpectedCloseError()
+        except Exception:
+            self.close()
+            raise
 
     # ---- one exchange ----
 

@@ -21,3 +21,30 @@ start_server {tags {clients pymemcache mcds-only} args {-I 1m}} {
         list [q_counts $fd py:q] [mc_get $fd py:string]
     } {{0 0 1} v}
 }
+
+set ::py_auth [file join [tmpdir pyauth] users]
+set f [open $::py_auth w]; puts $f "alice:s3cret"; close $f
+
+start_server [list tags {clients pymemcache mcds-only} args [list -Y $::py_auth]] {
+    test {contrib/python/mcds.py: username/password authenticate every connection it opens} {
+        set py [pymemcache_python]
+        set code {
+import sys
+sys.path.insert(0, sys.argv[1] + "/contrib/python")
+import mcds
+from pymemcache.exceptions import MemcacheClientError
+c = mcds.Client(("127.0.0.1", int(sys.argv[2])), username="alice", password="s3cret")
+c.set("k", b"v")
+print("get", c.get("k"), "push", c.qpush("q", b"x") > 0)
+c.close()
+print("again", c.get("k"))
+try:
+    mcds.Client(("127.0.0.1", int(sys.argv[2])), username="alice", password="nope").get("k")
+except MemcacheClientError as e:
+    print("refused", e)
+}
+        lassign [run_cmd 30 $py -c $code [srcdir] [srv port]] status out
+        if {$status ne "0"} { fail "exited $status:\n$out" }
+        string trim $out
+    } "get b'v' push True\nagain b'v'\nrefused b'authentication failure'"
+}
