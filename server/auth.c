@@ -190,6 +190,30 @@ bool auth_check(const char *user, size_t nuser, const char *pass, size_t npass) 
     return ok;
 }
 
+/* Whether user is in the comma-separated --admin-users. */
+static bool auth_is_admin(const char *user, size_t nuser) {
+    const char *p = settings.admin_users;
+
+    while (p != NULL && *p != '\0') {
+        const char *comma = strchr(p, ',');
+        size_t n = comma != NULL ? (size_t)(comma - p) : strlen(p);
+        if (n == nuser && memcmp(p, user, n) == 0)
+            return true;
+        p = comma != NULL ? comma + 1 : NULL;
+    }
+    return false;
+}
+
+/* c has authenticated as user. */
+static void auth_grant(conn *c, const char *user, size_t nuser) {
+    c->authenticated = true;
+    c->admin = auth_is_admin(user, nuser);
+}
+
+bool auth_may_admin(const conn *c) {
+    return settings.admin_users == NULL || c->admin;
+}
+
 /* ---- text protocol ---- */
 
 static enum conn_parse_result auth_text_reply(conn *c, enum reply_id r) {
@@ -208,7 +232,7 @@ static enum conn_parse_result auth_text_token(conn *c, char *data, size_t n) {
         return auth_text_reply(c, REPLY_AUTH_BAD_FORMAT);
     if (!auth_check(v[0], lens[0], v[1], lens[1]))
         return auth_text_reply(c, REPLY_AUTH_FAILED);
-    c->authenticated = true;
+    auth_grant(c, v[0], lens[0]);
     return auth_text_reply(c, REPLY_STORED);
 }
 
@@ -251,7 +275,7 @@ static bool auth_malformed(void) {
     return false;
 }
 
-bool auth_sasl_plain(const char *mech, size_t nmech, const char *v, size_t n) {
+bool auth_sasl_plain(conn *c, const char *mech, size_t nmech, const char *v, size_t n) {
     const char *user, *pass, *nul;
 
     if (nmech != 5 || memcmp(mech, "PLAIN", 5) != 0 || n > AUTH_TOKEN_MAX)
@@ -264,5 +288,8 @@ bool auth_sasl_plain(const char *mech, size_t nmech, const char *v, size_t n) {
     if (nul == NULL)
         return auth_malformed();
     pass = nul + 1;
-    return auth_check(user, (size_t)(nul - user), pass, n - (size_t)(pass - v));
+    if (!auth_check(user, (size_t)(nul - user), pass, n - (size_t)(pass - v)))
+        return false;
+    auth_grant(c, user, (size_t)(nul - user));
+    return true;
 }

@@ -5,6 +5,7 @@
  * memcached's "set <any key> <flags> <exptime> <bytes>" whose data is
  * "<user> <password>", in the binary protocol with SASL PLAIN. The same
  * credentials serve both. The file is read at start and again on SIGHUP.
+ * With --admin-users only the users it lists may run admin commands.
  */
 #ifndef MCDS_AUTH_H
 #define MCDS_AUTH_H
@@ -35,7 +36,12 @@ bool auth_check(const char *user, size_t nuser, const char *pass, size_t npass);
 enum conn_parse_result auth_text(conn *c, char *line, size_t len, size_t avail);
 
 /* SASL PLAIN: mech is the mechanism named in the key, v the client's
- * message ([authzid] NUL user NUL password). True when it authenticates. */
-bool auth_sasl_plain(const char *mech, size_t nmech, const char *v, size_t n);
+ * message ([authzid] NUL user NUL password). True when it authenticates c. */
+bool auth_sasl_plain(conn *c, const char *mech, size_t nmech, const char *v, size_t n);
+
+/* Whether c may run admin commands (flush_all, shutdown, verbosity,
+ * cache_memlimit, debugtime, snapshot): always, unless --admin-users
+ * names who may. */
+bool auth_may_admin(const conn *c);
 
 #endif

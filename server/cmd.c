@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "auth.h"
 #include "cmd.h"
 #include "parse.h"
 #include "proto_get.h"
@@ -49,14 +50,14 @@ static const struct cmd_def cmd_defs[] = {
     { "me", meta_cmd, 1, CMD_ANY, CMD_RAW, 0 },
     /* the server (verb_admin.c) */
     { "stats", admin_stats, 1, CMD_ANY, 0, 0 },
-    { "flush_all", admin_flush_all, 1, 3, CMD_NOREPLY, 0 },
+    { "flush_all", admin_flush_all, 1, 3, CMD_NOREPLY | CMD_ADMIN, 0 },
     { "version", admin_version, 1, CMD_ANY, 0, 0 },
-    { "verbosity", admin_verbosity, 2, 3, CMD_NOREPLY, 0 },
+    { "verbosity", admin_verbosity, 2, 3, CMD_NOREPLY | CMD_ADMIN, 0 },
     { "quit", admin_quit, 1, CMD_ANY, 0, 0 },
-    { "shutdown", admin_shutdown, 1, CMD_ANY, 0, 0 },
-    { "cache_memlimit", admin_cache_memlimit, 2, 3, CMD_NOREPLY, 0 },
-    { "debugtime", admin_debugtime, 2, 2, CMD_DEBUG, 0 },
-    { "snapshot", admin_snapshot, 1, 1, 0, 0 },
+    { "shutdown", admin_shutdown, 1, CMD_ANY, CMD_ADMIN, 0 },
+    { "cache_memlimit", admin_cache_memlimit, 2, 3, CMD_NOREPLY | CMD_ADMIN, 0 },
+    { "debugtime", admin_debugtime, 2, 2, CMD_DEBUG | CMD_ADMIN, 0 },
+    { "snapshot", admin_snapshot, 1, 1, CMD_ADMIN, 0 },
     /* queues (verb_queue.c) */
     { "qcreate", qverb_create, 2, 6, 0, 0 },
     { "qpush", qverb_push, 5, 7, CMD_DATA | CMD_NOREPLY, 0 },
@@ -150,6 +151,11 @@ enum conn_parse_result cmd_dispatch(conn *c, char *line, size_t len) {
     }
     if (l.n < d->min_tokens || (l.n > d->max_tokens && d->max_tokens != CMD_ANY)) {
         conn_out_reply(c, REPLY_ERROR);
+        return PARSE_DONE;
+    }
+    if ((d->flags & CMD_ADMIN) && !auth_may_admin(c)) {
+        c->noreply = (d->flags & CMD_NOREPLY) && cmd_is_noreply(&l, l.n - 1);
+        cmd_reply(c, REPLY_NOT_ADMIN);
         return PARSE_DONE;
     }
     return d->run(c, &l);

@@ -41,6 +41,7 @@ enum cmd_flags {
     CMD_DATA = 2,                   /* may be followed by a data block */
     CMD_NOREPLY = 4,                /* may end in "noreply" */
     CMD_DEBUG = 8,                  /* exists only with --debug */
+    CMD_ADMIN = 16,                 /* with --admin-users, only for those users (auth.c) */
 };
 
 struct cmd_def {

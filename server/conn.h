@@ -101,6 +101,7 @@ typedef struct conn {
     bool eof;               /* the client closed its side */
     bool broken;            /* a buffer could not grow: close, send nothing */
     bool authenticated;     /* with --auth-file: it has authenticated (auth.c) */
+    bool admin;             /* ... as one of --admin-users */
     bool out_sent;          /* some output was written (marks are then void) */
     /* A command that paused because its output was full runs this when
      * the socket has drained; nothing else runs before it. */

@@ -400,7 +400,7 @@ static void bin_arith(conn *c, const struct bin_req *r) {
 static void bin_flush(conn *c, const struct bin_req *r) {
     int64_t delay = 0;
 
-    if (!settings.flush_enabled) {
+    if (!settings.flush_enabled || !auth_may_admin(c)) {
         bin_error(c, &r->h, BIN_ERR_AUTH);
         return;
     }
@@ -491,8 +491,7 @@ static void bin_sasl_auth(conn *c, const struct bin_req *r) {
         return;
     }
     conn_consume(c, vlen);
-    if (r->cmd == BIN_CMD_SASL_AUTH && auth_sasl_plain(r->key, r->h.keylen, v, vlen)) {
-        c->authenticated = true;
+    if (r->cmd == BIN_CMD_SASL_AUTH && auth_sasl_plain(c, r->key, r->h.keylen, v, vlen)) {
         bin_reply(c, &r->h, BIN_STATUS_OK, 0, "Authenticated", 13);
         return;
     }

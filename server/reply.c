@@ -60,5 +60,6 @@ const struct reply_line reply_lines[REPLY_COUNT] = {
     [REPLY_AUTH_FAILED] = REPLY("CLIENT_ERROR authentication failure\r\n"),
     [REPLY_AUTH_BAD_FORMAT] = REPLY("CLIENT_ERROR bad authentication token format\r\n"),
     [REPLY_AUTH_BAD_END] = REPLY("CLIENT_ERROR bad command line termination\r\n"),
+    [REPLY_NOT_ADMIN] = REPLY("CLIENT_ERROR admin commands are for --admin-users only\r\n"),
     [REPLY_DLQ_NEEDED] = REPLY("CLIENT_ERROR queue name too long for the default dead-letter queue, give dlq=\r\n"),
 };

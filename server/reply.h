@@ -64,6 +64,7 @@ enum reply_id {
     REPLY_AUTH_FAILED,
     REPLY_AUTH_BAD_FORMAT,
     REPLY_AUTH_BAD_END,
+    REPLY_NOT_ADMIN,
     REPLY_COUNT
 };
 

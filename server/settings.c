@@ -23,7 +23,8 @@ struct settings settings;
 enum {
     SETTINGS_OPT_OUTPUT_MAX = 256, SETTINGS_OPT_BUFFER_LIMIT, SETTINGS_OPT_LOG_FILE,
     SETTINGS_OPT_DATA_DIR, SETTINGS_OPT_FSYNC, SETTINGS_OPT_PERSIST_ITEMS, SETTINGS_OPT_SNAP_MIN,
-    SETTINGS_OPT_SNAP_GROWTH, SETTINGS_OPT_LOG_BUFFER, SETTINGS_OPT_RECOVER_PARTIAL
+    SETTINGS_OPT_SNAP_GROWTH, SETTINGS_OPT_LOG_BUFFER, SETTINGS_OPT_RECOVER_PARTIAL,
+    SETTINGS_OPT_ADMIN_USERS
 };
 #define SETTINGS_ITEM_MAX (1024UL * 1024 * 1024)
 
@@ -54,6 +55,8 @@ static const struct settings_option settings_options[] = {
     { 'u', "user", required_argument, "<user>", "accepted for memcached compatibility; mcds does not change user" },
     { 'Y', "auth-file", required_argument, "<file>",
       "require authentication: \"user:password\" lines (text: memcached's set; binary: SASL PLAIN)" },
+    { SETTINGS_OPT_ADMIN_USERS, "admin-users", required_argument, "<user,...>",
+      "with -Y: only these users may run flush_all, shutdown, verbosity, cache_memlimit, snapshot" },
     { 'o', "extended", required_argument, "<opt>", "extended option: hashpower=<n>, read_buf_mem_limit=<MB>" },
     { SETTINGS_OPT_OUTPUT_MAX, "conn-output-max", required_argument, "<size>",
       "replies queued for one connection before it pauses (default 1m)" },
@@ -112,7 +115,9 @@ void settings_free(void) {
     free(settings.log_file);
     free(settings.data_dir);
     free(settings.auth_file);
+    free(settings.admin_users);
     settings.auth_file = NULL;
+    settings.admin_users = NULL;
     settings.listen_addr = NULL;
     settings.data_dir = NULL;
     settings.socket_path = NULL;
@@ -300,6 +305,10 @@ static int settings_apply(int letter, const char *arg) {
         free(settings.auth_file);
         settings.auth_file = strdup(arg);
         return settings.auth_file != NULL ? 0 : -1;
+    case SETTINGS_OPT_ADMIN_USERS:
+        free(settings.admin_users);
+        settings.admin_users = strdup(arg);
+        return settings.admin_users != NULL ? 0 : -1;
     case 'M': settings.evict_to_free = false; return 0;
     case 'A': settings.shutdown_enabled = true; return 0;
     case 'F': settings.flush_enabled = false; return 0;
@@ -324,6 +333,8 @@ static int settings_apply(int letter, const char *arg) {
 static const char *settings_check(void) {
     if (settings.item_size_max < SETTINGS_ITEM_MIN)
         return "item max size cannot be less than 1024 bytes";
+    if (settings.admin_users != NULL && settings.auth_file == NULL)
+        return "--admin-users needs -Y/--auth-file (who the users are)";
     if (settings.item_size_max > SETTINGS_ITEM_MAX)
         return "cannot set item size limit higher than 1 gigabyte";
     if (settings.maxbytes < 1024 * 1024)

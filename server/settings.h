@@ -41,6 +41,7 @@ struct settings {
     size_t log_buffer;        /* --log-buffer: the log's ring buffer */
     bool recover_partial;     /* --recover-partial: start from what precedes a corrupt record */
     char *auth_file;          /* -Y, --auth-file: connections must authenticate (auth.c) */
+    char *admin_users;        /* --admin-users: comma-separated users allowed admin commands */
 };
 
 extern struct settings settings;

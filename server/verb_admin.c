@@ -112,6 +112,9 @@ enum conn_parse_result admin_cache_memlimit(conn *c, struct cmd_line *t) {
         cmd_reply(c, REPLY_MEMLIMIT_TOO_SMALL);
         return PARSE_DONE;
     }
+    if ((size_t)mb * 1024 * 1024 != item_mem_limit())
+        log_msg(0, "cache_memlimit from <%d: the memory limit goes from %zu MB to %u MB", c->fd,
+                item_mem_limit() >> 20, mb);
     item_set_mem_limit((size_t)mb * 1024 * 1024);
     cmd_reply(c, REPLY_OK);
     return PARSE_DONE;

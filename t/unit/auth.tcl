@@ -132,6 +132,38 @@ start_server [list tags {auth mcds-only} args [list -Y $::authf]] {
     } "STORED\r\n"
 }
 
+set ::admf [auth_file {root:r00t app:4pp}]
+
+start_server [list tags {auth mcds-only} args [list -Y $::admf --admin-users root,ops -A --debug]] {
+    test {--admin-users: another user's admin commands are refused (noreply silences the refusal); data commands work} {
+        set fd [mc_connect]
+        auth_lines $fd "set a 0 0 7\r\napp 4pp\r\n" 1
+        mc_set $fd k v
+        list [mc_exchange $fd "flush_all\r\nflush_all noreply\r\nverbosity 1\r\ncache_memlimit 100\r\nsnapshot\r\ndebugtime 10\r\nshutdown\r\n"] \
+            [mc_get $fd k]
+    } [list [string repeat "CLIENT_ERROR admin commands are for --admin-users only\r\n" 6] v]
+
+    test {--admin-users: binary flush by another user is Auth failure, and nothing is flushed} {
+        set fd [mc_connect]
+        bin_cmd $fd [bin_pkt SASL_AUTH -key PLAIN -value [sasl_plain app 4pp]]
+        list [bin_show [bin_cmd $fd [bin_pkt FLUSH]]] [bin_show [bin_cmd $fd [bin_pkt GET -key k]]]
+    } {{FLUSH AUTH_ERROR {Auth failure.}} {GET OK flags=0 v}}
+
+    test {--admin-users: a listed user may; cache_memlimit's change is logged} {
+        set fd [mc_connect]
+        auth_lines $fd "set a 0 0 9\r\nroot r00t\r\n" 1
+        assert_equal [mc_exchange $fd "cache_memlimit 100\r\nverbosity 0\r\nflush_all\r\n"] "OK\r\nOK\r\nOK\r\n"
+        list [mc_get $fd k] [string match "*memory limit goes from 64 MB to 100 MB*" [read_file [srv stderr]]]
+    } {{} 1}
+}
+
+tags {auth mcds-only} {
+    test {--admin-users without -Y stops start-up} {
+        lassign [run_server_cmd -p 0 --admin-users root] status out
+        list [expr {$status != 0}] [string match "*--admin-users needs -Y*" $out]
+    } {1 1}
+}
+
 start_server {tags {auth}} {
     test {auth: without -Y, SASL is an unknown command and text needs nothing} {
         set fd [mc_connect]
