@@ -29,6 +29,7 @@
 #include "stats.h"
 #include "store.h"
 #include "store_queue.h"
+#include "types/ctree.h"
 #include "types/queue_persist.h"
 #include "worker.h"
 
@@ -137,6 +138,7 @@ static int main_fd_limit(void) {
 static void main_on_tick(evutil_socket_t fd, short what, void *arg) {
     clock_tick();
     store_tick();
+    ctree_tick();
 }
 
 static int main_setup(void) {
@@ -158,6 +160,7 @@ static int main_setup(void) {
         return -1;
     }
     store_queue_init(main_base);
+    ctree_init();
     return 0;
 }
 
@@ -182,7 +185,9 @@ static void main_teardown(void) {
     workers_stop();
     persist_stop();
     store_queue_shutdown();
+    ctree_shutdown();
     store_destroy();
+    ctree_destroy();
     stats_free();
     event_base_free(main_base);
     settings_free();

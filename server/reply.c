@@ -57,4 +57,12 @@ const struct reply_line reply_lines[REPLY_COUNT] = {
     [REPLY_KESTREL_OPEN_TWICE] = REPLY("CLIENT_ERROR a read is already open on this connection\r\n"),
     [REPLY_KESTREL_READ_OPEN] = REPLY("CLIENT_ERROR this connection has a read open on that queue\r\n"),
     [REPLY_DLQ_NEEDED] = REPLY("CLIENT_ERROR queue name too long for the default dead-letter queue, give dlq=\r\n"),
+    [REPLY_CT_NO_COUNTER] = REPLY("CLIENT_ERROR no such counter\r\n"),
+    [REPLY_CT_NO_TYPE] = REPLY("CLIENT_ERROR counter does not store that period type\r\n"),
+    [REPLY_CT_NOT_MANUAL] = REPLY("CLIENT_ERROR period type is computed from finer ones\r\n"),
+    [REPLY_CT_BAD_TYPES] = REPLY("CLIENT_ERROR period types do not nest\r\n"),
+    [REPLY_CT_OVERFLOW] = REPLY("CLIENT_ERROR value would overflow\r\n"),
+    [REPLY_CT_IN_USE] = REPLY("CLIENT_ERROR counter in use\r\n"),
+    [REPLY_CT_BAD_LIMIT] = REPLY("CLIENT_ERROR limit exceeded\r\n"),
+    [REPLY_CT_BAD_TIME] = REPLY("CLIENT_ERROR bad time or period\r\n"),
 };

@@ -22,6 +22,7 @@
 #include "persist/persist.h"
 #include "stats.h"
 #include "store.h"
+#include "types/ctree.h"
 #include "types/queue.h"
 #include "types/queue_persist.h"
 
@@ -80,6 +81,8 @@ static void store_link_locked(item *it, uint32_t hv, uint64_t new_cas) {
 static void store_struct_closed(item *it) {
     if (it->type == ITEM_QUEUE)
         queue_close(store_struct_of(it));
+    else if (it->type == ITEM_CTREE)
+        ctree_obj_closed(store_struct_of(it));
 }
 
 /* Everything about leaving the keyspace but the hash chain; the stripe
@@ -217,6 +220,10 @@ static int store_make_room(size_t need) {
             return -1;
     }
     return item_mem_used() + need <= item_mem_limit() ? 0 : -1;
+}
+
+int store_reserve(size_t need) {
+    return store_make_room(need);
 }
 
 item *store_alloc(const char *key, size_t nkey, uint32_t flags, rel_time_t exptime,
