@@ -115,6 +115,11 @@ static int ctree_row_reserve(struct ctree_row *r) {
     return 0;
 }
 
+/* Room for a cell at idx, if it is not there yet. */
+static int ctree_row_reserve_at(struct ctree_row *r, int64_t idx) {
+    return ctree_row_value(r, idx) != 0 ? 0 : ctree_row_reserve(r);
+}
+
 static void ctree_row_free(struct ctree_row *r) {
     ctree_charge(-(long)(r->cap * sizeof(*r->v)));
     free(r->v);
@@ -607,8 +612,8 @@ static void ctree_subtract_from_ancestors(struct ctree_obj *o, int64_t now) {
                 struct ctree_row *r = &o->cv[i]->rows[j];
                 for (k = 0; k < r->n; k++) {
                     if (!ctree_kept(c, j, r->v[k].idx, now) ||
-                        (ctree_row_value(&acv->rows[j], r->v[k].idx) == 0 &&
-                         (ctree_row_reserve(&acv->rows[j]) < 0 || ctree_row_reserve(&c->active[j]) < 0)))
+                        ctree_row_reserve_at(&acv->rows[j], r->v[k].idx) < 0 ||
+                        ctree_row_reserve_at(&c->active[j], r->v[k].idx) < 0)
                         continue;
                     ctree_value_moved(c, j, r->v[k].idx, ctree_row_add(&acv->rows[j], r->v[k].idx, -r->v[k].total));
                 }
@@ -784,7 +789,8 @@ static enum ctree_result ctree_incr_check(struct ctree_obj *o, const struct ctre
         }
     }
     for (k = 0; k < tg->n; k++)
-        *need += ctree_row_grow_need(&c->active[tg->j[k]]);
+        if (ctree_row_value(&c->active[tg->j[k]], tg->idx[k]) == 0)
+            *need += ctree_row_grow_need(&c->active[tg->j[k]]);
     return CTREE_OK;
 }
 
@@ -800,11 +806,11 @@ static enum ctree_result ctree_incr_reserve(struct ctree_obj *o, struct ctree_co
         if (cv == NULL)
             return CTREE_NOMEM;
         for (k = 0; k < tg->n; k++)
-            if (ctree_row_reserve(&cv->rows[tg->j[k]]) < 0)
+            if (ctree_row_reserve_at(&cv->rows[tg->j[k]], tg->idx[k]) < 0)
                 return CTREE_NOMEM;
     }
     for (k = 0; k < tg->n; k++)
-        if (ctree_row_reserve(&c->active[tg->j[k]]) < 0)
+        if (ctree_row_reserve_at(&c->active[tg->j[k]], tg->idx[k]) < 0)
             return CTREE_NOMEM;
     return CTREE_OK;
 }
@@ -1040,7 +1046,8 @@ static void ctree_emit_period(struct ctree_walk *w, const struct ctree_counter *
     struct ctree_at at = { NULL, 0, c->def.types[j].code, cell->idx };
 
     (void)w;
-    e->fn(e->arg, &at, c->def.id, cell->total, 0);
+    if (ctree_kept(c, j, cell->idx, e->now))
+        e->fn(e->arg, &at, c->def.id, cell->total, 0);
 }
 
 enum ctree_result ctree_values(struct ctree_obj *o, const struct ctree_filter *f, ctree_value_fn fn,

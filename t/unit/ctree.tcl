@@ -406,3 +406,34 @@ start_server {tags {ctree mcds-only}} {
         }
     }
 }
+
+# Memory: values count under -m, cache values are evicted for them, and
+# an increment that finds no room changes nothing.
+start_server {tags {ctree mcds-only} args {-m 2 -I 512k}} {
+    set fd [mc_connect]
+
+    test {-m: increments evict cache values, then answer out of memory with nothing lost} {
+        mc_exchange $fd "ctdef 1 101,107\r\nctobj m\r\nctobj m.c parent=m\r\n"
+        set blob [string repeat x 1000]
+        for {set i 0} {$i < 200} {incr i} { mc_set $fd cache$i $blob }
+        set t0 1609459200
+        set n 0
+        set last {}
+        for {set batch 0} {$batch < 200 && $last eq {}} {incr batch} {
+            set b {}
+            for {set i 0} {$i < 1000} {incr i} { append b "ctincr m.c 1 101 @[expr {$t0 + $batch * 1000 + $i}] 1\r\n" }
+            mc_send $fd $b
+            for {set i 0} {$i < 1000} {incr i} {
+                set l [mc_readline $fd]
+                if {$l eq "STORED" && $last eq {}} { incr n } elseif {$last eq {}} { set last $l }
+            }
+        }
+        assert_equal $last "SERVER_ERROR out of memory storing object"
+        assert_true {[mc_stat $fd evictions] > 0} "no cache value was evicted"
+        assert_equal [mc_exchange $fd "ctget m.c 1 107 1\r\nctget m 1 107 1\r\n"] \
+            "VALUE m.c 1 107 1 $n 0\r\nEND\r\nVALUE m 1 107 1 $n 0\r\nEND\r\n"
+        # a period that exists already needs no memory
+        assert_equal [mc_exchange $fd "ctincr m.c 1 101 @$t0 1\r\nctget m 1 107 1\r\n"] \
+            "STORED\r\nVALUE m 1 107 1 [expr {$n + 1}] 0\r\nEND\r\n"
+    }
+}
