@@ -30,6 +30,7 @@
 #include "store.h"
 #include "store_queue.h"
 #include "types/ctree.h"
+#include "types/ctree_persist.h"
 #include "types/queue_persist.h"
 #include "worker.h"
 
@@ -171,10 +172,12 @@ static int main_restore(void) {
 
     queue_persist_init();
     item_persist_init();
+    ctree_persist_init();
     store_set_unlimited(true);
     rc = persist_start();
     store_set_unlimited(false);
     queue_persist_replay_done();
+    ctree_persist_replay_done();
     if (rc == 0 && item_mem_used() > item_mem_limit())
         log_msg(0, "persistence: the restored data takes %zu MB, over -m (%zu MB): "
                 "cache values go first, structures are kept", item_mem_used() >> 20, item_mem_limit() >> 20);

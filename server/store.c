@@ -23,6 +23,7 @@
 #include "stats.h"
 #include "store.h"
 #include "types/ctree.h"
+#include "types/ctree_persist.h"
 #include "types/queue.h"
 #include "types/queue_persist.h"
 
@@ -404,6 +405,8 @@ static void store_set_exptime_locked(item *it, rel_time_t exptime) {
         ilog_touch(item_key(it), it->nkey, exptime);
     else if (it->type == ITEM_QUEUE)
         qlog_ttl(item_key(it), it->nkey, exptime);
+    else if (it->type == ITEM_CTREE)
+        ctlog_ttl(item_key(it), it->nkey, exptime);
 }
 
 /* any: return items of every type (touch, Kestrel reads); otherwise a

@@ -28,7 +28,6 @@
 #include "store.h"
 #include "types/ctree.h"
 #include "types/ctree_period.h"
-#include "types/ctree_persist.h"
 #include "verb_counter.h"
 
 #define CTV_LIST_MAX 256            /* counters or periods in one filter list */
@@ -258,8 +257,6 @@ enum conn_parse_result ctverb_def(conn *c, struct cmd_line *t) {
     if (!ctv_log_ok(c))
         return PARSE_DONE;
     r = ctree_counter_create(&d);
-    if (r == CTREE_OK)
-        ctlog_def(&d);
     conn_out_reply(c, r == CTREE_OK ? REPLY_CREATED : ctv_reply_of(r));
     return PARSE_DONE;
 }
@@ -317,8 +314,6 @@ enum conn_parse_result ctverb_undef(conn *c, struct cmd_line *t) {
     if (!ctv_log_ok(c))
         return PARSE_DONE;
     r = ctree_counter_delete(id);
-    if (r == CTREE_OK)
-        ctlog_undef(id);
     cmd_reply(c, r == CTREE_OK ? REPLY_DELETED : r == CTREE_NO_COUNTER ? REPLY_NOT_FOUND : ctv_reply_of(r));
     return PARSE_DONE;
 }
@@ -422,8 +417,6 @@ enum conn_parse_result ctverb_obj(conn *c, struct cmd_line *t) {
     nw.limits = o.limits;
     nw.nlimits = o.nlimits;
     pin = ctv_obj_create(t, &nw, &st);
-    if (st == STORE_STORED)
-        ctlog_obj(t->v[1], t->vlen[1], o.parent, o.nparent, nw.quantize, o.limits, o.nlimits);
     if (pin != NULL)
         item_release(pin);
     if (parent != NULL)
@@ -452,8 +445,6 @@ enum conn_parse_result ctverb_limits(conn *c, struct cmd_line *t) {
     if (!ctv_log_ok(c) || (pin = ctv_obj_pin(c, t->v[1], t->vlen[1])) == NULL)
         return PARSE_DONE;
     r = ctree_obj_set(ctv_obj(pin), o.limits, o.nlimits, raise, o.quantize);
-    if (r == CTREE_OK)
-        ctlog_limits(t->v[1], t->vlen[1], raise, o.quantize, o.limits, o.nlimits);
     item_release(pin);
     conn_out_reply(c, ctv_reply_of(r));
     return PARSE_DONE;
@@ -601,7 +592,6 @@ static void ctv_out_exceeded(conn *c, const struct ctree_at *at) {
 enum conn_parse_result ctverb_incr(conn *c, struct cmd_line *t) {
     struct ctree_incr in;
     struct ctree_at refused;
-    struct conn_mark mark;
     enum ctree_result r;
     bool values = false;
     item *pin;
@@ -630,10 +620,7 @@ enum conn_parse_result ctverb_incr(conn *c, struct cmd_line *t) {
     }
     if (!ctv_log_ok(c) || (pin = ctv_obj_pin(c, t->v[1], t->vlen[1])) == NULL)
         return PARSE_DONE;
-    conn_mark_out(c, &mark);
     r = ctree_incr(ctv_obj(pin), &in, &refused, values && !c->noreply ? ctv_out_value : NULL, c);
-    if (r == CTREE_OK)
-        ctlog_incr(t->v[1], t->vlen[1], &in);
     if (r == CTREE_LIMIT && !c->noreply)
         ctv_out_exceeded(c, &refused);
     item_release(pin);
@@ -643,7 +630,6 @@ enum conn_parse_result ctverb_incr(conn *c, struct cmd_line *t) {
         return PARSE_DONE;
     }
     cmd_reply(c, values ? REPLY_END : REPLY_STORED);
-    (void)mark;
     return PARSE_DONE;
 }
 

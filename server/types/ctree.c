@@ -13,54 +13,19 @@
 #include "../log.h"
 #include "../store.h"
 #include "ctree.h"
+#include "ctree_int.h"
 #include "ctree_period.h"
+#include "ctree_persist.h"
 
 #define CTREE_SWEEP_BATCH 256       /* objects visited by retention per tick */
 #define CTREE_GRAVE_BATCH 1024      /* keys of removed subtrees unlinked per tick */
 
-/* One stored value: a period and its exact total. */
-struct ctree_cell {
-    int64_t idx;
-    int64_t total;
-};
-
-/* The values of one period type, sorted by period; cells are never 0. */
-struct ctree_row {
-    struct ctree_cell *v;
-    uint32_t n, cap;
-    int64_t limit;
-};
-
-struct ctree_counter {
-    struct ctree_def def;
-    uint64_t nobjs;                         /* objects holding a cval of it */
-    struct ctree_row active[CTREE_TYPES_MAX]; /* per period: objects with a non-zero value */
-};
-
-/* One object's values and limits of one counter: a row per stored type. */
-struct ctree_cval {
-    struct ctree_counter *c;
-    struct ctree_row rows[];
-};
-
-struct ctree_obj {
-    item *self;
-    struct ctree_obj *parent;               /* holds a reference on its item */
-    struct ctree_obj *first_child, *next_sib, *prev_sib;
-    uint64_t nchildren;
-    int64_t quantize;                       /* 0: each counter's step */
-    int64_t changed;                        /* Unix time of the last change */
-    struct ctree_cval **cv;                 /* sorted by counter id */
-    uint32_t ncv, capcv;
-    struct ctree_obj *act_prev, *act_next;  /* the active list, newest first */
-    struct ctree_obj *grave_next;
-    bool closed, attached;
-};
-
-static pthread_mutex_t ctree_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct ctree_counter **ctree_counters;   /* sorted by id */
-static size_t ctree_ncounters, ctree_capcounters;
-static struct ctree_obj *ctree_act_head, *ctree_act_tail, *ctree_sweep_at;
+pthread_mutex_t ctree_lock = PTHREAD_MUTEX_INITIALIZER;
+struct ctree_counter **ctree_counters;          /* sorted by id */
+size_t ctree_ncounters;
+static size_t ctree_capcounters;
+struct ctree_obj *ctree_act_head;
+static struct ctree_obj *ctree_act_tail, *ctree_sweep_at;
 static struct ctree_obj *ctree_graves;
 static uint64_t ctree_nobjs, ctree_nvalues;
 static bool ctree_stopping;
@@ -89,7 +54,7 @@ static uint32_t ctree_row_find(const struct ctree_row *r, int64_t idx) {
     return lo;
 }
 
-static int64_t ctree_row_value(const struct ctree_row *r, int64_t idx) {
+int64_t ctree_row_value(const struct ctree_row *r, int64_t idx) {
     uint32_t i = ctree_row_find(r, idx);
 
     return i < r->n && r->v[i].idx == idx ? r->v[i].total : 0;
@@ -116,7 +81,7 @@ static int ctree_row_reserve(struct ctree_row *r) {
 }
 
 /* Room for a cell at idx, if it is not there yet. */
-static int ctree_row_reserve_at(struct ctree_row *r, int64_t idx) {
+int ctree_row_reserve_at(struct ctree_row *r, int64_t idx) {
     return ctree_row_value(r, idx) != 0 ? 0 : ctree_row_reserve(r);
 }
 
@@ -129,7 +94,7 @@ static void ctree_row_free(struct ctree_row *r) {
 
 /* Adds delta at idx (room reserved if the cell is new). Returns -1 if the
  * cell went from zero to non-zero, 1 from non-zero to zero, else 0. */
-static int ctree_row_add(struct ctree_row *r, int64_t idx, int64_t delta) {
+int ctree_row_add(struct ctree_row *r, int64_t idx, int64_t delta) {
     uint32_t i = ctree_row_find(r, idx);
 
     if (delta == 0)
@@ -164,13 +129,13 @@ static size_t ctree_counter_pos(uint32_t id) {
     return lo;
 }
 
-static struct ctree_counter *ctree_counter_find(uint32_t id) {
+struct ctree_counter *ctree_counter_find(uint32_t id) {
     size_t i = ctree_counter_pos(id);
 
     return i < ctree_ncounters && ctree_counters[i]->def.id == id ? ctree_counters[i] : NULL;
 }
 
-static int ctree_type_index(const struct ctree_counter *c, uint32_t code) {
+int ctree_type_index(const struct ctree_counter *c, uint32_t code) {
     int i;
 
     for (i = 0; i < c->def.ntypes; i++)
@@ -230,6 +195,7 @@ enum ctree_result ctree_counter_create(struct ctree_def *d) {
             memmove(&ctree_counters[i + 1], &ctree_counters[i], (ctree_ncounters - i) * sizeof(c));
             ctree_counters[i] = c;
             ctree_ncounters++;
+            ctlog_def(&c->def);
         }
     }
     pthread_mutex_unlock(&ctree_lock);
@@ -291,6 +257,7 @@ enum ctree_result ctree_counter_delete(uint32_t id) {
         ctree_counter_free(ctree_counters[i]);
         memmove(&ctree_counters[i], &ctree_counters[i + 1], (ctree_ncounters - i - 1) * sizeof(ctree_counters[0]));
         ctree_ncounters--;
+        ctlog_undef(id);
     }
     pthread_mutex_unlock(&ctree_lock);
     return r;
@@ -344,7 +311,7 @@ static size_t ctree_cv_need(const struct ctree_obj *o, const struct ctree_counte
 }
 
 /* o's cval of c, made if missing; NULL without memory. */
-static struct ctree_cval *ctree_cv_get(struct ctree_obj *o, struct ctree_counter *c) {
+struct ctree_cval *ctree_cv_get(struct ctree_obj *o, struct ctree_counter *c) {
     uint32_t i = ctree_cv_pos(o, c->def.id);
     struct ctree_cval *cv;
     int j;
@@ -380,7 +347,7 @@ static void ctree_active_count(struct ctree_counter *c, int j, int64_t idx, int 
 }
 
 /* Applies the result of ctree_row_add to the counts. */
-static void ctree_value_moved(struct ctree_counter *c, int j, int64_t idx, int change) {
+void ctree_value_moved(struct ctree_counter *c, int j, int64_t idx, int change) {
     if (change < 0) {
         ctree_nvalues++;
         ctree_active_count(c, j, idx, 1);
@@ -555,8 +522,6 @@ void *ctree_obj_make(const char *key, size_t nkey, item *self, void *arg) {
     struct ctree_new *nw = arg;
     struct ctree_obj *o = calloc(1, sizeof(*o));
 
-    (void)key;
-    (void)nkey;
     if (o == NULL) {
         nw->r = CTREE_NOMEM;
         return NULL;
@@ -581,6 +546,8 @@ void *ctree_obj_make(const char *key, size_t nkey, item *self, void *arg) {
     }
     ctree_act_push_back(o);
     ctree_nobjs++;
+    ctlog_obj(key, nkey, nw->parent != NULL ? item_key(nw->parent->self) : NULL,
+              nw->parent != NULL ? nw->parent->self->nkey : 0, o->quantize, nw->limits, nw->nlimits);
     pthread_mutex_unlock(&ctree_lock);
     return o;
 }
@@ -618,7 +585,6 @@ static void ctree_subtract_from_ancestors(struct ctree_obj *o, int64_t now) {
                     ctree_value_moved(c, j, r->v[k].idx, ctree_row_add(&acv->rows[j], r->v[k].idx, -r->v[k].total));
                 }
             }
-            a->changed = now;
         }
     }
 }
@@ -639,6 +605,7 @@ void ctree_obj_closed(struct ctree_obj *o) {
         pthread_mutex_unlock(&ctree_lock);
         return;
     }
+    ctlog_drop(item_key(o->self), o->self->nkey);
     ctree_subtract_from_ancestors(o, ctree_now());
     ctree_child_unlink(o);
     for (;;) {
@@ -692,6 +659,8 @@ enum ctree_result ctree_obj_set(struct ctree_obj *o, const struct ctree_limit *l
         r = ctree_limits_apply(o, l, n, raise);
     if (r == CTREE_OK && quantize >= 0)
         o->quantize = quantize;
+    if (r == CTREE_OK)
+        ctlog_limits(item_key(o->self), o->self->nkey, raise, quantize, l, n);
     pthread_mutex_unlock(&ctree_lock);
     return r;
 }
@@ -832,7 +801,7 @@ static void ctree_report(const struct ctree_obj *o, const struct ctree_counter *
 }
 
 static void ctree_incr_apply(struct ctree_obj *o, struct ctree_counter *c, const struct ctree_targets *tg,
-                             int64_t delta, int64_t now) {
+                             const struct ctree_incr *in, int64_t now) {
     struct ctree_obj *p;
     int k;
 
@@ -842,9 +811,9 @@ static void ctree_incr_apply(struct ctree_obj *o, struct ctree_counter *c, const
             struct ctree_row *r = &cv->rows[tg->j[k]];
             if (c->def.types[tg->j[k]].keep > 0)
                 ctree_row_expire(c, tg->j[k], r, now);
-            ctree_value_moved(c, tg->j[k], tg->idx[k], ctree_row_add(r, tg->idx[k], delta));
+            ctree_value_moved(c, tg->j[k], tg->idx[k], ctree_row_add(r, tg->idx[k], in->delta));
         }
-        ctree_touched(p, now);
+        ctree_touched(p, in->replay ? in->when : now);
     }
 }
 
@@ -892,7 +861,8 @@ static enum ctree_result ctree_incr_locked(struct ctree_obj *o, const struct ctr
         r = ctree_incr_reserve(o, c, &tg);
         if (r != CTREE_OK)
             return r;
-        ctree_incr_apply(o, c, &tg, in->delta, now);
+        ctree_incr_apply(o, c, &tg, in, now);
+        ctlog_incr(item_key(o->self), o->self->nkey, in, now);
     }
     if (fn != NULL)
         ctree_incr_report(o, c, ti, in, now, fn, arg);
@@ -1145,6 +1115,30 @@ void ctree_active(int64_t since, struct ctree_obj *after, uint64_t max,
         }
         fn(arg, item_key(o->self), o->self->nkey, o->changed);
         n++;
+    }
+    pthread_mutex_unlock(&ctree_lock);
+}
+
+static int ctree_changed_cmp(const void *a, const void *b) {
+    int64_t x = (*(struct ctree_obj *const *)a)->changed, y = (*(struct ctree_obj *const *)b)->changed;
+
+    return x > y ? -1 : x < y;
+}
+
+void ctree_active_sort(void) {
+    struct ctree_obj **v, *o;
+    size_t n = 0, i;
+
+    pthread_mutex_lock(&ctree_lock);
+    v = malloc((ctree_nobjs + 1) * sizeof(*v));
+    if (v != NULL) {
+        for (o = ctree_act_head; o != NULL; o = o->act_next)
+            v[n++] = o;
+        qsort(v, n, sizeof(*v), ctree_changed_cmp);
+        ctree_act_head = ctree_act_tail = ctree_sweep_at = NULL;
+        for (i = 0; i < n; i++)
+            ctree_act_push_back(v[i]);
+        free(v);
     }
     pthread_mutex_unlock(&ctree_lock);
 }

@@ -84,6 +84,7 @@ struct ctree_incr {
     int64_t t;                  /* Unix time inside the period */
     int64_t delta;
     bool replay;                /* from the log: no limit or memory check */
+    int64_t when;               /* replay: Unix time it was applied at */
 };
 
 /* Called for each value an operation reports, under the ctree lock. */
