@@ -48,7 +48,8 @@ extern "C" {
     XX(UNSUPPORTED, "operation not supported by this server")                 \
     XX(FAILURE, "unexpected client library failure")                          \
     XX(FULL, "the queue is at its maximum length")                            \
-    XX(WRONG_TYPE, "the key holds another type of value")
+    XX(WRONG_TYPE, "the key holds another type of value")                    \
+    XX(LIMIT, "a limit refused the increment; nothing changed")
 
 typedef enum {
 #define MCDS_STATUS_ENUM(name, text) MCDS_##name,
@@ -402,6 +403,137 @@ mcds_status_t mcds_queue_purge(mcds_t *h, const char *queue,
 /* A plain delete of the key (whatever it holds): MCDS_OK or MCDS_NOT_FOUND.
  * Consumers waiting on the queue get nothing. */
 mcds_status_t mcds_queue_delete(mcds_t *h, const char *queue);
+
+/* ---- Tree counters: mcds-server's ct* verbs (doc/protocol.md, "5. Tree
+ * counters") ----
+ *
+ * An object is a key itself (not escaped; 1..250 bytes, no space or control
+ * character). A whole hierarchy must live on one server, since an
+ * increment rolls up to the root atomically there: every call names the
+ * hierarchy's placement key, group (say the root's key), and goes to the
+ * server libmemcached picks for group (memcached_server_by_key), as the
+ * *_by_key calls of libmemcached place related keys. Use the same group
+ * for every object of one tree. Counter definitions are global: the
+ * counter calls go to every server of the handle. A period (or a time) is
+ * text in the period type's format ("2021031514" for an hour, "202103"
+ * for a month, "1" for all time) or "@<unix seconds>". */
+
+#define MCDS_CTREE_TYPES_MAX 16
+#define MCDS_CTREE_PERIOD_MAX 16        /* period text with its NUL */
+#define MCDS_CTREE_CURSOR_MAX 40        /* a continuation cursor with its NUL */
+
+/* A stored period type of a counter: code L*100+U, periods kept (0: all),
+ * manual (a coarser type changed directly, not fed from finer ones). */
+typedef struct mcds_ctree_type {
+    uint32_t code;
+    uint32_t keep;
+    int manual;
+} mcds_ctree_type_t;
+
+/* A limit of an object: max (or, for a raise, the amount) for one counter
+ * and period type. INT64_MAX: no limit. */
+typedef struct mcds_ctree_limit {
+    uint32_t counter, code;
+    int64_t max;
+} mcds_ctree_limit_t;
+
+/* One value (or, from mcds_ctree_periods, one active period: key is "" and
+ * value the number of objects holding a non-zero value there). The exact
+ * total is value + fraction (value is rounded towards zero to the step). */
+typedef struct mcds_ctree_value {
+    const char *key;                     /* NUL-terminated */
+    uint32_t counter, code;
+    char period[MCDS_CTREE_PERIOD_MAX];
+    int64_t value, fraction;
+} mcds_ctree_value_t;
+
+/* Where an increment was refused (MCDS_LIMIT). */
+typedef struct mcds_ctree_refusal {
+    char key[MCDS_QUEUE_NAME_MAX + 1];
+    uint32_t code;
+    char period[MCDS_CTREE_PERIOD_MAX];
+} mcds_ctree_refusal_t;
+
+/* An object's settings (ctinfo); limits in *limits (free with free()). */
+typedef struct mcds_ctree_info {
+    char parent[MCDS_QUEUE_NAME_MAX + 1];  /* "" for a root */
+    int64_t quantize;
+    uint64_t children;
+    int64_t changed;                     /* Unix time of the last increment, 0 never */
+} mcds_ctree_info_t;
+
+/* Defines a counter on every server: MCDS_OK, MCDS_EXISTS (everywhere
+ * already), MCDS_SERVER_ERROR for types that do not nest (detail says). */
+mcds_status_t mcds_ctree_define(mcds_t *h, uint32_t counter,
+                                const mcds_ctree_type_t *types, size_t ntypes,
+                                int aggregate, int64_t quantize);
+/* Deletes a counter no object uses, on every server: MCDS_OK,
+ * MCDS_NOT_FOUND, MCDS_SERVER_ERROR when in use. */
+mcds_status_t mcds_ctree_undefine(mcds_t *h, uint32_t counter);
+/* Creates object under parent (NULL: a root), with its own step
+ * (0: the counters') and limits. MCDS_OK, MCDS_EXISTS, MCDS_NOT_FOUND (no
+ * such parent), MCDS_WRONG_TYPE, MCDS_SERVER_ERROR (unknown counter or
+ * type in a limit). */
+mcds_status_t mcds_ctree_create(mcds_t *h, const char *group,
+                                const char *object, const char *parent,
+                                int64_t quantize,
+                                const mcds_ctree_limit_t *limits, size_t n);
+/* raise 0: the object's limits become exactly these (and its step, unless
+ * quantize < 0); raise 1: each limit grows by its amount. */
+mcds_status_t mcds_ctree_limits(mcds_t *h, const char *group,
+                                const char *object, int raise,
+                                const mcds_ctree_limit_t *limits, size_t n,
+                                int64_t quantize);
+/* An object's settings and (limits may be NULL) its limits. */
+mcds_status_t mcds_ctree_info(mcds_t *h, const char *group,
+                              const char *object, mcds_ctree_info_t *info,
+                              mcds_ctree_limit_t **limits, size_t *nlimits);
+/* Adds delta to the period of type code holding time, rolled up into the
+ * coarser types and the ancestors, all or nothing. MCDS_LIMIT: refused
+ * (*refused, may be NULL, says where). With values non-NULL, the new value
+ * of that period in the object and each ancestor (free with
+ * mcds_ctree_values_free). */
+mcds_status_t mcds_ctree_incr(mcds_t *h, const char *group, const char *object,
+                              uint32_t counter, uint32_t code,
+                              const char *time, int64_t delta,
+                              mcds_ctree_refusal_t *refused,
+                              mcds_ctree_value_t **values, size_t *count);
+/* One value: *value and *fraction (0 0 for a period never changed). */
+mcds_status_t mcds_ctree_get(mcds_t *h, const char *group, const char *object,
+                             uint32_t counter, uint32_t code,
+                             const char *period, int64_t *value,
+                             int64_t *fraction);
+/* An object's values; filter holds ctvalues options as text ("counters=1-5
+ * type=104 periods=20210101-20210131 count=100", NULL or "" for none) and
+ * cursor (may be NULL; MCDS_CTREE_CURSOR_MAX bytes) receives the "after="
+ * value to continue from, "" when the listing is complete. */
+mcds_status_t mcds_ctree_values(mcds_t *h, const char *group,
+                                const char *object, const char *filter,
+                                mcds_ctree_value_t **values, size_t *count,
+                                char *cursor);
+/* Active periods of the server of group (same filter and cursor). */
+mcds_status_t mcds_ctree_periods(mcds_t *h, const char *group,
+                                 const char *filter,
+                                 mcds_ctree_value_t **values, size_t *count,
+                                 char *cursor);
+void mcds_ctree_values_free(mcds_ctree_value_t *values);
+/* Up to max (1..10000) children of object after the child after (NULL:
+ * from the first); *more tells whether others follow. Free with
+ * mcds_items_free. */
+mcds_status_t mcds_ctree_children(mcds_t *h, const char *group,
+                                  const char *object, const char *after,
+                                  unsigned max, mcds_item_t **children,
+                                  size_t *count, int *more);
+/* Objects of the server of group changed at or after since (Unix time),
+ * newest first, up to max after the object after (NULL: the newest). */
+mcds_status_t mcds_ctree_active(mcds_t *h, const char *group, int64_t since,
+                                const char *after, unsigned max,
+                                mcds_item_t **objects, size_t *count,
+                                int *more);
+/* Removes object and its whole subtree, taking what they counted out of
+ * the ancestors (a delete of its key): MCDS_OK or MCDS_NOT_FOUND. */
+mcds_status_t mcds_ctree_delete(mcds_t *h, const char *group,
+                                const char *object);
 
 #ifdef __cplusplus
 }

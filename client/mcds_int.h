@@ -198,6 +198,19 @@ mcds_status_t mcds__lock_new_at(mcds_t *h, const mcds__key_t *key,
 /* Closes and frees the handle's extended-verb connections. */
 void mcds__xconns_free(mcds_t *h);
 
+/* One request line (with its "\r\n") of another structure's verbs, sent
+ * to the server of route (a key; "{tag}" routes by tag), or, with route
+ * NULL, to every server of the handle in turn. Each reply line (without
+ * "\r\n") goes to fn, which returns MCDS__XMORE to read the next line,
+ * MCDS__XDONE when the reply is complete, or MCDS__XERROR for a line that
+ * is no success of the verb (mapped like the queue verbs' errors, with
+ * NOT_FOUND as MCDS_NOT_FOUND). The status of the last server is returned;
+ * with route NULL the first failure stops the loop. */
+enum { MCDS__XMORE = 1, MCDS__XDONE = 0, MCDS__XERROR = -1 };
+typedef int (*mcds__xline_fn)(void *arg, const char *line, size_t len);
+mcds_status_t mcds__xrequest(mcds_t *h, const char *route, const char *line,
+                             size_t len, mcds__xline_fn fn, void *arg);
+
 /* ---- detail.c ---- */
 
 /* Sets h->detail after a request to the server of group: "" when rc is a

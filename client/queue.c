@@ -1028,3 +1028,56 @@ mcds_status_t mcds_queue_delete(mcds_t *h, const char *queue)
     len = (size_t)snprintf(line, sizeof line, "delete %s\r\n", queue);
     return end(&x, simple(&x, line, len, "DELETED", NULL, 1));
 }
+
+/* ---- requests of other structures' verbs (mcds_int.h) ---- */
+
+/* Sends line on x's connection and hands the reply lines to fn. */
+static mcds_status_t xrequest_on(xcall_t *x, const char *line, size_t len,
+                                 mcds__xline_fn fn, void *arg)
+{
+    mcds_status_t st = send_line(x, line, len);
+    size_t off, n;
+
+    while (st == MCDS_OK) {
+        int r;
+        st = read_line(x, &off, &n);
+        if (st != MCDS_OK)
+            break;
+        r = fn(arg, x->c->buf + off, n);
+        if (r == MCDS__XDONE)
+            break;
+        if (r == MCDS__XERROR)
+            st = reply_error(x, off, n, 1, 0);
+    }
+    return st;
+}
+
+mcds_status_t mcds__xrequest(mcds_t *h, const char *route, const char *line,
+                             size_t len, mcds__xline_fn fn, void *arg)
+{
+    xcall_t x;
+    mcds_status_t st;
+    uint32_t i, n;
+
+    if (route != NULL) {
+        st = begin(&x, h, route);
+        if (st == MCDS_OK)
+            st = xrequest_on(&x, line, len, fn, arg);
+        return end(&x, st);
+    }
+    if (h == NULL)
+        return MCDS_INVALID;
+    n = memcached_server_count(h->mc);
+    st = n > 0 ? MCDS_OK : MCDS_INVALID;
+    for (i = 0; i < n && st == MCDS_OK; i++) {
+        memset(&x, 0, sizeof x);
+        x.h = h;
+        h->detail[0] = '\0';
+        x.io_ms = behavior_ms(h->mc, MEMCACHED_BEHAVIOR_POLL_TIMEOUT);
+        st = conn_for(&x, memcached_server_instance_by_position(h->mc, i));
+        if (st == MCDS_OK)
+            st = xrequest_on(&x, line, len, fn, arg);
+        st = end(&x, st);
+    }
+    return st;
+}

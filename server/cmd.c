@@ -20,6 +20,7 @@
 #include "store.h"
 #include "verb_admin.h"
 #include "verb_classic.h"
+#include "verb_counter.h"
 #include "verb_queue.h"
 
 #define CMD_HASH_SIZE 256           /* a power of two, well above the verbs */
@@ -69,6 +70,21 @@ static const struct cmd_def cmd_defs[] = {
     { "qpending", qverb_pending, 2, 4, 0, 0 },
     { "qstats", qverb_stats, 2, 2, 0, 0 },
     { "qpurge", qverb_purge, 2, 3, CMD_NOREPLY, 0 },
+    /* tree counters (verb_counter.c) */
+    { "ctdef", ctverb_def, 3, 5, 0, 0 },
+    { "ctcounter", ctverb_counter, 2, 2, 0, 0 },
+    { "ctcounters", ctverb_counters, 1, 1, 0, 0 },
+    { "ctundef", ctverb_undef, 2, 3, CMD_NOREPLY, 0 },
+    { "ctobj", ctverb_obj, 2, 5, 0, 0 },
+    { "ctlimits", ctverb_limits, 2, 4, 0, CTVERB_REDEFINE },
+    { "ctraise", ctverb_limits, 3, 3, 0, CTVERB_RAISE },
+    { "ctinfo", ctverb_info, 2, 2, 0, 0 },
+    { "ctchildren", ctverb_children, 2, 4, 0, 0 },
+    { "ctincr", ctverb_incr, 6, 8, CMD_NOREPLY, 0 },
+    { "ctget", ctverb_get, 5, 5, 0, 0 },
+    { "ctvalues", ctverb_values, 2, 8, 0, 0 },
+    { "ctactive", ctverb_active, 1, 4, 0, 0 },
+    { "ctperiods", ctverb_periods, 1, 7, 0, 0 },
     { NULL, NULL, 0, 0, 0, 0 },
 };
 

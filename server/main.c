@@ -30,6 +30,8 @@
 #include "stats.h"
 #include "store.h"
 #include "store_queue.h"
+#include "types/ctree.h"
+#include "types/ctree_persist.h"
 #include "types/queue_persist.h"
 #include "worker.h"
 
@@ -139,6 +141,7 @@ static int main_fd_limit(void) {
 static void main_on_tick(evutil_socket_t fd, short what, void *arg) {
     clock_tick();
     store_tick();
+    ctree_tick();
 }
 
 static int main_setup(void) {
@@ -160,6 +163,7 @@ static int main_setup(void) {
         return -1;
     }
     store_queue_init(main_base);
+    ctree_init();
     return 0;
 }
 
@@ -170,10 +174,12 @@ static int main_restore(void) {
 
     queue_persist_init();
     item_persist_init();
+    ctree_persist_init();
     store_set_unlimited(true);
     rc = persist_start();
     store_set_unlimited(false);
     queue_persist_replay_done();
+    ctree_persist_replay_done();
     if (rc == 0 && item_mem_used() > item_mem_limit())
         log_msg(0, "persistence: the restored data takes %zu MB, over -m (%zu MB): "
                 "cache values go first, structures are kept", item_mem_used() >> 20, item_mem_limit() >> 20);
@@ -184,7 +190,9 @@ static void main_teardown(void) {
     workers_stop();
     persist_stop();
     store_queue_shutdown();
+    ctree_shutdown();
     store_destroy();
+    ctree_destroy();
     stats_free();
     auth_free();
     event_base_free(main_base);

@@ -141,6 +141,10 @@ static bool get_one(conn *c, const struct text_get *g, const char *key, size_t n
             item_release(it);
         return go_on;
     }
+    if (it != NULL && it->type != ITEM_STRING) {
+        item_release(it);       /* another structure (tree-counter object): a miss */
+        it = NULL;
+    }
     if (it == NULL) {
         stats_incr(g->touch ? STATS_TOUCH_MISSES : STATS_GET_MISSES);
         return true;

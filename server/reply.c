@@ -62,4 +62,12 @@ const struct reply_line reply_lines[REPLY_COUNT] = {
     [REPLY_AUTH_BAD_END] = REPLY("CLIENT_ERROR bad command line termination\r\n"),
     [REPLY_NOT_ADMIN] = REPLY("CLIENT_ERROR admin commands are for --admin-users only\r\n"),
     [REPLY_DLQ_NEEDED] = REPLY("CLIENT_ERROR queue name too long for the default dead-letter queue, give dlq=\r\n"),
+    [REPLY_CT_NO_COUNTER] = REPLY("CLIENT_ERROR no such counter\r\n"),
+    [REPLY_CT_NO_TYPE] = REPLY("CLIENT_ERROR counter does not store that period type\r\n"),
+    [REPLY_CT_NOT_MANUAL] = REPLY("CLIENT_ERROR period type is computed from finer ones\r\n"),
+    [REPLY_CT_BAD_TYPES] = REPLY("CLIENT_ERROR period types do not nest\r\n"),
+    [REPLY_CT_OVERFLOW] = REPLY("CLIENT_ERROR value would overflow\r\n"),
+    [REPLY_CT_IN_USE] = REPLY("CLIENT_ERROR counter in use\r\n"),
+    [REPLY_CT_BAD_LIMIT] = REPLY("CLIENT_ERROR limit exceeded\r\n"),
+    [REPLY_CT_BAD_TIME] = REPLY("CLIENT_ERROR bad time or period\r\n"),
 };

@@ -22,6 +22,8 @@
 #include "persist/persist.h"
 #include "stats.h"
 #include "store.h"
+#include "types/ctree.h"
+#include "types/ctree_persist.h"
 #include "types/queue.h"
 #include "types/queue_persist.h"
 
@@ -80,6 +82,8 @@ static void store_link_locked(item *it, uint32_t hv, uint64_t new_cas) {
 static void store_struct_closed(item *it) {
     if (it->type == ITEM_QUEUE)
         queue_close(store_struct_of(it));
+    else if (it->type == ITEM_CTREE)
+        ctree_obj_closed(store_struct_of(it));
 }
 
 /* Everything about leaving the keyspace but the hash chain; the stripe
@@ -217,6 +221,10 @@ static int store_make_room(size_t need) {
             return -1;
     }
     return item_mem_used() + need <= item_mem_limit() ? 0 : -1;
+}
+
+int store_reserve(size_t need) {
+    return store_make_room(need);
 }
 
 item *store_alloc(const char *key, size_t nkey, uint32_t flags, rel_time_t exptime,
@@ -397,6 +405,8 @@ static void store_set_exptime_locked(item *it, rel_time_t exptime) {
         ilog_touch(item_key(it), it->nkey, exptime);
     else if (it->type == ITEM_QUEUE)
         qlog_ttl(item_key(it), it->nkey, exptime);
+    else if (it->type == ITEM_CTREE)
+        ctlog_ttl(item_key(it), it->nkey, exptime);
 }
 
 /* any: return items of every type (touch, Kestrel reads); otherwise a

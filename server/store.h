@@ -47,6 +47,11 @@ item *store_alloc(const char *key, size_t nkey, uint32_t flags, rel_time_t expti
 item *store_alloc_sized(const char *key, size_t nkey, uint32_t flags, rel_time_t exptime,
                         size_t nbytes, enum store_status *status);
 
+/* Frees room under -m for need bytes a structure is about to take
+ * (evicting cache values if allowed); 0, or -1 if there is none. No
+ * structure lock may be held. */
+int store_reserve(size_t need);
+
 /* A store request with every option the protocols can ask for. */
 struct store_req {
     enum store_op op;

@@ -97,6 +97,15 @@ int persist_dump_item(struct snap_writer *w, item *it) {
     return ops->dump_item(w, it);
 }
 
+int persist_dump_all(struct snap_writer *w) {
+    int t;
+
+    for (t = 0; t < PERSIST_NTYPES; t++)
+        if (persist_types[t] != NULL && persist_types[t]->dump_all != NULL && persist_types[t]->dump_all(w) < 0)
+            return -1;
+    return 0;
+}
+
 /* ---- state ---- */
 
 bool persist_on(void) {

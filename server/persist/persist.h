@@ -47,6 +47,10 @@ struct persist_type_ops {
     /* Writes the structure held by it (an item of this type, referenced
      * by the caller) into the snapshot: 0, or -1 on a write error. */
     int (*dump_item)(struct snap_writer *w, item *it);
+    /* Optional: writes what the type holds outside the keyspace (tree
+     * counters: their whole world, at one instant) before the keyspace
+     * is walked: 0, or -1 on a write error. */
+    int (*dump_all)(struct snap_writer *w);
 };
 
 void persist_register(enum persist_type t, enum item_type it, const struct persist_type_ops *ops);

@@ -18,6 +18,8 @@ struct snap_writer;
 int persist_load_entry(const struct rec *r);
 int persist_apply_record(const struct rec *r, uint64_t lsn);
 int persist_dump_item(struct snap_writer *w, item *it);
+/* Every registered type's dump_all, before the keyspace walk. */
+int persist_dump_all(struct snap_writer *w);
 
 /* What recovery found, for `stats` and the start-up log line. */
 struct persist_recovered {

@@ -187,7 +187,7 @@ int snapshot_write(const char *dir, uint64_t lsn, uint64_t cas_mark, uint64_t id
         return -1;
     }
     setvbuf(w.f, buf, _IOFBF, SNAP_BUF);
-    if (snap_header(&w, lsn, cas_mark, id_mark) < 0 || snap_walk(&w) < 0 ||
+    if (snap_header(&w, lsn, cas_mark, id_mark) < 0 || persist_dump_all(&w) < 0 || snap_walk(&w) < 0 ||
         snap_finish(&w, tmp, path, dir) < 0) {
         log_msg(0, "persistence: snapshot %s failed: %s", path, strerror(errno));
         if (w.f != NULL)

@@ -1,0 +1,1218 @@
+/*
+ * types/ctree: tree counters: the counter table, objects and their tree
+ * links, value rows, limits, the atomic increment with its roll-ups in
+ * time and up the hierarchy, reads, active objects and periods, and
+ * retention of old periods (lazily on touch and by a bounded sweep each
+ * second). See ctree.h for the model and the locking.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../clock.h"
+#include "../log.h"
+#include "../store.h"
+#include "ctree.h"
+#include "ctree_int.h"
+#include "ctree_period.h"
+#include "ctree_persist.h"
+
+#define CTREE_SWEEP_BATCH 256       /* objects visited by retention per tick */
+#define CTREE_GRAVE_BATCH 1024      /* keys of removed subtrees unlinked per tick */
+
+pthread_mutex_t ctree_lock = PTHREAD_MUTEX_INITIALIZER;
+struct ctree_counter **ctree_counters;          /* sorted by id */
+size_t ctree_ncounters;
+static size_t ctree_capcounters;
+struct ctree_obj *ctree_act_head;
+static struct ctree_obj *ctree_act_tail, *ctree_sweep_at;
+static struct ctree_obj *ctree_graves;
+static uint64_t ctree_nobjs, ctree_nvalues;
+static bool ctree_stopping;
+
+static void ctree_charge(long bytes) {
+    item_mem_charge(bytes);
+}
+
+int64_t ctree_now(void) {
+    return (int64_t)clock_started() + (int64_t)clock_now();
+}
+
+/* ---- rows ---- */
+
+/* The first cell at or after idx. */
+static uint32_t ctree_row_find(const struct ctree_row *r, int64_t idx) {
+    uint32_t lo = 0, hi = r->n;
+
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (r->v[mid].idx < idx)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+int64_t ctree_row_value(const struct ctree_row *r, int64_t idx) {
+    uint32_t i = ctree_row_find(r, idx);
+
+    return i < r->n && r->v[i].idx == idx ? r->v[i].total : 0;
+}
+
+static size_t ctree_row_grow_need(const struct ctree_row *r) {
+    return r->n < r->cap ? 0 : (r->cap < 4 ? 4 : r->cap) * sizeof(struct ctree_cell);
+}
+
+/* Room for one more cell; -1 (nothing changed) without memory. */
+static int ctree_row_reserve(struct ctree_row *r) {
+    uint32_t cap = r->cap < 4 ? 4 : r->cap * 2;
+    struct ctree_cell *v;
+
+    if (r->n < r->cap)
+        return 0;
+    v = realloc(r->v, cap * sizeof(*v));
+    if (v == NULL)
+        return -1;
+    ctree_charge((long)((cap - r->cap) * sizeof(*v)));
+    r->v = v;
+    r->cap = cap;
+    return 0;
+}
+
+/* Room for a cell at idx, if it is not there yet. */
+int ctree_row_reserve_at(struct ctree_row *r, int64_t idx) {
+    return ctree_row_value(r, idx) != 0 ? 0 : ctree_row_reserve(r);
+}
+
+static void ctree_row_free(struct ctree_row *r) {
+    ctree_charge(-(long)(r->cap * sizeof(*r->v)));
+    free(r->v);
+    r->v = NULL;
+    r->n = r->cap = 0;
+}
+
+/* Adds delta at idx (room reserved if the cell is new). Returns -1 if the
+ * cell went from zero to non-zero, 1 from non-zero to zero, else 0. */
+int ctree_row_add(struct ctree_row *r, int64_t idx, int64_t delta) {
+    uint32_t i = ctree_row_find(r, idx);
+
+    if (delta == 0)
+        return 0;
+    if (i < r->n && r->v[i].idx == idx) {
+        r->v[i].total += delta;
+        if (r->v[i].total != 0)
+            return 0;
+        memmove(&r->v[i], &r->v[i + 1], (r->n - i - 1) * sizeof(r->v[0]));
+        r->n--;
+        return 1;
+    }
+    memmove(&r->v[i + 1], &r->v[i], (r->n - i) * sizeof(r->v[0]));
+    r->v[i].idx = idx;
+    r->v[i].total = delta;
+    r->n++;
+    return -1;
+}
+
+/* ---- counters ---- */
+
+static size_t ctree_counter_pos(uint32_t id) {
+    size_t lo = 0, hi = ctree_ncounters;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ctree_counters[mid]->def.id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+struct ctree_counter *ctree_counter_find(uint32_t id) {
+    size_t i = ctree_counter_pos(id);
+
+    return i < ctree_ncounters && ctree_counters[i]->def.id == id ? ctree_counters[i] : NULL;
+}
+
+int ctree_type_index(const struct ctree_counter *c, uint32_t code) {
+    int i;
+
+    for (i = 0; i < c->def.ntypes; i++)
+        if (c->def.types[i].code == code)
+            return i;
+    return -1;
+}
+
+static int ctree_ptype_cmp(const void *a, const void *b) {
+    uint64_t x = ctp_length(((const struct ctree_ptype *)a)->code);
+    uint64_t y = ctp_length(((const struct ctree_ptype *)b)->code);
+
+    return x < y ? -1 : x > y;
+}
+
+static bool ctree_types_ok(struct ctree_def *d) {
+    int i;
+
+    if (d->ntypes < 1 || d->ntypes > CTREE_TYPES_MAX || d->quantize < 1)
+        return false;
+    qsort(d->types, (size_t)d->ntypes, sizeof(d->types[0]), ctree_ptype_cmp);
+    for (i = 0; i < d->ntypes; i++) {
+        if (!ctp_valid(d->types[i].code))
+            return false;
+        if (i > 0 && !ctp_nests(d->types[i - 1].code, d->types[i].code))
+            return false;
+    }
+    d->types[0].manual = true;
+    return true;
+}
+
+enum ctree_result ctree_counter_create(struct ctree_def *d) {
+    struct ctree_counter *c, **v;
+    enum ctree_result r = CTREE_OK;
+    size_t i;
+
+    if (!ctree_types_ok(d))
+        return CTREE_BAD_TYPES;
+    pthread_mutex_lock(&ctree_lock);
+    i = ctree_counter_pos(d->id);
+    if (i < ctree_ncounters && ctree_counters[i]->def.id == d->id) {
+        r = CTREE_EXISTS;
+    } else if (ctree_ncounters == ctree_capcounters &&
+               (v = realloc(ctree_counters, (ctree_capcounters * 2 + 8) * sizeof(*v))) == NULL) {
+        r = CTREE_NOMEM;
+    } else {
+        if (ctree_ncounters == ctree_capcounters) {
+            ctree_counters = v;
+            ctree_capcounters = ctree_capcounters * 2 + 8;
+        }
+        c = calloc(1, sizeof(*c));
+        if (c == NULL) {
+            r = CTREE_NOMEM;
+        } else {
+            c->def = *d;
+            ctree_charge((long)sizeof(*c));
+            memmove(&ctree_counters[i + 1], &ctree_counters[i], (ctree_ncounters - i) * sizeof(c));
+            ctree_counters[i] = c;
+            ctree_ncounters++;
+            ctlog_def(&c->def);
+        }
+    }
+    pthread_mutex_unlock(&ctree_lock);
+    return r;
+}
+
+bool ctree_counter_get(uint32_t id, struct ctree_def *d, uint64_t *objects) {
+    struct ctree_counter *c;
+
+    pthread_mutex_lock(&ctree_lock);
+    c = ctree_counter_find(id);
+    if (c != NULL) {
+        *d = c->def;
+        *objects = c->nobjs;
+    }
+    pthread_mutex_unlock(&ctree_lock);
+    return c != NULL;
+}
+
+bool ctree_counter_next(bool *started, uint32_t *id, struct ctree_def *d, uint64_t *objects) {
+    size_t i;
+    bool found;
+
+    pthread_mutex_lock(&ctree_lock);
+    i = *started ? ctree_counter_pos(*id) : 0;
+    if (*started && i < ctree_ncounters && ctree_counters[i]->def.id == *id)
+        i++;
+    found = i < ctree_ncounters;
+    if (found) {
+        *d = ctree_counters[i]->def;
+        *objects = ctree_counters[i]->nobjs;
+        *id = d->id;
+        *started = true;
+    }
+    pthread_mutex_unlock(&ctree_lock);
+    return found;
+}
+
+static void ctree_counter_free(struct ctree_counter *c) {
+    int j;
+
+    for (j = 0; j < c->def.ntypes; j++)
+        ctree_row_free(&c->active[j]);
+    ctree_charge(-(long)sizeof(*c));
+    free(c);
+}
+
+enum ctree_result ctree_counter_delete(uint32_t id) {
+    enum ctree_result r = CTREE_OK;
+    size_t i;
+
+    pthread_mutex_lock(&ctree_lock);
+    i = ctree_counter_pos(id);
+    if (i >= ctree_ncounters || ctree_counters[i]->def.id != id) {
+        r = CTREE_NO_COUNTER;
+    } else if (ctree_counters[i]->nobjs > 0) {
+        r = CTREE_IN_USE;
+    } else {
+        ctree_counter_free(ctree_counters[i]);
+        memmove(&ctree_counters[i], &ctree_counters[i + 1], (ctree_ncounters - i - 1) * sizeof(ctree_counters[0]));
+        ctree_ncounters--;
+        ctlog_undef(id);
+    }
+    pthread_mutex_unlock(&ctree_lock);
+    return r;
+}
+
+static enum ctree_result ctree_limit_check_locked(const struct ctree_limit *l) {
+    struct ctree_counter *c = ctree_counter_find(l->counter);
+
+    if (c == NULL)
+        return CTREE_NO_COUNTER;
+    return ctree_type_index(c, l->code) < 0 ? CTREE_NO_TYPE : CTREE_OK;
+}
+
+enum ctree_result ctree_limit_check(const struct ctree_limit *l) {
+    enum ctree_result r;
+
+    pthread_mutex_lock(&ctree_lock);
+    r = ctree_limit_check_locked(l);
+    pthread_mutex_unlock(&ctree_lock);
+    return r;
+}
+
+/* ---- an object's cvals ---- */
+
+static uint32_t ctree_cv_pos(const struct ctree_obj *o, uint32_t id) {
+    uint32_t lo = 0, hi = o->ncv;
+
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (o->cv[mid]->c->def.id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static struct ctree_cval *ctree_cv_find(const struct ctree_obj *o, const struct ctree_counter *c) {
+    uint32_t i = ctree_cv_pos(o, c->def.id);
+
+    return i < o->ncv && o->cv[i]->c == c ? o->cv[i] : NULL;
+}
+
+static size_t ctree_cv_size(const struct ctree_counter *c) {
+    return sizeof(struct ctree_cval) + (size_t)c->def.ntypes * sizeof(struct ctree_row);
+}
+
+/* Bytes a new cval of c in o would take. */
+static size_t ctree_cv_need(const struct ctree_obj *o, const struct ctree_counter *c) {
+    return ctree_cv_size(c) + (o->ncv == o->capcv ? (o->capcv + 2) * sizeof(o->cv[0]) : 0);
+}
+
+/* o's cval of c, made if missing; NULL without memory. */
+struct ctree_cval *ctree_cv_get(struct ctree_obj *o, struct ctree_counter *c) {
+    uint32_t i = ctree_cv_pos(o, c->def.id);
+    struct ctree_cval *cv;
+    int j;
+
+    if (i < o->ncv && o->cv[i]->c == c)
+        return o->cv[i];
+    if (o->ncv == o->capcv) {
+        struct ctree_cval **v = realloc(o->cv, (o->capcv * 2 + 2) * sizeof(*v));
+        if (v == NULL)
+            return NULL;
+        ctree_charge((long)((o->capcv + 2) * sizeof(*v)));
+        o->cv = v;
+        o->capcv = o->capcv * 2 + 2;
+    }
+    cv = calloc(1, ctree_cv_size(c));
+    if (cv == NULL)
+        return NULL;
+    ctree_charge((long)ctree_cv_size(c));
+    cv->c = c;
+    for (j = 0; j < c->def.ntypes; j++)
+        cv->rows[j].limit = CTREE_NO_LIMIT;
+    memmove(&o->cv[i + 1], &o->cv[i], (o->ncv - i) * sizeof(o->cv[0]));
+    o->cv[i] = cv;
+    o->ncv++;
+    c->nobjs++;
+    return cv;
+}
+
+/* One more (+1) or one fewer (-1) object with a non-zero value at idx. */
+static void ctree_active_count(struct ctree_counter *c, int j, int64_t idx, int dir) {
+    if (dir != 0)
+        ctree_row_add(&c->active[j], idx, dir);
+}
+
+/* Applies the result of ctree_row_add to the counts. */
+void ctree_value_moved(struct ctree_counter *c, int j, int64_t idx, int change) {
+    if (change < 0) {
+        ctree_nvalues++;
+        ctree_active_count(c, j, idx, 1);
+    } else if (change > 0) {
+        ctree_nvalues--;
+        ctree_active_count(c, j, idx, -1);
+    }
+}
+
+static void ctree_cv_free(struct ctree_cval *cv) {
+    struct ctree_counter *c = cv->c;
+    int j;
+    uint32_t k;
+
+    for (j = 0; j < c->def.ntypes; j++) {
+        for (k = 0; k < cv->rows[j].n; k++)
+            ctree_value_moved(c, j, cv->rows[j].v[k].idx, 1);
+        ctree_row_free(&cv->rows[j]);
+    }
+    c->nobjs--;
+    ctree_charge(-(long)ctree_cv_size(c));
+    free(cv);
+}
+
+static void ctree_cvs_free(struct ctree_obj *o) {
+    uint32_t i;
+
+    for (i = 0; i < o->ncv; i++)
+        ctree_cv_free(o->cv[i]);
+    ctree_charge(-(long)(o->capcv * sizeof(o->cv[0])));
+    free(o->cv);
+    o->cv = NULL;
+    o->ncv = o->capcv = 0;
+}
+
+/* ---- retention ---- */
+
+/* Whether period idx of type j of c is still kept at time now. */
+static bool ctree_kept(const struct ctree_counter *c, int j, int64_t idx, int64_t now) {
+    uint32_t keep = c->def.types[j].keep;
+
+    return keep == 0 || idx > ctp_index(c->def.types[j].code, now) - (int64_t)keep;
+}
+
+/* Drops the periods of row j that are too old. */
+static void ctree_row_expire(struct ctree_counter *c, int j, struct ctree_row *r, int64_t now) {
+    uint32_t k = 0;
+
+    while (k < r->n && !ctree_kept(c, j, r->v[k].idx, now)) {
+        ctree_value_moved(c, j, r->v[k].idx, 1);
+        k++;
+    }
+    if (k > 0) {
+        memmove(&r->v[0], &r->v[k], (r->n - k) * sizeof(r->v[0]));
+        r->n -= k;
+    }
+}
+
+static void ctree_obj_expire(struct ctree_obj *o, int64_t now) {
+    uint32_t i;
+    int j;
+
+    for (i = 0; i < o->ncv; i++)
+        for (j = 0; j < o->cv[i]->c->def.ntypes; j++)
+            if (o->cv[i]->c->def.types[j].keep > 0)
+                ctree_row_expire(o->cv[i]->c, j, &o->cv[i]->rows[j], now);
+}
+
+/* ---- the active list (every live object, most recently changed first) ---- */
+
+static void ctree_act_unlink(struct ctree_obj *o) {
+    if (ctree_sweep_at == o)
+        ctree_sweep_at = o->act_next;
+    if (o->act_prev != NULL)
+        o->act_prev->act_next = o->act_next;
+    else
+        ctree_act_head = o->act_next;
+    if (o->act_next != NULL)
+        o->act_next->act_prev = o->act_prev;
+    else
+        ctree_act_tail = o->act_prev;
+    o->act_prev = o->act_next = NULL;
+}
+
+static void ctree_act_push_front(struct ctree_obj *o) {
+    o->act_prev = NULL;
+    o->act_next = ctree_act_head;
+    if (ctree_act_head != NULL)
+        ctree_act_head->act_prev = o;
+    else
+        ctree_act_tail = o;
+    ctree_act_head = o;
+}
+
+static void ctree_act_push_back(struct ctree_obj *o) {
+    o->act_next = NULL;
+    o->act_prev = ctree_act_tail;
+    if (ctree_act_tail != NULL)
+        ctree_act_tail->act_next = o;
+    else
+        ctree_act_head = o;
+    ctree_act_tail = o;
+}
+
+static void ctree_touched(struct ctree_obj *o, int64_t now) {
+    o->changed = now;
+    if (ctree_act_head != o) {
+        ctree_act_unlink(o);
+        ctree_act_push_front(o);
+    }
+}
+
+/* ---- objects ---- */
+
+static void ctree_child_link(struct ctree_obj *p, struct ctree_obj *o) {
+    o->parent = p;
+    o->prev_sib = NULL;
+    o->next_sib = p->first_child;
+    if (p->first_child != NULL)
+        p->first_child->prev_sib = o;
+    p->first_child = o;
+    p->nchildren++;
+    o->attached = true;
+}
+
+static void ctree_child_unlink(struct ctree_obj *o) {
+    struct ctree_obj *p = o->parent;
+
+    if (!o->attached)
+        return;
+    if (o->prev_sib != NULL)
+        o->prev_sib->next_sib = o->next_sib;
+    else
+        p->first_child = o->next_sib;
+    if (o->next_sib != NULL)
+        o->next_sib->prev_sib = o->prev_sib;
+    p->nchildren--;
+    o->attached = false;
+}
+
+/* Sets or raises limits; every limit was validated. Without memory for
+ * a cval, CTREE_NOMEM with the limits before it applied. */
+static enum ctree_result ctree_limits_apply(struct ctree_obj *o, const struct ctree_limit *l, size_t n,
+                                            bool raise) {
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        struct ctree_counter *c = ctree_counter_find(l[i].counter);
+        struct ctree_cval *cv = ctree_cv_get(o, c);
+        struct ctree_row *r;
+        if (cv == NULL)
+            return CTREE_NOMEM;
+        r = &cv->rows[ctree_type_index(c, l[i].code)];
+        if (!raise || r->limit == CTREE_NO_LIMIT || l[i].max == CTREE_NO_LIMIT)
+            r->limit = l[i].max;
+        else if (__builtin_add_overflow(r->limit, l[i].max, &r->limit) || r->limit == CTREE_NO_LIMIT)
+            r->limit = CTREE_NO_LIMIT - 1;
+    }
+    return CTREE_OK;
+}
+
+static enum ctree_result ctree_limits_valid(const struct ctree_limit *l, size_t n) {
+    enum ctree_result r = CTREE_OK;
+    size_t i;
+
+    for (i = 0; i < n && r == CTREE_OK; i++)
+        r = ctree_limit_check_locked(&l[i]);
+    return r;
+}
+
+void *ctree_obj_make(const char *key, size_t nkey, item *self, void *arg) {
+    struct ctree_new *nw = arg;
+    struct ctree_obj *o = calloc(1, sizeof(*o));
+
+    if (o == NULL) {
+        nw->r = CTREE_NOMEM;
+        return NULL;
+    }
+    o->self = self;
+    o->quantize = nw->quantize;
+    pthread_mutex_lock(&ctree_lock);
+    nw->r = nw->parent != NULL && nw->parent->closed ? CTREE_PARENT_GONE
+            : ctree_limits_valid(nw->limits, nw->nlimits);
+    if (nw->r == CTREE_OK)
+        nw->r = ctree_limits_apply(o, nw->limits, nw->nlimits, false);
+    if (nw->r != CTREE_OK) {
+        ctree_cvs_free(o);
+        pthread_mutex_unlock(&ctree_lock);
+        free(o);
+        return NULL;
+    }
+    ctree_charge((long)sizeof(*o));
+    if (nw->parent != NULL) {
+        item_incref(nw->parent->self);
+        ctree_child_link(nw->parent, o);
+    }
+    ctree_act_push_back(o);
+    ctree_nobjs++;
+    ctlog_obj(key, nkey, nw->parent != NULL ? item_key(nw->parent->self) : NULL,
+              nw->parent != NULL ? nw->parent->self->nkey : 0, o->quantize, nw->limits, nw->nlimits);
+    pthread_mutex_unlock(&ctree_lock);
+    return o;
+}
+
+bool ctree_obj_live(struct ctree_obj *o) {
+    bool live;
+
+    pthread_mutex_lock(&ctree_lock);
+    live = !o->closed;
+    pthread_mutex_unlock(&ctree_lock);
+    return live;
+}
+
+/* Takes o's values out of every ancestor (aggregating counters). */
+static void ctree_subtract_from_ancestors(struct ctree_obj *o, int64_t now) {
+    uint32_t i, k;
+    int j;
+
+    for (i = 0; i < o->ncv; i++) {
+        struct ctree_counter *c = o->cv[i]->c;
+        struct ctree_obj *a;
+        if (!c->def.aggregate)
+            continue;
+        for (a = o->parent; a != NULL; a = a->parent) {
+            struct ctree_cval *acv = ctree_cv_find(a, c);
+            if (acv == NULL)
+                continue;
+            for (j = 0; j < c->def.ntypes; j++) {
+                struct ctree_row *r = &o->cv[i]->rows[j];
+                for (k = 0; k < r->n; k++) {
+                    if (!ctree_kept(c, j, r->v[k].idx, now) ||
+                        ctree_row_reserve_at(&acv->rows[j], r->v[k].idx) < 0 ||
+                        ctree_row_reserve_at(&c->active[j], r->v[k].idx) < 0)
+                        continue;
+                    ctree_value_moved(c, j, r->v[k].idx, ctree_row_add(&acv->rows[j], r->v[k].idx, -r->v[k].total));
+                }
+            }
+        }
+    }
+}
+
+/* o stops serving: values freed, off the active list. */
+static void ctree_close_one(struct ctree_obj *o) {
+    ctree_cvs_free(o);
+    ctree_act_unlink(o);
+    o->closed = true;
+    ctree_nobjs--;
+}
+
+void ctree_obj_closed(struct ctree_obj *o) {
+    struct ctree_obj *n = o;
+
+    pthread_mutex_lock(&ctree_lock);
+    if (o->closed || ctree_stopping) {
+        pthread_mutex_unlock(&ctree_lock);
+        return;
+    }
+    ctlog_drop(item_key(o->self), o->self->nkey);
+    ctree_subtract_from_ancestors(o, ctree_now());
+    ctree_child_unlink(o);
+    for (;;) {
+        ctree_close_one(n);
+        if (n != o) {
+            item_incref(n->self);
+            n->grave_next = ctree_graves;
+            ctree_graves = n;
+        }
+        if (n->first_child != NULL) {
+            n = n->first_child;
+            continue;
+        }
+        while (n != o && n->next_sib == NULL)
+            n = n->parent;
+        if (n == o)
+            break;
+        n = n->next_sib;
+    }
+    pthread_mutex_unlock(&ctree_lock);
+}
+
+static void ctree_obj_free(item *it) {
+    struct ctree_obj *o = store_struct_of(it), *p = o->parent;
+
+    pthread_mutex_lock(&ctree_lock);
+    if (!o->closed)
+        ctree_close_one(o);
+    ctree_child_unlink(o);
+    pthread_mutex_unlock(&ctree_lock);
+    ctree_charge(-(long)sizeof(*o));
+    free(o);
+    if (p != NULL)
+        item_release(p->self);
+}
+
+enum ctree_result ctree_obj_set(struct ctree_obj *o, const struct ctree_limit *l, size_t n,
+                                bool raise, int64_t quantize) {
+    enum ctree_result r;
+    uint32_t i;
+    int j;
+
+    pthread_mutex_lock(&ctree_lock);
+    r = o->closed ? CTREE_NOT_FOUND : ctree_limits_valid(l, n);
+    if (r == CTREE_OK && !raise) {
+        for (i = 0; i < o->ncv; i++)
+            for (j = 0; j < o->cv[i]->c->def.ntypes; j++)
+                o->cv[i]->rows[j].limit = CTREE_NO_LIMIT;
+    }
+    if (r == CTREE_OK)
+        r = ctree_limits_apply(o, l, n, raise);
+    if (r == CTREE_OK && quantize >= 0)
+        o->quantize = quantize;
+    if (r == CTREE_OK)
+        ctlog_limits(item_key(o->self), o->self->nkey, raise, quantize, l, n);
+    pthread_mutex_unlock(&ctree_lock);
+    return r;
+}
+
+enum ctree_result ctree_obj_info(struct ctree_obj *o, struct ctree_info *info,
+                                 void (*fn)(void *arg, const struct ctree_limit *l), void *arg) {
+    struct ctree_limit l;
+    uint32_t i;
+    int j;
+
+    pthread_mutex_lock(&ctree_lock);
+    if (o->closed) {
+        pthread_mutex_unlock(&ctree_lock);
+        return CTREE_NOT_FOUND;
+    }
+    info->nparent = o->parent != NULL ? o->parent->self->nkey : 0;
+    if (o->parent != NULL)
+        memcpy(info->parent, item_key(o->parent->self), info->nparent);
+    info->quantize = o->quantize;
+    info->children = o->nchildren;
+    info->changed = o->changed;
+    for (i = 0; fn != NULL && i < o->ncv; i++) {
+        for (j = 0; j < o->cv[i]->c->def.ntypes; j++) {
+            if (o->cv[i]->rows[j].limit == CTREE_NO_LIMIT)
+                continue;
+            l.counter = o->cv[i]->c->def.id;
+            l.code = o->cv[i]->c->def.types[j].code;
+            l.max = o->cv[i]->rows[j].limit;
+            fn(arg, &l);
+        }
+    }
+    pthread_mutex_unlock(&ctree_lock);
+    return CTREE_OK;
+}
+
+/* ---- the increment ---- */
+
+/* The stored periods an increment reaches: type j at index idx[j]. */
+struct ctree_targets {
+    int n;
+    int j[CTREE_TYPES_MAX];
+    int64_t idx[CTREE_TYPES_MAX];
+    int own;                    /* its own type's j */
+};
+
+static void ctree_targets(const struct ctree_counter *c, int ti, int64_t t, int64_t now,
+                          struct ctree_targets *tg) {
+    int j;
+
+    tg->n = 0;
+    tg->own = ti;
+    for (j = ti; j < c->def.ntypes; j++) {
+        int64_t idx = ctp_index(c->def.types[j].code, t);
+        if (j > ti && c->def.types[j].manual)
+            continue;
+        if (!ctree_kept(c, j, idx, now))
+            continue;
+        tg->j[tg->n] = j;
+        tg->idx[tg->n] = idx;
+        tg->n++;
+    }
+}
+
+static struct ctree_obj *ctree_up(const struct ctree_counter *c, struct ctree_obj *o) {
+    return c->def.aggregate ? o->parent : NULL;
+}
+
+/* Checks limits and overflow on the whole path; sums the memory the
+ * change needs into *need. */
+static enum ctree_result ctree_incr_check(struct ctree_obj *o, const struct ctree_counter *c,
+                                          const struct ctree_targets *tg, const struct ctree_incr *in,
+                                          struct ctree_at *refused, size_t *need) {
+    struct ctree_obj *p;
+    int k;
+
+    *need = 0;
+    for (p = o; p != NULL; p = ctree_up(c, p)) {
+        struct ctree_cval *cv = ctree_cv_find(p, c);
+        if (cv == NULL)
+            *need += ctree_cv_need(p, c) + (size_t)tg->n * 4 * sizeof(struct ctree_cell);
+        for (k = 0; k < tg->n; k++) {
+            struct ctree_row *r = cv != NULL ? &cv->rows[tg->j[k]] : NULL;
+            int64_t cur = r != NULL ? ctree_row_value(r, tg->idx[k]) : 0, next;
+            if (__builtin_add_overflow(cur, in->delta, &next))
+                return CTREE_OVERFLOW;
+            if (!in->replay && r != NULL && in->delta > 0 && next > r->limit) {
+                refused->key = item_key(p->self);
+                refused->nkey = p->self->nkey;
+                refused->code = c->def.types[tg->j[k]].code;
+                refused->idx = tg->idx[k];
+                return CTREE_LIMIT;
+            }
+            if (r != NULL && cur == 0)
+                *need += ctree_row_grow_need(r);
+        }
+    }
+    for (k = 0; k < tg->n; k++)
+        if (ctree_row_value(&c->active[tg->j[k]], tg->idx[k]) == 0)
+            *need += ctree_row_grow_need(&c->active[tg->j[k]]);
+    return CTREE_OK;
+}
+
+/* Makes every cval and cell room the change needs; nothing is counted
+ * yet, so a failure part-way leaves only spare room behind. */
+static enum ctree_result ctree_incr_reserve(struct ctree_obj *o, struct ctree_counter *c,
+                                            const struct ctree_targets *tg) {
+    struct ctree_obj *p;
+    int k;
+
+    for (p = o; p != NULL; p = ctree_up(c, p)) {
+        struct ctree_cval *cv = ctree_cv_get(p, c);
+        if (cv == NULL)
+            return CTREE_NOMEM;
+        for (k = 0; k < tg->n; k++)
+            if (ctree_row_reserve_at(&cv->rows[tg->j[k]], tg->idx[k]) < 0)
+                return CTREE_NOMEM;
+    }
+    for (k = 0; k < tg->n; k++)
+        if (ctree_row_reserve_at(&c->active[tg->j[k]], tg->idx[k]) < 0)
+            return CTREE_NOMEM;
+    return CTREE_OK;
+}
+
+static int64_t ctree_step(const struct ctree_obj *o, const struct ctree_counter *c) {
+    return o->quantize > 0 ? o->quantize : c->def.quantize;
+}
+
+static void ctree_report(const struct ctree_obj *o, const struct ctree_counter *c, uint32_t code, int64_t idx,
+                         int64_t total, ctree_value_fn fn, void *arg) {
+    struct ctree_at at;
+    int64_t q = ctree_step(o, c);
+
+    at.key = item_key(o->self);
+    at.nkey = o->self->nkey;
+    at.code = code;
+    at.idx = idx;
+    fn(arg, &at, c->def.id, total - total % q, total % q);
+}
+
+static void ctree_incr_apply(struct ctree_obj *o, struct ctree_counter *c, const struct ctree_targets *tg,
+                             const struct ctree_incr *in, int64_t now) {
+    struct ctree_obj *p;
+    int k;
+
+    for (p = o; p != NULL; p = ctree_up(c, p)) {
+        struct ctree_cval *cv = ctree_cv_find(p, c);
+        for (k = 0; k < tg->n; k++) {
+            struct ctree_row *r = &cv->rows[tg->j[k]];
+            if (c->def.types[tg->j[k]].keep > 0)
+                ctree_row_expire(c, tg->j[k], r, now);
+            ctree_value_moved(c, tg->j[k], tg->idx[k], ctree_row_add(r, tg->idx[k], in->delta));
+        }
+        ctree_touched(p, in->replay ? in->when : now);
+    }
+}
+
+/* The new value of the increment's own period, in o and each ancestor. */
+static void ctree_incr_report(struct ctree_obj *o, struct ctree_counter *c, int ti, const struct ctree_incr *in,
+                              int64_t now, ctree_value_fn fn, void *arg) {
+    int64_t idx = ctp_index(in->code, in->t);
+    bool kept = ctree_kept(c, ti, idx, now);
+    struct ctree_obj *p;
+
+    for (p = o; p != NULL; p = ctree_up(c, p)) {
+        struct ctree_cval *cv = ctree_cv_find(p, c);
+        ctree_report(p, c, in->code, idx, cv != NULL && kept ? ctree_row_value(&cv->rows[ti], idx) : 0, fn, arg);
+    }
+}
+
+/* One attempt under the lock; *need > 0 with CTREE_NOMEM asks the caller
+ * to make room and try again. */
+static enum ctree_result ctree_incr_locked(struct ctree_obj *o, const struct ctree_incr *in,
+                                           struct ctree_at *refused, ctree_value_fn fn, void *arg,
+                                           size_t *need) {
+    struct ctree_counter *c;
+    struct ctree_targets tg;
+    int64_t now = ctree_now();
+    enum ctree_result r;
+    int ti;
+
+    *need = 0;
+    if (o->closed)
+        return CTREE_NOT_FOUND;
+    if ((c = ctree_counter_find(in->counter)) == NULL)
+        return CTREE_NO_COUNTER;
+    if ((ti = ctree_type_index(c, in->code)) < 0)
+        return CTREE_NO_TYPE;
+    if (!c->def.types[ti].manual)
+        return CTREE_NOT_MANUAL;
+    ctree_targets(c, ti, in->t, now, &tg);
+    r = ctree_incr_check(o, c, &tg, in, refused, need);
+    if (r != CTREE_OK)
+        return r;
+    if (!in->replay && *need > 0 && item_mem_used() + *need > item_mem_limit())
+        return CTREE_NOMEM;
+    *need = 0;
+    if (in->delta != 0) {
+        r = ctree_incr_reserve(o, c, &tg);
+        if (r != CTREE_OK)
+            return r;
+        ctree_incr_apply(o, c, &tg, in, now);
+        ctlog_incr(item_key(o->self), o->self->nkey, in, now);
+    }
+    if (fn != NULL)
+        ctree_incr_report(o, c, ti, in, now, fn, arg);
+    return CTREE_OK;
+}
+
+enum ctree_result ctree_incr(struct ctree_obj *o, const struct ctree_incr *in, struct ctree_at *refused,
+                             ctree_value_fn fn, void *arg) {
+    enum ctree_result r;
+    size_t need;
+
+    pthread_mutex_lock(&ctree_lock);
+    r = ctree_incr_locked(o, in, refused, fn, arg, &need);
+    pthread_mutex_unlock(&ctree_lock);
+    if (r != CTREE_NOMEM || need == 0 || store_reserve(need) < 0)
+        return r;
+    pthread_mutex_lock(&ctree_lock);
+    r = ctree_incr_locked(o, in, refused, fn, arg, &need);
+    pthread_mutex_unlock(&ctree_lock);
+    return r;
+}
+
+/* ---- reads ---- */
+
+enum ctree_result ctree_get(struct ctree_obj *o, uint32_t counter, uint32_t code, int64_t idx,
+                            int64_t *value, int64_t *fraction) {
+    enum ctree_result r = CTREE_OK;
+    struct ctree_counter *c;
+    struct ctree_cval *cv;
+    int64_t total = 0, q;
+    int j = -1;
+
+    pthread_mutex_lock(&ctree_lock);
+    c = ctree_counter_find(counter);
+    if (o->closed)
+        r = CTREE_NOT_FOUND;
+    else if (c == NULL)
+        r = CTREE_NO_COUNTER;
+    else if ((j = ctree_type_index(c, code)) < 0)
+        r = CTREE_NO_TYPE;
+    if (r == CTREE_OK) {
+        cv = ctree_cv_find(o, c);
+        if (cv != NULL && ctree_kept(c, j, idx, ctree_now()))
+            total = ctree_row_value(&cv->rows[j], idx);
+        q = ctree_step(o, c);
+        *value = total - total % q;
+        *fraction = total % q;
+    }
+    pthread_mutex_unlock(&ctree_lock);
+    return r;
+}
+
+static bool ctree_counter_passes(const struct ctree_filter *f, uint32_t id) {
+    size_t lo = 0, hi = f->nclist;
+
+    if (f->nclist == 0)
+        return id >= f->clo && id <= f->chi;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (f->clist[mid] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < f->nclist && f->clist[lo] == id;
+}
+
+static bool ctree_period_passes(const struct ctree_filter *f, int64_t idx) {
+    size_t lo = 0, hi = f->nplist;
+
+    if (f->nplist == 0)
+        return idx >= f->plo && idx <= f->phi;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (f->plist[mid] < idx)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < f->nplist && f->plist[lo] == idx;
+}
+
+/* Where in c's types (and from which period) a read resumes; false: the
+ * whole counter lies before the cursor. */
+struct ctree_walk {
+    const struct ctree_filter *f;
+    uint64_t scanned, reported;
+    struct ctree_cursor *cur;
+};
+
+/* Whether position (counter, j, idx) of c lies after f's cursor. */
+static bool ctree_after_cursor(const struct ctree_filter *f, const struct ctree_counter *c, int j, int64_t idx) {
+    int aj;
+
+    if (!f->after || c->def.id > f->after_counter)
+        return true;
+    if (c->def.id < f->after_counter)
+        return false;
+    aj = ctree_type_index(c, f->after_code);
+    return j > aj || (j == aj && idx > f->after_idx);
+}
+
+/* Walks one row; false when a cap stopped the read. */
+static bool ctree_walk_row(struct ctree_walk *w, const struct ctree_counter *c, int j, const struct ctree_row *r,
+                           void (*emit)(struct ctree_walk *w, const struct ctree_counter *c, int j,
+                                        const struct ctree_cell *cell, void *ctx),
+                           void *ctx) {
+    const struct ctree_filter *f = w->f;
+    uint32_t k = f->nplist == 0 ? ctree_row_find(r, f->plo) : ctree_row_find(r, f->plist[0]);
+
+    for (; k < r->n; k++) {
+        const struct ctree_cell *cell = &r->v[k];
+        if (f->nplist == 0 && cell->idx > f->phi)
+            break;
+        if (!ctree_after_cursor(f, c, j, cell->idx))
+            continue;
+        if (w->scanned == f->scan_max || w->reported == f->count_max) {
+            w->cur->more = true;
+            return false;
+        }
+        w->scanned++;
+        w->cur->counter = c->def.id;
+        w->cur->code = c->def.types[j].code;
+        w->cur->idx = cell->idx;
+        if (ctree_period_passes(f, cell->idx)) {
+            w->reported++;
+            emit(w, c, j, cell, ctx);
+        }
+    }
+    return true;
+}
+
+struct ctree_emit_ctx {
+    const struct ctree_obj *o;
+    ctree_value_fn fn;
+    void *arg;
+    int64_t now;
+};
+
+static void ctree_emit_value(struct ctree_walk *w, const struct ctree_counter *c, int j,
+                             const struct ctree_cell *cell, void *ctx) {
+    struct ctree_emit_ctx *e = ctx;
+
+    (void)w;
+    ctree_report(e->o, c, c->def.types[j].code, cell->idx, cell->total, e->fn, e->arg);
+}
+
+static void ctree_emit_period(struct ctree_walk *w, const struct ctree_counter *c, int j,
+                              const struct ctree_cell *cell, void *ctx) {
+    struct ctree_emit_ctx *e = ctx;
+    struct ctree_at at = { NULL, 0, c->def.types[j].code, cell->idx };
+
+    (void)w;
+    if (ctree_kept(c, j, cell->idx, e->now))
+        e->fn(e->arg, &at, c->def.id, cell->total, 0);
+}
+
+enum ctree_result ctree_values(struct ctree_obj *o, const struct ctree_filter *f, ctree_value_fn fn,
+                               void *arg, struct ctree_cursor *cur) {
+    struct ctree_emit_ctx e = { o, fn, arg, 0 };
+    struct ctree_walk w = { f, 0, 0, cur };
+    uint32_t i;
+    int j;
+
+    cur->more = false;
+    pthread_mutex_lock(&ctree_lock);
+    if (o->closed) {
+        pthread_mutex_unlock(&ctree_lock);
+        return CTREE_NOT_FOUND;
+    }
+    e.now = ctree_now();
+    ctree_obj_expire(o, e.now);
+    for (i = 0; i < o->ncv; i++) {
+        struct ctree_counter *c = o->cv[i]->c;
+        if (!ctree_counter_passes(f, c->def.id))
+            continue;
+        for (j = 0; j < c->def.ntypes; j++) {
+            if (f->code != 0 && c->def.types[j].code != f->code)
+                continue;
+            if (!ctree_walk_row(&w, c, j, &o->cv[i]->rows[j], ctree_emit_value, &e))
+                goto out;
+        }
+    }
+out:
+    pthread_mutex_unlock(&ctree_lock);
+    return CTREE_OK;
+}
+
+void ctree_periods(const struct ctree_filter *f, ctree_value_fn fn, void *arg, struct ctree_cursor *cur) {
+    struct ctree_emit_ctx e = { NULL, fn, arg, 0 };
+    struct ctree_walk w = { f, 0, 0, cur };
+    size_t i;
+    int j;
+
+    cur->more = false;
+    pthread_mutex_lock(&ctree_lock);
+    e.now = ctree_now();
+    for (i = 0; i < ctree_ncounters; i++) {
+        struct ctree_counter *c = ctree_counters[i];
+        if (!ctree_counter_passes(f, c->def.id))
+            continue;
+        for (j = 0; j < c->def.ntypes; j++) {
+            if (f->code != 0 && c->def.types[j].code != f->code)
+                continue;
+            if (!ctree_walk_row(&w, c, j, &c->active[j], ctree_emit_period, &e))
+                goto out;
+        }
+    }
+out:
+    pthread_mutex_unlock(&ctree_lock);
+}
+
+enum ctree_result ctree_children(struct ctree_obj *o, struct ctree_obj *after, uint64_t max,
+                                 void (*fn)(void *arg, const char *key, size_t nkey), void *arg,
+                                 bool *more) {
+    struct ctree_obj *ch;
+    uint64_t n = 0;
+
+    *more = false;
+    pthread_mutex_lock(&ctree_lock);
+    if (o->closed || (after != NULL && (after->closed || after->parent != o || !after->attached))) {
+        pthread_mutex_unlock(&ctree_lock);
+        return CTREE_NOT_FOUND;
+    }
+    for (ch = after != NULL ? after->next_sib : o->first_child; ch != NULL; ch = ch->next_sib) {
+        if (n == max) {
+            *more = true;
+            break;
+        }
+        fn(arg, item_key(ch->self), ch->self->nkey);
+        n++;
+    }
+    pthread_mutex_unlock(&ctree_lock);
+    return CTREE_OK;
+}
+
+void ctree_active(int64_t since, struct ctree_obj *after, uint64_t max,
+                  void (*fn)(void *arg, const char *key, size_t nkey, int64_t changed), void *arg,
+                  bool *more) {
+    struct ctree_obj *o;
+    uint64_t n = 0;
+
+    *more = false;
+    pthread_mutex_lock(&ctree_lock);
+    o = after == NULL ? ctree_act_head : after->closed ? NULL : after->act_next;
+    for (; o != NULL && o->changed != 0 && o->changed >= since; o = o->act_next) {
+        if (n == max) {
+            *more = true;
+            break;
+        }
+        fn(arg, item_key(o->self), o->self->nkey, o->changed);
+        n++;
+    }
+    pthread_mutex_unlock(&ctree_lock);
+}
+
+static int ctree_changed_cmp(const void *a, const void *b) {
+    int64_t x = (*(struct ctree_obj *const *)a)->changed, y = (*(struct ctree_obj *const *)b)->changed;
+
+    return x > y ? -1 : x < y;
+}
+
+void ctree_active_sort(void) {
+    struct ctree_obj **v, *o;
+    size_t n = 0, i;
+
+    pthread_mutex_lock(&ctree_lock);
+    v = malloc((ctree_nobjs + 1) * sizeof(*v));
+    if (v != NULL) {
+        for (o = ctree_act_head; o != NULL; o = o->act_next)
+            v[n++] = o;
+        qsort(v, n, sizeof(*v), ctree_changed_cmp);
+        ctree_act_head = ctree_act_tail = ctree_sweep_at = NULL;
+        for (i = 0; i < n; i++)
+            ctree_act_push_back(v[i]);
+        free(v);
+    }
+    pthread_mutex_unlock(&ctree_lock);
+}
+
+void ctree_totals(uint64_t *counters, uint64_t *objects, uint64_t *values) {
+    pthread_mutex_lock(&ctree_lock);
+    *counters = ctree_ncounters;
+    *objects = ctree_nobjs;
+    *values = ctree_nvalues;
+    pthread_mutex_unlock(&ctree_lock);
+}
+
+/* ---- timers and life cycle ---- */
+
+/* Unlinks the keys of objects removed with a subtree, a batch at a time,
+ * with no lock held (a key still holding that very item goes). */
+static void ctree_bury(void) {
+    struct ctree_obj *batch[CTREE_GRAVE_BATCH];
+    size_t n = 0, i;
+
+    pthread_mutex_lock(&ctree_lock);
+    while (ctree_graves != NULL && n < CTREE_GRAVE_BATCH) {
+        batch[n++] = ctree_graves;
+        ctree_graves = ctree_graves->grave_next;
+    }
+    pthread_mutex_unlock(&ctree_lock);
+    for (i = 0; i < n; i++) {
+        item *it = batch[i]->self;
+        store_delete(item_key(it), it->nkey, item_cas(it));
+        item_release(it);
+    }
+}
+
+/* Retention: a bounded step of the sweep over every object. */
+static void ctree_sweep(void) {
+    int64_t now = ctree_now();
+    int i;
+
+    pthread_mutex_lock(&ctree_lock);
+    for (i = 0; i < CTREE_SWEEP_BATCH && ctree_act_head != NULL; i++) {
+        if (ctree_sweep_at == NULL)
+            ctree_sweep_at = ctree_act_head;
+        ctree_obj_expire(ctree_sweep_at, now);
+        ctree_sweep_at = ctree_sweep_at->act_next;
+    }
+    pthread_mutex_unlock(&ctree_lock);
+}
+
+void ctree_tick(void) {
+    ctree_sweep();
+    ctree_bury();
+}
+
+void ctree_init(void) {
+    item_set_free_hook(ITEM_CTREE, ctree_obj_free);
+}
+
+void ctree_shutdown(void) {
+    pthread_mutex_lock(&ctree_lock);
+    ctree_stopping = true;
+    pthread_mutex_unlock(&ctree_lock);
+    while (ctree_graves != NULL) {
+        struct ctree_obj *o = ctree_graves;
+        ctree_graves = o->grave_next;
+        item_release(o->self);
+    }
+}
+
+void ctree_destroy(void) {
+    size_t i;
+
+    for (i = 0; i < ctree_ncounters; i++)
+        ctree_counter_free(ctree_counters[i]);
+    free(ctree_counters);
+    ctree_counters = NULL;
+    ctree_ncounters = ctree_capcounters = 0;
+}

@@ -1,0 +1,73 @@
+/*
+ * types/ctree_int: the inside of tree counters, shared by the files of
+ * the type (ctree.c, the structure; ctree_persist.c, its records and
+ * snapshots) and no one else. Everything here expects ctree_lock held.
+ */
+#ifndef MCDS_CTREE_INT_H
+#define MCDS_CTREE_INT_H
+
+#include <pthread.h>
+
+#include "ctree.h"
+
+/* One stored value: a period and its exact total. */
+struct ctree_cell {
+    int64_t idx;
+    int64_t total;
+};
+
+/* The values of one period type, sorted by period; cells are never 0. */
+struct ctree_row {
+    struct ctree_cell *v;
+    uint32_t n, cap;
+    int64_t limit;
+};
+
+struct ctree_counter {
+    struct ctree_def def;
+    uint64_t nobjs;                         /* objects holding a cval of it */
+    struct ctree_row active[CTREE_TYPES_MAX]; /* per period: objects with a non-zero value */
+};
+
+/* One object's values and limits of one counter: a row per stored type. */
+struct ctree_cval {
+    struct ctree_counter *c;
+    struct ctree_row rows[];
+};
+
+struct ctree_obj {
+    item *self;
+    struct ctree_obj *parent;               /* holds a reference on its item */
+    struct ctree_obj *first_child, *next_sib, *prev_sib;
+    uint64_t nchildren;
+    int64_t quantize;                       /* 0: each counter's step */
+    int64_t changed;                        /* Unix time of the last change */
+    struct ctree_cval **cv;                 /* sorted by counter id */
+    uint32_t ncv, capcv;
+    struct ctree_obj *act_prev, *act_next;  /* the active list, newest first */
+    struct ctree_obj *grave_next;
+    bool closed, attached;
+};
+
+extern pthread_mutex_t ctree_lock;
+extern struct ctree_counter **ctree_counters;   /* sorted by id */
+extern size_t ctree_ncounters;
+extern struct ctree_obj *ctree_act_head;        /* every live object */
+
+int64_t ctree_row_value(const struct ctree_row *r, int64_t idx);
+/* Room for a cell at idx, if it is not there yet; -1 without memory. */
+int ctree_row_reserve_at(struct ctree_row *r, int64_t idx);
+/* Adds delta at idx (room reserved). -1: the cell went from zero to
+ * non-zero, 1: from non-zero to zero, 0: neither. */
+int ctree_row_add(struct ctree_row *r, int64_t idx, int64_t delta);
+/* Applies a ctree_row_add result to the value and active-period counts. */
+void ctree_value_moved(struct ctree_counter *c, int j, int64_t idx, int change);
+struct ctree_counter *ctree_counter_find(uint32_t id);
+int ctree_type_index(const struct ctree_counter *c, uint32_t code);
+/* Puts the active-object list back in order of last change (after a
+ * snapshot load set the objects' times); takes the lock itself. */
+void ctree_active_sort(void);
+/* o's cval of c, made if missing; NULL without memory. */
+struct ctree_cval *ctree_cv_get(struct ctree_obj *o, struct ctree_counter *c);
+
+#endif

@@ -1,0 +1,43 @@
+/*
+ * types/ctree_persist: tree counters in the write-ahead log and in
+ * snapshots.
+ *
+ * Every accepted increment and every definition change is one record,
+ * logged by types/ctree.c under the ctree lock (so records keep the order
+ * in which changes were made): counter created or deleted, object
+ * created, limits redefined or raised, an object removed with its subtree,
+ * an object's TTL. Replay runs the same operations again (increments
+ * without their limit check: they were accepted). A snapshot holds the
+ * whole tree-counter world copied at one instant under the ctree lock,
+ * with the log position of that instant; replay skips the tree-counter
+ * records before it.
+ */
+#ifndef MCDS_CTREE_PERSIST_H
+#define MCDS_CTREE_PERSIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../clock.h"
+#include "ctree.h"
+
+/* Registers the tree-counter type with persistence. */
+void ctree_persist_init(void);
+
+/* After recovery: the active-object list in order of last change. */
+void ctree_persist_replay_done(void);
+
+/* No-ops without persistence and while the log is replayed. */
+void ctlog_def(const struct ctree_def *d);
+void ctlog_undef(uint32_t id);
+void ctlog_obj(const char *key, size_t nkey, const char *parent, size_t nparent, int64_t quantize,
+               const struct ctree_limit *l, size_t n);
+void ctlog_limits(const char *key, size_t nkey, bool raise, int64_t quantize, const struct ctree_limit *l,
+                  size_t n);
+/* now: the Unix time it was applied at (the objects' last change). */
+void ctlog_incr(const char *key, size_t nkey, const struct ctree_incr *in, int64_t now);
+void ctlog_drop(const char *key, size_t nkey);
+void ctlog_ttl(const char *key, size_t nkey, rel_time_t exptime);
+
+#endif

@@ -1,0 +1,65 @@
+# Tree-counter helpers shared by the units that speak the ct* verbs
+# (doc/protocol.md, "5. Tree counters"): period texts computed in Tcl, a
+# model of the values that recomputes every total from the accepted
+# increments, and readers of VALUE listings.
+
+# ct_period code unixtime -> the period text of type code (unit 3..7,
+# length 1) holding that time, in UTC.
+proc ct_period {code t} {
+    switch -- $code {
+        101 { return [clock format $t -format %Y%m%d%H%M%S -gmt 1] }
+        102 { return [clock format $t -format %Y%m%d%H%M -gmt 1] }
+        103 { return [clock format $t -format %Y%m%d%H -gmt 1] }
+        104 { return [clock format $t -format %Y%m%d -gmt 1] }
+        105 { return [clock format $t -format %Y%m -gmt 1] }
+        106 { return [clock format $t -format %Y -gmt 1] }
+        107 { return 1 }
+    }
+    error "ct_period: no Tcl format for type $code"
+}
+
+# ct_values fd key ?options? -> dict {counter code period} -> exact total
+# (value + fraction) from one ctvalues listing (which must end in END).
+proc ct_values {fd key {opts {}}} {
+    set r [mc_exchange $fd "ctvalues $key count=10000 $opts\r\n"]
+    set out [dict create]
+    foreach line [split [string trimright $r "\n"] "\n"] {
+        set line [string trimright $line "\r"]
+        if {$line eq "END"} { return $out }
+        if {![regexp {^VALUE (\S+) (\d+) (\d+) (\d+) (-?\d+) (-?\d+)$} $line -> k c code p v f] || $k ne $key} {
+            fail "ctvalues $key: unexpected line '[visible $line]'"
+        }
+        dict set out [list $c $code $p] [expr {$v + $f}]
+    }
+    fail "ctvalues $key: no END in '[visible $r]'"
+}
+
+# A model of accepted increments: ct_model_add model obj-path counter
+# codes t delta adds delta to every period of every code at time t, for
+# every object of the path (the object, then its ancestors).
+proc ct_model_add {modelvar path counter codes t delta} {
+    upvar $modelvar m
+    foreach o $path {
+        foreach code $codes {
+            set k [list $o $counter $code [ct_period $code $t]]
+            set v [expr {([dict exists $m $k] ? [dict get $m $k] : 0) + $delta}]
+            if {$v == 0} { dict unset m $k } else { dict set m $k $v }
+        }
+    }
+}
+
+# The model's values of one object, as ct_values returns them.
+proc ct_model_of {model obj} {
+    set out [dict create]
+    dict for {k v} $model {
+        if {[lindex $k 0] eq $obj} { dict set out [lrange $k 1 end] $v }
+    }
+    return $out
+}
+
+# Sorted "counter/type/period=total" lines of a dict, for readable comparisons.
+proc ct_lines {d} {
+    set out {}
+    dict for {k v} $d { lappend out "[join $k /]=$v" }
+    return [lsort $out]
+}
