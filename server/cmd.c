@@ -19,6 +19,7 @@
 #include "store.h"
 #include "verb_admin.h"
 #include "verb_classic.h"
+#include "verb_list.h"
 #include "verb_queue.h"
 
 #define CMD_HASH_SIZE 256           /* a power of two, well above the verbs */
@@ -68,6 +69,20 @@ static const struct cmd_def cmd_defs[] = {
     { "qpending", qverb_pending, 2, 4, 0, 0 },
     { "qstats", qverb_stats, 2, 2, 0, 0 },
     { "qpurge", qverb_purge, 2, 3, CMD_NOREPLY, 0 },
+    /* lists (verb_list.c): pushes take more tokens than the table's limit */
+    { "lcreate", lverb_create, 2, 3, 0, 0 },
+    { "lpush", lverb_push, 1, CMD_ANY, CMD_RAW | CMD_DATA | CMD_NOREPLY, LVERB_LPUSH },
+    { "rpush", lverb_push, 1, CMD_ANY, CMD_RAW | CMD_DATA | CMD_NOREPLY, LVERB_RPUSH },
+    { "lpop", lverb_pop, 2, 4, 0, LVERB_LPOP },
+    { "rpop", lverb_pop, 2, 4, 0, LVERB_RPOP },
+    { "llen", lverb_len, 2, 2, 0, 0 },
+    { "lrange", lverb_range, 4, 4, 0, 0 },
+    { "lindex", lverb_index, 3, 3, 0, 0 },
+    { "lset", lverb_set, 4, 5, CMD_DATA | CMD_NOREPLY, 0 },
+    { "linsert", lverb_insert, 5, 6, CMD_DATA | CMD_NOREPLY, 0 },
+    { "ltrim", lverb_trim, 4, 5, CMD_NOREPLY, 0 },
+    { "lrem", lverb_rem, 4, 5, CMD_DATA | CMD_NOREPLY, 0 },
+    { "lexists", lverb_exists, 3, 3, CMD_DATA, 0 },
     { NULL, NULL, 0, 0, 0, 0 },
 };
 

@@ -28,6 +28,7 @@
 #include "settings.h"
 #include "stats.h"
 #include "store.h"
+#include "store_list.h"
 #include "store_queue.h"
 #include "types/queue_persist.h"
 #include "worker.h"
@@ -158,6 +159,7 @@ static int main_setup(void) {
         return -1;
     }
     store_queue_init(main_base);
+    store_list_init();
     return 0;
 }
 
@@ -182,6 +184,7 @@ static void main_teardown(void) {
     workers_stop();
     persist_stop();
     store_queue_shutdown();
+    store_list_shutdown();
     store_destroy();
     stats_free();
     event_base_free(main_base);

@@ -22,6 +22,7 @@
 #include "persist/persist.h"
 #include "stats.h"
 #include "store.h"
+#include "types/list.h"
 #include "types/queue.h"
 #include "types/queue_persist.h"
 
@@ -80,6 +81,8 @@ static void store_link_locked(item *it, uint32_t hv, uint64_t new_cas) {
 static void store_struct_closed(item *it) {
     if (it->type == ITEM_QUEUE)
         queue_close(store_struct_of(it));
+    else if (it->type == ITEM_LIST)
+        list_close(store_struct_of(it));
 }
 
 /* Everything about leaving the keyspace but the hash chain; the stripe
@@ -217,6 +220,13 @@ static int store_make_room(size_t need) {
             return -1;
     }
     return item_mem_used() + need <= item_mem_limit() ? 0 : -1;
+}
+
+bool store_reserve(size_t need) {
+    if (store_make_room(need) == 0)
+        return true;
+    stats_global_add(STATS_OUTOFMEMORY, 1);
+    return false;
 }
 
 item *store_alloc(const char *key, size_t nkey, uint32_t flags, rel_time_t exptime,
@@ -819,6 +829,7 @@ enum store_status store_flush(int64_t delay) {
         __atomic_store_n(&store_flush_cas, item_peek_cas() + 1, __ATOMIC_RELAXED);
         ilog_flush(item_peek_cas() + 1, 0);
         queue_close_all();      /* their waiters hear now, not at next use */
+        list_close_all();
     }
     return STORE_OK_FLUSHED;
 }
