@@ -30,6 +30,7 @@
 #include "store.h"
 #include "store_list.h"
 #include "store_queue.h"
+#include "types/list_persist.h"
 #include "types/queue_persist.h"
 #include "worker.h"
 
@@ -169,6 +170,7 @@ static int main_restore(void) {
     int rc;
 
     queue_persist_init();
+    list_persist_init();
     item_persist_init();
     store_set_unlimited(true);
     rc = persist_start();

@@ -23,6 +23,7 @@
 #include "stats.h"
 #include "store.h"
 #include "types/list.h"
+#include "types/list_persist.h"
 #include "types/queue.h"
 #include "types/queue_persist.h"
 
@@ -407,6 +408,8 @@ static void store_set_exptime_locked(item *it, rel_time_t exptime) {
         ilog_touch(item_key(it), it->nkey, exptime);
     else if (it->type == ITEM_QUEUE)
         qlog_ttl(item_key(it), it->nkey, exptime);
+    else if (it->type == ITEM_LIST)
+        llog_ttl(item_key(it), it->nkey, exptime);
 }
 
 /* any: return items of every type (touch, Kestrel reads); otherwise a

@@ -9,10 +9,8 @@ static void store_list_free_item(item *it) {
 }
 
 static void *store_list_make(const char *key, size_t nkey, item *self, void *arg) {
-    (void)key;
-    (void)nkey;
     (void)self;
-    return list_new(arg);
+    return list_new(key, nkey, arg);
 }
 
 void store_list_init(void) {

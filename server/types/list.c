@@ -25,6 +25,7 @@
 #include "../item.h"
 #include "list.h"
 #include "list_int.h"
+#include "list_persist.h"
 
 #define LIST_CHUNK_FIRST 64         /* first buffer of a list's first chunk */
 #define LIST_MALLOC_OVERHEAD 16     /* counted per allocation under -m */
@@ -462,7 +463,7 @@ static enum list_result list_put(struct list *l, struct lchunk *c, uint32_t i, c
 }
 
 /* Puts p[0..n) at position idx (0 .. count). */
-static enum list_result list_put_at(struct list *l, uint64_t idx, const char *p, size_t n) {
+enum list_result list_put_at(struct list *l, uint64_t idx, const char *p, size_t n) {
     struct lchunk *c;
     uint32_t i = 0;
 
@@ -494,8 +495,15 @@ static void list_cut(struct list *l, struct lchunk *c, uint32_t i) {
     }
 }
 
-/* Removes k elements at end e, whole chunks at a time. */
-static void list_drop_end(struct list *l, enum list_end e, uint64_t k) {
+void list_cut_at(struct list *l, uint64_t idx) {
+    uint32_t i;
+    struct lchunk *c = lt_find(l, idx, &i);
+
+    list_cut(l, c, i);
+}
+
+/* Whole chunks at a time. */
+void list_drop_end(struct list *l, enum list_end e, uint64_t k) {
     while (k > 0) {
         struct lchunk *c = e == LIST_HEAD ? lt_first(l->root) : lt_last(l->root);
         uint32_t off;
@@ -552,8 +560,6 @@ static bool list_take_one(const char *p, size_t n, void *arg) {
     return true;
 }
 
-static int list_pop_locked(struct list *l, enum list_end e, int max, list_each_fn fn, void *arg);
-
 /* Bytes the first k elements at end e take, packed. */
 static size_t list_end_bytes(struct list *l, enum list_end e, int k) {
     size_t total = 0, n;
@@ -595,6 +601,7 @@ static void list_serve(struct list *l) {
         if (t.buf == NULL)
             return;
         w->ngot = list_pop_locked(l, w->end, k, list_take_one, &t);
+        llog_pop(l, w->end, w->ngot);
         w->got = t.buf;
         w->ngotbytes = t.off;
         list_unlist(l, w);
@@ -604,13 +611,16 @@ static void list_serve(struct list *l) {
 
 /* ---- the list ---- */
 
-struct list *list_new(const struct list_opts *o) {
+struct list *list_new(const char *name, size_t nname, const struct list_opts *o) {
     struct list *l = calloc(1, sizeof(*l));
 
     if (l == NULL)
         return NULL;
     pthread_mutex_init(&l->lock, NULL);
+    memcpy(l->name, name, nname);
+    l->nname = nname;
     l->opts = *o;
+    llog_create(l);
     l->rng = (uint32_t)(uintptr_t)l | 1;
     list_charge(l, (long)(sizeof(*l) + LIST_MALLOC_OVERHEAD));
     pthread_mutex_lock(&list_reg_lock);
@@ -700,6 +710,8 @@ void list_system_shutdown(void) {
 }
 
 static void list_close_locked(struct list *l) {
+    if (!l->closed)
+        llog_drop(l);
     l->closed = true;
     while (l->whead != NULL) {
         struct list_waiter *w = l->whead;
@@ -769,13 +781,15 @@ enum list_result list_push(struct list *l, enum list_end e, const struct list_va
     if (r == LIST_NOMEM)
         list_drop_end(l, e, (uint64_t)(k - 1));
     *len = l->count;
+    for (k = 0; r == LIST_OK && k < n; k++)
+        llog_push(l, e, &v[k]);
     if (r == LIST_OK)
         list_serve(l);
     pthread_mutex_unlock(&l->lock);
     return r;
 }
 
-static int list_pop_locked(struct list *l, enum list_end e, int max, list_each_fn fn, void *arg) {
+int list_pop_locked(struct list *l, enum list_end e, int max, list_each_fn fn, void *arg) {
     int k;
 
     for (k = 0; k < max && l->count > 0; k++) {
@@ -801,6 +815,8 @@ int list_pop(struct list *l, enum list_end e, int max, list_each_fn fn, void *ar
     pthread_mutex_lock(&l->lock);
     if (!l->closed)
         k = list_pop_locked(l, e, max, fn, arg);
+    if (k > 0)
+        llog_pop(l, e, k);
     pthread_mutex_unlock(&l->lock);
     return k;
 }
@@ -887,9 +903,7 @@ size_t list_range(struct list *l, int64_t off, size_t limit, list_each_fn fn, vo
 
 enum list_result list_set(struct list *l, int64_t idx, const struct list_val *v) {
     enum list_result r = LIST_NOT_FOUND;
-    struct lchunk *c;
     uint64_t at;
-    uint32_t i;
 
     if (!list_room_for(list_need(v->n)))
         return LIST_NOMEM;
@@ -898,31 +912,35 @@ enum list_result list_set(struct list *l, int64_t idx, const struct list_val *v)
         /* The new element goes in first: if it cannot, nothing changed. */
         r = list_put_at(l, at, v->p, v->n);
         if (r == LIST_OK) {
-            c = lt_find(l, at + 1, &i);
-            list_cut(l, c, i);
+            list_cut_at(l, at + 1);
+            llog_set(l, at, v);
         }
     }
     pthread_mutex_unlock(&l->lock);
     return r;
 }
 
+void list_keep(struct list *l, uint64_t start, uint64_t end) {
+    list_drop_end(l, LIST_TAIL, l->count - end);
+    list_drop_end(l, LIST_HEAD, start);
+}
+
 uint64_t list_trim(struct list *l, int64_t off, uint64_t limit) {
-    uint64_t start, end, before;
+    uint64_t start = 0, end = 0, gone = 0;
 
     pthread_mutex_lock(&l->lock);
-    before = l->count;
-    if (l->closed) {
-        before = 0;
-    } else if (!list_norm(l, off, &start) || limit == 0) {
-        list_drop_end(l, LIST_TAIL, l->count);
-    } else {
-        end = limit > l->count - start ? l->count : start + limit;
-        list_drop_end(l, LIST_TAIL, l->count - end);
-        list_drop_end(l, LIST_HEAD, start);
+    if (!l->closed) {
+        if (list_norm(l, off, &start) && limit > 0)
+            end = limit > l->count - start ? l->count : start + limit;
+        else
+            start = 0;
+        gone = l->count - (end - start);
+        list_keep(l, start, end);
+        if (gone > 0)
+            llog_trim(l, start, end);
     }
-    before -= l->closed ? 0 : l->count;
     pthread_mutex_unlock(&l->lock);
-    return before;
+    return gone;
 }
 
 /* ---- by value ---- */
@@ -1019,8 +1037,12 @@ enum list_result list_insert(struct list *l, bool after, const struct list_val *
         i = list_chunk_find(s[k].c, pivot, false);
     if (r == LIST_OK && i < 0)
         r = LIST_NOT_FOUND;
-    if (r == LIST_OK)
-        r = list_put(l, s[k - 1].c, (uint32_t)i + (after ? 1 : 0), v->p, v->n);
+    if (r == LIST_OK) {
+        uint64_t at = list_chunk_rank(s[k - 1].c) + (uint64_t)i + (after ? 1 : 0);
+        r = list_put_at(l, at, v->p, v->n);
+        if (r == LIST_OK)
+            llog_insert(l, at, v);
+    }
     if (r == LIST_OK)
         list_serve(l);
     free(s);
@@ -1073,8 +1095,8 @@ static uint64_t list_chunk_remove(struct list *l, struct lchunk *c, const struct
     return gone;
 }
 
-enum list_result list_remove(struct list *l, int64_t count, const struct list_val *v,
-                             uint64_t *removed) {
+enum list_result list_remove_locked(struct list *l, int64_t count, const struct list_val *v,
+                                    uint64_t *removed) {
     uint64_t quota = count == 0 ? UINT64_MAX : count > 0 ? (uint64_t)count
                      : count == INT64_MIN ? (uint64_t)INT64_MAX + 1 : (uint64_t)-count;
     struct list_spot *s = NULL;
@@ -1082,13 +1104,25 @@ enum list_result list_remove(struct list *l, int64_t count, const struct list_va
     size_t ns = 0, k;
 
     *removed = 0;
-    pthread_mutex_lock(&l->lock);
-    r = l->closed ? LIST_OK : list_spots(l, v, &s, &ns);
+    r = list_spots(l, v, &s, &ns);
     for (k = 0; r == LIST_OK && k < ns && *removed < quota; k++) {
         struct lchunk *c = s[count < 0 ? ns - 1 - k : k].c;
         *removed += list_chunk_remove(l, c, v, quota - *removed, count < 0);
     }
     free(s);
+    return r;
+}
+
+enum list_result list_remove(struct list *l, int64_t count, const struct list_val *v,
+                             uint64_t *removed) {
+    enum list_result r = LIST_OK;
+
+    *removed = 0;
+    pthread_mutex_lock(&l->lock);
+    if (!l->closed)
+        r = list_remove_locked(l, count, v, removed);
+    if (*removed > 0)
+        llog_rem(l, count, v);
     pthread_mutex_unlock(&l->lock);
     return r;
 }
@@ -1145,8 +1179,11 @@ void list_give_back(struct list *l, struct list_waiter *w) {
         off += 2 * h + ns[k];
     }
     /* Back in reverse, so each end reads as before the pop. */
-    for (k = ps != NULL && ns != NULL ? w->ngot - 1 : -1; k >= 0; k--)
-        list_put_at(l, w->end == LIST_HEAD ? 0 : l->count, ps[k], ns[k]);
+    for (k = ps != NULL && ns != NULL ? w->ngot - 1 : -1; k >= 0; k--) {
+        struct list_val v = { ps[k], ns[k] };
+        if (list_put_at(l, w->end == LIST_HEAD ? 0 : l->count, v.p, v.n) == LIST_OK)
+            llog_push(l, w->end, &v);
+    }
     if (w->ngot > 0)
         list_serve(l);
     pthread_mutex_unlock(&l->lock);

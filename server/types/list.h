@@ -67,7 +67,8 @@ void list_system_init(bool (*room)(size_t need));
 /* Frees every list still waiting to be reclaimed; stops the reclaimer. */
 void list_system_shutdown(void);
 
-struct list *list_new(const struct list_opts *o);
+/* A new list under key name (its log records name it). */
+struct list *list_new(const char *name, size_t nname, const struct list_opts *o);
 /* Hands l to the reclaimer. */
 void list_free(struct list *l);
 /* The list's key went: waiters are woken empty, changes refused. */

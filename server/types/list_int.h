@@ -7,6 +7,7 @@
 #ifndef MCDS_LIST_INT_H
 #define MCDS_LIST_INT_H
 
+#include "../item.h"
 #include "list.h"
 
 /* One chunk: a treap node (by position; a max-heap on prio) holding
@@ -48,6 +49,9 @@ struct lvindex {
 
 struct list {
     pthread_mutex_t lock;
+    char name[ITEM_KEY_MAX];    /* its key, for its log records */
+    size_t nname;
+    uint64_t replay_lsn;        /* replay skips its records before it */
     struct lchunk *root;
     uint64_t count;
     size_t mem;                 /* bytes charged under -m */
@@ -65,6 +69,17 @@ struct list {
 void list_charge(struct list *l, long bytes);
 /* Whether need more bytes fit under -m (cache values may be evicted). */
 bool list_room_for(size_t need);
+
+/* The sequence, for list.c's operations and for replay. */
+enum list_result list_put_at(struct list *l, uint64_t idx, const char *p, size_t n);
+void list_cut_at(struct list *l, uint64_t idx);
+int list_pop_locked(struct list *l, enum list_end e, int max, list_each_fn fn, void *arg);
+/* Removes k elements at end e. */
+void list_drop_end(struct list *l, enum list_end e, uint64_t k);
+enum list_result list_remove_locked(struct list *l, int64_t count, const struct list_val *v,
+                                    uint64_t *removed);
+/* Keeps elements [start, end). */
+void list_keep(struct list *l, uint64_t start, uint64_t end);
 
 /* The 32-bit hash a value is indexed under (never 0). */
 uint32_t list_vhash(const char *p, size_t n);

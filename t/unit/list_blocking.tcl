@@ -5,17 +5,6 @@
 # waiting loses nothing. Nothing here measures time: tests wait for the
 # server to report its waiters (stats list_waiters) before pushing.
 
-# l_waiters fd n: waits until the server counts n waiting list pops.
-proc l_waiters {fd n} {
-    wait_for {[mc_stat $fd list_waiters] == $n} 100 50
-}
-
-proc l_vals {key values} {
-    set out {}
-    foreach v $values { append out "VALUE $key 0 [string length $v]\r\n$v\r\n" }
-    return "${out}END\r\n"
-}
-
 start_server {tags {list mcds-only}} {
     set fd [mc_connect]
 
