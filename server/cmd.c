@@ -78,10 +78,10 @@ static const struct cmd_def cmd_defs[] = {
     { "llen", lverb_len, 2, 2, 0, 0 },
     { "lrange", lverb_range, 4, 4, 0, 0 },
     { "lindex", lverb_index, 3, 3, 0, 0 },
-    { "lset", lverb_set, 4, 5, CMD_DATA | CMD_NOREPLY, 0 },
+    { "lset", lverb_num_block, 4, 5, CMD_DATA | CMD_NOREPLY, LVERB_SET },
     { "linsert", lverb_insert, 5, 6, CMD_DATA | CMD_NOREPLY, 0 },
     { "ltrim", lverb_trim, 4, 5, CMD_NOREPLY, 0 },
-    { "lrem", lverb_rem, 4, 5, CMD_DATA | CMD_NOREPLY, 0 },
+    { "lrem", lverb_num_block, 4, 5, CMD_DATA | CMD_NOREPLY, LVERB_REM },
     { "lexists", lverb_exists, 3, 3, CMD_DATA, 0 },
     { NULL, NULL, 0, 0, 0, 0 },
 };

@@ -232,9 +232,10 @@ enum conn_parse_result lverb_push(conn *c, struct cmd_line *l) {
     return PARSE_DONE;
 }
 
-/* lset <key> <index> <bytes> [noreply] */
-enum conn_parse_result lverb_set(conn *c, struct cmd_line *t) {
-    struct lverb_req r = { .verb = LVERB_SET };
+/* lset <key> <index> <bytes> [noreply], lrem <key> <count> <bytes>
+ * [noreply] (arg: which). */
+enum conn_parse_result lverb_num_block(conn *c, struct cmd_line *t) {
+    struct lverb_req r = { .verb = t->arg };
     bool ok;
 
     c->noreply = cmd_is_noreply(t, 4);
@@ -255,19 +256,6 @@ enum conn_parse_result lverb_insert(conn *c, struct cmd_line *t) {
     r.after = strcmp(t->v[2], "after") == 0;
     if (!ok || (t->n == 6 && !c->noreply) || t->vlen[1] > ITEM_KEY_MAX ||
         (!r.after && strcmp(t->v[2], "before") != 0))
-        return lverb_refuse(c, &r, ok);
-    lverb_read_blocks(c, t->v[1], t->vlen[1], &r);
-    return PARSE_DONE;
-}
-
-/* lrem <key> <count> <bytes> [noreply] */
-enum conn_parse_result lverb_rem(conn *c, struct cmd_line *t) {
-    struct lverb_req r = { .verb = LVERB_REM };
-    bool ok;
-
-    c->noreply = cmd_is_noreply(t, 4);
-    ok = lverb_lengths(t->v, 3, 4, &r);
-    if (!ok || (t->n == 5 && !c->noreply) || t->vlen[1] > ITEM_KEY_MAX || !lverb_parse_i64(t->v[2], &r.num))
         return lverb_refuse(c, &r, ok);
     lverb_read_blocks(c, t->v[1], t->vlen[1], &r);
     return PARSE_DONE;

@@ -21,10 +21,9 @@ enum conn_parse_result lverb_pop(conn *c, struct cmd_line *t);
 enum conn_parse_result lverb_len(conn *c, struct cmd_line *t);
 enum conn_parse_result lverb_range(conn *c, struct cmd_line *t);
 enum conn_parse_result lverb_index(conn *c, struct cmd_line *t);
-enum conn_parse_result lverb_set(conn *c, struct cmd_line *t);
+enum conn_parse_result lverb_num_block(conn *c, struct cmd_line *t);
 enum conn_parse_result lverb_insert(conn *c, struct cmd_line *t);
 enum conn_parse_result lverb_trim(conn *c, struct cmd_line *t);
-enum conn_parse_result lverb_rem(conn *c, struct cmd_line *t);
 enum conn_parse_result lverb_exists(conn *c, struct cmd_line *t);
 
 /* "VALUE <key> 0 <n>\r\n<p>\r\n". */
