@@ -166,12 +166,13 @@ static void stats_emit_counters(stats_emit_fn emit, void *ctx, int from, int to)
 
 /* mcds's own figures: totals over every list. */
 static void stats_lists(stats_emit_fn emit, void *ctx) {
-    uint64_t n, elems, waiters;
+    uint64_t n, elems, waiters, reclaiming;
 
-    list_totals(&n, &elems, &waiters);
+    list_totals(&n, &elems, &waiters, &reclaiming);
     stats_emit_u64(emit, ctx, "lists", n);
     stats_emit_u64(emit, ctx, "list_elements", elems);
     stats_emit_u64(emit, ctx, "list_waiters", waiters);
+    stats_emit_u64(emit, ctx, "list_reclaiming", reclaiming);
 }
 
 /* mcds's own figures: totals over every queue. */

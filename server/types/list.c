@@ -38,6 +38,7 @@ static bool (*list_room)(size_t need);
 static pthread_mutex_t list_dead_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t list_dead_cond = PTHREAD_COND_INITIALIZER;
 static struct list *list_dead;
+static uint64_t list_ndead;         /* freed, not yet reclaimed */
 static bool list_reaper_on, list_reaper_stop;
 static pthread_t list_reaper;
 
@@ -666,6 +667,7 @@ static void *list_reaper_main(void *arg) {
         pthread_mutex_unlock(&list_dead_lock);
         list_destroy(l);
         pthread_mutex_lock(&list_dead_lock);
+        list_ndead--;
     }
     pthread_mutex_unlock(&list_dead_lock);
     return NULL;
@@ -688,6 +690,7 @@ void list_free(struct list *l) {
     pthread_mutex_lock(&list_dead_lock);
     l->dead_next = list_dead;
     list_dead = l;
+    list_ndead++;
     pthread_cond_signal(&list_dead_cond);
     pthread_mutex_unlock(&list_dead_lock);
 }
@@ -740,8 +743,12 @@ const struct list_opts *list_options(const struct list *l) {
     return &l->opts;
 }
 
-void list_totals(uint64_t *nlists, uint64_t *nelems, uint64_t *nwaiters) {
+void list_totals(uint64_t *nlists, uint64_t *nelems, uint64_t *nwaiters, uint64_t *nreclaiming) {
     struct list *l;
+
+    pthread_mutex_lock(&list_dead_lock);
+    *nreclaiming = list_ndead;
+    pthread_mutex_unlock(&list_dead_lock);
 
     *nelems = *nwaiters = 0;
     pthread_mutex_lock(&list_reg_lock);

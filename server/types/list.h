@@ -119,7 +119,8 @@ bool list_unwait(struct list *l, struct list_waiter *w);
  * in its order (dropped if the list is closed). Frees w->got. */
 void list_give_back(struct list *l, struct list_waiter *w);
 
-/* Server-wide totals for `stats`. */
-void list_totals(uint64_t *nlists, uint64_t *nelems, uint64_t *nwaiters);
+/* Server-wide totals for `stats`: lists, their elements, waiting pops,
+ * and deleted lists whose memory is not given back yet. */
+void list_totals(uint64_t *nlists, uint64_t *nelems, uint64_t *nwaiters, uint64_t *nreclaiming);
 
 #endif

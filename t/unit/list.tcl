@@ -430,9 +430,9 @@ start_server {tags {list mcds-only} args {-m 2 -M}} {
     test {-M: after delete, as many elements fit again (memory reclaimed in the background)} {
         assert_equal [mc_exchange $fd "delete m1\r\n"] "DELETED\r\n"
         set v [string repeat y 40000]
-        # Reclaiming runs on its own thread: wait until a push fits again.
-        wait_for {[l_push $fd rpush m2 [list $v]] eq "1\r\n"}
-        for {set n 1} {$n < 200} {incr n} {
+        # Reclaiming runs on its own thread: wait until it is done.
+        wait_for {[mc_stat $fd list_reclaiming] == 0}
+        for {set n 0} {$n < 200} {incr n} {
             if {[l_push $fd rpush m2 [list $v]] ne "[expr {$n + 1}]\r\n"} break
         }
         assert_range $n 10 60
@@ -467,4 +467,16 @@ start_server {tags {list mcds-only}} {
         l_push $fd rpush f1 {a b}
         mc_exchange $fd "flush_all\r\nllen f1\r\n[l_blocks {rpush f1 1} c]lrange f1 0 5\r\n"
     } "OK\r\nNOT_FOUND\r\n1\r\n[l_vals f1 c]"
+}
+
+start_server {tags {list mcds-only} args {--conn-output-max 64k}} {
+    set fd [mc_connect]
+
+    test {a range or a pop stops at the output limit; a pop removes only what it sent} {
+        set v [string repeat o 20000]
+        l_push $fd rpush o1 [list $v $v $v $v $v $v $v $v $v $v]
+        assert_equal [llength [l_parse o1 [mc_exchange $fd "lrange o1 0 10\r\n"]]] 4
+        assert_equal [llength [l_parse o1 [mc_exchange $fd "lpop o1 10\r\n"]]] 4
+        mc_exchange $fd "llen o1\r\n"
+    } "6\r\n"
 }
