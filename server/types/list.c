@@ -1,20 +1,15 @@
 /*
- * types/list: the sequence of a list (a treap of chunks of packed
- * elements), its operations, its waiters, and the reclaimer thread that
- * frees deleted lists in the background.
+ * types/list: a list's life (creation, the registry of lists, the
+ * reclaimer thread that frees deleted lists in the background), its
+ * operations as the verbs see them (each locks the list, changes its
+ * sequence through list_seq.c and logs the change), by-value lookups
+ * through the value index, and blocking pops.
  *
- * An element is packed as its length (a varint), its bytes, and its
- * length again with the varint's bytes reversed, so a chunk is walked
- * from either end. A chunk's bytes are buf[lo, hi): an element added at
- * the chunk's front or back moves nothing else. A chunk grows until it
- * holds LIST_CHUNK_BYTES; an element that does not fit then opens a new
- * chunk, or splits the chunk where it goes in.
- *
- * Out of memory: every allocation a change needs is made before the list
- * changes (a split or a new empty chunk is not a change of content), so
- * a refused change leaves the list as it was. The value index is a cache
- * of the sequence: when it cannot grow it is dropped, and rebuilt when a
- * by-value operation next needs it.
+ * A refused change leaves the list as it was (list_seq.c allocates before
+ * it changes anything; a push of several values that runs out of memory
+ * midway takes back what it put). The value index is a cache of the
+ * sequence: when it cannot grow it is dropped, and rebuilt when a by-value
+ * operation next needs it.
  *
  * Lock order: the registry lock, then a list's lock; the reclaimer's lock
  * is taken under neither.
@@ -26,9 +21,6 @@
 #include "list.h"
 #include "list_int.h"
 #include "list_persist.h"
-
-#define LIST_CHUNK_FIRST 64         /* first buffer of a list's first chunk */
-#define LIST_MALLOC_OVERHEAD 16     /* counted per allocation under -m */
 
 static pthread_mutex_t list_reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct list *list_reg;
@@ -45,491 +37,6 @@ static pthread_t list_reaper;
 void list_charge(struct list *l, long bytes) {
     l->mem += (size_t)bytes;
     item_mem_charge(bytes);
-}
-
-/* ---- packed elements ---- */
-
-static size_t list_var_len(size_t n) {
-    size_t k = 1;
-
-    while (n >= 0x80) {
-        n >>= 7;
-        k++;
-    }
-    return k;
-}
-
-static size_t list_elem_size(size_t n) {
-    return 2 * list_var_len(n) + n;
-}
-
-size_t list_var_get(const char *p, size_t *n) {
-    size_t v = 0, k = 0;
-    unsigned shift = 0;
-    unsigned char b;
-
-    do {
-        b = (unsigned char)p[k++];
-        v |= (size_t)(b & 0x7f) << shift;
-        shift += 7;
-    } while (b & 0x80);
-    *n = v;
-    return k;
-}
-
-/* The length stored after an element ending at end: its start. */
-static size_t list_var_back(const char *buf, size_t end, size_t *n) {
-    size_t v = 0, k = 0;
-    unsigned shift = 0;
-    unsigned char b;
-
-    do {
-        b = (unsigned char)buf[end - 1 - k++];
-        v |= (size_t)(b & 0x7f) << shift;
-        shift += 7;
-    } while (b & 0x80);
-    *n = v;
-    return end - 2 * k - v;
-}
-
-static void list_elem_write(char *dst, const char *p, size_t n) {
-    char var[10];
-    size_t k = 0, i, v = n;
-
-    while (v >= 0x80) {
-        var[k++] = (char)((v & 0x7f) | 0x80);
-        v >>= 7;
-    }
-    var[k++] = (char)v;
-    memcpy(dst, var, k);
-    memcpy(dst + k, p, n);
-    for (i = 0; i < k; i++)
-        dst[k + n + i] = var[k - 1 - i];
-}
-
-/* The element at off: its bytes in *p, *n; returns the next offset. */
-static uint32_t list_elem_read(const struct lchunk *c, uint32_t off, const char **p, size_t *n) {
-    size_t k = list_var_get(c->buf + off, n);
-
-    *p = c->buf + off + k;
-    return (uint32_t)(off + 2 * k + *n);
-}
-
-size_t list_unpack(const char *buf, size_t off, const char **p, size_t *n) {
-    size_t k = list_var_get(buf + off, n);
-
-    *p = buf + off + k;
-    return off + 2 * k + *n;
-}
-
-uint32_t list_chunk_at(const struct lchunk *c, uint32_t i) {
-    uint32_t off, k;
-    const char *p;
-    size_t n;
-
-    if (i <= c->count / 2) {
-        for (off = c->lo, k = 0; k < i; k++)
-            off = list_elem_read(c, off, &p, &n);
-        return off;
-    }
-    for (off = c->hi, k = c->count; k > i; k--)
-        off = (uint32_t)list_var_back(c->buf, off, &n);
-    return off;
-}
-
-/* ---- the treap ---- */
-
-static uint64_t lt_sum(const struct lchunk *c) {
-    return c != NULL ? c->sum : 0;
-}
-
-static void lt_fix(struct lchunk *c) {
-    c->sum = c->count + lt_sum(c->left) + lt_sum(c->right);
-}
-
-static void lt_bubble(struct lchunk *c, int64_t d) {
-    for (; c != NULL; c = c->up)
-        c->sum += (uint64_t)d;
-}
-
-static struct lchunk *lt_first(struct lchunk *c) {
-    if (c != NULL)
-        while (c->left != NULL)
-            c = c->left;
-    return c;
-}
-
-static struct lchunk *lt_last(struct lchunk *c) {
-    if (c != NULL)
-        while (c->right != NULL)
-            c = c->right;
-    return c;
-}
-
-static struct lchunk *lt_prev(struct lchunk *c) {
-    if (c->left != NULL)
-        return lt_last(c->left);
-    while (c->up != NULL && c->up->left == c)
-        c = c->up;
-    return c->up;
-}
-
-static struct lchunk *lt_next(struct lchunk *c) {
-    if (c->right != NULL)
-        return lt_first(c->right);
-    while (c->up != NULL && c->up->right == c)
-        c = c->up;
-    return c->up;
-}
-
-uint64_t list_chunk_rank(const struct lchunk *c) {
-    uint64_t r = lt_sum(c->left);
-
-    for (; c->up != NULL; c = c->up)
-        if (c->up->right == c)
-            r += lt_sum(c->up->left) + c->up->count;
-    return r;
-}
-
-/* The chunk holding element idx (< l->count); *i its place in it. */
-static struct lchunk *lt_find(struct list *l, uint64_t idx, uint32_t *i) {
-    struct lchunk *c = l->root;
-
-    for (;;) {
-        uint64_t left = lt_sum(c->left);
-        if (idx < left) {
-            c = c->left;
-        } else if (idx - left < c->count) {
-            *i = (uint32_t)(idx - left);
-            return c;
-        } else {
-            idx -= left + c->count;
-            c = c->right;
-        }
-    }
-}
-
-static void lt_set_child(struct list *l, struct lchunk *p, struct lchunk *old, struct lchunk *n) {
-    if (p == NULL)
-        l->root = n;
-    else if (p->left == old)
-        p->left = n;
-    else
-        p->right = n;
-    if (n != NULL)
-        n->up = p;
-}
-
-static void lt_rotate_up(struct list *l, struct lchunk *x) {
-    struct lchunk *p = x->up, *g = p->up;
-
-    if (p->left == x) {
-        p->left = x->right;
-        if (p->left != NULL)
-            p->left->up = p;
-        x->right = p;
-    } else {
-        p->right = x->left;
-        if (p->right != NULL)
-            p->right->up = p;
-        x->left = p;
-    }
-    p->up = x;
-    lt_set_child(l, g, p, x);
-    lt_fix(p);
-    lt_fix(x);
-}
-
-static uint32_t list_rand(struct list *l) {
-    uint32_t x = l->rng;
-
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    l->rng = x;
-    return x;
-}
-
-/* Links n (its count set) after chunk c, or first when c is NULL. */
-static void lt_insert_after(struct list *l, struct lchunk *c, struct lchunk *n) {
-    struct lchunk *p;
-
-    n->left = n->right = n->up = NULL;
-    n->sum = n->count;
-    n->prio = list_rand(l);
-    if (l->root == NULL) {
-        l->root = n;
-        return;
-    }
-    if (c == NULL) {
-        p = lt_first(l->root);
-        p->left = n;
-    } else if (c->right == NULL) {
-        p = c;
-        p->right = n;
-    } else {
-        p = lt_first(c->right);
-        p->left = n;
-    }
-    n->up = p;
-    lt_bubble(p, n->count);
-    while (n->up != NULL && n->up->prio < n->prio)
-        lt_rotate_up(l, n);
-}
-
-/* Unlinks n (its elements leave the counts). */
-static void lt_remove(struct list *l, struct lchunk *n) {
-    lt_bubble(n, -(int64_t)n->count);
-    n->count = 0;
-    while (n->left != NULL && n->right != NULL)
-        lt_rotate_up(l, n->left->prio > n->right->prio ? n->left : n->right);
-    lt_set_child(l, n->up, n, n->left != NULL ? n->left : n->right);
-}
-
-/* ---- chunks ---- */
-
-static struct lchunk *lc_new(struct list *l, size_t cap) {
-    struct lchunk *c = calloc(1, sizeof(*c));
-    char *b = malloc(cap);
-
-    if (c == NULL || b == NULL) {
-        free(c);
-        free(b);
-        return NULL;
-    }
-    c->buf = b;
-    c->cap = (uint32_t)cap;
-    list_charge(l, (long)(sizeof(*c) + cap + 2 * LIST_MALLOC_OVERHEAD));
-    return c;
-}
-
-static void lc_free(struct list *l, struct lchunk *c) {
-    list_charge(l, -(long)(sizeof(*c) + c->cap + 2 * LIST_MALLOC_OVERHEAD));
-    free(c->buf);
-    free(c);
-}
-
-/* A bigger (or compacted) buffer for c with a gap of need bytes at at;
- * the slack goes to the front when the gap is at the front. Returns the
- * gap's offset, or UINT32_MAX without memory (c unchanged). */
-static uint32_t lc_regrow(struct list *l, struct lchunk *c, uint32_t at, uint32_t need) {
-    size_t used = c->hi - c->lo, want = used + need, cap = c->cap, lo;
-    char *b;
-
-    while (cap < want)
-        cap *= 2;
-    if (cap > LIST_CHUNK_BYTES && want <= LIST_CHUNK_BYTES)
-        cap = LIST_CHUNK_BYTES;
-    b = malloc(cap);
-    if (b == NULL)
-        return UINT32_MAX;
-    lo = at == c->lo && c->count > 0 ? cap - want : 0;
-    memcpy(b + lo, c->buf + c->lo, at - c->lo);
-    memcpy(b + lo + (at - c->lo) + need, c->buf + at, c->hi - at);
-    list_charge(l, (long)cap - (long)c->cap);
-    free(c->buf);
-    at = (uint32_t)(lo + (at - c->lo));
-    c->buf = b;
-    c->cap = (uint32_t)cap;
-    c->lo = (uint32_t)lo;
-    c->hi = (uint32_t)(lo + want);
-    return at;
-}
-
-/* Opens a gap of need bytes at offset at of c; returns its offset. */
-static uint32_t lc_open(struct list *l, struct lchunk *c, uint32_t at, uint32_t need) {
-    if (at == c->lo && c->lo >= need) {
-        c->lo -= need;
-        return c->lo;
-    }
-    if (c->hi + need <= c->cap) {
-        memmove(c->buf + at + need, c->buf + at, c->hi - at);
-        c->hi += need;
-        return at;
-    }
-    if (c->lo >= need) {
-        memmove(c->buf + c->lo - need, c->buf + c->lo, at - c->lo);
-        c->lo -= need;
-        return at - need;
-    }
-    return lc_regrow(l, c, at, need);
-}
-
-/* Closes the esz bytes at at, moving the shorter side. */
-static void lc_close(struct lchunk *c, uint32_t at, uint32_t esz) {
-    if (at - c->lo < c->hi - at - esz) {
-        memmove(c->buf + c->lo + esz, c->buf + c->lo, at - c->lo);
-        c->lo += esz;
-    } else {
-        memmove(c->buf + at, c->buf + at + esz, c->hi - at - esz);
-        c->hi -= esz;
-    }
-}
-
-/* ---- elements ---- */
-
-static void list_index_elem(struct list *l, struct lchunk *c, const char *p, size_t n, int d) {
-    if (l->vindex != NULL)
-        list_vindex_add(l, list_vhash(p, n), c, d);
-}
-
-/* Moves elements [i, count) of c to a new chunk after it; NULL without
- * memory (nothing moved). */
-static struct lchunk *list_split(struct list *l, struct lchunk *c, uint32_t i) {
-    uint32_t at = list_chunk_at(c, i), nbytes = c->hi - at, off;
-    struct lchunk *n = lc_new(l, nbytes > LIST_CHUNK_BYTES ? nbytes : LIST_CHUNK_BYTES);
-    const char *p;
-    size_t len;
-
-    if (n == NULL)
-        return NULL;
-    memcpy(n->buf, c->buf + at, nbytes);
-    n->lo = 0;
-    n->hi = nbytes;
-    n->count = c->count - i;
-    c->hi = at;
-    c->count = i;
-    lt_bubble(c, -(int64_t)n->count);
-    lt_insert_after(l, c, n);
-    for (off = n->lo; l->vindex != NULL && off < n->hi;) {
-        off = list_elem_read(n, off, &p, &len);
-        list_index_elem(l, c, p, len, -1);
-        list_index_elem(l, n, p, len, 1);
-    }
-    return n;
-}
-
-/* A new empty chunk after c (first if NULL) for an element of esz bytes;
- * its room is at the back, or at the front for a chunk that grows
- * towards the head. */
-static struct lchunk *list_chunk_add(struct list *l, struct lchunk *c, size_t esz, bool front) {
-    size_t cap = l->root == NULL ? LIST_CHUNK_FIRST : LIST_CHUNK_BYTES;
-    struct lchunk *n = lc_new(l, esz > cap ? esz : cap);
-
-    if (n != NULL) {
-        n->lo = n->hi = front ? n->cap : 0;
-        lt_insert_after(l, c, n);
-    }
-    return n;
-}
-
-/* Where an element of esz bytes goes in at place i of c (c NULL: the
- * list is empty): c itself while it has room, else a neighbour or a new
- * chunk, splitting c if i is inside it. NULL without memory. */
-static struct lchunk *list_place(struct list *l, struct lchunk *c, uint32_t *i, size_t esz) {
-    struct lchunk *prev;
-
-    if (c == NULL)
-        return list_chunk_add(l, NULL, esz, false);
-    if (c->count == 0 || c->hi - c->lo + esz <= LIST_CHUNK_BYTES)
-        return c;
-    if (*i == 0) {
-        prev = lt_prev(c);
-        if (prev != NULL && prev->hi - prev->lo + esz <= LIST_CHUNK_BYTES) {
-            *i = prev->count;
-            return prev;
-        }
-        return list_chunk_add(l, prev, esz, true);
-    }
-    if (*i < c->count && list_split(l, c, *i) == NULL)
-        return NULL;
-    if (c->hi - c->lo + esz <= LIST_CHUNK_BYTES)
-        return c;
-    *i = 0;
-    return list_chunk_add(l, c, esz, false);
-}
-
-/* Puts p[0..n) at place i of chunk c (NULL: the list is empty). */
-static enum list_result list_put(struct list *l, struct lchunk *c, uint32_t i, const char *p, size_t n) {
-    size_t esz = list_elem_size(n);
-    uint32_t at;
-
-    c = list_place(l, c, &i, esz);
-    if (c == NULL)
-        return LIST_NOMEM;
-    at = lc_open(l, c, list_chunk_at(c, i), (uint32_t)esz);
-    if (at == UINT32_MAX) {
-        if (c->count == 0) {
-            lt_remove(l, c);
-            lc_free(l, c);
-        }
-        return LIST_NOMEM;
-    }
-    list_elem_write(c->buf + at, p, n);
-    c->count++;
-    lt_bubble(c, 1);
-    l->count++;
-    list_index_elem(l, c, p, n, 1);
-    return LIST_OK;
-}
-
-/* Puts p[0..n) at position idx (0 .. count). */
-enum list_result list_put_at(struct list *l, uint64_t idx, const char *p, size_t n) {
-    struct lchunk *c;
-    uint32_t i = 0;
-
-    if (l->root == NULL)
-        return list_put(l, NULL, 0, p, n);
-    if (idx == l->count) {
-        c = lt_last(l->root);
-        return list_put(l, c, c->count, p, n);
-    }
-    c = lt_find(l, idx, &i);
-    return list_put(l, c, i, p, n);
-}
-
-/* Removes element i of c; frees c when it empties. */
-static void list_cut(struct list *l, struct lchunk *c, uint32_t i) {
-    uint32_t at = list_chunk_at(c, i);
-    const char *p;
-    size_t n;
-    uint32_t end = list_elem_read(c, at, &p, &n);
-
-    list_index_elem(l, c, p, n, -1);
-    lc_close(c, at, end - at);
-    c->count--;
-    lt_bubble(c, -1);
-    l->count--;
-    if (c->count == 0) {
-        lt_remove(l, c);
-        lc_free(l, c);
-    }
-}
-
-void list_cut_at(struct list *l, uint64_t idx) {
-    uint32_t i;
-    struct lchunk *c = lt_find(l, idx, &i);
-
-    list_cut(l, c, i);
-}
-
-/* Whole chunks at a time. */
-void list_drop_end(struct list *l, enum list_end e, uint64_t k) {
-    while (k > 0) {
-        struct lchunk *c = e == LIST_HEAD ? lt_first(l->root) : lt_last(l->root);
-        uint32_t off;
-        const char *p;
-        size_t n;
-
-        if (c->count > k) {
-            list_cut(l, c, e == LIST_HEAD ? 0 : c->count - 1);
-            k--;
-            continue;
-        }
-        for (off = c->lo; l->vindex != NULL && off < c->hi;) {
-            off = list_elem_read(c, off, &p, &n);
-            list_index_elem(l, c, p, n, -1);
-        }
-        k -= c->count;
-        l->count -= c->count;
-        lt_remove(l, c);
-        lc_free(l, c);
-    }
-}
-
-/* Bytes an element of n bytes may take, counted against -m first. */
-static size_t list_need(size_t n) {
-    return list_elem_size(n) + sizeof(struct lchunk) + 2 * LIST_MALLOC_OVERHEAD;
 }
 
 /* ---- waiters ---- */
@@ -559,34 +66,6 @@ static bool list_take_one(const char *p, size_t n, void *arg) {
     list_elem_write(t->buf + t->off, p, n);
     t->off += list_elem_size(n);
     return true;
-}
-
-/* Bytes the first k elements at end e take, packed. */
-static size_t list_end_bytes(struct list *l, enum list_end e, int k) {
-    size_t total = 0, n;
-    struct lchunk *c = e == LIST_HEAD ? lt_first(l->root) : lt_last(l->root);
-    uint32_t off = e == LIST_HEAD ? c->lo : c->hi;
-    const char *p;
-
-    while (k-- > 0) {
-        if (e == LIST_HEAD && off == c->hi) {
-            c = lt_next(c);
-            off = c->lo;
-        } else if (e == LIST_TAIL && off == c->lo) {
-            c = lt_prev(c);
-            off = c->hi;
-        }
-        if (e == LIST_HEAD) {
-            uint32_t next = list_elem_read(c, off, &p, &n);
-            total += next - off;
-            off = next;
-        } else {
-            uint32_t start = (uint32_t)list_var_back(c->buf, off, &n);
-            total += off - start;
-            off = start;
-        }
-    }
-    return total;
 }
 
 /* Serves waiters, in order, while the list has elements. A waiter whose
@@ -632,15 +111,6 @@ struct list *list_new(const char *name, size_t nname, const struct list_opts *o)
     list_nlists++;
     pthread_mutex_unlock(&list_reg_lock);
     return l;
-}
-
-static void list_free_chunks(struct list *l, struct lchunk *c) {
-    while (c != NULL) {
-        struct lchunk *right = c->right;
-        list_free_chunks(l, c->left);
-        lc_free(l, c);
-        c = right;
-    }
 }
 
 /* Frees l now (the reclaimer, or shutdown). */
@@ -775,7 +245,7 @@ enum list_result list_push(struct list *l, enum list_end e, const struct list_va
     int k;
 
     for (k = 0; k < n; k++)
-        need += list_need(v[k].n);
+        need += list_elem_need(v[k].n);
     if (!list_room_for(need))
         return LIST_NOMEM;
     pthread_mutex_lock(&l->lock);
@@ -800,7 +270,7 @@ int list_pop_locked(struct list *l, enum list_end e, int max, list_each_fn fn, v
     int k;
 
     for (k = 0; k < max && l->count > 0; k++) {
-        struct lchunk *c = e == LIST_HEAD ? lt_first(l->root) : lt_last(l->root);
+        struct lchunk *c = e == LIST_HEAD ? list_chunk_first(l->root) : list_chunk_last(l->root);
         uint32_t i = e == LIST_HEAD ? 0 : c->count - 1;
         const char *p;
         size_t n;
@@ -870,7 +340,7 @@ bool list_get(struct list *l, int64_t idx, list_each_fn fn, void *arg) {
     pthread_mutex_lock(&l->lock);
     found = !l->closed && list_pos(l, idx, &at);
     if (found) {
-        c = lt_find(l, at, &i);
+        c = list_chunk_of(l, at, &i);
         list_elem_read(c, list_chunk_at(c, i), &p, &n);
         fn(p, n, arg);
     }
@@ -889,13 +359,13 @@ size_t list_range(struct list *l, int64_t off, size_t limit, list_each_fn fn, vo
         pthread_mutex_unlock(&l->lock);
         return 0;
     }
-    c = lt_find(l, start, &i);
+    c = list_chunk_of(l, start, &i);
     at = list_chunk_at(c, i);
     while (c != NULL && k < limit) {
         const char *p;
         size_t n;
         if (at == c->hi) {
-            c = lt_next(c);
+            c = list_chunk_next(c);
             at = c != NULL ? c->lo : 0;
             continue;
         }
@@ -912,7 +382,7 @@ enum list_result list_set(struct list *l, int64_t idx, const struct list_val *v)
     enum list_result r = LIST_NOT_FOUND;
     uint64_t at;
 
-    if (!list_room_for(list_need(v->n)))
+    if (!list_room_for(list_elem_need(v->n)))
         return LIST_NOMEM;
     pthread_mutex_lock(&l->lock);
     if (!l->closed && list_pos(l, idx, &at)) {
@@ -925,11 +395,6 @@ enum list_result list_set(struct list *l, int64_t idx, const struct list_val *v)
     }
     pthread_mutex_unlock(&l->lock);
     return r;
-}
-
-void list_keep(struct list *l, uint64_t start, uint64_t end) {
-    list_drop_end(l, LIST_TAIL, l->count - end);
-    list_drop_end(l, LIST_HEAD, start);
 }
 
 uint64_t list_trim(struct list *l, int64_t off, uint64_t limit) {
@@ -991,28 +456,6 @@ static enum list_result list_spots(struct list *l, const struct list_val *v, str
     return LIST_OK;
 }
 
-static bool list_eq(const char *p, size_t n, const struct list_val *v) {
-    return n == v->n && memcmp(p, v->p, n) == 0;
-}
-
-/* The first element of c equal to v (from the back if last), or -1. */
-static int64_t list_chunk_find(const struct lchunk *c, const struct list_val *v, bool last) {
-    uint32_t off = c->lo, i;
-    int64_t found = -1;
-    const char *p;
-    size_t n;
-
-    for (i = 0; i < c->count; i++) {
-        off = list_elem_read(c, off, &p, &n);
-        if (list_eq(p, n, v)) {
-            found = i;
-            if (!last)
-                break;
-        }
-    }
-    return found;
-}
-
 enum list_result list_contains(struct list *l, const struct list_val *v, bool *yes) {
     struct list_spot *s = NULL;
     enum list_result r;
@@ -1035,7 +478,7 @@ enum list_result list_insert(struct list *l, bool after, const struct list_val *
     int64_t i = -1;
     size_t ns = 0, k;
 
-    if (!list_room_for(list_need(v->n)))
+    if (!list_room_for(list_elem_need(v->n)))
         return LIST_NOMEM;
     pthread_mutex_lock(&l->lock);
     r = l->closed ? LIST_GONE : l->opts.max_len != 0 && l->count >= l->opts.max_len ? LIST_FULL
@@ -1056,50 +499,6 @@ enum list_result list_insert(struct list *l, bool after, const struct list_val *
     *len = l->count;
     pthread_mutex_unlock(&l->lock);
     return r;
-}
-
-/* Removes from c up to quota elements equal to v (from the back if
- * back), in one pass; returns how many. Frees c if it empties. */
-static uint64_t list_chunk_remove(struct list *l, struct lchunk *c, const struct list_val *v,
-                                  uint64_t quota, bool back) {
-    uint32_t rd = c->lo, wr = c->lo, i, matches = 0, skip = 0, start;
-    uint64_t gone = 0;
-    const char *p;
-    size_t n;
-
-    if (back) {
-        for (i = 0; i < c->count; i++) {
-            rd = list_elem_read(c, rd, &p, &n);
-            matches += list_eq(p, n, v);
-        }
-        skip = matches > quota ? matches - (uint32_t)quota : 0;
-        rd = c->lo;
-    }
-    for (i = 0; i < c->count; i++) {
-        start = rd;
-        rd = list_elem_read(c, rd, &p, &n);
-        if (list_eq(p, n, v) && skip > 0) {
-            skip--;
-        } else if (list_eq(p, n, v) && gone < quota) {
-            gone++;
-            continue;
-        }
-        if (wr != start)
-            memmove(c->buf + wr, c->buf + start, rd - start);
-        wr += rd - start;
-    }
-    if (gone == 0)
-        return 0;
-    c->hi = wr;
-    c->count -= (uint32_t)gone;
-    lt_bubble(c, -(int64_t)gone);
-    l->count -= gone;
-    list_index_elem(l, c, v->p, v->n, -(int)gone);
-    if (c->count == 0) {
-        lt_remove(l, c);
-        lc_free(l, c);
-    }
-    return gone;
 }
 
 enum list_result list_remove_locked(struct list *l, int64_t count, const struct list_val *v,

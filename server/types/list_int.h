@@ -1,8 +1,10 @@
 /*
  * types/list_int: the inside of a list, shared by the files of the list
- * type (list.c, the sequence and its operations; list_vindex.c, the value
- * index; list_persist.c, its records and snapshots) and no one else.
- * Every function here expects the list's lock held.
+ * type (list_seq.c, the sequence; list.c, its operations; list_vindex.c,
+ * the value index; list_persist.c, its records and snapshots) and no one
+ * else.
+ * Every function here but list_charge and list_room_for expects the
+ * list's lock held.
  */
 #ifndef MCDS_LIST_INT_H
 #define MCDS_LIST_INT_H
@@ -70,7 +72,35 @@ void list_charge(struct list *l, long bytes);
 /* Whether need more bytes fit under -m (cache values may be evicted). */
 bool list_room_for(size_t need);
 
-/* The sequence, for list.c's operations and for replay. */
+#define LIST_MALLOC_OVERHEAD 16     /* counted per allocation under -m */
+
+/* ---- list_seq.c: the sequence (the list locked) ---- */
+
+/* Packed elements: the bytes one of n bytes takes; writing one at dst;
+ * reading the one at off of c (returns the next offset). */
+size_t list_elem_size(size_t n);
+void list_elem_write(char *dst, const char *p, size_t n);
+uint32_t list_elem_read(const struct lchunk *c, uint32_t off, const char **p, size_t *n);
+/* Bytes an element of n bytes may take, counted against -m first. */
+size_t list_elem_need(size_t n);
+/* Chunks in order; the one holding element idx (< count), *i its place. */
+struct lchunk *list_chunk_first(struct lchunk *root);
+struct lchunk *list_chunk_last(struct lchunk *root);
+struct lchunk *list_chunk_next(struct lchunk *c);
+struct lchunk *list_chunk_of(struct list *l, uint64_t idx, uint32_t *i);
+/* Removes element i of c; frees c when it empties. */
+void list_cut(struct list *l, struct lchunk *c, uint32_t i);
+/* Bytes the first k elements at end e take, packed. */
+size_t list_end_bytes(struct list *l, enum list_end e, int k);
+/* Frees the chunks under c. */
+void list_free_chunks(struct list *l, struct lchunk *c);
+/* The first element of c equal to v (the last if last), or -1. */
+int64_t list_chunk_find(const struct lchunk *c, const struct list_val *v, bool last);
+/* Removes from c up to quota elements equal to v (from the back if
+ * back), in one pass; returns how many. Frees c if it empties. */
+uint64_t list_chunk_remove(struct list *l, struct lchunk *c, const struct list_val *v,
+                           uint64_t quota, bool back);
+/* By position (the rest of the sequence's operations). */
 enum list_result list_put_at(struct list *l, uint64_t idx, const char *p, size_t n);
 void list_cut_at(struct list *l, uint64_t idx);
 int list_pop_locked(struct list *l, enum list_end e, int max, list_each_fn fn, void *arg);
@@ -80,6 +110,8 @@ enum list_result list_remove_locked(struct list *l, int64_t count, const struct 
                                     uint64_t *removed);
 /* Keeps elements [start, end). */
 void list_keep(struct list *l, uint64_t start, uint64_t end);
+
+/* ---- list.c ---- */
 
 /* The 32-bit hash a value is indexed under (never 0). */
 uint32_t list_vhash(const char *p, size_t n);
