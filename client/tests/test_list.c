@@ -1,18 +1,26 @@
 /*
  * test_list.c - the list wrappers (mcds_list_*) against mcds-server: every
  * verb and its errors (missing list, out of range, full list, wrong type,
- * too large, bad arguments), a blocking pop woken by another thread, and,
- * given several servers, a pool (each list on the server libmemcached
- * picks for its key, found there and only there).
+ * too large, bad arguments), a blocking pop woken by another thread, 4
+ * producer and 4 consumer threads moving 20,000 elements through one list
+ * (each popped once, in its producer's order), and, given several servers,
+ * a pool (each list on the server libmemcached picks for its key, found
+ * there and only there).
  */
 #include <libmemcached/memcached.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "testutil.h"
 
 #define POOL_LISTS 24
+#define PUSHERS 4
+#define POPPERS 4
+#define PER_PUSHER 5000
+#define ELEMS (PUSHERS * PER_PUSHER)
+#define BATCH 10
 
 static const char *servers;
 
@@ -181,6 +189,84 @@ static void test_blocking(mcds_t *h)
     tu_ok("list: a waiting pop is woken by another thread's push; a wait ends empty");
 }
 
+/* ---- 4 x 4 threads through one list ---- */
+
+static char conc_list[128];
+static unsigned char popped[ELEMS];
+static int npopped;
+
+/* Pushes its elements (4-byte numbers) in batches at the tail. */
+static void *pusher(void *arg)
+{
+    int p = (int)(intptr_t)arg, i, k;
+    uint32_t v[BATCH];
+    mcds_item_t items[BATCH];
+    mcds_t *h = tu_open(servers);
+
+    for (i = 0; i < PER_PUSHER; i += BATCH) {
+        for (k = 0; k < BATCH; k++) {
+            v[k] = (uint32_t)(p * PER_PUSHER + i + k);
+            items[k].data = (const char *)&v[k];
+            items[k].len = sizeof v[k];
+        }
+        CHECK_ST(mcds_list_push(h, conc_list, MCDS_LIST_TAIL, items, BATCH, NULL), MCDS_OK);
+    }
+    mcds_close(h);
+    return NULL;
+}
+
+/* Pops from the head (waiting) until every element was popped; within a
+ * pop, one pusher's elements come in the order they were pushed. */
+static void *popper(void *arg)
+{
+    mcds_t *h = tu_open(servers);
+    int64_t deadline = tu_now_ms() + 120000;
+
+    (void)arg;
+    while (__atomic_load_n(&npopped, __ATOMIC_SEQ_CST) < ELEMS) {
+        uint32_t last[PUSHERS] = { 0 }, v;
+        int seen_from[PUSHERS] = { 0 };
+        mcds_item_t *it;
+        size_t n, i;
+        CHECK(tu_now_ms() < deadline);
+        CHECK_ST(mcds_list_pop(h, conc_list, MCDS_LIST_HEAD, 16, 100, &it, &n), MCDS_OK);
+        for (i = 0; i < n; i++) {
+            CHECK(it[i].len == sizeof v);
+            memcpy(&v, it[i].data, sizeof v);
+            CHECK(v < ELEMS);
+            CHECK(!seen_from[v / PER_PUSHER] || v > last[v / PER_PUSHER]);
+            seen_from[v / PER_PUSHER] = 1;
+            last[v / PER_PUSHER] = v;
+            CHECK(__atomic_fetch_add(&popped[v], 1, __ATOMIC_SEQ_CST) == 0);
+            __atomic_fetch_add(&npopped, 1, __ATOMIC_SEQ_CST);
+        }
+        mcds_items_free(it);
+    }
+    mcds_close(h);
+    return NULL;
+}
+
+static void test_concurrency(mcds_t *h)
+{
+    pthread_t t[PUSHERS + POPPERS];
+    uint64_t len = 99;
+    int i;
+
+    snprintf(conc_list, sizeof conc_list, "%s", tu_name("lconc"));
+    for (i = 0; i < POPPERS; i++)
+        CHECK(pthread_create(&t[i], NULL, popper, NULL) == 0);
+    for (i = 0; i < PUSHERS; i++)
+        CHECK(pthread_create(&t[POPPERS + i], NULL, pusher, (void *)(intptr_t)i) == 0);
+    for (i = 0; i < PUSHERS + POPPERS; i++)
+        CHECK(pthread_join(t[i], NULL) == 0);
+    for (i = 0; i < ELEMS; i++)
+        CHECK(popped[i] == 1);
+    CHECK_ST(mcds_list_len(h, conc_list, &len), MCDS_OK);
+    CHECK(len == 0);
+    CHECK_ST(mcds_list_delete(h, conc_list), MCDS_OK);
+    tu_ok("4 pushers x 4 blocking poppers: 20000 elements, each popped once, in order");
+}
+
 /* Each list is on exactly one server of the pool: the one libmemcached
  * picks for its key. */
 static void test_pool(mcds_t *h)
@@ -235,6 +321,7 @@ int main(int argc, char **argv)
     test_full(base);
     test_too_large(base);
     test_blocking(base);
+    test_concurrency(base);
     test_pool(base);
     mcds_close(base);
     return 0;
