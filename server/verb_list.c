@@ -289,8 +289,28 @@ static bool lverb_split(item *it, const struct lverb_req *r, struct list_val *va
     return true;
 }
 
-/* Runs a command whose blocks have been read, on its list. */
-static void lverb_apply(conn *c, item *pin, const struct lverb_req *r, const struct list_val *vals) {
+/* A push; a list deleted between finding it and pushing (LIST_GONE) is
+ * replaced by a new one, as if the push had come after the delete. */
+static enum list_result lverb_push_to(item *pin, const item *it, const struct lverb_req *r,
+                                      const struct list_val *vals, uint64_t *n) {
+    enum list_end e = r->verb == LVERB_LPUSH ? LIST_HEAD : LIST_TAIL;
+    enum list_result res = store_list_push(pin, e, vals, r->nvals, n);
+    enum store_status st;
+    int tries;
+
+    for (tries = 0; res == LIST_GONE && tries < 3; tries++) {
+        item *again = store_list_open(item_key((item *)it), it->nkey, true, NULL, &st);
+        if (again == NULL)
+            return st == STORE_NO_MEMORY ? LIST_NOMEM : LIST_GONE;
+        res = store_list_push(again, e, vals, r->nvals, n);
+        item_release(again);
+    }
+    return res;
+}
+
+/* Runs a command whose blocks (read into it) have been read, on its list. */
+static void lverb_apply(conn *c, item *pin, const item *it, const struct lverb_req *r,
+                        const struct list_val *vals) {
     enum list_result res;
     uint64_t n = 0;
     bool yes;
@@ -298,7 +318,7 @@ static void lverb_apply(conn *c, item *pin, const struct lverb_req *r, const str
     switch (r->verb) {
     case LVERB_LPUSH:
     case LVERB_RPUSH:
-        res = store_list_push(pin, r->verb == LVERB_LPUSH ? LIST_HEAD : LIST_TAIL, vals, r->nvals, &n);
+        res = lverb_push_to(pin, it, r, vals, &n);
         lverb_result(c, res, n);
         break;
     case LVERB_SET:
@@ -338,7 +358,7 @@ static void lverb_data_done(conn *c) {
     } else if (r.verb == LVERB_EXISTS || lverb_log_ok(c)) {
         pin = lverb_list(c, item_key(it), it->nkey, push, REPLY_NOT_FOUND);
         if (pin != NULL) {
-            lverb_apply(c, pin, &r, vals);
+            lverb_apply(c, pin, it, &r, vals);
             item_release(pin);
         }
     }

@@ -5,12 +5,13 @@
  * at those chunks only.
  *
  * Built the first time a list is asked something by value, then kept up
- * to date by every change of the sequence (list.c calls list_vindex_add
- * for each element that enters or leaves a chunk). It is a cache: when
- * it cannot grow it is dropped, and built again on the next by-value
- * request. A value's chunks are kept in the order they were first used,
- * and looked up from both ends, so the chunks at the list's ends (where
- * pushes and pops happen) are found at once.
+ * to date by every change of the sequence (list_seq.c calls
+ * list_vindex_add for each element that enters or leaves a chunk). It is
+ * a cache: when it cannot grow (no memory, or no room under -m) it is
+ * dropped, and built again on the next by-value request (which answers
+ * out of memory if it cannot be). A value's chunks are kept in the order
+ * they were first used, and looked up from both ends, so the chunks at
+ * the list's ends (where pushes and pops happen) are found at once.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -210,7 +211,8 @@ void list_vindex_add(struct list *l, uint32_t h, struct lchunk *c, int d) {
     size_t i;
     long k;
 
-    if (d > 0 && (x->used + 1) * 4 > x->nslots * 3 && !lv_grow(l)) {
+    if (d > 0 && (x->used + 1) * 4 > x->nslots * 3 &&
+        (!list_room_for(x->nslots * sizeof(*x->slots)) || !lv_grow(l))) {
         list_vindex_drop(l);
         return;
     }
