@@ -20,6 +20,7 @@
 #include "verb_admin.h"
 #include "verb_classic.h"
 #include "verb_list.h"
+#include "verb_scan.h"
 #include "verb_queue.h"
 
 #define CMD_HASH_SIZE 256           /* a power of two, well above the verbs */
@@ -83,6 +84,9 @@ static const struct cmd_def cmd_defs[] = {
     { "ltrim", lverb_trim, 4, 5, CMD_NOREPLY, 0 },
     { "lrem", lverb_num_block, 4, 5, CMD_DATA | CMD_NOREPLY, LVERB_REM },
     { "lexists", lverb_exists, 3, 3, CMD_DATA, 0 },
+    /* key scans (verb_scan.c) */
+    { "kscan", sverb_scan, 2, 7, 0, 0 },
+    { "kscanclose", sverb_close, 2, 2, 0, 0 },
     { NULL, NULL, 0, 0, 0, 0 },
 };
 

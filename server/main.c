@@ -28,6 +28,7 @@
 #include "settings.h"
 #include "stats.h"
 #include "store.h"
+#include "scan.h"
 #include "store_list.h"
 #include "store_queue.h"
 #include "types/list_persist.h"
@@ -187,6 +188,7 @@ static void main_teardown(void) {
     persist_stop();
     store_queue_shutdown();
     store_list_shutdown();
+    scan_shutdown();
     store_destroy();
     stats_free();
     event_base_free(main_base);

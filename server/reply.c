@@ -57,4 +57,6 @@ const struct reply_line reply_lines[REPLY_COUNT] = {
     [REPLY_KESTREL_OPEN_TWICE] = REPLY("CLIENT_ERROR a read is already open on this connection\r\n"),
     [REPLY_KESTREL_READ_OPEN] = REPLY("CLIENT_ERROR this connection has a read open on that queue\r\n"),
     [REPLY_DLQ_NEEDED] = REPLY("CLIENT_ERROR queue name too long for the default dead-letter queue, give dlq=\r\n"),
+    [REPLY_SCAN_BUSY] = REPLY("SERVER_ERROR scan in use by another connection\r\n"),
+    [REPLY_SCAN_TOO_MANY] = REPLY("SERVER_ERROR too many open scans\r\n"),
 };
