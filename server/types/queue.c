@@ -455,6 +455,12 @@ static void queue_bury(struct queue *q, struct queue_dead_list *dl) {
     bool refused = false;
     size_t i;
 
+    /* Counted before a consumer can see them in their dead-letter queue
+     * (and ack them, and read this queue's stats); the refused ones are
+     * taken back below. */
+    pthread_mutex_lock(&q->lock);
+    q->counts.dead += dl->n;
+    pthread_mutex_unlock(&q->lock);
     for (i = 0; i < dl->n; i++) {
         if (!refused && queue_dead_hook(q->name, q->nname, dl->v[i].dlq, dl->v[i].ndlq, dl->v[i].m)) {
             dl->v[i].m = NULL;
@@ -464,7 +470,7 @@ static void queue_bury(struct queue *q, struct queue_dead_list *dl) {
         }
     }
     pthread_mutex_lock(&q->lock);
-    q->counts.dead += moved;
+    q->counts.dead -= dl->n - moved;
     q->bury_reserved -= dl->n;
     for (i = 0; i < dl->n; i++) {
         struct qmsg *m = dl->v[i].m;
