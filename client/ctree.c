@@ -1,6 +1,6 @@
 /*
  * ctree.c - wrappers for mcds-server's tree-counter verbs (doc/protocol.md,
- * "5. Tree counters"), over the extended-verb client of queue.c.
+ * "5. Tree counters"), over the extended-verb client of xconn.c.
  *
  * Every call about objects goes to the server of its group key, so a
  * whole hierarchy lives on one server and its increments stay atomic;

@@ -47,7 +47,7 @@ extern "C" {
     XX(NO_MEMORY, "out of memory")                                            \
     XX(UNSUPPORTED, "operation not supported by this server")                 \
     XX(FAILURE, "unexpected client library failure")                          \
-    XX(FULL, "the queue is at its maximum length")                            \
+    XX(FULL, "the queue or list is at its maximum length")                    \
     XX(WRONG_TYPE, "the key holds another type of value")                    \
     XX(LIMIT, "a limit refused the increment; nothing changed")
 
@@ -320,7 +320,7 @@ mcds_status_t mcds_hash_drop(mcds_t *h, const char *name);
 
 /* ==== Extended verbs of mcds-server ====
  *
- * Wrappers for mcds's own verbs (queues now; lists and tree counters later)
+ * Wrappers for mcds's own verbs (queues and lists now; tree counters later)
  * are declared here. They speak mcds's text protocol over connections of
  * their own, one per server, kept in the handle (opened on first use,
  * reopened after an error, bounded by mcds_set_io_timeout), to the server
@@ -534,6 +534,68 @@ mcds_status_t mcds_ctree_active(mcds_t *h, const char *group, int64_t since,
  * the ancestors (a delete of its key): MCDS_OK or MCDS_NOT_FOUND. */
 mcds_status_t mcds_ctree_delete(mcds_t *h, const char *group,
                                 const char *object);
+
+/* ---- List: mcds-server's list verbs (doc/protocol.md, "6. Lists") ----
+ *
+ * list is the key itself, named as a queue is (1..250 bytes, no space or
+ * control character; "{tag}" places it by tag). Elements are byte strings;
+ * positions count from 0 at the head, or from -1 at the tail. Elements
+ * read come back in one block: free *items with mcds_items_free. A list
+ * verb on a key holding another type is MCDS_WRONG_TYPE. */
+
+#define MCDS_LIST_PUSH_MAX 64           /* values per mcds_list_push */
+#define MCDS_LIST_READ_MAX 1000         /* elements per pop or range */
+
+typedef enum { MCDS_LIST_HEAD = 0, MCDS_LIST_TAIL = 1 } mcds_list_end_t;
+
+/* MCDS_OK (created) or MCDS_EXISTS (already there; its cap unchanged).
+ * max_len caps the number of elements (0: none). */
+mcds_status_t mcds_list_create(mcds_t *h, const char *list, uint64_t max_len);
+/* Pushes n (1..MCDS_LIST_PUSH_MAX) values at end, each in turn, creating
+ * the list if missing; *len (may be NULL) is the new length. All or
+ * nothing: MCDS_FULL past the list's cap, MCDS_TOO_LARGE over the item
+ * size, MCDS_NO_MEMORY when the server has no room. */
+mcds_status_t mcds_list_push(mcds_t *h, const char *list, mcds_list_end_t end,
+                             const mcds_item_t *values, size_t n, uint64_t *len);
+/* Removes and returns up to max (1..MCDS_LIST_READ_MAX) elements from end
+ * (nearest first). With none there, waits up to wait_ms for a push (0: no
+ * wait). MCDS_OK with *count 0 when there is nothing (or no list). */
+mcds_status_t mcds_list_pop(mcds_t *h, const char *list, mcds_list_end_t end,
+                            unsigned max, unsigned wait_ms,
+                            mcds_item_t **items, size_t *count);
+/* MCDS_NOT_FOUND for no such list. */
+mcds_status_t mcds_list_len(mcds_t *h, const char *list, uint64_t *len);
+/* Up to limit (0..MCDS_LIST_READ_MAX) elements from offset towards the
+ * tail (an offset before the head counts as 0). */
+mcds_status_t mcds_list_range(mcds_t *h, const char *list, int64_t offset,
+                              unsigned limit, mcds_item_t **items,
+                              size_t *count);
+/* The element at index: MCDS_NOT_FOUND when out of range or no list. */
+mcds_status_t mcds_list_index(mcds_t *h, const char *list, int64_t index,
+                              mcds_item_t **item);
+/* Replaces the element at index: MCDS_NOT_FOUND when out of range. */
+mcds_status_t mcds_list_set(mcds_t *h, const char *list, int64_t index,
+                            const void *data, size_t len);
+/* Inserts data before (after: after) the first element equal to pivot;
+ * *len (may be NULL) the new length. MCDS_NOT_FOUND: no such element or
+ * list; MCDS_FULL at the list's cap. */
+mcds_status_t mcds_list_insert(mcds_t *h, const char *list, int after,
+                               const void *pivot, size_t plen,
+                               const void *data, size_t len, uint64_t *newlen);
+/* Keeps limit elements from offset; *removed (may be NULL) counts the rest. */
+mcds_status_t mcds_list_trim(mcds_t *h, const char *list, int64_t offset,
+                             uint64_t limit, uint64_t *removed);
+/* Removes elements equal to data: count > 0 the first count, < 0 the last
+ * -count, 0 all; *removed (may be NULL) counts them. */
+mcds_status_t mcds_list_remove(mcds_t *h, const char *list, int64_t count,
+                               const void *data, size_t len,
+                               uint64_t *removed);
+/* *found: whether an element equals data. MCDS_NOT_FOUND for no list. */
+mcds_status_t mcds_list_contains(mcds_t *h, const char *list,
+                                 const void *data, size_t len, int *found);
+/* Deletes the list (its memory is reclaimed in the background): MCDS_OK or
+ * MCDS_NOT_FOUND. Pops waiting on it get nothing. */
+mcds_status_t mcds_list_delete(mcds_t *h, const char *list);
 
 #ifdef __cplusplus
 }

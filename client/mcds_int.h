@@ -193,7 +193,7 @@ mcds_status_t mcds__lock_new_at(mcds_t *h, const mcds__key_t *key,
                                 const mcds__key_t *group, unsigned ttl_s,
                                 mcds_lock_t **out);
 
-/* ---- queue.c: the extended-verb client ---- */
+/* ---- xconn.c: the extended-verb client ---- */
 
 /* Closes and frees the handle's extended-verb connections. */
 void mcds__xconns_free(mcds_t *h);

@@ -21,6 +21,8 @@
 #include "verb_admin.h"
 #include "verb_classic.h"
 #include "verb_counter.h"
+#include "verb_list.h"
+#include "verb_scan.h"
 #include "verb_queue.h"
 
 #define CMD_HASH_SIZE 256           /* a power of two, well above the verbs */
@@ -85,6 +87,23 @@ static const struct cmd_def cmd_defs[] = {
     { "ctvalues", ctverb_values, 2, 8, 0, 0 },
     { "ctactive", ctverb_active, 1, 4, 0, 0 },
     { "ctperiods", ctverb_periods, 1, 7, 0, 0 },
+    /* lists (verb_list.c): pushes take more tokens than the table's limit */
+    { "lcreate", lverb_create, 2, 3, 0, 0 },
+    { "lpush", lverb_push, 1, CMD_ANY, CMD_RAW | CMD_DATA | CMD_NOREPLY, LVERB_LPUSH },
+    { "rpush", lverb_push, 1, CMD_ANY, CMD_RAW | CMD_DATA | CMD_NOREPLY, LVERB_RPUSH },
+    { "lpop", lverb_pop, 2, 4, 0, LVERB_LPOP },
+    { "rpop", lverb_pop, 2, 4, 0, LVERB_RPOP },
+    { "llen", lverb_len, 2, 2, 0, 0 },
+    { "lrange", lverb_range, 4, 4, 0, 0 },
+    { "lindex", lverb_index, 3, 3, 0, 0 },
+    { "lset", lverb_num_block, 4, 5, CMD_DATA | CMD_NOREPLY, LVERB_SET },
+    { "linsert", lverb_insert, 5, 6, CMD_DATA | CMD_NOREPLY, 0 },
+    { "ltrim", lverb_trim, 4, 5, CMD_NOREPLY, 0 },
+    { "lrem", lverb_num_block, 4, 5, CMD_DATA | CMD_NOREPLY, LVERB_REM },
+    { "lexists", lverb_exists, 3, 3, CMD_DATA, 0 },
+    /* key scans (verb_scan.c) */
+    { "kscan", sverb_scan, 2, 7, 0, 0 },
+    { "kscanclose", sverb_close, 2, 2, 0, 0 },
     { NULL, NULL, 0, 0, 0, 0 },
 };
 

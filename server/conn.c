@@ -479,8 +479,7 @@ static int conn_step_nread(conn *c) {
     }
     if (c->nread.done == c->nread.want) {
         c->state = CONN_PARSE;
-        c->proto->nread_done(c);
-        c->reqs++;
+        c->proto->nread_done(c);    /* counted in reqs when its line was */
     }
     return 1;
 }

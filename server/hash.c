@@ -417,3 +417,48 @@ void hash_crawl(size_t *cursor, size_t n, int (*fn)(item *it), void (*done)(item
         *cursor = (*cursor + 1) % size;
     }
 }
+
+/* ---- scans: a cursor over the buckets (as Redis's SCAN) ---- */
+
+static uint64_t hash_rev64(uint64_t v) {
+    v = ((v >> 1) & 0x5555555555555555ULL) | ((v & 0x5555555555555555ULL) << 1);
+    v = ((v >> 2) & 0x3333333333333333ULL) | ((v & 0x3333333333333333ULL) << 2);
+    v = ((v >> 4) & 0x0F0F0F0F0F0F0F0FULL) | ((v & 0x0F0F0F0F0F0F0F0FULL) << 4);
+    v = ((v >> 8) & 0x00FF00FF00FF00FFULL) | ((v & 0x00FF00FF00FF00FFULL) << 8);
+    v = ((v >> 16) & 0x0000FFFF0000FFFFULL) | ((v & 0x0000FFFF0000FFFFULL) << 16);
+    return (v >> 32) | (v << 32);
+}
+
+static void hash_scan_chain(item *it, void (*fn)(item *it, void *arg), void *arg) {
+    for (; it != NULL; it = it->h_next)
+        fn(it, arg);
+}
+
+/* The stripe of bucket v is v's low bits whatever the table's size (a
+ * table has at least as many buckets as there are stripes), so the table
+ * is read under that one lock. While the table grows, v names a bucket of
+ * the old size: its old chain if not moved yet, and the two new buckets it
+ * moves to. */
+uint64_t hash_scan(uint64_t v, void (*fn)(item *it, void *arg), void *arg) {
+    uint32_t stripe = (uint32_t)(v & hash_lockmask), b;
+    uint64_t m;
+
+    pthread_mutex_lock(&hash_locks[stripe]);
+    if (hash_expanding) {
+        uint32_t oldsize = hash_size(hash_pow - 1);
+        m = oldsize - 1;
+        b = (uint32_t)(v & m);
+        if (b >= __atomic_load_n(&hash_expand_bucket, __ATOMIC_RELAXED))
+            hash_scan_chain(hash_old[b], fn, arg);
+        hash_scan_chain(hash_primary[b], fn, arg);
+        hash_scan_chain(hash_primary[b + oldsize], fn, arg);
+    } else {
+        m = hash_mask(hash_pow);
+        hash_scan_chain(hash_primary[v & m], fn, arg);
+    }
+    pthread_mutex_unlock(&hash_locks[stripe]);
+    /* Increment the reversed cursor: the buckets a grown table splits a
+     * visited bucket into are all behind the cursor. */
+    v |= ~m;
+    return hash_rev64(hash_rev64(v) + 1);
+}

@@ -37,6 +37,11 @@ uint64_t hash_count(void);
 /* The most items in one bucket: a walk of the whole table, one stripe at
  * a time (0 while it grows). For tests and debugging only. */
 uint64_t hash_longest_chain(void);
+/* Calls fn (the bucket's stripe held) on every item of the bucket(s)
+ * scan cursor v names, and returns the next cursor (0: the scan is over).
+ * A scan from 0 to 0 visits every item that was in the table for its
+ * whole duration at least once, even while the table grows. */
+uint64_t hash_scan(uint64_t v, void (*fn)(item *it, void *arg), void *arg);
 
 /* Visits buckets [*cursor, *cursor + n) with each bucket's lock held,
  * calling fn on every item; fn returns 1 to have the item removed from the

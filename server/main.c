@@ -29,9 +29,12 @@
 #include "settings.h"
 #include "stats.h"
 #include "store.h"
+#include "scan.h"
+#include "store_list.h"
 #include "store_queue.h"
 #include "types/ctree.h"
 #include "types/ctree_persist.h"
+#include "types/list_persist.h"
 #include "types/queue_persist.h"
 #include "worker.h"
 
@@ -164,6 +167,7 @@ static int main_setup(void) {
     }
     store_queue_init(main_base);
     ctree_init();
+    store_list_init();
     return 0;
 }
 
@@ -173,6 +177,7 @@ static int main_restore(void) {
     int rc;
 
     queue_persist_init();
+    list_persist_init();
     item_persist_init();
     ctree_persist_init();
     store_set_unlimited(true);
@@ -191,6 +196,8 @@ static void main_teardown(void) {
     persist_stop();
     store_queue_shutdown();
     ctree_shutdown();
+    store_list_shutdown();
+    scan_shutdown();
     store_destroy();
     ctree_destroy();
     stats_free();

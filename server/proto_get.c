@@ -131,6 +131,10 @@ static bool get_one(conn *c, const struct text_get *g, const char *key, size_t n
 
     stats_incr(g->touch ? STATS_CMD_TOUCH : STATS_CMD_GET);
     it = g->touch ? store_get_touch(key, nkey, g->exptime) : store_get_any(key, nkey);
+    if (it != NULL && it->type != ITEM_STRING && it->type != ITEM_QUEUE) {
+        item_release(it);       /* a list reads as a miss */
+        it = NULL;
+    }
     if (!g->touch && (it == NULL || it->type == ITEM_QUEUE)) {
         bool go_on = true;
         if (g->queue_reads)

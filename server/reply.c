@@ -70,4 +70,6 @@ const struct reply_line reply_lines[REPLY_COUNT] = {
     [REPLY_CT_IN_USE] = REPLY("CLIENT_ERROR counter in use\r\n"),
     [REPLY_CT_BAD_LIMIT] = REPLY("CLIENT_ERROR limit exceeded\r\n"),
     [REPLY_CT_BAD_TIME] = REPLY("CLIENT_ERROR bad time or period\r\n"),
+    [REPLY_SCAN_BUSY] = REPLY("SERVER_ERROR scan in use by another connection\r\n"),
+    [REPLY_SCAN_TOO_MANY] = REPLY("SERVER_ERROR too many open scans\r\n"),
 };

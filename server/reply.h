@@ -73,6 +73,8 @@ enum reply_id {
     REPLY_CT_IN_USE,
     REPLY_CT_BAD_LIMIT,
     REPLY_CT_BAD_TIME,
+    REPLY_SCAN_BUSY,
+    REPLY_SCAN_TOO_MANY,
     REPLY_COUNT
 };
 

@@ -26,6 +26,7 @@
 #include "persist/persist.h"
 #include "settings.h"
 #include "stats.h"
+#include "types/list.h"
 #include "types/queue.h"
 
 struct stats_row {
@@ -166,6 +167,17 @@ static void stats_emit_counters(stats_emit_fn emit, void *ctx, int from, int to)
         stats_emit_u64(emit, ctx, stats_counter_names[c], stats_counter_total(c));
 }
 
+/* mcds's own figures: totals over every list. */
+static void stats_lists(stats_emit_fn emit, void *ctx) {
+    uint64_t n, elems, waiters, reclaiming;
+
+    list_totals(&n, &elems, &waiters, &reclaiming);
+    stats_emit_u64(emit, ctx, "lists", n);
+    stats_emit_u64(emit, ctx, "list_elements", elems);
+    stats_emit_u64(emit, ctx, "list_waiters", waiters);
+    stats_emit_u64(emit, ctx, "list_reclaiming", reclaiming);
+}
+
 /* mcds's own figures: totals over every queue. */
 static void stats_queues(stats_emit_fn emit, void *ctx) {
     struct queue_stats q;
@@ -226,6 +238,7 @@ void stats_general(stats_emit_fn emit, void *ctx) {
     stats_emit_u64(emit, ctx, "read_buf_bytes", stats_global_get(STATS_READ_BUF_BYTES));
     stats_emit_u64(emit, ctx, "read_buf_bytes_free", stats_global_get(STATS_READ_BUF_BYTES_FREE));
     stats_queues(emit, ctx);
+    stats_lists(emit, ctx);
     persist_stats(emit, ctx);
 }
 

@@ -24,6 +24,8 @@
 #include "store.h"
 #include "types/ctree.h"
 #include "types/ctree_persist.h"
+#include "types/list.h"
+#include "types/list_persist.h"
 #include "types/queue.h"
 #include "types/queue_persist.h"
 
@@ -84,6 +86,8 @@ static void store_struct_closed(item *it) {
         queue_close(store_struct_of(it));
     else if (it->type == ITEM_CTREE)
         ctree_obj_closed(store_struct_of(it));
+    else if (it->type == ITEM_LIST)
+        list_close(store_struct_of(it));
 }
 
 /* Everything about leaving the keyspace but the hash chain; the stripe
@@ -223,8 +227,11 @@ static int store_make_room(size_t need) {
     return item_mem_used() + need <= item_mem_limit() ? 0 : -1;
 }
 
-int store_reserve(size_t need) {
-    return store_make_room(need);
+bool store_reserve(size_t need) {
+    if (store_make_room(need) == 0)
+        return true;
+    stats_global_add(STATS_OUTOFMEMORY, 1);
+    return false;
 }
 
 item *store_alloc(const char *key, size_t nkey, uint32_t flags, rel_time_t exptime,
@@ -407,6 +414,8 @@ static void store_set_exptime_locked(item *it, rel_time_t exptime) {
         qlog_ttl(item_key(it), it->nkey, exptime);
     else if (it->type == ITEM_CTREE)
         ctlog_ttl(item_key(it), it->nkey, exptime);
+    else if (it->type == ITEM_LIST)
+        llog_ttl(item_key(it), it->nkey, exptime);
 }
 
 /* any: return items of every type (touch, Kestrel reads); otherwise a
@@ -829,6 +838,7 @@ enum store_status store_flush(int64_t delay) {
         __atomic_store_n(&store_flush_cas, item_peek_cas() + 1, __ATOMIC_RELAXED);
         ilog_flush(item_peek_cas() + 1, 0);
         queue_close_all();      /* their waiters hear now, not at next use */
+        list_close_all();
     }
     return STORE_OK_FLUSHED;
 }

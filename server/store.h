@@ -42,15 +42,14 @@ void store_destroy(void);
 item *store_alloc(const char *key, size_t nkey, uint32_t flags, rel_time_t exptime,
                   size_t nbytes, enum store_status *status);
 
+/* Makes room for need more bytes a structure will take (evicting cache
+ * values as store_alloc does); false when they do not fit under -m. */
+bool store_reserve(size_t need);
+
 /* The same without the -I check, for a caller that applied its own size
  * rule (a queue message counts only its data against -I). */
 item *store_alloc_sized(const char *key, size_t nkey, uint32_t flags, rel_time_t exptime,
                         size_t nbytes, enum store_status *status);
-
-/* Frees room under -m for need bytes a structure is about to take
- * (evicting cache values if allowed); 0, or -1 if there is none. No
- * structure lock may be held. */
-int store_reserve(size_t need);
 
 /* A store request with every option the protocols can ask for. */
 struct store_req {

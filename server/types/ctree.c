@@ -877,7 +877,7 @@ enum ctree_result ctree_incr(struct ctree_obj *o, const struct ctree_incr *in, s
     pthread_mutex_lock(&ctree_lock);
     r = ctree_incr_locked(o, in, refused, fn, arg, &need);
     pthread_mutex_unlock(&ctree_lock);
-    if (r != CTREE_NOMEM || need == 0 || store_reserve(need) < 0)
+    if (r != CTREE_NOMEM || need == 0 || !store_reserve(need))
         return r;
     pthread_mutex_lock(&ctree_lock);
     r = ctree_incr_locked(o, in, refused, fn, arg, &need);

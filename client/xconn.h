@@ -1,0 +1,84 @@
+/*
+ * xconn.h - the small text-protocol client behind the wrappers of
+ * mcds-server's own verbs (queue.c, list.c): one connection per server,
+ * calls that send one request and read its whole reply. Internal to
+ * libmcds (xconn.c).
+ */
+#ifndef MCDS_XCONN_H
+#define MCDS_XCONN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "mcds_int.h"
+
+#define LINE_MAX_LEN 4096        /* a reply line longer than this is bogus */
+
+struct mcds__xconn {
+    char *name;       /* host name, or the socket path */
+    unsigned port;    /* 0 for a UNIX socket */
+    int fd;           /* -1 when closed */
+    char *buf;        /* reply bytes [pos, len) not consumed yet */
+    size_t cap, len, pos;
+};
+
+/* One call in progress. */
+typedef struct xcall {
+    mcds_t *h;
+    mcds__xconn_t *c;
+    int io_ms;        /* per step of I/O */
+    int first_ms;     /* extra wait for the first reply byte (qpop wait=) */
+} xcall_t;
+
+void mcds__x_set_detail(xcall_t *x, const char *what, const char *text,
+                       size_t len);
+
+void mcds__x_detail(xcall_t *x, const char *text);
+
+void mcds__x_conn_close(mcds__xconn_t *c);
+
+/* The next reply line: its offset in the buffer and length (without the
+ * "\r\n"); consumed. */
+mcds_status_t mcds__x_read_line(xcall_t *x, size_t *off, size_t *len);
+
+/* Makes the n bytes at the read position available; not consumed. */
+mcds_status_t mcds__x_need(xcall_t *x, size_t n);
+
+/* Sends every byte of iov (which it modifies). */
+mcds_status_t mcds__x_send_all(xcall_t *x, struct iovec *iov, int n);
+
+mcds_status_t mcds__x_send_line(xcall_t *x, const char *line, size_t len);
+
+int mcds__x_line_is(const char *p, size_t len, const char *word);
+
+int mcds__x_line_starts(const char *p, size_t len, const char *prefix);
+
+/* The status of a reply line that is not the verb's success line. Lines a
+ * verb never gets (NOT_STORED from qack, say) and garbage are protocol
+ * errors; after those and after ERROR (the server does not know the verb,
+ * and may read our data block as commands) the connection is closed. */
+mcds_status_t mcds__x_reply_error(xcall_t *x, size_t off, size_t len,
+                                 int not_found_ok, int not_stored_ok);
+
+mcds_status_t mcds__x_check_name(const char *q, size_t *len);
+
+/* Starts a call on queue q: checks the name, finds its server and makes
+ * sure the connection is open. */
+mcds_status_t mcds__x_begin(xcall_t *x, mcds_t *h, const char *q);
+
+/* Ends a call: remembers its failure for mcds_last_detail (or forgets the
+ * previous one), and lets go of a large reply buffer. */
+mcds_status_t mcds__x_end(xcall_t *x, mcds_status_t st);
+
+/* Sends line and reads a one-line reply: MCDS_OK when it is ok_word
+ * (exactly, or followed by a space when *arg is wanted: the number after
+ * it goes to *arg), else the mapped error. */
+mcds_status_t mcds__x_simple(xcall_t *x, const char *line, size_t llen,
+                            const char *ok_word, uint64_t *arg,
+                            int not_found_ok);
+
+/* "<secs>.<ms>" for a duration in ms. */
+void mcds__x_fmt_secs(char *out, size_t size, unsigned ms);
+
+#endif

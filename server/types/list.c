@@ -1,0 +1,601 @@
+/*
+ * types/list: a list's life (creation, the registry of lists, the
+ * reclaimer thread that frees deleted lists in the background), its
+ * operations as the verbs see them (each locks the list, changes its
+ * sequence through list_seq.c and logs the change), by-value lookups
+ * through the value index, and blocking pops.
+ *
+ * A refused change leaves the list as it was (list_seq.c allocates before
+ * it changes anything; a push of several values that runs out of memory
+ * midway takes back what it put). The value index is a cache of the
+ * sequence: when it cannot grow it is dropped, and rebuilt when a by-value
+ * operation next needs it.
+ *
+ * Lock order: the registry lock, then a list's lock; the reclaimer's lock
+ * is taken under neither.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../item.h"
+#include "list.h"
+#include "list_int.h"
+#include "list_persist.h"
+
+static pthread_mutex_t list_reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct list *list_reg;
+static uint64_t list_nlists;
+static bool (*list_room)(size_t need);
+
+static pthread_mutex_t list_dead_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t list_dead_cond = PTHREAD_COND_INITIALIZER;
+static struct list *list_dead;
+static uint64_t list_ndead;         /* freed, not yet reclaimed */
+static bool list_reaper_on, list_reaper_stop;
+static pthread_t list_reaper;
+
+void list_charge(struct list *l, long bytes) {
+    l->mem += (size_t)bytes;
+    item_mem_charge(bytes);
+}
+
+/* ---- waiters ---- */
+
+static void list_unlist(struct list *l, struct list_waiter *w) {
+    if (w->prev != NULL)
+        w->prev->next = w->next;
+    else
+        l->whead = w->next;
+    if (w->next != NULL)
+        w->next->prev = w->prev;
+    else
+        l->wtail = w->prev;
+    w->prev = w->next = NULL;
+    w->listed = false;
+    l->nwaiters--;
+}
+
+struct list_take {
+    char *buf;
+    size_t off;
+};
+
+static bool list_take_one(const char *p, size_t n, void *arg) {
+    struct list_take *t = arg;
+
+    list_elem_write(t->buf + t->off, p, n);
+    t->off += list_elem_size(n);
+    return true;
+}
+
+/* Serves waiters, in order, while the list has elements. A waiter whose
+ * copy finds no memory stays waiting. */
+static void list_serve(struct list *l) {
+    while (l->whead != NULL && l->count > 0) {
+        struct list_waiter *w = l->whead;
+        int k = (uint64_t)w->want < l->count ? w->want : (int)l->count;
+        struct list_take t = { NULL, 0 };
+        size_t bytes = list_end_bytes(l, w->end, k);
+
+        t.buf = malloc(bytes > 0 ? bytes : 1);
+        if (t.buf == NULL)
+            return;
+        w->ngot = list_pop_locked(l, w->end, k, list_take_one, &t);
+        llog_pop(l, w->end, w->ngot);
+        w->got = t.buf;
+        w->ngotbytes = t.off;
+        list_unlist(l, w);
+        w->wake(w);
+    }
+}
+
+/* ---- the list ---- */
+
+struct list *list_new(const char *name, size_t nname, const struct list_opts *o) {
+    struct list *l = calloc(1, sizeof(*l));
+
+    if (l == NULL)
+        return NULL;
+    pthread_mutex_init(&l->lock, NULL);
+    memcpy(l->name, name, nname);
+    l->nname = nname;
+    l->opts = *o;
+    llog_create(l);
+    l->rng = (uint32_t)(uintptr_t)l | 1;
+    list_charge(l, (long)(sizeof(*l) + LIST_MALLOC_OVERHEAD));
+    pthread_mutex_lock(&list_reg_lock);
+    l->reg_next = list_reg;
+    if (list_reg != NULL)
+        list_reg->reg_prev = l;
+    list_reg = l;
+    list_nlists++;
+    pthread_mutex_unlock(&list_reg_lock);
+    return l;
+}
+
+/* Frees l now (the reclaimer, or shutdown). */
+static void list_destroy(struct list *l) {
+    list_vindex_drop(l);
+    list_free_chunks(l, l->root);
+    item_mem_charge(-(long)l->mem);
+    pthread_mutex_destroy(&l->lock);
+    free(l);
+}
+
+static void *list_reaper_main(void *arg) {
+    (void)arg;
+    pthread_mutex_lock(&list_dead_lock);
+    for (;;) {
+        struct list *l = list_dead;
+        if (l == NULL && list_reaper_stop)
+            break;
+        if (l == NULL) {
+            pthread_cond_wait(&list_dead_cond, &list_dead_lock);
+            continue;
+        }
+        list_dead = l->dead_next;
+        pthread_mutex_unlock(&list_dead_lock);
+        list_destroy(l);
+        pthread_mutex_lock(&list_dead_lock);
+        list_ndead--;
+    }
+    pthread_mutex_unlock(&list_dead_lock);
+    return NULL;
+}
+
+void list_free(struct list *l) {
+    pthread_mutex_lock(&list_reg_lock);
+    if (l->reg_prev != NULL)
+        l->reg_prev->reg_next = l->reg_next;
+    else
+        list_reg = l->reg_next;
+    if (l->reg_next != NULL)
+        l->reg_next->reg_prev = l->reg_prev;
+    list_nlists--;
+    pthread_mutex_unlock(&list_reg_lock);
+    if (!list_reaper_on) {
+        list_destroy(l);
+        return;
+    }
+    pthread_mutex_lock(&list_dead_lock);
+    l->dead_next = list_dead;
+    list_dead = l;
+    list_ndead++;
+    pthread_cond_signal(&list_dead_cond);
+    pthread_mutex_unlock(&list_dead_lock);
+}
+
+void list_system_init(bool (*room)(size_t need)) {
+    list_room = room;
+    list_reaper_stop = false;
+    list_reaper_on = pthread_create(&list_reaper, NULL, list_reaper_main, NULL) == 0;
+}
+
+void list_system_shutdown(void) {
+    if (!list_reaper_on)
+        return;
+    pthread_mutex_lock(&list_dead_lock);
+    list_reaper_stop = true;
+    pthread_cond_signal(&list_dead_cond);
+    pthread_mutex_unlock(&list_dead_lock);
+    pthread_join(list_reaper, NULL);
+    list_reaper_on = false;
+}
+
+static void list_close_locked(struct list *l) {
+    if (!l->closed)
+        llog_drop(l);
+    l->closed = true;
+    while (l->whead != NULL) {
+        struct list_waiter *w = l->whead;
+        list_unlist(l, w);
+        w->ngot = 0;
+        w->wake(w);
+    }
+}
+
+void list_close(struct list *l) {
+    pthread_mutex_lock(&l->lock);
+    list_close_locked(l);
+    pthread_mutex_unlock(&l->lock);
+}
+
+void list_close_all(void) {
+    struct list *l;
+
+    pthread_mutex_lock(&list_reg_lock);
+    for (l = list_reg; l != NULL; l = l->reg_next)
+        list_close(l);
+    pthread_mutex_unlock(&list_reg_lock);
+}
+
+const struct list_opts *list_options(const struct list *l) {
+    return &l->opts;
+}
+
+void list_totals(uint64_t *nlists, uint64_t *nelems, uint64_t *nwaiters, uint64_t *nreclaiming) {
+    struct list *l;
+
+    pthread_mutex_lock(&list_dead_lock);
+    *nreclaiming = list_ndead;
+    pthread_mutex_unlock(&list_dead_lock);
+
+    *nelems = *nwaiters = 0;
+    pthread_mutex_lock(&list_reg_lock);
+    *nlists = list_nlists;
+    for (l = list_reg; l != NULL; l = l->reg_next) {
+        pthread_mutex_lock(&l->lock);
+        *nelems += l->closed ? 0 : l->count;
+        *nwaiters += l->nwaiters;
+        pthread_mutex_unlock(&l->lock);
+    }
+    pthread_mutex_unlock(&list_reg_lock);
+}
+
+/* ---- operations ---- */
+
+bool list_room_for(size_t need) {
+    return list_room == NULL || list_room(need);
+}
+
+enum list_result list_push(struct list *l, enum list_end e, const struct list_val *v, int n,
+                           uint64_t *len) {
+    enum list_result r = LIST_OK;
+    size_t need = 0;
+    int k;
+
+    for (k = 0; k < n; k++)
+        need += list_elem_need(v[k].n);
+    if (!list_room_for(need))
+        return LIST_NOMEM;
+    pthread_mutex_lock(&l->lock);
+    if (l->closed)
+        r = LIST_GONE;
+    else if (l->opts.max_len != 0 && l->count + (uint64_t)n > l->opts.max_len)
+        r = LIST_FULL;
+    for (k = 0; r == LIST_OK && k < n; k++)
+        r = list_put_at(l, e == LIST_HEAD ? 0 : l->count, v[k].p, v[k].n);
+    if (r == LIST_NOMEM)
+        list_drop_end(l, e, (uint64_t)(k - 1));
+    *len = l->count;
+    for (k = 0; r == LIST_OK && k < n; k++)
+        llog_push(l, e, &v[k]);
+    if (r == LIST_OK)
+        list_serve(l);
+    pthread_mutex_unlock(&l->lock);
+    return r;
+}
+
+int list_pop_locked(struct list *l, enum list_end e, int max, list_each_fn fn, void *arg) {
+    int k;
+
+    for (k = 0; k < max && l->count > 0; k++) {
+        struct lchunk *c = e == LIST_HEAD ? list_chunk_first(l->root) : list_chunk_last(l->root);
+        uint32_t i = e == LIST_HEAD ? 0 : c->count - 1;
+        const char *p;
+        size_t n;
+
+        bool go_on;
+
+        list_elem_read(c, list_chunk_at(c, i), &p, &n);
+        go_on = fn(p, n, arg);
+        list_cut(l, c, i);
+        if (!go_on)
+            return k + 1;
+    }
+    return k;
+}
+
+int list_pop(struct list *l, enum list_end e, int max, list_each_fn fn, void *arg) {
+    int k = 0;
+
+    pthread_mutex_lock(&l->lock);
+    if (!l->closed)
+        k = list_pop_locked(l, e, max, fn, arg);
+    if (k > 0)
+        llog_pop(l, e, k);
+    pthread_mutex_unlock(&l->lock);
+    return k;
+}
+
+uint64_t list_length(struct list *l) {
+    uint64_t n;
+
+    pthread_mutex_lock(&l->lock);
+    n = l->closed ? 0 : l->count;
+    pthread_mutex_unlock(&l->lock);
+    return n;
+}
+
+/* Redis's rule for a start offset: negative from the end, clamped at 0.
+ * False when it is past the end. */
+static bool list_norm(const struct list *l, int64_t off, uint64_t *start) {
+    if (off < 0) {
+        uint64_t back = off == INT64_MIN ? (uint64_t)INT64_MAX + 1 : (uint64_t)-off;
+        off = back > l->count ? 0 : (int64_t)(l->count - back);
+    }
+    *start = (uint64_t)off;
+    return *start < l->count;
+}
+
+/* The position idx names (negative: from the end); false when out of
+ * range. */
+static bool list_pos(const struct list *l, int64_t idx, uint64_t *at) {
+    uint64_t back = idx == INT64_MIN ? (uint64_t)INT64_MAX + 1 : (uint64_t)-idx;
+
+    if (idx < 0 && back > l->count)
+        return false;
+    *at = idx < 0 ? l->count - back : (uint64_t)idx;
+    return *at < l->count;
+}
+
+bool list_get(struct list *l, int64_t idx, list_each_fn fn, void *arg) {
+    struct lchunk *c;
+    const char *p;
+    uint64_t at;
+    uint32_t i;
+    size_t n;
+    bool found;
+
+    pthread_mutex_lock(&l->lock);
+    found = !l->closed && list_pos(l, idx, &at);
+    if (found) {
+        c = list_chunk_of(l, at, &i);
+        list_elem_read(c, list_chunk_at(c, i), &p, &n);
+        fn(p, n, arg);
+    }
+    pthread_mutex_unlock(&l->lock);
+    return found;
+}
+
+size_t list_range(struct list *l, int64_t off, size_t limit, list_each_fn fn, void *arg) {
+    struct lchunk *c;
+    uint64_t start;
+    uint32_t i, at;
+    size_t k = 0;
+
+    pthread_mutex_lock(&l->lock);
+    if (l->closed || !list_norm(l, off, &start) || limit == 0) {
+        pthread_mutex_unlock(&l->lock);
+        return 0;
+    }
+    c = list_chunk_of(l, start, &i);
+    at = list_chunk_at(c, i);
+    while (c != NULL && k < limit) {
+        const char *p;
+        size_t n;
+        if (at == c->hi) {
+            c = list_chunk_next(c);
+            at = c != NULL ? c->lo : 0;
+            continue;
+        }
+        at = list_elem_read(c, at, &p, &n);
+        k++;
+        if (!fn(p, n, arg))
+            break;
+    }
+    pthread_mutex_unlock(&l->lock);
+    return k;
+}
+
+enum list_result list_set(struct list *l, int64_t idx, const struct list_val *v) {
+    enum list_result r = LIST_NOT_FOUND;
+    uint64_t at;
+
+    if (!list_room_for(list_elem_need(v->n)))
+        return LIST_NOMEM;
+    pthread_mutex_lock(&l->lock);
+    if (!l->closed && list_pos(l, idx, &at)) {
+        /* The new element goes in first: if it cannot, nothing changed. */
+        r = list_put_at(l, at, v->p, v->n);
+        if (r == LIST_OK) {
+            list_cut_at(l, at + 1);
+            llog_set(l, at, v);
+        }
+    }
+    pthread_mutex_unlock(&l->lock);
+    return r;
+}
+
+uint64_t list_trim(struct list *l, int64_t off, uint64_t limit) {
+    uint64_t start = 0, end = 0, gone = 0;
+
+    pthread_mutex_lock(&l->lock);
+    if (!l->closed) {
+        if (list_norm(l, off, &start) && limit > 0)
+            end = limit > l->count - start ? l->count : start + limit;
+        else
+            start = 0;
+        gone = l->count - (end - start);
+        list_keep(l, start, end);
+        if (gone > 0)
+            llog_trim(l, start, end);
+    }
+    pthread_mutex_unlock(&l->lock);
+    return gone;
+}
+
+/* ---- by value ---- */
+
+struct list_spot {
+    uint64_t rank;
+    struct lchunk *c;
+};
+
+static int list_spot_cmp(const void *a, const void *b) {
+    const struct list_spot *x = a, *y = b;
+
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+/* The chunks that may hold v, by position (*nspots of them; NULL and 0
+ * when none; *spots NULL with LIST_NOMEM when memory ran out). */
+static enum list_result list_spots(struct list *l, const struct list_val *v, struct list_spot **spots,
+                                   size_t *nspots) {
+    struct lvent *e;
+    struct lvhint *h;
+    size_t k;
+
+    *spots = NULL;
+    *nspots = 0;
+    if (l->vindex == NULL && !list_vindex_build(l))
+        return LIST_NOMEM;
+    e = list_vindex_find(l, list_vhash(v->p, v->n));
+    if (e == NULL)
+        return LIST_OK;
+    *spots = malloc(e->nhints * sizeof(**spots));
+    if (*spots == NULL)
+        return LIST_NOMEM;
+    h = list_vent_hints(e);
+    for (k = 0; k < e->nhints; k++) {
+        (*spots)[k].c = h[k].c;
+        (*spots)[k].rank = list_chunk_rank(h[k].c);
+    }
+    qsort(*spots, e->nhints, sizeof(**spots), list_spot_cmp);
+    *nspots = e->nhints;
+    return LIST_OK;
+}
+
+enum list_result list_contains(struct list *l, const struct list_val *v, bool *yes) {
+    struct list_spot *s = NULL;
+    enum list_result r;
+    size_t ns = 0, k;
+
+    *yes = false;
+    pthread_mutex_lock(&l->lock);
+    r = l->closed ? LIST_OK : list_spots(l, v, &s, &ns);
+    for (k = 0; r == LIST_OK && k < ns && !*yes; k++)
+        *yes = list_chunk_find(s[k].c, v, false) >= 0;
+    free(s);
+    pthread_mutex_unlock(&l->lock);
+    return r;
+}
+
+enum list_result list_insert(struct list *l, bool after, const struct list_val *pivot,
+                             const struct list_val *v, uint64_t *len) {
+    struct list_spot *s = NULL;
+    enum list_result r;
+    int64_t i = -1;
+    size_t ns = 0, k;
+
+    if (!list_room_for(list_elem_need(v->n)))
+        return LIST_NOMEM;
+    pthread_mutex_lock(&l->lock);
+    r = l->closed ? LIST_GONE : l->opts.max_len != 0 && l->count >= l->opts.max_len ? LIST_FULL
+        : list_spots(l, pivot, &s, &ns);
+    for (k = 0; r == LIST_OK && k < ns && i < 0; k++)
+        i = list_chunk_find(s[k].c, pivot, false);
+    if (r == LIST_OK && i < 0)
+        r = LIST_NOT_FOUND;
+    if (r == LIST_OK) {
+        uint64_t at = list_chunk_rank(s[k - 1].c) + (uint64_t)i + (after ? 1 : 0);
+        r = list_put_at(l, at, v->p, v->n);
+        if (r == LIST_OK)
+            llog_insert(l, at, v);
+    }
+    if (r == LIST_OK)
+        list_serve(l);
+    free(s);
+    *len = l->count;
+    pthread_mutex_unlock(&l->lock);
+    return r;
+}
+
+enum list_result list_remove_locked(struct list *l, int64_t count, const struct list_val *v,
+                                    uint64_t *removed) {
+    uint64_t quota = count == 0 ? UINT64_MAX : count > 0 ? (uint64_t)count
+                     : count == INT64_MIN ? (uint64_t)INT64_MAX + 1 : (uint64_t)-count;
+    struct list_spot *s = NULL;
+    enum list_result r;
+    size_t ns = 0, k;
+
+    *removed = 0;
+    r = list_spots(l, v, &s, &ns);
+    for (k = 0; r == LIST_OK && k < ns && *removed < quota; k++) {
+        struct lchunk *c = s[count < 0 ? ns - 1 - k : k].c;
+        *removed += list_chunk_remove(l, c, v, quota - *removed, count < 0);
+    }
+    free(s);
+    return r;
+}
+
+enum list_result list_remove(struct list *l, int64_t count, const struct list_val *v,
+                             uint64_t *removed) {
+    enum list_result r = LIST_OK;
+
+    *removed = 0;
+    pthread_mutex_lock(&l->lock);
+    if (!l->closed)
+        r = list_remove_locked(l, count, v, removed);
+    if (*removed > 0)
+        llog_rem(l, count, v);
+    pthread_mutex_unlock(&l->lock);
+    return r;
+}
+
+/* ---- blocking pops ---- */
+
+bool list_wait(struct list *l, struct list_waiter *w) {
+    bool ok;
+
+    pthread_mutex_lock(&l->lock);
+    ok = !l->closed;
+    if (ok) {
+        w->ngot = 0;
+        w->got = NULL;
+        w->next = NULL;
+        w->prev = l->wtail;
+        if (l->wtail != NULL)
+            l->wtail->next = w;
+        else
+            l->whead = w;
+        l->wtail = w;
+        w->listed = true;
+        l->nwaiters++;
+        list_serve(l);
+    }
+    pthread_mutex_unlock(&l->lock);
+    return ok;
+}
+
+bool list_unwait(struct list *l, struct list_waiter *w) {
+    bool was;
+
+    pthread_mutex_lock(&l->lock);
+    was = w->listed;
+    if (was)
+        list_unlist(l, w);
+    pthread_mutex_unlock(&l->lock);
+    return was;
+}
+
+void list_give_back(struct list *l, struct list_waiter *w) {
+    const char **ps = NULL;
+    size_t *ns = NULL, off = 0;
+    int k;
+
+    pthread_mutex_lock(&l->lock);
+    if (!l->closed && w->ngot > 0) {
+        ps = malloc((size_t)w->ngot * sizeof(*ps));
+        ns = malloc((size_t)w->ngot * sizeof(*ns));
+    }
+    for (k = 0; ps != NULL && ns != NULL && k < w->ngot; k++) {
+        size_t h = list_var_get(w->got + off, &ns[k]);
+        ps[k] = w->got + off + h;
+        off += 2 * h + ns[k];
+    }
+    /* Back in reverse, so each end reads as before the pop. */
+    for (k = ps != NULL && ns != NULL ? w->ngot - 1 : -1; k >= 0; k--) {
+        struct list_val v = { ps[k], ns[k] };
+        if (list_put_at(l, w->end == LIST_HEAD ? 0 : l->count, v.p, v.n) == LIST_OK)
+            llog_push(l, w->end, &v);
+    }
+    if (w->ngot > 0)
+        list_serve(l);
+    pthread_mutex_unlock(&l->lock);
+    free(ps);
+    free(ns);
+    free(w->got);
+    w->got = NULL;
+    w->ngot = 0;
+}

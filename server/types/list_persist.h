@@ -1,0 +1,37 @@
+/*
+ * types/list_persist: a list's log records and snapshot entries.
+ *
+ * Every change to a list is logged by the list itself, under its lock, by
+ * one of the llog_* calls below (no-ops without persistence). A record
+ * names an operation on the list as it was then (a push at an end, a pop
+ * of n at an end, a value set or inserted at a position, a removal by
+ * value, a trim to positions), so replaying the records in order rebuilds
+ * the list exactly; records a list's snapshot already holds are skipped by
+ * position (replay_lsn).
+ */
+#ifndef MCDS_LIST_PERSIST_H
+#define MCDS_LIST_PERSIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../item.h"
+#include "list.h"
+
+struct list;
+
+/* Registers the list type with persistence. */
+void list_persist_init(void);
+
+void llog_create(struct list *l);
+void llog_drop(struct list *l);
+/* The list item under name got a new exptime (touch, gat). */
+void llog_ttl(const char *name, size_t nname, rel_time_t exptime);
+void llog_push(struct list *l, enum list_end e, const struct list_val *v);
+void llog_pop(struct list *l, enum list_end e, int n);
+void llog_set(struct list *l, uint64_t at, const struct list_val *v);
+void llog_insert(struct list *l, uint64_t at, const struct list_val *v);
+void llog_rem(struct list *l, int64_t count, const struct list_val *v);
+void llog_trim(struct list *l, uint64_t start, uint64_t end);
+
+#endif

@@ -1,0 +1,131 @@
+# Key scans (doc/protocol.md, "6. Key scans"): kscan and kscanclose. A
+# scan returns every key once on a table that does not grow, and at least
+# once while it grows; any connection may continue it; filters run on the
+# server; scans end, close, or expire when idle; bad input is refused.
+
+# k_page fd line -> {keys next}: the KEY lines of one page as {key type
+# ttl} triples, and the cursor to continue with.
+proc k_page {fd line} {
+    set r [mc_exchange $fd "$line\r\n"]
+    set keys {}
+    foreach l [split [string trimright $r "\n"] "\n"] {
+        set l [string trimright $l "\r"]
+        if {[regexp {^KEY (\S+) (\S+) (-?\d+)$} $l -> k t ttl]} {
+            lappend keys [list $k $t $ttl]
+        } elseif {[regexp {^CURSOR (\d+)$} $l -> next]} {
+        } elseif {$l ne "END"} {
+            fail "unexpected line '[visible $l]' in '[visible $r]'"
+        }
+    }
+    list $keys $next
+}
+
+# k_all fd args -> every {key type ttl} of a whole scan with options args.
+proc k_all {fd args} {
+    lassign [k_page $fd "kscan 0 [join $args { }]"] all next
+    while {$next != 0} {
+        lassign [k_page $fd "kscan $next count=1000"] keys next
+        lappend all {*}$keys
+    }
+    return $all
+}
+
+start_server {tags {kscan mcds-only}} {
+    set fd [mc_connect]
+    for {set i 0} {$i < 2000} {incr i} { mc_send $fd "set s$i 0 0 1 noreply\r\nx\r\n" }
+    for {set i 0} {$i < 10} {incr i} {
+        mc_send $fd "rpush l$i 1 noreply\r\nx\r\nqpush q$i 0 0 1 noreply\r\nx\r\n"
+    }
+    mc_exchange $fd ""
+
+    test {a whole scan returns every key exactly once, with its type} {
+        set all [k_all $fd count=1000]
+        assert_equal [llength $all] 2020
+        assert_equal [llength [lsort -unique [lmap k $all { lindex $k 0 }]]] 2020
+        lsort [lmap k $all { if {[string match {[lq]*} [lindex $k 0]]} { lrange $k 0 1 } else continue }]
+    } [lsort [concat [lmap i {0 1 2 3 4 5 6 7 8 9} { list l$i list }] [lmap i {0 1 2 3 4 5 6 7 8 9} { list q$i queue }]]]
+
+    test {filters: a glob, a prefix, a type} {
+        assert_equal [lsort [lmap k [k_all $fd match=s1?? count=1000] { lindex $k 0 }]] \
+            [lsort [lmap i [lsort -integer [concat {*}[lmap a {0 1 2 3 4 5 6 7 8 9} { lmap b {0 1 2 3 4 5 6 7 8 9} { expr {100 + 10 * $a + $b} } }]]] { set _ s$i }]]
+        assert_equal [llength [k_all $fd match=l* count=1000]] 10
+        assert_equal [lsort [lmap k [k_all $fd type=queue count=1000] { lindex $k 0 }]] [lsort [lmap i {0 1 2 3 4 5 6 7 8 9} { set _ q$i }]]
+        llength [k_all $fd type=string match=q* count=1000]
+    } 0
+
+    test {filters: TTL ranges (a key without a TTL has an endless one)} {
+        mc_exchange $fd "set t1 0 100 1\r\nx\r\nset t2 0 1000 1\r\nx\r\ntouch l0 500\r\n"
+        assert_equal [lsort [lmap k [k_all $fd maxttl=600 count=1000] { lrange $k 0 1 }]] {{l0 list} {t1 string}}
+        assert_equal [llength [k_all $fd minttl=200 count=1000]] 2021
+        lsort [lmap k [k_all $fd minttl=200 maxttl=2000 count=1000] { lindex $k 0 }]
+    } {l0 t2}
+
+    test {a scan continued from another connection; kscanclose; a finished scan is closed} {
+        lassign [k_page $fd "kscan 0 count=10"] keys id
+        set other [mc_connect]
+        lassign [k_page $other "kscan $id count=10"] keys2 id2
+        assert_equal $id2 $id
+        assert_equal [mc_exchange $other "kscanclose $id\r\nkscanclose $id\r\nkscan $id\r\n"] \
+            "DELETED\r\nNOT_FOUND\r\nNOT_FOUND\r\n"
+        lassign [k_page $fd "kscan 0 count=10000"] keys id
+        set last $id
+        while {$id != 0} {
+            set last $id
+            lassign [k_page $fd "kscan $id count=10000"] keys id
+        }
+        mc_close $other
+        mc_exchange $fd "kscanclose $last\r\nkscan $last\r\n"
+    } "NOT_FOUND\r\nNOT_FOUND\r\n"
+
+    test {a scan idle for 600 s is closed; one used meanwhile is not} {
+        lassign [k_page $fd "kscan 0 count=1"] keys a
+        lassign [k_page $fd "kscan 0 count=1"] keys b
+        assert_equal [mc_exchange $fd "debugtime 400\r\n"] "OK\r\n"
+        lassign [k_page $fd "kscan $b count=1"] keys b2
+        assert_equal $b2 $b
+        assert_equal [mc_exchange $fd "debugtime 201\r\nkscan $a count=1\r\n"] "OK\r\nNOT_FOUND\r\n"
+        lassign [k_page $fd "kscan $b count=1"] keys b3
+        expr {$b3 == $b}
+    } 1 {debugtime}
+
+    test {bad input: cursors, counts, options; filters only when starting} {
+        set r {}
+        foreach a {x -1 1x 18446744073709551616 "0 count=0" "0 count=10001" "0 count=x" "0 foo=1" \
+                   "0 type=set" "0 match=" "0 minttl=-1" "0 maxttl=x" "0 count" "1 match=a" "1 type=list"} {
+            append r [mc_exchange $fd "kscan $a\r\n"]
+        }
+        assert_equal $r [string repeat "CLIENT_ERROR bad command line format\r\n" 15]
+        assert_equal [mc_exchange $fd "kscan 0 match=[string repeat a 251]\r\nkscanclose x\r\n"] \
+            [string repeat "CLIENT_ERROR bad command line format\r\n" 2]
+        mc_exchange $fd "kscan\r\nkscan 0 count=1 count=1 count=1 count=1 count=1 count=1\r\nkscanclose\r\nkscanclose 1 2\r\nkscan 424242\r\n"
+    } "ERROR\r\nERROR\r\nERROR\r\nERROR\r\nNOT_FOUND\r\n"
+}
+
+start_server {tags {kscan mcds-only} args {-o hashpower=12}} {
+    set fd [mc_connect]
+
+    test {while the table grows, every key there from the start is returned at least once} {
+        for {set i 0} {$i < 3000} {incr i} { mc_send $fd "set g$i 0 0 1 noreply\r\nx\r\n" }
+        mc_exchange $fd ""
+        assert_equal [mc_stat $fd hash_power_level] 12
+        lassign [k_page $fd "kscan 0 count=500"] seen id
+        for {set i 0} {$i < 12000} {incr i} { mc_send $fd "set n$i 0 0 1 noreply\r\nx\r\n" }
+        mc_exchange $fd ""
+        set pages 0
+        while {$id != 0} {
+            lassign [k_page $fd "kscan $id count=200"] keys id
+            lappend seen {*}$keys
+            incr pages
+        }
+        assert_true {[mc_stat $fd hash_power_level] >= 13} "the table grew"
+        set got [lsort -unique [lmap k $seen { if {[string match g* [lindex $k 0]]} { lindex $k 0 } else continue }]]
+        llength $got
+    } 3000
+
+    test {at most 1024 open scans} {
+        set r {}
+        for {set i 0} {$i < 1024} {incr i} { append r [mc_exchange $fd "kscan 0 count=1\r\n"] }
+        assert_equal [regexp -all {CURSOR [1-9]} $r] 1024
+        mc_exchange $fd "kscan 0 count=1\r\n"
+    } "SERVER_ERROR too many open scans\r\n"
+}
