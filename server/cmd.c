@@ -40,6 +40,7 @@ static const struct cmd_def cmd_defs[] = {
     { "gets", get_cmd_get, 1, CMD_ANY, CMD_RAW, 1 },
     { "gat", get_cmd_gat, 1, CMD_ANY, CMD_RAW, 0 },
     { "gats", get_cmd_gat, 1, CMD_ANY, CMD_RAW, 1 },
+    { "bget", get_cmd_get, 1, CMD_ANY, CMD_RAW, 0 }, /* memcached's legacy alias of get */
     /* meta (proto_meta.c): flags are parsed there */
     { "mg", meta_cmd, 1, CMD_ANY, CMD_RAW, 0 },
     { "ms", meta_cmd, 1, CMD_ANY, CMD_RAW | CMD_DATA, 0 },

@@ -57,4 +57,7 @@ const struct reply_line reply_lines[REPLY_COUNT] = {
     [REPLY_KESTREL_OPEN_TWICE] = REPLY("CLIENT_ERROR a read is already open on this connection\r\n"),
     [REPLY_KESTREL_READ_OPEN] = REPLY("CLIENT_ERROR this connection has a read open on that queue\r\n"),
     [REPLY_DLQ_NEEDED] = REPLY("CLIENT_ERROR queue name too long for the default dead-letter queue, give dlq=\r\n"),
+    [REPLY_META_BAD_INITIAL] = REPLY("CLIENT_ERROR invalid numeric initial value\r\n"),
+    [REPLY_META_BAD_DELTA] = REPLY("CLIENT_ERROR invalid numeric delta value\r\n"),
+    [REPLY_META_M_LENGTH] = REPLY("CLIENT_ERROR incorrect length for M token\r\n"),
 };
