@@ -1,0 +1,48 @@
+# What memory holds after items die: flush_all takes its items out before
+# it answers (curr_items, bytes and the queue totals drop at once), and
+# expired items are reclaimed before any live item is evicted.
+
+start_server {tags {flush mcds-only}} {
+    set fd [mc_connect]
+
+    test {flush_all: curr_items and bytes drop before OK} {
+        for {set i 0} {$i < 50} {incr i} {
+            mc_exchange $fd "set fl$i 0 0 10\r\n0123456789\r\n"
+        }
+        set before [mc_stat $fd curr_items]
+        mc_cmd $fd flush_all
+        list $before [mc_stat $fd curr_items] [mc_stat $fd bytes]
+    } {50 0 0}
+
+    test {flush_all: the queue totals drop before OK} {
+        mc_exchange $fd "qpush fq 0 0 1\r\na\r\nqpush fq 0 0 1\r\nb\r\n"
+        set before [mc_stat $fd queue_ready]
+        mc_cmd $fd flush_all
+        list $before [mc_stat $fd queue_ready] [mc_stat $fd curr_items]
+    } {2 0 0}
+
+    test {flush_all with a delay leaves items counted until it takes effect} {
+        mc_exchange $fd "set fd1 0 0 1\r\nx\r\n"
+        mc_cmd $fd "flush_all 100"
+        mc_stat $fd curr_items
+    } 1
+}
+
+start_server {tags {expiry debugtime} args {-m 8}} {
+    set fd [mc_connect]
+    set v [string repeat x 100000]
+
+    test {expired items are reclaimed before a live item is evicted} {
+        mc_exchange $fd "set live 0 0 100000\r\n$v\r\n"
+        for {set i 0} {$i < 60} {incr i} {
+            mc_exchange $fd "set short$i 0 2 100000\r\n$v\r\n"
+        }
+        set full [dict get [mc_stats $fd slabs] total_malloced]
+        mc_cmd $fd "debugtime 5"
+        for {set i 0} {$i < 60} {incr i} {
+            mc_exchange $fd "set next$i 0 0 100000\r\n$v\r\n"
+        }
+        list [mc_stat $fd evictions] [string length [mc_exchange $fd "get live\r\n"]] \
+            [expr {[dict get [mc_stats $fd slabs] total_malloced] < $full * 3 / 2}]
+    } [list 0 100027 1]
+}
