@@ -21,6 +21,18 @@ start_server {tags {flush mcds-only}} {
         list $before [mc_stat $fd queue_ready] [mc_stat $fd curr_items]
     } {2 0 0}
 
+    test {an immediate flush_all leaves nothing for get_flushed to count} {
+        set before [mc_stat $fd get_flushed]
+        mc_exchange $fd "set gf 0 0 1\r\nx\r\nflush_all\r\nget gf\r\n"
+        expr {[mc_stat $fd get_flushed] - $before}
+    } 0
+
+    test {a fetch of an item a delayed flush_all covered counts in get_flushed} {
+        set before [mc_stat $fd get_flushed]
+        mc_exchange $fd "set gd 0 0 1\r\nx\r\nflush_all 2\r\ndebugtime 3\r\nget gd\r\n"
+        expr {[mc_stat $fd get_flushed] - $before}
+    } 1 {debugtime}
+
     test {flush_all with a delay leaves items counted until it takes effect} {
         mc_exchange $fd "set fd1 0 0 1\r\nx\r\n"
         mc_cmd $fd "flush_all 100"
@@ -44,5 +56,5 @@ start_server {tags {expiry debugtime} args {-m 8}} {
         }
         list [mc_stat $fd evictions] [string length [mc_exchange $fd "get live\r\n"]] \
             [expr {[dict get [mc_stats $fd slabs] total_malloced] < $full * 3 / 2}]
-    } [list 0 100027 1]
+    } [list 0 100028 1]
 }
