@@ -20,6 +20,7 @@
 #include "verb_admin.h"
 #include "verb_classic.h"
 #include "verb_queue.h"
+#include "verb_operator.h"
 
 #define CMD_HASH_SIZE 256           /* a power of two, well above the verbs */
 
@@ -58,6 +59,10 @@ static const struct cmd_def cmd_defs[] = {
     { "cache_memlimit", admin_cache_memlimit, 2, 3, CMD_NOREPLY, 0 },
     { "debugtime", admin_debugtime, 2, 2, CMD_DEBUG, 0 },
     { "snapshot", admin_snapshot, 1, 1, 0, 0 },
+    /* memcached's operator verbs (dump.c via verb_operator.c) */
+    { "lru_crawler", oper_lru_crawler, 1, CMD_ANY, 0, 0 },
+    { "slabs", oper_slabs, 1, CMD_ANY, CMD_NOREPLY, 0 },
+    { "lru", oper_lru, 1, CMD_ANY, CMD_NOREPLY, 0 },
     /* queues (verb_queue.c) */
     { "qcreate", qverb_create, 2, 6, 0, 0 },
     { "qpush", qverb_push, 5, 7, CMD_DATA | CMD_NOREPLY, 0 },

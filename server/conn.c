@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "conn.h"
+#include "dump.h"
 #include "log.h"
 #include "kestrel.h"
 #include "park.h"
@@ -153,6 +154,7 @@ void conn_close(conn *c) {
         item_release(c->nread.it);
     get_conn_free(c);
     meta_conn_free(c);
+    dump_conn_free(c);
     park_conn_closed(c);
     kestrel_conn_closed(c);
     worker_forget(c->worker, c);

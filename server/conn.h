@@ -110,6 +110,7 @@ typedef struct conn {
     item *open_pin;         /* Kestrel: the queue of its open read (kestrel.c) */
     uint64_t open_id;       /* Kestrel: the open message */
     struct text_get *tget;  /* proto_text's multi-get in progress */
+    struct dump *dump;      /* a key dump in progress (dump.c) */
 
     /* Persistence: the log position its replies wait for (0: none); a held
      * connection sends and reads nothing until that is durable. */

@@ -60,4 +60,13 @@ const struct reply_line reply_lines[REPLY_COUNT] = {
     [REPLY_META_BAD_INITIAL] = REPLY("CLIENT_ERROR invalid numeric initial value\r\n"),
     [REPLY_META_BAD_DELTA] = REPLY("CLIENT_ERROR invalid numeric delta value\r\n"),
     [REPLY_META_M_LENGTH] = REPLY("CLIENT_ERROR incorrect length for M token\r\n"),
+    [REPLY_DUMP_BAD_LINE] = REPLY("CLIENT_ERROR bad command line\r\n"),
+    [REPLY_DUMP_BAD_SLAB] = REPLY("CLIENT_ERROR Illegal slab id\r\n"),
+    [REPLY_DUMP_BAD_CLASS] = REPLY("BADCLASS invalid class id\r\n"),
+    [REPLY_CRAWLER_START_FAILED] = REPLY("ERROR failed to start lru crawler thread\r\n"),
+    [REPLY_CRAWLER_SLEEP] = REPLY("CLIENT_ERROR sleep must be one second or less\r\n"),
+    [REPLY_CRAWLER_DISABLED] = REPLY("CLIENT_ERROR lru crawler disabled\r\n"),
+    [REPLY_SLAB_REASSIGN_OFF] = REPLY("CLIENT_ERROR slab reassignment disabled\r\n"),
+    [REPLY_LRU_PCTS] = REPLY("ERROR hot and warm pcts must not exceed 80\r\n"),
+    [REPLY_LRU_FACTORS] = REPLY("ERROR hot/warm age factors must be greater than 0\r\n"),
 };

@@ -953,6 +953,16 @@ static int store_crawl_pick(item *it) {
     return 1;
 }
 
+static bool store_crawler_on = true;  /* the tick's crawl (lru_crawler enable|disable) */
+
+bool store_crawler_enabled(void) {
+    return __atomic_load_n(&store_crawler_on, __ATOMIC_RELAXED);
+}
+
+void store_set_crawler(bool on) {
+    __atomic_store_n(&store_crawler_on, on, __ATOMIC_RELAXED);
+}
+
 void store_tick(void) {
     size_t n = (size_t)1 << hash_power();
 
@@ -962,7 +972,8 @@ void store_tick(void) {
     if (n > STORE_CRAWL_MAX)
         n = STORE_CRAWL_MAX;
     expiry_sweep(clock_now(), store_reap_bucket);
-    hash_crawl(&store_crawl_cursor, n, store_crawl_pick, item_release);
+    if (store_crawler_enabled())
+        hash_crawl(&store_crawl_cursor, n, store_crawl_pick, item_release);
 }
 
 static void store_free_linked(item *it) {

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "dump.h"
 #include "clock.h"
 #include "cmd.h"
 #include "log.h"
@@ -88,6 +89,8 @@ static void admin_stat_line(void *ctx, const char *name, const char *value) {
 enum conn_parse_result admin_stats(conn *c, struct cmd_line *t) {
     if (t->n == 1) {
         stats_general(admin_stat_line, c);
+    } else if (strcmp(t->v[1], "cachedump") == 0) {
+        return dump_cachedump(c, t);
     } else if (strcmp(t->v[1], "reset") == 0) {
         stats_reset();
         conn_out_reply(c, REPLY_RESET);
