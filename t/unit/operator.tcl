@@ -208,6 +208,11 @@ start_server {tags {operator tools}} {
             [regexp {maxconns\s+\d+} [memcached_tool 127.0.0.1:[srv port] settings]]
     } {1 1}
 
+    test {memcached-tool display shows class 1 with its pages and count} {
+        regexp -line {^\s+1\s+\S+\s+\d+s\s+(\d+)\s+(\d+)\s} [memcached_tool 127.0.0.1:[srv port] display] -> pages nitems
+        list [expr {$pages >= 1}] $nitems
+    } {1 2}
+
     test {memcached-tool dump restores into a second server} {
         set dump [memcached_tool 127.0.0.1:[srv port] dump]
         start_server {} {
