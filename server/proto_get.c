@@ -19,6 +19,7 @@
 #include "clock.h"
 #include "parse.h"
 #include "cmd.h"
+#include "detail.h"
 #include "kestrel.h"
 #include "proto_get.h"
 #include "stats.h"
@@ -131,6 +132,7 @@ static bool get_one(conn *c, const struct text_get *g, const char *key, size_t n
 
     stats_incr(g->touch ? STATS_CMD_TOUCH : STATS_CMD_GET);
     it = g->touch ? store_get_touch(key, nkey, g->exptime) : store_get_any(key, nkey);
+    detail_get(key, nkey, it != NULL && it->type == ITEM_STRING);
     if (!g->touch && (it == NULL || it->type == ITEM_QUEUE)) {
         bool go_on = true;
         if (g->queue_reads)

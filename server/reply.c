@@ -69,4 +69,6 @@ const struct reply_line reply_lines[REPLY_COUNT] = {
     [REPLY_SLAB_REASSIGN_OFF] = REPLY("CLIENT_ERROR slab reassignment disabled\r\n"),
     [REPLY_LRU_PCTS] = REPLY("ERROR hot and warm pcts must not exceed 80\r\n"),
     [REPLY_LRU_FACTORS] = REPLY("ERROR hot/warm age factors must be greater than 0\r\n"),
+    [REPLY_DETAIL_USAGE] = REPLY("CLIENT_ERROR usage: stats detail on|off|dump\r\n"),
+    [REPLY_HELP_UNKNOWN] = REPLY("CLIENT_ERROR unknown verb\r\n"),
 };

@@ -21,6 +21,7 @@
 #include "item.h"
 #include "lru.h"
 #include "conn.h"
+#include "detail.h"
 #include "expiry.h"
 #include "log.h"
 #include "persist/persist.h"
@@ -70,6 +71,7 @@ void stats_init(int nthreads) {
 }
 
 void stats_free(void) {
+    detail_reset();
     free(stats_rows);
     stats_rows = NULL;
 }
@@ -343,7 +345,7 @@ static void stats_settings_base(stats_emit_fn emit, void *ctx) {
     stats_emit_u64(emit, ctx, "num_threads", (uint64_t)settings.num_threads);
     stats_emit_u64(emit, ctx, "num_threads_per_udp", (uint64_t)settings.num_threads);
     stats_emit_str(emit, ctx, "stat_key_prefix", ":");
-    stats_emit_str(emit, ctx, "detail_enabled", "no");
+    stats_emit_str(emit, ctx, "detail_enabled", detail_enabled() ? "yes" : "no");
     stats_emit_u64(emit, ctx, "reqs_per_event", (uint64_t)settings.reqs_per_event);
     stats_emit_str(emit, ctx, "cas_enabled", settings.cas_enabled ? "yes" : "no");
     stats_emit_u64(emit, ctx, "tcp_backlog", 1024);

@@ -9,6 +9,7 @@
 
 #include "clock.h"
 #include "cmd.h"
+#include "detail.h"
 #include "parse.h"
 #include "stats.h"
 #include "store.h"
@@ -57,6 +58,7 @@ enum conn_parse_result classic_store(conn *c, struct cmd_line *t) {
             conn_start_swallow(c, (size_t)vlen + 2);
         return PARSE_DONE;
     }
+    detail_set(t->v[1], t->vlen[1]);
     it = store_alloc(t->v[1], t->vlen[1], flags, clock_exptime(exptime), (size_t)vlen + 2, &st);
     if (it == NULL) {
         classic_refuse_store(c, st, op, t->v[1], t->vlen[1], (size_t)vlen + 2);
@@ -178,6 +180,7 @@ enum conn_parse_result classic_delete(conn *c, struct cmd_line *t) {
         cmd_reply(c, REPLY_BAD_FORMAT);
         return PARSE_DONE;
     }
+    detail_delete(t->v[1], t->vlen[1]);
     st = store_delete(t->v[1], t->vlen[1], 0);
     if (st == STORE_DELETED) {
         stats_incr(STATS_DELETE_HITS);
