@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "clock.h"
 #include "cmd.h"
 #include "parse.h"
 #include "proto_get.h"
@@ -136,6 +137,7 @@ enum conn_parse_result cmd_dispatch(conn *c, char *line, size_t len) {
     size_t nverb;
 
     c->noreply = false;
+    c->last_cmd = clock_now();
     while (len > 0 && *line == ' ') {
         line++;
         len--;

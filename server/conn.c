@@ -144,7 +144,7 @@ static void conn_rbuf_give(conn *c) {
 }
 
 void conn_close(conn *c) {
-    log_msg(2, "<%d connection closed", c->fd);
+    log_msg(1, "<%d connection closed", c->fd);
     if (c->held)
         worker_unhold(c->worker, c);
     event_free(c->ev);
@@ -247,6 +247,7 @@ void conn_out(conn *c, const char *s, size_t n) {
 }
 
 void conn_out_reply(conn *c, enum reply_id r) {
+    log_msg(2, ">%d %.*s", c->fd, (int)reply_lines[r].len - 2, reply_lines[r].text);
     conn_out(c, reply_lines[r].text, reply_lines[r].len);
 }
 

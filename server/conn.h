@@ -111,6 +111,7 @@ typedef struct conn {
     uint64_t open_id;       /* Kestrel: the open message */
     struct text_get *tget;  /* proto_text's multi-get in progress */
     struct dump *dump;      /* a key dump in progress (dump.c) */
+    rel_time_t last_cmd;    /* when its last command arrived (-o idle_timeout) */
 
     /* Persistence: the log position its replies wait for (0: none); a held
      * connection sends and reads nothing until that is durable. */

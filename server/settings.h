@@ -40,6 +40,15 @@ struct settings {
     int snapshot_growth;      /* --snapshot-growth: ... and percent of the last snapshot */
     size_t log_buffer;        /* --log-buffer: the log's ring buffer */
     bool recover_partial;     /* --recover-partial: start from what precedes a corrupt record */
+    /* memcached's command-line options that scripts pass */
+    bool daemonize;           /* -d: into the background once ready */
+    char *pid_file;           /* -P */
+    char *user;               /* -u: the user to become once listening, when root */
+    int backlog;              /* -b */
+    bool lock_memory;         /* -k */
+    bool lru_crawler;         /* cleared by -o no_lru_crawler */
+    int idle_timeout;         /* -o idle_timeout=<secs>, 0 = none */
+    size_t watcher_logbuf;    /* -o watcher_logbuf_size=<KB> */
 };
 
 extern struct settings settings;

@@ -283,6 +283,7 @@ void stats_general(stats_emit_fn emit, void *ctx) {
     stats_general_items(emit, ctx);
     /* mcds's own, after memcached's */
     stats_emit_str(emit, ctx, "mcds_version", PACKAGE_VERSION);
+    stats_emit_u64(emit, ctx, "idle_kicks", stats_global_get(STATS_IDLE_KICKS));
     stats_emit_u64(emit, ctx, "expiry_index_entries", expiry_entries());
     stats_emit_u64(emit, ctx, "expiry_index_dropped", expiry_dropped());
     stats_queues(emit, ctx);
@@ -348,7 +349,7 @@ static void stats_settings_base(stats_emit_fn emit, void *ctx) {
     stats_emit_str(emit, ctx, "detail_enabled", detail_enabled() ? "yes" : "no");
     stats_emit_u64(emit, ctx, "reqs_per_event", (uint64_t)settings.reqs_per_event);
     stats_emit_str(emit, ctx, "cas_enabled", settings.cas_enabled ? "yes" : "no");
-    stats_emit_u64(emit, ctx, "tcp_backlog", 1024);
+    stats_emit_u64(emit, ctx, "tcp_backlog", (uint64_t)settings.backlog);
     stats_emit_str(emit, ctx, "binding_protocol", settings_protocol_name());
     stats_emit_fixed(emit, ctx, stats_fixed_auth);
     stats_emit_u64(emit, ctx, "item_size_max", settings.item_size_max);
@@ -374,8 +375,8 @@ void stats_settings(stats_emit_fn emit, void *ctx) {
     stats_emit_str(emit, ctx, "dump_enabled", "yes");
     stats_emit_str(emit, ctx, "hash_algorithm", "siphash13");
     stats_emit_fixed(emit, ctx, stats_fixed_maint);
-    stats_emit_u64(emit, ctx, "idle_timeout", 0);
-    stats_emit_u64(emit, ctx, "watcher_logbuf_size", 262144);
+    stats_emit_u64(emit, ctx, "idle_timeout", (uint64_t)settings.idle_timeout);
+    stats_emit_u64(emit, ctx, "watcher_logbuf_size", settings.watcher_logbuf);
     stats_emit_u64(emit, ctx, "worker_logbuf_size", 65536);
     stats_emit_u64(emit, ctx, "read_buf_mem_limit", settings.conn_buffer_limit);
     stats_emit_fixed(emit, ctx, stats_fixed_ext);

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "conn.h"
 #include "log.h"
 #include "persist/persist.h"
@@ -30,6 +31,7 @@ struct worker {
     pthread_t thread;
     struct event_base *base;
     struct event *notify_ev;
+    struct event *idle_ev;  /* -o idle_timeout: once a second, closes idle connections */
     int notify_rd, notify_wr;
     pthread_mutex_t qlock;
     int *queue;             /* sockets waiting to become connections */
@@ -64,7 +66,8 @@ static void worker_add_conn(struct worker *w, int fd) {
     if (w->conns != NULL)
         w->conns->prev = c;
     w->conns = c;
-    log_msg(2, "<%d new client connection", fd);
+    c->last_cmd = clock_now();
+    log_msg(1, "<%d new client connection", fd);
 }
 
 void worker_forget(struct worker *w, conn *c) {
@@ -207,6 +210,37 @@ static void worker_notified(evutil_socket_t fd, short what, void *arg) {
     worker_run_calls(w);
 }
 
+/* Whether c sits between commands with nothing in flight. */
+static bool worker_conn_idle(const conn *c) {
+    return c->state == CONN_PARSE && c->resume == NULL && c->out_bytes == 0 && !c->held && c->dump == NULL;
+}
+
+/* -o idle_timeout: closes connections that sent no command for longer
+ * (a connection waiting in a blocking read is not idle). */
+static void worker_idle_check(evutil_socket_t fd, short what, void *arg) {
+    struct worker *w = arg;
+    rel_time_t now = clock_now();
+    conn *c, *next;
+
+    for (c = w->conns; c != NULL; c = next) {
+        next = c->next;
+        if (worker_conn_idle(c) && now - c->last_cmd > (rel_time_t)settings.idle_timeout) {
+            log_msg(1, "<%d idle for over %d s, closing", c->fd, settings.idle_timeout);
+            stats_global_add(STATS_IDLE_KICKS, 1);
+            conn_close(c);
+        }
+    }
+}
+
+static int worker_idle_setup(struct worker *w) {
+    struct timeval second = { 1, 0 };
+
+    if (settings.idle_timeout <= 0)
+        return 0;
+    w->idle_ev = event_new(w->base, -1, EV_PERSIST, worker_idle_check, w);
+    return w->idle_ev != NULL && event_add(w->idle_ev, &second) == 0 ? 0 : -1;
+}
+
 static void *worker_main(void *arg) {
     struct worker *w = arg;
 
@@ -233,7 +267,7 @@ static int worker_setup(struct worker *w, int index) {
     w->notify_ev = event_new(w->base, w->notify_rd, EV_READ | EV_PERSIST, worker_notified, w);
     if (w->notify_ev == NULL || event_add(w->notify_ev, NULL) < 0)
         return -1;
-    return 0;
+    return worker_idle_setup(w);
 }
 
 int workers_start(int n) {
@@ -300,6 +334,8 @@ void workers_stop(void) {
         pthread_join(w->thread, NULL);
         worker_run_calls(w);    /* posted after it stopped: its conns are gone */
         event_free(w->notify_ev);
+        if (w->idle_ev != NULL)
+            event_free(w->idle_ev);
         event_base_free(w->base);
         close(w->notify_rd);
         close(w->notify_wr);
