@@ -22,6 +22,7 @@
 #include "verb_classic.h"
 #include "verb_queue.h"
 #include "verb_operator.h"
+#include "watch.h"
 
 #define CMD_HASH_SIZE 256           /* a power of two, well above the verbs */
 
@@ -67,6 +68,7 @@ static const struct cmd_def cmd_defs[] = {
     { "lru_crawler", oper_lru_crawler, 1, CMD_ANY, 0, 0, "crawler and key dumps: crawl|metadump|enable|disable|sleep|tocrawl" },
     { "slabs", oper_slabs, 1, CMD_ANY, CMD_NOREPLY, 0, "slab tuning: automove (reassign is disabled)" },
     { "lru", oper_lru, 1, CMD_ANY, CMD_NOREPLY, 0, "LRU tuning: tune (mode, temp_ttl: no maintainer)" },
+    { "watch", watch_cmd, 1, CMD_ANY, 0, 0, "stream events: watch [fetchers] [mutations] [evictions]" },
     { "help", cmd_help, 1, 2, 0, 0, "this list, or one verb's line: help [<verb>]" },
     /* queues (verb_queue.c) */
     { "qcreate", qverb_create, 2, 6, 0, 0, "create a queue: qcreate <q> [lease=] [maxdeliver=] [maxlen=] [dlq=]" },

@@ -30,6 +30,7 @@
 
 #include "conn.h"
 #include "dump.h"
+#include "watch.h"
 #include "log.h"
 #include "kestrel.h"
 #include "park.h"
@@ -155,6 +156,7 @@ void conn_close(conn *c) {
     get_conn_free(c);
     meta_conn_free(c);
     dump_conn_free(c);
+    watch_conn_closed(c);
     park_conn_closed(c);
     kestrel_conn_closed(c);
     worker_forget(c->worker, c);
@@ -684,6 +686,10 @@ static void conn_event(evutil_socket_t fd, short what, void *arg) {
         c->drained = false;
     if ((what & EV_CLOSED) && c->state == CONN_WAITING)
         c->eof = true;      /* the rest of its input is not read */
+    conn_drive(c);
+}
+
+void conn_kick(conn *c) {
     conn_drive(c);
 }
 

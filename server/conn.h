@@ -159,6 +159,8 @@ void conn_start_nread(conn *c, item *it, enum store_op op, uint64_t cas, bool no
 void conn_start_swallow(conn *c, size_t n);
 /* A waiting connection got its answer: back to parsing, on its thread. */
 void conn_resume(conn *c);
+/* Output was queued from outside a command (watch): writes it, on c's thread. */
+void conn_kick(conn *c);
 /* Its records are durable now: its replies go out, it reads again. */
 void conn_unhold(conn *c);
 

@@ -20,6 +20,7 @@
 #include "parse.h"
 #include "cmd.h"
 #include "detail.h"
+#include "watch.h"
 #include "kestrel.h"
 #include "proto_get.h"
 #include "stats.h"
@@ -133,6 +134,7 @@ static bool get_one(conn *c, const struct text_get *g, const char *key, size_t n
     stats_incr(g->touch ? STATS_CMD_TOUCH : STATS_CMD_GET);
     it = g->touch ? store_get_touch(key, nkey, g->exptime) : store_get_any(key, nkey);
     detail_get(key, nkey, it != NULL && it->type == ITEM_STRING);
+    watch_fetch(c, key, nkey, it != NULL && it->type == ITEM_STRING ? it : NULL);
     if (!g->touch && (it == NULL || it->type == ITEM_QUEUE)) {
         bool go_on = true;
         if (g->queue_reads)

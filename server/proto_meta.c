@@ -27,6 +27,7 @@
 #include "settings.h"
 #include "stats.h"
 #include "store.h"
+#include "watch.h"
 
 #define META_MAX_TOKENS 24
 #define META_OPAQUE_MAX 32
@@ -353,6 +354,7 @@ static void meta_get(conn *c, struct meta_req *r) {
     if (r->has_T)
         stats_incr(STATS_CMD_TOUCH);
     it = store_meta_get(r->key, r->nkey, &req, &out);
+    watch_fetch(c, r->key, r->nkey, it);
     if (it == NULL) {
         stats_incr(r->has_T ? STATS_TOUCH_MISSES : STATS_GET_MISSES);
         if (!r->quiet)
@@ -449,6 +451,7 @@ static void meta_nread_done(conn *c) {
     if (r->has_C && (req.op == STORE_SET || req.op == STORE_REPLACE))
         req.op = STORE_CAS;
     st = store_item_req(it, &req, &cas);
+    watch_store(c, it, watch_op_name(req.op), watch_status_name(st));
     m.it = it;
     m.cas = meta_shown_cas(cas);
     m.exptime = item_exptime(it);

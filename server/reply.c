@@ -71,4 +71,6 @@ const struct reply_line reply_lines[REPLY_COUNT] = {
     [REPLY_LRU_FACTORS] = REPLY("ERROR hot/warm age factors must be greater than 0\r\n"),
     [REPLY_DETAIL_USAGE] = REPLY("CLIENT_ERROR usage: stats detail on|off|dump\r\n"),
     [REPLY_HELP_UNKNOWN] = REPLY("CLIENT_ERROR unknown verb\r\n"),
+    [REPLY_WATCHER_TOO_MANY] = REPLY("WATCHER_TOO_MANY log watcher limit reached\r\n"),
+    [REPLY_WATCHER_FAILED] = REPLY("WATCHER_FAILED failed to add log watcher\r\n"),
 };

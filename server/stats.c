@@ -30,6 +30,7 @@
 #include "store.h"
 #include "types/queue.h"
 #include "verb_operator.h"
+#include "watch.h"
 
 struct stats_row {
     uint64_t v[STATS_NCOUNTERS];
@@ -204,8 +205,7 @@ static const char *const stats_zero_slab_lru[] = {
     "lru_maintainer_juggles", "malloc_fails", NULL,
 };
 static const char *const stats_zero_logger[] = {
-    "log_worker_dropped", "log_worker_written", "log_watcher_skipped", "log_watcher_sent",
-    "log_watchers", NULL,
+    "log_worker_dropped", "log_worker_written", "log_watcher_skipped", "log_watcher_sent", NULL,
 };
 static const char *const stats_zero_napi[] = {
     "unexpected_napi_ids", "round_robin_fallback", NULL,
@@ -279,6 +279,7 @@ void stats_general(stats_emit_fn emit, void *ctx) {
     stats_emit_u64(emit, ctx, "hash_is_expanding", hash_is_expanding());
     stats_emit_zeros(emit, ctx, "", stats_zero_slab_lru);
     stats_emit_zeros(emit, ctx, "", stats_zero_logger);
+    stats_emit_u64(emit, ctx, "log_watchers", (uint64_t)watch_count());
     stats_emit_zeros(emit, ctx, "", stats_zero_napi);
     stats_general_items(emit, ctx);
     /* mcds's own, after memcached's */

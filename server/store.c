@@ -25,6 +25,7 @@
 #include "store.h"
 #include "types/queue.h"
 #include "types/queue_persist.h"
+#include "watch.h"
 
 #define STORE_EVICT_TRIES 50        /* LRU tail items looked at per attempt */
 #define STORE_EVICT_ROUNDS 1000     /* attempts before giving up */
@@ -196,6 +197,7 @@ static int store_pick_victim(item *it, void *arg) {
         store_count_dead(it, now);
     } else {
         ilog_del(item_key(it), it->nkey);
+        watch_evict(it);
         stats_global_add(STATS_EVICTIONS, 1);
         if (!item_has_flag(it, ITEM_FETCHED))
             stats_global_add(STATS_EVICTED_UNFETCHED, 1);

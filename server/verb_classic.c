@@ -10,6 +10,7 @@
 #include "clock.h"
 #include "cmd.h"
 #include "detail.h"
+#include "watch.h"
 #include "parse.h"
 #include "stats.h"
 #include "store.h"
@@ -84,6 +85,7 @@ static void classic_nread_done(conn *c) {
         return;
     }
     st = store_item(it, c->nread.op, c->nread.cas, &cas_out);
+    watch_store(c, it, watch_op_name(c->nread.op), watch_status_name(st));
     item_release(it);
     switch (st) {
     case STORE_STORED: cmd_reply(c, REPLY_STORED); break;
