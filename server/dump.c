@@ -75,9 +75,7 @@ static void dump_collect(struct dump *d) {
     hash_resume_growth();
 }
 
-/* Writes key percent-encoded as memcached's metadump does (RFC 3986
- * unreserved characters as they are). */
-static size_t dump_uri_key(char *p, const char *key, size_t n) {
+size_t dump_uri_key(char *p, const char *key, size_t n) {
     static const char hex[] = "0123456789ABCDEF";
     size_t i, o = 0;
 

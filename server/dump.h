@@ -14,6 +14,10 @@
 enum conn_parse_result dump_cachedump(conn *c, struct cmd_line *t);
 /* lru_crawler metadump <all|hash|class[,class...]> (t->v[1] is "metadump"). */
 enum conn_parse_result dump_metadump(conn *c, struct cmd_line *t);
+/* Writes key percent-encoded as memcached's metadump and watch do (RFC
+ * 3986 unreserved characters as they are); p needs 3 * n bytes. Returns
+ * the bytes written. */
+size_t dump_uri_key(char *p, const char *key, size_t n);
 /* The connection closes: a dump in progress is dropped. */
 void dump_conn_free(conn *c);
 

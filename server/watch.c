@@ -16,6 +16,7 @@
 #include <sys/time.h>
 
 #include "clock.h"
+#include "dump.h"
 #include "settings.h"
 #include "watch.h"
 #include "worker.h"
@@ -63,23 +64,10 @@ static void watch_emit_locked(unsigned kind, const char *line, size_t n) {
 /* Formats "ts=<s.us> gid=<n> <rest>\n" and hands it to the watchers. */
 static void watch_emit(unsigned kind, const char *fmt, const char *key, size_t nkey, const char *rest) {
     char line[WATCH_LINE_MAX], ukey[3 * ITEM_KEY_MAX + 1];
-    static const char hex[] = "0123456789ABCDEF";
     struct timeval tv;
-    size_t i, u = 0;
     int n;
 
-    for (i = 0; i < nkey; i++) {
-        unsigned char ch = (unsigned char)key[i];
-        if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-            ch == '-' || ch == '.' || ch == '_' || ch == '~') {
-            ukey[u++] = (char)ch;
-        } else {
-            ukey[u++] = '%';
-            ukey[u++] = hex[ch >> 4];
-            ukey[u++] = hex[ch & 15];
-        }
-    }
-    ukey[u] = '\0';
+    ukey[dump_uri_key(ukey, key, nkey)] = '\0';
     gettimeofday(&tv, NULL);
     pthread_mutex_lock(&watch_lock);
     n = snprintf(line, sizeof(line), "ts=%ld.%06ld gid=%llu type=%s key=%s %s\n", (long)tv.tv_sec,
