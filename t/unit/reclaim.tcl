@@ -58,3 +58,27 @@ start_server {tags {expiry debugtime} args {-m 8}} {
             [expr {[dict get [mc_stats $fd slabs] total_malloced] < $full * 3 / 2}]
     } [list 0 100028 1]
 }
+
+# A store that needs room may hold its key's stripe lock (append builds the
+# new value under it): reclaiming expired items from there must not wait
+# for a stripe, its own above all. The appended data fits in memory, the
+# appended value does not, so the sweep runs under the key's stripe; with
+# 12,000 expired keys over 4096 stripes, some share it (each round: 95%).
+start_server {tags {expiry debugtime mcds-only} args {-m 2}} {
+    test {an append that needs room reclaims expired items without deadlock} {
+        set fd [mc_connect]
+        set v [string repeat e 40]
+        set big [string repeat a 500000]
+        set r {}
+        for {set round 0} {$round < 3} {incr round} {
+            set batch {}
+            for {set i 0} {$i < 12000} {incr i} { append batch "set e$i 0 1 40 noreply\r\n$v\r\n" }
+            mc_send $fd $batch
+            mc_exchange $fd "set k$round 0 0 1\r\nx\r\n"
+            mc_cmd $fd "debugtime 5"
+            lappend r [mc_exchange $fd "append k$round 0 0 500000\r\n$big\r\n"]
+            mc_exchange $fd "delete k$round\r\n"
+        }
+        list [lsort -unique $r] [mc_stat $fd evictions]
+    } [list [list "STORED\r\n"] 0]
+}
