@@ -92,8 +92,24 @@ void expiry_add(uint32_t hv, rel_time_t exptime) {
     }
 }
 
-/* Sweeps one slot: due entries are reaped, the others put back. */
-static void expiry_sweep_slot(struct expiry_slot *s, rel_time_t now, void (*reap)(uint32_t hv)) {
+/* Puts back an entry (not due yet, or its bucket was busy) into slot s;
+ * an entry that finds no memory is dropped (the crawl will find it). */
+static size_t expiry_put_back(struct expiry_slot *s, struct expiry_entry e) {
+    bool kept;
+
+    pthread_mutex_lock(&s->lock);
+    kept = expiry_push(s, e);
+    pthread_mutex_unlock(&s->lock);
+    if (kept)
+        return 0;
+    __atomic_add_fetch(&expiry_drops, 1, __ATOMIC_RELAXED);
+    return 1;
+}
+
+/* Sweeps one slot: due entries are reaped, the others put back (a busy
+ * bucket's into the slot swept next). */
+static void expiry_sweep_slot(struct expiry_slot *s, rel_time_t now, bool (*reap)(uint32_t hv)) {
+    struct expiry_slot *later = &expiry_slots[(now + 1) % EXPIRY_SLOTS];
     struct expiry_entry *v;
     size_t n, i, reaped = 0;
 
@@ -104,23 +120,18 @@ static void expiry_sweep_slot(struct expiry_slot *s, rel_time_t now, void (*reap
     s->n = s->cap = 0;
     pthread_mutex_unlock(&s->lock);
     for (i = 0; i < n; i++) {
-        if (v[i].exptime <= now) {
-            reap(v[i].hv);
+        if (v[i].exptime > now)
+            reaped += expiry_put_back(s, v[i]);
+        else if (reap(v[i].hv))
             reaped++;
-            continue;
-        }
-        pthread_mutex_lock(&s->lock);
-        if (!expiry_push(s, v[i])) {
-            reaped++;               /* dropped: the crawl will find it */
-            __atomic_add_fetch(&expiry_drops, 1, __ATOMIC_RELAXED);
-        }
-        pthread_mutex_unlock(&s->lock);
+        else
+            reaped += expiry_put_back(later, v[i]);
     }
     __atomic_sub_fetch(&expiry_count, reaped, __ATOMIC_RELAXED);
     free(v);
 }
 
-void expiry_sweep(rel_time_t now, void (*reap)(uint32_t hv)) {
+void expiry_sweep(rel_time_t now, bool (*reap)(uint32_t hv)) {
     rel_time_t next = __atomic_load_n(&expiry_next, __ATOMIC_RELAXED);
     rel_time_t swept = 0;
 

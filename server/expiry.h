@@ -14,6 +14,7 @@
 #ifndef MCDS_EXPIRY_H
 #define MCDS_EXPIRY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,9 +27,10 @@ void expiry_destroy(void);
 /* Notes that the item under hash value hv expires at exptime (not 0). */
 void expiry_add(uint32_t hv, rel_time_t exptime);
 /* Hands the hash value of every entry due by now to reap, once each;
- * entries not yet due (a later turn of the wheel) stay. Safe from any
- * thread; a second is swept by one caller only. */
-void expiry_sweep(rel_time_t now, void (*reap)(uint32_t hv));
+ * entries not yet due (a later turn of the wheel) stay, and so do those
+ * reap could not do now (it returned false: they go to the next sweep).
+ * Safe from any thread; a second is swept by one caller only. */
+void expiry_sweep(rel_time_t now, bool (*reap)(uint32_t hv));
 /* Entries held now, and entries not kept because the index was full. */
 size_t expiry_entries(void);
 uint64_t expiry_dropped(void);

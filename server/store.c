@@ -222,11 +222,11 @@ static int store_dead_pick(item *it) {
     return 1;
 }
 
-/* Takes the dead items out of hash value hv's bucket (expiry index). */
-static void store_reap_bucket(uint32_t hv) {
-    size_t cursor = hv;
-
-    hash_crawl(&cursor, 1, store_dead_pick, item_release);
+/* Takes the dead items out of hash value hv's bucket (expiry index);
+ * false if its stripe was busy. Only trylocks: a store that needs room
+ * may hold a stripe. */
+static bool store_reap_bucket(uint32_t hv) {
+    return hash_crawl_try(hv, store_dead_pick, item_release);
 }
 
 /* Crawl callback: an item a flush_all just covered goes (uncounted). */
