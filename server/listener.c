@@ -302,6 +302,10 @@ int listener_open(struct event_base *base) {
     return 0;
 }
 
+int listener_fd_at(int i) {
+    return i < listener_n ? listener_fds[i] : -1;
+}
+
 void listener_close(void) {
     int i;
 

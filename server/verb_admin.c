@@ -12,6 +12,7 @@
 #include "config.h"
 #include "detail.h"
 #include "dump.h"
+#include "stats_conns.h"
 #include "clock.h"
 #include "cmd.h"
 #include "log.h"
@@ -107,6 +108,8 @@ enum conn_parse_result admin_stats(conn *c, struct cmd_line *t) {
         stats_general(admin_stat_line, c);
     } else if (strcmp(t->v[1], "cachedump") == 0) {
         return dump_cachedump(c, t);
+    } else if (strcmp(t->v[1], "conns") == 0) {
+        return stats_conns_cmd(c, t);
     } else if (strcmp(t->v[1], "detail") == 0) {
         return admin_stats_detail(c, t);
     } else if (strcmp(t->v[1], "reset") == 0) {

@@ -312,6 +312,21 @@ void worker_dispatch(int fd) {
     worker_notify(w, 'c');
 }
 
+int worker_count(void) {
+    return nworkers;
+}
+
+struct worker *worker_at(int i) {
+    return &workers[i];
+}
+
+void worker_each_conn(struct worker *w, void (*fn)(conn *c, void *arg), void *arg) {
+    conn *c;
+
+    for (c = w->conns; c != NULL; c = c->next)
+        fn(c, arg);
+}
+
 void worker_post(struct worker *w, struct worker_call *call) {
     call->next = NULL;
     pthread_mutex_lock(&w->qlock);
