@@ -55,7 +55,7 @@ static const struct cmd_def cmd_defs[] = {
     { "mn", meta_cmd, 1, CMD_ANY, CMD_RAW, 0, "meta no-op: ends a pipeline" },
     { "me", meta_cmd, 1, CMD_ANY, CMD_RAW, 0, "meta debug: one line about an item" },
     /* the server (verb_admin.c) */
-    { "stats", admin_stats, 1, CMD_ANY, 0, 0, "server figures: stats [settings|items|slabs|sizes|detail|cachedump|reset]" },
+    { "stats", admin_stats, 1, CMD_ANY, 0, 0, "server figures: stats [settings|items|slabs|sizes|conns|detail|cachedump|reset]" },
     { "flush_all", admin_flush_all, 1, 3, CMD_NOREPLY, 0, "invalidate every item, now or after a delay" },
     { "version", admin_version, 1, CMD_ANY, 0, 0, "the memcached protocol level" },
     { "verbosity", admin_verbosity, 2, 3, CMD_NOREPLY, 0, "set the log level" },
