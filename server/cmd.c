@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "auth.h"
+#include "clock.h"
 #include "cmd.h"
 #include "parse.h"
 #include "proto_get.h"
@@ -24,88 +25,101 @@
 #include "verb_list.h"
 #include "verb_scan.h"
 #include "verb_queue.h"
+#include "verb_operator.h"
+#include "watch.h"
 
 #define CMD_HASH_SIZE 256           /* a power of two, well above the verbs */
 
+/* An entry may leave out its help line (NULL): no warning for that. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 static const struct cmd_def cmd_defs[] = {
     /* storage (verb_classic.c) */
-    { "set", classic_store, 5, 6, CMD_DATA | CMD_NOREPLY, STORE_SET },
-    { "add", classic_store, 5, 6, CMD_DATA | CMD_NOREPLY, STORE_ADD },
-    { "replace", classic_store, 5, 6, CMD_DATA | CMD_NOREPLY, STORE_REPLACE },
-    { "append", classic_store, 5, 6, CMD_DATA | CMD_NOREPLY, STORE_APPEND },
-    { "prepend", classic_store, 5, 6, CMD_DATA | CMD_NOREPLY, STORE_PREPEND },
-    { "cas", classic_store, 6, 7, CMD_DATA | CMD_NOREPLY, STORE_CAS },
-    { "incr", classic_arith, 3, 4, CMD_NOREPLY, 1 },
-    { "decr", classic_arith, 3, 4, CMD_NOREPLY, 0 },
-    { "delete", classic_delete, 2, 4, CMD_NOREPLY, 0 },
-    { "touch", classic_touch, 3, 4, CMD_NOREPLY, 0 },
+    { "set", classic_store, 5, 6, CMD_DATA | CMD_NOREPLY, STORE_SET, "store a value" },
+    { "add", classic_store, 5, 6, CMD_DATA | CMD_NOREPLY, STORE_ADD, "store a value if the key is missing" },
+    { "replace", classic_store, 5, 6, CMD_DATA | CMD_NOREPLY, STORE_REPLACE, "store a value if the key exists" },
+    { "append", classic_store, 5, 6, CMD_DATA | CMD_NOREPLY, STORE_APPEND, "add data after a value" },
+    { "prepend", classic_store, 5, 6, CMD_DATA | CMD_NOREPLY, STORE_PREPEND, "add data before a value" },
+    { "cas", classic_store, 6, 7, CMD_DATA | CMD_NOREPLY, STORE_CAS, "store a value if its CAS is unchanged" },
+    { "incr", classic_arith, 3, 4, CMD_NOREPLY, 1, "add to a number" },
+    { "decr", classic_arith, 3, 4, CMD_NOREPLY, 0, "subtract from a number" },
+    { "delete", classic_delete, 2, 4, CMD_NOREPLY, 0, "remove a key" },
+    { "touch", classic_touch, 3, 4, CMD_NOREPLY, 0, "set a key's TTL" },
     /* retrieval (proto_get.c): the keys are walked in place, not tokenized */
-    { "get", get_cmd_get, 1, CMD_ANY, CMD_RAW, 0 },
-    { "gets", get_cmd_get, 1, CMD_ANY, CMD_RAW, 1 },
-    { "gat", get_cmd_gat, 1, CMD_ANY, CMD_RAW, 0 },
-    { "gats", get_cmd_gat, 1, CMD_ANY, CMD_RAW, 1 },
+    { "get", get_cmd_get, 1, CMD_ANY, CMD_RAW, 0, "read values (a queue key: pops a message)" },
+    { "gets", get_cmd_get, 1, CMD_ANY, CMD_RAW, 1, "read values with their CAS (a queue key: pops a message)" },
+    { "gat", get_cmd_gat, 1, CMD_ANY, CMD_RAW, 0, "read values and set their TTL" },
+    { "gats", get_cmd_gat, 1, CMD_ANY, CMD_RAW, 1, "read values with their CAS and set their TTL" },
+    { "bget", get_cmd_get, 1, CMD_ANY, CMD_RAW, 0, "read values (memcached's old alias of get)" }, /* memcached's legacy alias of get */
     /* meta (proto_meta.c): flags are parsed there */
-    { "mg", meta_cmd, 1, CMD_ANY, CMD_RAW, 0 },
-    { "ms", meta_cmd, 1, CMD_ANY, CMD_RAW | CMD_DATA, 0 },
-    { "md", meta_cmd, 1, CMD_ANY, CMD_RAW, 0 },
-    { "ma", meta_cmd, 1, CMD_ANY, CMD_RAW, 0 },
-    { "mn", meta_cmd, 1, CMD_ANY, CMD_RAW, 0 },
-    { "me", meta_cmd, 1, CMD_ANY, CMD_RAW, 0 },
+    { "mg", meta_cmd, 1, CMD_ANY, CMD_RAW, 0, "meta get" },
+    { "ms", meta_cmd, 1, CMD_ANY, CMD_RAW | CMD_DATA, 0, "meta set" },
+    { "md", meta_cmd, 1, CMD_ANY, CMD_RAW, 0, "meta delete" },
+    { "ma", meta_cmd, 1, CMD_ANY, CMD_RAW, 0, "meta arithmetic" },
+    { "mn", meta_cmd, 1, CMD_ANY, CMD_RAW, 0, "meta no-op: ends a pipeline" },
+    { "me", meta_cmd, 1, CMD_ANY, CMD_RAW, 0, "meta debug: one line about an item" },
     /* the server (verb_admin.c) */
-    { "stats", admin_stats, 1, CMD_ANY, 0, 0 },
-    { "flush_all", admin_flush_all, 1, 3, CMD_NOREPLY | CMD_ADMIN, 0 },
-    { "version", admin_version, 1, CMD_ANY, 0, 0 },
-    { "verbosity", admin_verbosity, 2, 3, CMD_NOREPLY | CMD_ADMIN, 0 },
-    { "quit", admin_quit, 1, CMD_ANY, 0, 0 },
-    { "shutdown", admin_shutdown, 1, CMD_ANY, CMD_ADMIN, 0 },
-    { "cache_memlimit", admin_cache_memlimit, 2, 3, CMD_NOREPLY | CMD_ADMIN, 0 },
-    { "debugtime", admin_debugtime, 2, 2, CMD_DEBUG | CMD_ADMIN, 0 },
-    { "snapshot", admin_snapshot, 1, 1, CMD_ADMIN, 0 },
+    { "stats", admin_stats, 1, CMD_ANY, 0, 0, "server figures: stats [settings|items|slabs|sizes|conns|detail|cachedump|reset]" },
+    { "flush_all", admin_flush_all, 1, 3, CMD_NOREPLY | CMD_ADMIN, 0, "invalidate every item, now or after a delay" },
+    { "version", admin_version, 1, CMD_ANY, 0, 0, "the memcached protocol level" },
+    { "verbosity", admin_verbosity, 2, 3, CMD_NOREPLY | CMD_ADMIN, 0, "set the log level" },
+    { "quit", admin_quit, 1, CMD_ANY, 0, 0, "close the connection" },
+    { "shutdown", admin_shutdown, 1, CMD_ANY, CMD_ADMIN, 0, "stop the server (with -A)" },
+    { "cache_memlimit", admin_cache_memlimit, 2, 3, CMD_NOREPLY | CMD_ADMIN, 0, "set -m, in megabytes" },
+    { "debugtime", admin_debugtime, 2, 2, CMD_DEBUG | CMD_ADMIN, 0, "move the clock (with --debug)" },
+    { "snapshot", admin_snapshot, 1, 1, CMD_ADMIN, 0, "write a persistence snapshot (with --data-dir)" },
+    /* memcached's operator verbs (dump.c via verb_operator.c) */
+    { "lru_crawler", oper_lru_crawler, 1, CMD_ANY, 0, 0, "crawler and key dumps: crawl|metadump|enable|disable|sleep|tocrawl" },
+    { "slabs", oper_slabs, 1, CMD_ANY, CMD_NOREPLY, 0, "slab tuning: automove (reassign is disabled)" },
+    { "lru", oper_lru, 1, CMD_ANY, CMD_NOREPLY, 0, "LRU tuning: tune (mode, temp_ttl: no maintainer)" },
+    { "watch", watch_cmd, 1, CMD_ANY, 0, 0, "stream events: watch [fetchers] [mutations] [evictions]" },
+    { "help", cmd_help, 1, 2, 0, 0, "this list, or one verb's line: help [<verb>]" },
     /* queues (verb_queue.c) */
-    { "qcreate", qverb_create, 2, 6, 0, 0 },
-    { "qpush", qverb_push, 5, 7, CMD_DATA | CMD_NOREPLY, 0 },
-    { "qpop", qverb_pop, 2, 6, 0, 0 },
-    { "qack", qverb_by_id, 3, 4, CMD_NOREPLY, QVERB_ACK },
-    { "qrelease", qverb_by_id, 3, 5, CMD_NOREPLY, QVERB_RELEASE },
-    { "qtouch", qverb_by_id, 3, 5, CMD_NOREPLY, QVERB_TOUCH },
-    { "qpeek", qverb_peek, 2, 3, 0, 0 },
-    { "qpending", qverb_pending, 2, 4, 0, 0 },
-    { "qstats", qverb_stats, 2, 2, 0, 0 },
-    { "qpurge", qverb_purge, 2, 3, CMD_NOREPLY, 0 },
+    { "qcreate", qverb_create, 2, 6, 0, 0, "create a queue: qcreate <q> [lease=] [maxdeliver=] [maxlen=] [dlq=]" },
+    { "qpush", qverb_push, 5, 7, CMD_DATA | CMD_NOREPLY, 0, "push a message: qpush <q> <flags> <delay> <bytes> [<priority>]" },
+    { "qpop", qverb_pop, 2, 6, 0, 0, "pop messages: qpop <q> [<count>] [lease=] [wait=] [ack=]" },
+    { "qack", qverb_by_id, 3, 4, CMD_NOREPLY, QVERB_ACK, "acknowledge a popped message: qack <q> <id>" },
+    { "qrelease", qverb_by_id, 3, 5, CMD_NOREPLY, QVERB_RELEASE, "give a popped message back: qrelease <q> <id> [<delay>]" },
+    { "qtouch", qverb_by_id, 3, 5, CMD_NOREPLY, QVERB_TOUCH, "extend a popped message's lease: qtouch <q> <id> [<lease>]" },
+    { "qpeek", qverb_peek, 2, 3, 0, 0, "look at the next messages without popping: qpeek <q> [<count>]" },
+    { "qpending", qverb_pending, 2, 4, 0, 0, "list popped, unacknowledged messages: qpending <q> [values] [<count>]" },
+    { "qstats", qverb_stats, 2, 2, 0, 0, "one queue's figures: qstats <q>" },
+    { "qpurge", qverb_purge, 2, 3, CMD_NOREPLY, 0, "empty a queue: qpurge <q>" },
     /* tree counters (verb_counter.c) */
-    { "ctdef", ctverb_def, 3, 5, 0, 0 },
-    { "ctcounter", ctverb_counter, 2, 2, 0, 0 },
-    { "ctcounters", ctverb_counters, 1, 1, 0, 0 },
-    { "ctundef", ctverb_undef, 2, 3, CMD_NOREPLY, 0 },
-    { "ctobj", ctverb_obj, 2, 5, 0, 0 },
-    { "ctlimits", ctverb_limits, 2, 4, 0, CTVERB_REDEFINE },
-    { "ctraise", ctverb_limits, 3, 3, 0, CTVERB_RAISE },
-    { "ctinfo", ctverb_info, 2, 2, 0, 0 },
-    { "ctchildren", ctverb_children, 2, 4, 0, 0 },
-    { "ctincr", ctverb_incr, 6, 8, CMD_NOREPLY, 0 },
-    { "ctget", ctverb_get, 5, 5, 0, 0 },
-    { "ctvalues", ctverb_values, 2, 8, 0, 0 },
-    { "ctactive", ctverb_active, 1, 4, 0, 0 },
-    { "ctperiods", ctverb_periods, 1, 7, 0, 0 },
+    { "ctdef", ctverb_def, 3, 5, 0, 0, "define a counter: ctdef <counter> <type>[:<keep>[:m]],... [aggregate=] [quantize=]" },
+    { "ctcounter", ctverb_counter, 2, 2, 0, 0, "a counter's settings: ctcounter <counter>" },
+    { "ctcounters", ctverb_counters, 1, 1, 0, 0, "every counter's settings" },
+    { "ctundef", ctverb_undef, 2, 3, CMD_NOREPLY, 0, "delete an unused counter: ctundef <counter>" },
+    { "ctobj", ctverb_obj, 2, 5, 0, 0, "create an object: ctobj <key> [parent=] [quantize=] [limits=]" },
+    { "ctlimits", ctverb_limits, 2, 4, 0, CTVERB_REDEFINE, "redefine an object's limits: ctlimits <key> [quantize=] [limits=]" },
+    { "ctraise", ctverb_limits, 3, 3, 0, CTVERB_RAISE, "raise an object's limits: ctraise <key> limits=..." },
+    { "ctinfo", ctverb_info, 2, 2, 0, 0, "an object's settings: ctinfo <key>" },
+    { "ctchildren", ctverb_children, 2, 4, 0, 0, "an object's children: ctchildren <key> [count=] [after=]" },
+    { "ctincr", ctverb_incr, 6, 8, CMD_NOREPLY, 0, "increment, rolled up: ctincr <key> <counter> <type> <time> <delta> [values]" },
+    { "ctget", ctverb_get, 5, 5, 0, 0, "one value: ctget <key> <counter> <type> <period>" },
+    { "ctvalues", ctverb_values, 2, 8, 0, 0, "an object's values: ctvalues <key> [counters=] [type=] [periods=] [count=] [after=]" },
+    { "ctactive", ctverb_active, 1, 4, 0, 0, "objects changed lately: ctactive [since=] [count=] [after=]" },
+    { "ctperiods", ctverb_periods, 1, 7, 0, 0, "periods holding values: ctperiods [counters=] [type=] [periods=] [count=] [after=]" },
     /* lists (verb_list.c): pushes take more tokens than the table's limit */
-    { "lcreate", lverb_create, 2, 3, 0, 0 },
-    { "lpush", lverb_push, 1, CMD_ANY, CMD_RAW | CMD_DATA | CMD_NOREPLY, LVERB_LPUSH },
-    { "rpush", lverb_push, 1, CMD_ANY, CMD_RAW | CMD_DATA | CMD_NOREPLY, LVERB_RPUSH },
-    { "lpop", lverb_pop, 2, 4, 0, LVERB_LPOP },
-    { "rpop", lverb_pop, 2, 4, 0, LVERB_RPOP },
-    { "llen", lverb_len, 2, 2, 0, 0 },
-    { "lrange", lverb_range, 4, 4, 0, 0 },
-    { "lindex", lverb_index, 3, 3, 0, 0 },
-    { "lset", lverb_num_block, 4, 5, CMD_DATA | CMD_NOREPLY, LVERB_SET },
-    { "linsert", lverb_insert, 5, 6, CMD_DATA | CMD_NOREPLY, 0 },
-    { "ltrim", lverb_trim, 4, 5, CMD_NOREPLY, 0 },
-    { "lrem", lverb_num_block, 4, 5, CMD_DATA | CMD_NOREPLY, LVERB_REM },
-    { "lexists", lverb_exists, 3, 3, CMD_DATA, 0 },
+    { "lcreate", lverb_create, 2, 3, 0, 0, "create a list: lcreate <key> [maxlen=]" },
+    { "lpush", lverb_push, 1, CMD_ANY, CMD_RAW | CMD_DATA | CMD_NOREPLY, LVERB_LPUSH, "push at the head: lpush <key> <bytes> [<bytes>...]" },
+    { "rpush", lverb_push, 1, CMD_ANY, CMD_RAW | CMD_DATA | CMD_NOREPLY, LVERB_RPUSH, "push at the tail: rpush <key> <bytes> [<bytes>...]" },
+    { "lpop", lverb_pop, 2, 4, 0, LVERB_LPOP, "pop from the head: lpop <key> [<count>] [wait=]" },
+    { "rpop", lverb_pop, 2, 4, 0, LVERB_RPOP, "pop from the tail: rpop <key> [<count>] [wait=]" },
+    { "llen", lverb_len, 2, 2, 0, 0, "a list's length: llen <key>" },
+    { "lrange", lverb_range, 4, 4, 0, 0, "elements by position: lrange <key> <offset> <limit>" },
+    { "lindex", lverb_index, 3, 3, 0, 0, "one element: lindex <key> <index>" },
+    { "lset", lverb_num_block, 4, 5, CMD_DATA | CMD_NOREPLY, LVERB_SET, "replace an element: lset <key> <index> <bytes>" },
+    { "linsert", lverb_insert, 5, 6, CMD_DATA | CMD_NOREPLY, 0, "insert by a pivot: linsert <key> before|after <pivot bytes> <bytes>" },
+    { "ltrim", lverb_trim, 4, 5, CMD_NOREPLY, 0, "keep a range: ltrim <key> <offset> <limit>" },
+    { "lrem", lverb_num_block, 4, 5, CMD_DATA | CMD_NOREPLY, LVERB_REM, "remove by value: lrem <key> <count> <bytes>" },
+    { "lexists", lverb_exists, 3, 3, CMD_DATA, 0, "membership: lexists <key> <bytes>" },
     /* key scans (verb_scan.c) */
-    { "kscan", sverb_scan, 2, 7, 0, 0 },
-    { "kscanclose", sverb_close, 2, 2, 0, 0 },
+    { "kscan", sverb_scan, 2, 7, 0, 0, "walk the keys: kscan 0|<cursor> [count=] [match=] [type=] [minttl=] [maxttl=]" },
+    { "kscanclose", sverb_close, 2, 2, 0, 0, "end a scan: kscanclose <cursor>" },
     { NULL, NULL, 0, 0, 0, 0 },
 };
+#pragma GCC diagnostic pop
 
 static const struct cmd_def *cmd_hash[CMD_HASH_SIZE];
 
@@ -161,6 +175,7 @@ enum conn_parse_result cmd_dispatch(conn *c, char *line, size_t len) {
     size_t nverb;
 
     c->noreply = false;
+    c->last_cmd = clock_now();
     while (len > 0 && *line == ' ') {
         line++;
         len--;
@@ -194,6 +209,39 @@ enum conn_parse_result cmd_dispatch(conn *c, char *line, size_t len) {
         return PARSE_DONE;
     }
     return d->run(c, &l);
+}
+
+/* help [<verb>]: "HELP <verb> <what it does>" per verb, then END (mcds's
+ * own verb, for telnet users). Verbs only --debug enables are left out. */
+static void cmd_help_line(conn *c, const struct cmd_def *d) {
+    size_t nn = strlen(d->name), nh = d->help != NULL ? strlen(d->help) : 0;
+    char *p = conn_out_reserve(c, nn + nh + 8);
+
+    memcpy(p, "HELP ", 5);
+    memcpy(p + 5, d->name, nn);
+    p[5 + nn] = ' ';
+    memcpy(p + 6 + nn, d->help != NULL ? d->help : "", nh);
+    memcpy(p + 6 + nn + nh, "\r\n", 2);
+    conn_out_commit(c, nn + nh + 8);
+}
+
+enum conn_parse_result cmd_help(conn *c, struct cmd_line *l) {
+    const struct cmd_def *d;
+
+    if (l->n == 2) {
+        d = cmd_lookup(l->v[1], l->vlen[1]);
+        if (d == NULL) {
+            conn_out_reply(c, REPLY_HELP_UNKNOWN);
+            return PARSE_DONE;
+        }
+        cmd_help_line(c, d);
+    } else {
+        for (d = cmd_defs; d->name != NULL; d++)
+            if (!(d->flags & CMD_DEBUG) || settings.debug)
+                cmd_help_line(c, d);
+    }
+    conn_out_reply(c, REPLY_END);
+    return PARSE_DONE;
 }
 
 /* ---- helpers ---- */

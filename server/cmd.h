@@ -50,6 +50,7 @@ struct cmd_def {
     int min_tokens, max_tokens;     /* the verb included; outside: ERROR */
     unsigned flags;
     int arg;                        /* for a handler that serves several verbs */
+    const char *help;               /* one line for `help` (may be left out: NULL) */
 };
 
 /* Builds the lookup hash of the table; once, at start-up. */
@@ -58,6 +59,8 @@ void cmd_init(void);
 enum conn_parse_result cmd_dispatch(conn *c, char *line, size_t len);
 /* The table, for `help` and tests: entries up to one with a NULL name. */
 const struct cmd_def *cmd_table(void);
+/* help [<verb>]: the verbs with their one-line descriptions. */
+enum conn_parse_result cmd_help(conn *c, struct cmd_line *l);
 
 /* ---- helpers for handlers ---- */
 

@@ -29,6 +29,8 @@
 #include <unistd.h>
 
 #include "conn.h"
+#include "dump.h"
+#include "watch.h"
 #include "log.h"
 #include "kestrel.h"
 #include "park.h"
@@ -149,7 +151,7 @@ static void conn_rbuf_give(conn *c) {
 }
 
 void conn_close(conn *c) {
-    log_msg(2, "<%d connection closed", c->fd);
+    log_msg(1, "<%d connection closed", c->fd);
     if (c->held)
         worker_unhold(c->worker, c);
     event_free(c->ev);
@@ -159,6 +161,8 @@ void conn_close(conn *c) {
         item_release(c->nread.it);
     get_conn_free(c);
     meta_conn_free(c);
+    dump_conn_free(c);
+    watch_conn_closed(c);
     park_conn_closed(c);
     kestrel_conn_closed(c);
     worker_forget(c->worker, c);
@@ -251,6 +255,7 @@ void conn_out(conn *c, const char *s, size_t n) {
 }
 
 void conn_out_reply(conn *c, enum reply_id r) {
+    log_msg(2, ">%d %.*s", c->fd, (int)reply_lines[r].len - 2, reply_lines[r].text);
     conn_out(c, reply_lines[r].text, reply_lines[r].len);
 }
 
@@ -694,6 +699,10 @@ static void conn_event(evutil_socket_t fd, short what, void *arg) {
         conn_update_event(c, 0);    /* conn_unhold drives it */
         return;
     }
+    conn_drive(c);
+}
+
+void conn_kick(conn *c) {
     conn_drive(c);
 }
 

@@ -112,6 +112,8 @@ typedef struct conn {
     item *open_pin;         /* Kestrel: the queue of its open read (kestrel.c) */
     uint64_t open_id;       /* Kestrel: the open message */
     struct text_get *tget;  /* proto_text's multi-get in progress */
+    struct dump *dump;      /* a key dump in progress (dump.c) */
+    rel_time_t last_cmd;    /* when its last command arrived (-o idle_timeout) */
 
     /* Persistence: the log position its replies wait for (0: none); a held
      * connection sends and reads nothing until that is durable. */
@@ -159,6 +161,8 @@ void conn_start_nread(conn *c, item *it, enum store_op op, uint64_t cas, bool no
 void conn_start_swallow(conn *c, size_t n);
 /* A waiting connection got its answer: back to parsing, on its thread. */
 void conn_resume(conn *c);
+/* Output was queued from outside a command (watch): writes it, on c's thread. */
+void conn_kick(conn *c);
 /* Its records are durable now: its replies go out, it reads again. */
 void conn_unhold(conn *c);
 

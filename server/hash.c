@@ -381,6 +381,52 @@ uint64_t hash_longest_chain(void) {
     return longest;
 }
 
+/* Takes off bucket b's chain (stripe lock held) every item fn accepts,
+ * chained on h_next; the caller hands them to done without the lock. */
+static item *hash_take_from(uint32_t b, int (*fn)(item *it)) {
+    item **pos = &hash_primary[b], *removed = NULL;
+
+    while (*pos != NULL) {
+        item *it = *pos;
+        if (fn(it)) {
+            *pos = it->h_next;
+            __atomic_sub_fetch(&hash_items, 1, __ATOMIC_RELAXED);
+            it->h_next = removed;
+            removed = it;
+        } else {
+            pos = &it->h_next;
+        }
+    }
+    return removed;
+}
+
+/* Hands the items hash_take_from took to done, without any lock. */
+static void hash_hand_over(item *removed, void (*done)(item *it)) {
+    while (removed != NULL) {
+        item *next = removed->h_next;
+        removed->h_next = NULL;
+        done(removed);
+        removed = next;
+    }
+}
+
+bool hash_crawl_try(uint32_t hv, int (*fn)(item *it), void (*done)(item *it)) {
+    uint32_t b;
+    item *removed;
+
+    if (hash_is_expanding() || !hash_trylock(hv))
+        return false;
+    if (hash_is_expanding()) {
+        hash_unlock(hv);
+        return false;
+    }
+    b = hv & hash_mask(hash_pow);
+    removed = hash_take_from(b, fn);
+    hash_unlock(hv);
+    hash_hand_over(removed, done);
+    return true;
+}
+
 void hash_crawl(size_t *cursor, size_t n, int (*fn)(item *it), void (*done)(item *it)) {
     size_t i;
     uint32_t size;
@@ -390,30 +436,13 @@ void hash_crawl(size_t *cursor, size_t n, int (*fn)(item *it), void (*done)(item
     size = hash_size(hash_pow);
     for (i = 0; i < n; i++) {
         uint32_t b = (uint32_t)(*cursor % size);
-        item **pos, *removed = NULL;
+        item *removed = NULL;
 
         pthread_mutex_lock(&hash_locks[b & hash_lockmask]);
-        if (!hash_is_expanding()) {
-            pos = &hash_primary[b];
-            while (*pos != NULL) {
-                item *it = *pos;
-                if (fn(it)) {
-                    *pos = it->h_next;
-                    __atomic_sub_fetch(&hash_items, 1, __ATOMIC_RELAXED);
-                    it->h_next = removed;
-                    removed = it;
-                } else {
-                    pos = &it->h_next;
-                }
-            }
-        }
+        if (!hash_is_expanding())
+            removed = hash_take_from(b, fn);
         pthread_mutex_unlock(&hash_locks[b & hash_lockmask]);
-        while (removed != NULL) {
-            item *next = removed->h_next;
-            removed->h_next = NULL;
-            done(removed);
-            removed = next;
-        }
+        hash_hand_over(removed, done);
         *cursor = (*cursor + 1) % size;
     }
 }

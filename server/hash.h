@@ -57,6 +57,10 @@ uint32_t hash_buckets(void);
  * take a reference; it must not block). Growth must be paused. */
 void hash_visit_bucket(uint32_t b, void (*fn)(item *it, void *arg), void *arg);
 
+/* The same for the one bucket of hash value hv, with the stripe only
+ * trylocked (callers may hold another stripe): false, and nothing done,
+ * if the stripe is busy or the table is growing. */
+bool hash_crawl_try(uint32_t hv, int (*fn)(item *it), void (*done)(item *it));
 void hash_crawl(size_t *cursor, size_t n, int (*fn)(item *it), void (*done)(item *it));
 
 #endif

@@ -24,6 +24,7 @@
 #define ITEM_ACTIVE  0x04   /* read since the LRU tail last passed it */
 #define ITEM_STALE   0x08   /* invalidated by meta (md I / ms I): serve, but stale */
 #define ITEM_TOKEN_SENT 0x10 /* a meta client has been told it won the recache */
+#define ITEM_KEY_BINARY 0x20 /* stored by ms with b: mg k echoes the key in base64 */
 
 /* What the value is. Only cache strings are ever evicted (DESIGN 3.2).
  * A structure's item holds a pointer to the structure as its value. */

@@ -14,6 +14,7 @@
 #include <netinet/tcp.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -27,17 +28,20 @@
 #include "stats.h"
 #include "worker.h"
 
-#define LISTENER_BACKLOG 1024
-
 #define LISTENER_PAUSE_MS 100
+#define LISTENER_MAX 16             /* -l addresses */
 
-static int listener_fd = -1;
+static int listener_fds[LISTENER_MAX];
+static struct event *listener_evs[LISTENER_MAX];
+static int listener_n;
 static bool listener_unix_bound;    /* our socket file is at -s PATH */
-static struct event *listener_ev;
 static struct event *listener_resume_ev;
 
 static void listener_resume(evutil_socket_t fd, short what, void *arg) {
-    event_add(listener_ev, NULL);
+    int i;
+
+    for (i = 0; i < listener_n; i++)
+        event_add(listener_evs[i], NULL);
 }
 
 /* Out of file descriptors: stop accepting for a moment instead of
@@ -45,8 +49,11 @@ static void listener_resume(evutil_socket_t fd, short what, void *arg) {
 static void listener_pause(void) {
     struct timeval tv = { 0, LISTENER_PAUSE_MS * 1000 };
 
+    int i;
+
     log_msg(1, "accept: %s; pausing accepts for %d ms", strerror(errno), LISTENER_PAUSE_MS);
-    event_del(listener_ev);
+    for (i = 0; i < listener_n; i++)
+        event_del(listener_evs[i]);
     evtimer_add(listener_resume_ev, &tv);
 }
 
@@ -106,7 +113,42 @@ static void listener_log_tcp(int fd) {
     settings.port = port;
 }
 
-static int listener_tcp(void) {
+/* Splits one -l entry into host and port, as memcached reads it:
+ * "host", "host:port", "[v6]" or "[v6]:port"; a bare IPv6 address (more
+ * than one ':') is a host alone. The port defaults to -p. */
+static int listener_split(char *entry, char **host, int *port) {
+    char *colon;
+
+    *port = settings.port;
+    if (entry[0] == '[') {
+        char *close = strchr(entry, ']');
+        if (close == NULL)
+            return -1;
+        *close = '\0';
+        *host = entry + 1;
+        colon = close[1] == ':' ? close + 1 : NULL;
+        if (colon == NULL && close[1] != '\0')
+            return -1;
+    } else {
+        *host = entry;
+        colon = strchr(entry, ':');
+        if (colon != NULL && strchr(colon + 1, ':') != NULL)
+            colon = NULL;           /* a bare IPv6 address */
+        if (colon != NULL)
+            *colon = '\0';
+    }
+    if (colon != NULL) {
+        char *end;
+        long p = strtol(colon + 1, &end, 10);
+        if (end == colon + 1 || *end != '\0' || p < 0 || p > 65535)
+            return -1;
+        *port = (int)p;
+    }
+    return 0;
+}
+
+/* A listening TCP socket on host:port, or -1 (logged). */
+static int listener_tcp_one(const char *host, int portnum) {
     struct addrinfo hints, *ai = NULL;
     char port[16];
     int fd, one = 1, rc;
@@ -115,27 +157,52 @@ static int listener_tcp(void) {
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
     hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-    snprintf(port, sizeof(port), "%d", settings.port);
-    rc = getaddrinfo(settings.listen_addr, port, &hints, &ai);
+    snprintf(port, sizeof(port), "%d", portnum);
+    rc = getaddrinfo(host, port, &hints, &ai);
     if (rc != 0) {
-        log_msg(0, "cannot resolve listen address %s: %s", settings.listen_addr, gai_strerror(rc));
+        log_msg(0, "cannot resolve listen address %s: %s", host, gai_strerror(rc));
         return -1;
     }
     fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd >= 0) {
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-        if (bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, LISTENER_BACKLOG) < 0) {
+        if (ai->ai_family == AF_INET6)
+            setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+        if (bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, settings.backlog) < 0) {
             close(fd);
             fd = -1;
         }
     }
     freeaddrinfo(ai);
     if (fd < 0) {
-        log_msg(0, "failed to listen on %s:%d: %s", settings.listen_addr, settings.port, strerror(errno));
+        log_msg(0, "failed to listen on %s:%d: %s", host, portnum, strerror(errno));
         return -1;
     }
     listener_log_tcp(fd);
     return fd;
+}
+
+/* Every -l address (comma-separated, or -l repeated). */
+static int listener_tcp(void) {
+    char *list = strdup(settings.listen_addr), *entry, *save = NULL;
+    int rc = 0;
+
+    if (list == NULL)
+        return -1;
+    for (entry = strtok_r(list, ",", &save); entry != NULL && rc == 0; entry = strtok_r(NULL, ",", &save)) {
+        char *host;
+        int port, fd;
+        if (listener_n == LISTENER_MAX || listener_split(entry, &host, &port) < 0) {
+            log_msg(0, "bad or too many listen addresses (at most %d): %s", LISTENER_MAX, settings.listen_addr);
+            rc = -1;
+        } else if ((fd = listener_tcp_one(host, port)) < 0) {
+            rc = -1;
+        } else {
+            listener_fds[listener_n++] = fd;
+        }
+    }
+    free(list);
+    return listener_n > 0 ? rc : -1;
 }
 
 /* Clears the way for our socket at path: nothing there, or a socket that
@@ -200,7 +267,7 @@ static int listener_unix(void) {
     if (listener_unix_clear(settings.socket_path, &sun) < 0)
         return -1;
     fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0 || listener_unix_bind(fd, &sun) < 0 || listen(fd, LISTENER_BACKLOG) < 0) {
+    if (fd < 0 || listener_unix_bind(fd, &sun) < 0 || listen(fd, settings.backlog) < 0) {
         log_msg(0, "failed to listen on unix:%s: %s", settings.socket_path, strerror(errno));
         if (fd >= 0)
             close(fd);
@@ -212,28 +279,48 @@ static int listener_unix(void) {
 }
 
 int listener_open(struct event_base *base) {
-    listener_fd = settings.socket_path != NULL ? listener_unix() : listener_tcp();
-    if (listener_fd < 0)
+    int i;
+
+    if (settings.socket_path != NULL) {
+        listener_fds[0] = listener_unix();
+        listener_n = listener_fds[0] >= 0 ? 1 : 0;
+        if (listener_n == 0)
+            return -1;
+    } else if (listener_tcp() < 0) {
         return -1;
-    listener_ev = event_new(base, listener_fd, EV_READ | EV_PERSIST, listener_accept, NULL);
+    }
     listener_resume_ev = evtimer_new(base, listener_resume, NULL);
-    if (listener_ev == NULL || listener_resume_ev == NULL || event_add(listener_ev, NULL) < 0) {
-        log_msg(0, "cannot watch the listening socket");
+    if (listener_resume_ev == NULL)
         return -1;
+    for (i = 0; i < listener_n; i++) {
+        listener_evs[i] = event_new(base, listener_fds[i], EV_READ | EV_PERSIST, listener_accept, NULL);
+        if (listener_evs[i] == NULL || event_add(listener_evs[i], NULL) < 0) {
+            log_msg(0, "cannot watch the listening socket");
+            return -1;
+        }
     }
     return 0;
 }
 
+int listener_fd_at(int i) {
+    return i < listener_n ? listener_fds[i] : -1;
+}
+
 void listener_close(void) {
-    if (listener_ev != NULL)
-        event_free(listener_ev);
+    int i;
+
+    for (i = 0; i < listener_n; i++) {
+        if (listener_evs[i] != NULL)
+            event_free(listener_evs[i]);
+        if (listener_fds[i] >= 0)
+            close(listener_fds[i]);
+        listener_evs[i] = NULL;
+        listener_fds[i] = -1;
+    }
+    listener_n = 0;
     if (listener_resume_ev != NULL)
         event_free(listener_resume_ev);
-    listener_ev = NULL;
     listener_resume_ev = NULL;
-    if (listener_fd >= 0)
-        close(listener_fd);
-    listener_fd = -1;
     if (listener_unix_bound)
         unlink(settings.socket_path);
     listener_unix_bound = false;

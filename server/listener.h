@@ -11,5 +11,7 @@ struct event_base;
  * Returns 0, or -1 after logging why it could not. */
 int listener_open(struct event_base *base);
 void listener_close(void);
+/* The i-th listening socket, or -1 past the last. */
+int listener_fd_at(int i);
 
 #endif

@@ -19,6 +19,7 @@
 #include "auth.h"
 #include "clock.h"
 #include "cmd.h"
+#include "daemon.h"
 #include "hash.h"
 #include "item.h"
 #include "item_persist.h"
@@ -224,23 +225,26 @@ int main(int argc, char **argv) {
         settings_free();
         return 1;
     }
-    if (main_fd_limit() < 0 || auth_load() < 0 || main_setup() < 0 || main_restore() < 0 ||
-        listener_open(main_base) < 0 ||
-        workers_start(settings.num_threads) < 0 || main_watch_signals() < 0) {
+    if (daemon_start() < 0 || main_fd_limit() < 0 || auth_load() < 0 || main_setup() < 0 ||
+        main_restore() < 0 || listener_open(main_base) < 0 || daemon_write_pid() < 0 ||
+        daemon_drop_root() < 0 || workers_start(settings.num_threads) < 0 || main_watch_signals() < 0) {
         log_msg(0, "start-up failed");
         return 1;
     }
+    store_set_crawler(settings.lru_crawler);
     hash_start_maintainer();
     ev_tick = event_new(main_base, -1, EV_PERSIST, main_on_tick, NULL);
     event_add(ev_tick, &second);
     log_msg(0, "mcds-server %s ready: %d threads, %zu MB, max %d connections",
             PACKAGE_VERSION, settings.num_threads, settings.maxbytes / (1024 * 1024), settings.maxconns);
 
+    daemon_ready();
     event_base_dispatch(main_base);
 
     listener_close();
     main_unwatch_signals();
     event_free(ev_tick);
+    daemon_stop();
     main_teardown();
     log_msg(0, "stopped");
     log_close();

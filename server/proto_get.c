@@ -19,6 +19,8 @@
 #include "clock.h"
 #include "parse.h"
 #include "cmd.h"
+#include "detail.h"
+#include "watch.h"
 #include "kestrel.h"
 #include "proto_get.h"
 #include "stats.h"
@@ -135,6 +137,8 @@ static bool get_one(conn *c, const struct text_get *g, const char *key, size_t n
         item_release(it);       /* a list reads as a miss */
         it = NULL;
     }
+    detail_get(key, nkey, it != NULL && it->type == ITEM_STRING);
+    watch_fetch(c, key, nkey, it != NULL && it->type == ITEM_STRING ? it : NULL);
     if (!g->touch && (it == NULL || it->type == ITEM_QUEUE)) {
         bool go_on = true;
         if (g->queue_reads)

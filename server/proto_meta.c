@@ -27,6 +27,7 @@
 #include "settings.h"
 #include "stats.h"
 #include "store.h"
+#include "watch.h"
 
 #define META_MAX_TOKENS 24
 #define META_OPAQUE_MAX 32
@@ -47,6 +48,9 @@ struct meta_req {
     int nret;
     char opaque[META_OPAQUE_MAX];
     size_t nopaque;
+    bool opaque_long;               /* an O of META_OPAQUE_MAX characters or more */
+    bool has_error;                 /* a flag's token was bad (err says which) */
+    enum reply_id err;              /* the last bad token's error, or REPLY_COUNT */
     uint8_t seen[128];
     bool b64, quiet, value, no_bump, invalidate, drop_value;
     bool has_T, has_N, has_R, has_C, has_E, has_D, has_J;
@@ -80,13 +84,10 @@ void meta_conn_free(conn *c) {
 
 /* ---- flags ---- */
 
-/* Which flags each command takes (P and L are proxy hints, ignored). */
-static const char *const meta_allowed[] = {
-    [META_GET] = "bcCfhklOqstuvENRTPL",
-    [META_SET] = "bcCEFIkOqsTMNPL",
-    [META_DELETE] = "bCEIkOqTxPL",
-    [META_ARITH] = "bCENJDTMOqtcvkPL",
-};
+/* The flags every meta command takes, as memcached 1.6.18: each command
+ * ignores those meaningless to it (P and L are proxy hints). E and x are
+ * newer memcached's, taken by mcds too. */
+static const char meta_allowed[] = "bNTRlOPLkstcfvhuqFCMJDIEx";
 
 /* Flags answered in the reply, per command. */
 static const char *const meta_answered[] = {
@@ -96,28 +97,15 @@ static const char *const meta_answered[] = {
     [META_ARITH] = "ckOt",
 };
 
-/* The error for a bad flag, a repeated one and a bad numeric token
- * differ from command to command in memcached 1.6. */
-static enum reply_id meta_err_invalid(enum meta_cmd cmd) {
-    return cmd == META_GET || cmd == META_SET ? REPLY_META_INVALID_FLAG : REPLY_META_BAD_FLAG;
-}
-
-static enum reply_id meta_err_dup(enum meta_cmd cmd) {
-    return cmd == META_GET || cmd == META_SET ? REPLY_META_DUP_FLAG : REPLY_META_BAD_FLAG;
-}
-
-static enum reply_id meta_err_token(enum meta_cmd cmd, char flag) {
-    if (cmd == META_GET)
-        return REPLY_META_BAD_TOKEN;
-    if (cmd == META_SET)
-        return flag == 'F' ? REPLY_BAD_FORMAT : REPLY_META_BAD_TOKEN;
-    return REPLY_META_BAD_FLAG;
+/* md and ma answer every flag error with one line (memcached 1.6). */
+static enum reply_id meta_err_flag(enum meta_cmd cmd, enum reply_id e) {
+    return cmd == META_GET || cmd == META_SET ? e : REPLY_META_BAD_FLAG;
 }
 
 static bool meta_mode_ok(enum meta_cmd cmd, char mode) {
     if (cmd == META_SET)
-        return mode != '\0' && strchr("EAPRS", mode) != NULL;
-    return mode != '\0' && strchr("I+D-", mode) != NULL;
+        return strchr("EAPRS", mode) != NULL;
+    return strchr("I+D-", mode) != NULL;
 }
 
 /* Parses a flag's numeric token; false if it is not a number. */
@@ -135,79 +123,110 @@ static bool meta_flag_number(struct meta_req *r, char f, const char *tok) {
     return true;
 }
 
-/* Applies one flag token; returns REPLY_COUNT when it is fine. As in
+/* A bad numeric token's error (a bad F has none of its own). */
+static enum reply_id meta_err_number(char f) {
+    switch (f) {
+    case 'F': return REPLY_COUNT;
+    case 'J': return REPLY_META_BAD_INITIAL;
+    case 'D': return REPLY_META_BAD_DELTA;
+    default: return REPLY_META_BAD_TOKEN;
+    }
+}
+
+/* Notes a bad token and goes on: as memcached, the last one is answered. */
+static void meta_token_error(struct meta_req *r, enum reply_id e) {
+    r->has_error = true;
+    if (e != REPLY_COUNT)
+        r->err = e;
+}
+
+/* Decodes the key as sent into r->key (b). */
+static void meta_decode_key(struct meta_req *r) {
+    long n = base64_decode(r->rkey, r->nrkey, r->key, sizeof(r->key));
+
+    r->b64 = true;
+    if (n <= 0) {
+        meta_token_error(r, REPLY_META_BAD_KEY);
+        return;
+    }
+    r->nkey = (size_t)n;
+}
+
+/* Applies one flag token. An unknown or repeated flag is answered at once
+ * (the return value); a bad token is noted and the parse goes on. As in
  * memcached, flags act in request order: a t before a T reports the TTL
  * the item had before this request touched it. */
 static enum reply_id meta_flag(struct meta_req *r, const char *tok, size_t len) {
     unsigned char f = (unsigned char)tok[0];
 
-    if (f >= 128 || strchr(meta_allowed[r->cmd], f) == NULL)
-        return meta_err_invalid(r->cmd);
-    if (r->seen[f])
-        return meta_err_dup(r->cmd);
+    if (f >= 127 || r->seen[f])
+        return REPLY_META_DUP_FLAG;
+    if (strchr(meta_allowed, f) == NULL)
+        return REPLY_META_INVALID_FLAG;
     r->seen[f] = 1;
     if (strchr(meta_answered[r->cmd], f) != NULL)
         r->ret[r->nret++] = (char)f;
     if (f == 't' && !r->seen['T'])
         r->t_before_T = true;
     switch (f) {
-    case 'b': r->b64 = true; break;
+    case 'b': meta_decode_key(r); break;
     case 'q': r->quiet = true; break;
     case 'v': r->value = true; break;
     case 'u': r->no_bump = true; break;
     case 'I': r->invalidate = true; break;
     case 'x': r->drop_value = true; break;
     case 'O':
-        if (len - 1 > META_OPAQUE_MAX)
-            return REPLY_META_OPAQUE_LONG;
-        memcpy(r->opaque, tok + 1, len - 1);
-        r->nopaque = len - 1;
+        r->opaque_long = len > META_OPAQUE_MAX;
+        if (!r->opaque_long) {
+            memcpy(r->opaque, tok + 1, len - 1);
+            r->nopaque = len - 1;
+        }
         break;
     case 'M':
-        r->mode = tok[1];
-        if (!meta_mode_ok(r->cmd, r->mode))
-            return r->cmd == META_SET ? REPLY_META_MS_MODE : REPLY_META_MA_MODE;
+        if (len != 2)
+            meta_token_error(r, REPLY_META_M_LENGTH);
+        else
+            r->mode = tok[1];
         break;
     default:
         if (!meta_flag_number(r, (char)f, tok + 1))
-            return meta_err_token(r->cmd, (char)f);
+            meta_token_error(r, meta_err_number((char)f));
     }
     return REPLY_COUNT;
 }
 
+/* The checks made once every flag is parsed: the mode (ms, ma), then the
+ * opaque's length. */
+static enum reply_id meta_check_parsed(const struct meta_req *r) {
+    if (r->mode != '\0' && (r->cmd == META_SET || r->cmd == META_ARITH) && !meta_mode_ok(r->cmd, r->mode))
+        return r->cmd == META_SET ? REPLY_META_MS_MODE : REPLY_META_MA_MODE;
+    return r->opaque_long ? REPLY_META_OPAQUE_LONG : REPLY_COUNT;
+}
+
+/* Parses the key token and the flags from token first on; REPLY_COUNT
+ * when all is well, else the error line to answer. */
 static enum reply_id meta_parse_flags(struct meta_req *r, struct meta_tokens *t, int first) {
     int i;
 
+    memcpy(r->rkey, t->v[1], t->len[1]);
+    r->nrkey = t->len[1];
+    memcpy(r->key, t->v[1], t->len[1]);
+    r->nkey = t->len[1];
     for (i = first; i < t->n; i++) {
         enum reply_id e = meta_flag(r, t->v[i], t->len[i]);
         if (e != REPLY_COUNT)
-            return e;
+            return meta_err_flag(r->cmd, e);
     }
-    return REPLY_COUNT;
-}
-
-/* Fills r->key from the token as sent, decoding base64 with b. */
-static enum reply_id meta_parse_key(struct meta_req *r, const char *tok, size_t len) {
-    long n;
-
-    memcpy(r->rkey, tok, len);
-    r->nrkey = len;
-    if (!r->b64) {
-        memcpy(r->key, tok, len);
-        r->nkey = len;
-        return REPLY_COUNT;
-    }
-    n = base64_decode(tok, len, r->key, sizeof(r->key));
-    if (n <= 0)
-        return REPLY_META_BAD_KEY;
-    r->nkey = (size_t)n;
-    return REPLY_COUNT;
+    if (r->has_error)
+        return meta_err_flag(r->cmd, r->err != REPLY_COUNT ? r->err : REPLY_BAD_FORMAT);
+    return meta_check_parsed(r);
 }
 
 static void meta_req_init(struct meta_req *r, enum meta_cmd cmd) {
     memset(r, 0, sizeof(*r));
     r->cmd = cmd;
     r->D = 1;
+    r->err = REPLY_COUNT;
 }
 
 /* ---- replies ---- */
@@ -220,19 +239,28 @@ static size_t meta_u64(char *dst, uint64_t v) {
     return (size_t)sprintf(dst, "%llu", (unsigned long long)v);
 }
 
-/* " k<key>" (and " b" for a base64 key). */
-static size_t meta_put_key(const struct meta_req *r, char *p) {
+/* " k<key>", with " b" for a binary key. As memcached 1.6.18, an mg that
+ * finds its item echoes the key in base64 only if it was stored with b
+ * (whether this request sent b or not); every other reply as sent. */
+static size_t meta_put_key(const struct meta_req *r, const item *found, char *p) {
+    bool bin = found != NULL ? item_has_flag(found, ITEM_KEY_BINARY) : r->b64;
     size_t n = 0;
 
     p[n++] = ' ';
     p[n++] = 'k';
-    memcpy(p + n, r->rkey, r->nrkey);
-    n += r->nrkey;
-    if (r->b64) {
-        memcpy(p + n, " b", 2);
-        n += 2;
+    if (!bin) {
+        memcpy(p + n, r->key, r->nkey);
+        n += r->nkey;
+        return n;
     }
-    return n;
+    if (r->b64) {
+        memcpy(p + n, r->rkey, r->nrkey);
+        n += r->nrkey;
+    } else {
+        n += base64_encode(r->key, r->nkey, p + n);
+    }
+    memcpy(p + n, " b", 2);
+    return n + 2;
 }
 
 static size_t meta_put_opaque(const struct meta_req *r, char *p) {
@@ -256,9 +284,11 @@ static size_t meta_put_flag(const struct meta_req *r, char f, const struct meta_
     size_t n = 0;
 
     if (f == 'k')
-        return meta_put_key(r, p);
+        return meta_put_key(r, r->cmd == META_GET && m != NULL ? m->it : NULL, p);
     if (f == 'O')
         return meta_put_opaque(r, p);
+    if (f == 'c' && m == NULL && r->cmd == META_SET)
+        return (size_t)sprintf(p, " c0");   /* a failed ms: memcached's c0 */
     if (m == NULL)
         return 0;
     p[n++] = ' ';
@@ -283,7 +313,7 @@ static size_t meta_put_flag(const struct meta_req *r, char f, const struct meta_
  * failure) only k and O are echoed. extra holds trailing flags (Z X W). */
 static void meta_reply(conn *c, const struct meta_req *r, const char *code, long size,
                        const struct meta_facts *m, const char *extra) {
-    char *p = conn_out_reserve(c, META_FLAGS_ROOM + r->nrkey * 2);
+    char *p = conn_out_reserve(c, META_FLAGS_ROOM + 2 * ITEM_KEY_MAX);
     size_t n = 0;
     int i;
 
@@ -324,6 +354,7 @@ static void meta_get(conn *c, struct meta_req *r) {
     if (r->has_T)
         stats_incr(STATS_CMD_TOUCH);
     it = store_meta_get(r->key, r->nkey, &req, &out);
+    watch_fetch(c, r->key, r->nkey, it);
     if (it == NULL) {
         stats_incr(r->has_T ? STATS_TOUCH_MISSES : STATS_GET_MISSES);
         if (!r->quiet)
@@ -381,6 +412,8 @@ static void meta_set_start(conn *c, struct meta_req *r, int32_t datalen) {
             store_unlink_key(r->key, r->nkey);
         return;
     }
+    if (r->b64)
+        item_set_flag(it, ITEM_KEY_BINARY);
     conn_start_nread(c, it, op, r->C, r->quiet);
     c->nread.finish = meta_nread_done;
 }
@@ -418,6 +451,7 @@ static void meta_nread_done(conn *c) {
     if (r->has_C && (req.op == STORE_SET || req.op == STORE_REPLACE))
         req.op = STORE_CAS;
     st = store_item_req(it, &req, &cas);
+    watch_store(c, it, watch_op_name(req.op), watch_status_name(st));
     m.it = it;
     m.cas = meta_shown_cas(cas);
     m.exptime = item_exptime(it);
@@ -570,8 +604,13 @@ static void meta_dispatch_debug(conn *c, struct meta_req *r, struct meta_tokens 
         conn_out_reply(c, REPLY_BAD_FORMAT);
         return;
     }
-    r->b64 = t->n > 2 && t->v[2][0] == 'b';
-    if (meta_parse_key(r, t->v[1], t->len[1]) != REPLY_COUNT) {
+    memcpy(r->rkey, t->v[1], t->len[1]);
+    r->nrkey = t->len[1];
+    memcpy(r->key, t->v[1], t->len[1]);
+    r->nkey = t->len[1];
+    if (t->n > 2 && t->v[2][0] == 'b')
+        meta_decode_key(r);
+    if (r->has_error) {
         conn_out_reply(c, REPLY_BAD_FORMAT);
         return;
     }
@@ -590,8 +629,6 @@ static void meta_dispatch_set(conn *c, struct meta_req *r, struct meta_tokens *t
         return;
     }
     e = meta_parse_flags(r, t, 3);
-    if (e == REPLY_COUNT)
-        e = meta_parse_key(r, t->v[1], t->len[1]);
     if (e != REPLY_COUNT) {
         conn_out_reply(c, e);
         conn_start_swallow(c, (size_t)datalen + 2);
@@ -637,8 +674,6 @@ enum conn_parse_result meta_cmd(conn *c, struct cmd_line *l) {
         return PARSE_DONE;
     }
     e = meta_parse_flags(r, &t, 2);
-    if (e == REPLY_COUNT)
-        e = meta_parse_key(r, t.v[1], t.len[1]);
     if (e != REPLY_COUNT) {
         conn_out_reply(c, e);
         return PARSE_DONE;

@@ -52,12 +52,21 @@ static const struct settings_option settings_options[] = {
     { 'R', "max-reqs-per-event", required_argument, "<num>", "requests served per connection before yielding (default 20)" },
     { 'B', "protocol", required_argument, "<name>", "protocol: auto, ascii or binary (default auto)" },
     { 'U', "udp-port", required_argument, "<num>", "UDP port; only 0 (off) is accepted, mcds has no UDP" },
-    { 'u', "user", required_argument, "<user>", "accepted for memcached compatibility; mcds does not change user" },
+    { 'u', "user", required_argument, "<user>", "when started as root, become this user once listening" },
     { 'Y', "auth-file", required_argument, "<file>",
       "require authentication: \"user:password\" lines (text: memcached's set; binary: SASL PLAIN)" },
     { SETTINGS_OPT_ADMIN_USERS, "admin-users", required_argument, "<user,...>",
       "with -Y: only these users may run flush_all, shutdown, verbosity, cache_memlimit, snapshot" },
-    { 'o', "extended", required_argument, "<opt>", "extended option: hashpower=<n>, read_buf_mem_limit=<MB>" },
+    { 'o', "extended", required_argument, "<opt,...>",
+      "memcached's extended options: hashpower, idle_timeout, watcher_logbuf_size, no_lru_crawler, read_buf_mem_limit take effect; its others are accepted" },
+    { 'd', "daemon", no_argument, NULL, "run in the background (the parent exits 0 once the server is ready)" },
+    { 'P', "pidfile", required_argument, "<file>", "write the process id to this file (removed at a clean exit)" },
+    { 'b', "listen-backlog", required_argument, "<num>", "backlog of the listening sockets (default 1024)" },
+    { 'k', "lock-memory", no_argument, NULL, "lock the server's memory in RAM (a warning if not permitted)" },
+    { 'n', "slab-min-size", required_argument, "<bytes>", "accepted for memcached compatibility (no slabs): no effect" },
+    { 'f', "slab-growth-factor", required_argument, "<factor>", "accepted for memcached compatibility (no slabs): no effect" },
+    { 'L', "enable-largepages", no_argument, NULL, "accepted for memcached compatibility: no effect" },
+    { 'e', "memory-file", required_argument, "<file>", "accepted for memcached compatibility: no effect" },
     { SETTINGS_OPT_OUTPUT_MAX, "conn-output-max", required_argument, "<size>",
       "replies queued for one connection before it pauses (default 1m)" },
     { SETTINGS_OPT_BUFFER_LIMIT, "conn-buffer-limit", required_argument, "<size>",
@@ -107,6 +116,9 @@ void settings_init(void) {
     settings.snapshot_min = 64UL * 1024 * 1024;
     settings.snapshot_growth = 100;
     settings.log_buffer = 16UL * 1024 * 1024;
+    settings.backlog = 1024;
+    settings.lru_crawler = true;
+    settings.watcher_logbuf = 256 * 1024;
 }
 
 void settings_free(void) {
@@ -118,6 +130,10 @@ void settings_free(void) {
     free(settings.admin_users);
     settings.auth_file = NULL;
     settings.admin_users = NULL;
+    free(settings.pid_file);
+    free(settings.user);
+    settings.pid_file = NULL;
+    settings.user = NULL;
     settings.listen_addr = NULL;
     settings.data_dir = NULL;
     settings.socket_path = NULL;
@@ -187,16 +203,116 @@ static int settings_size(const char *arg, unsigned long unit, size_t *out) {
     return 0;
 }
 
-static int settings_extended(const char *arg) {
+/* memcached's -o names that mcds accepts without effect (no slabs, no LRU
+ * maintainer, no extstore or TLS); ext_ and ssl_ names too. */
+static const char *const settings_o_ignored[] = {
+    "maxconns_fast", "no_maxconns_fast", "tail_repair_time", "hash_algorithm", "lru_crawler",
+    "lru_crawler_sleep", "lru_crawler_tocrawl", "lru_maintainer", "no_lru_maintainer", "hot_lru_pct",
+    "warm_lru_pct", "hot_max_factor", "warm_max_factor", "temp_lru", "temporary_ttl", "slab_reassign",
+    "no_slab_reassign", "slab_automove", "slab_automove_ratio", "slab_automove_window", "slab_chunk_max",
+    "slab_sizes", "track_sizes", "modern", "no_modern", "worker_logbuf_size", "inline_ascii_resp",
+    "no_inline_ascii_resp", "no_hashexpand", "resp_obj_mem_limit", "num_napi_ids", "drop_privileges",
+    "no_drop_privileges", "memory_file", "lru_segmented", "no_lru_segmented", "auth_file", NULL,
+};
+
+static bool settings_o_is_ignored(const char *name, size_t n) {
+    const char *const *p;
+
+    if (strncmp(name, "ext_", 4) == 0 || strncmp(name, "ssl_", 4) == 0)
+        return true;
+    for (p = settings_o_ignored; *p != NULL; p++)
+        if (strlen(*p) == n && strncmp(*p, name, n) == 0)
+            return true;
+    return false;
+}
+
+/* One -o name[=value]; -1 for a bad value of a name that takes effect. */
+static int settings_extended_one(const char *arg) {
+    const char *eq = strchr(arg, '=');
+    size_t n = eq != NULL ? (size_t)(eq - arg) : strlen(arg);
+    const char *val = eq != NULL ? eq + 1 : "";
     long v;
 
-    if (strncmp(arg, "hashpower=", 10) == 0 &&
-        settings_number(arg + 10, 12, 32, &v) == 0) {
+    if (strncmp(arg, "hashpower=", 10) == 0) {
+        if (settings_number(val, 12, 32, &v) < 0) return -1;
         settings.hashpower_init = (int)v;
+    } else if (strncmp(arg, "read_buf_mem_limit=", 19) == 0) {
+        return settings_size(val, 1024UL * 1024, &settings.conn_buffer_limit);
+    } else if (strncmp(arg, "idle_timeout=", 13) == 0) {
+        if (settings_number(val, 0, INT_MAX, &v) < 0) return -1;
+        settings.idle_timeout = (int)v;
+    } else if (strncmp(arg, "watcher_logbuf_size=", 20) == 0) {
+        if (settings_number(val, 1, 1024 * 1024, &v) < 0) return -1;
+        settings.watcher_logbuf = (size_t)v * 1024;
+    } else if (strcmp(arg, "no_lru_crawler") == 0) {
+        settings.lru_crawler = false;
+    } else if (!settings_o_is_ignored(arg, n)) {
+        fprintf(stderr, "mcds-server: warning: ignoring unknown -o option %.*s\n", (int)n, arg);
+    }
+    return 0;
+}
+
+/* -o takes a comma-separated list, as memcached's. */
+static int settings_extended(const char *arg) {
+    char *copy = strdup(arg), *tok, *save = NULL;
+    int rc = 0;
+
+    if (copy == NULL)
+        return -1;
+    for (tok = strtok_r(copy, ",", &save); tok != NULL && rc == 0; tok = strtok_r(NULL, ",", &save))
+        rc = settings_extended_one(tok);
+    free(copy);
+    return rc;
+}
+
+/* -l: repeated options add addresses (memcached's comma-separated list). */
+static int settings_listen(const char *arg) {
+    static bool given;
+    char *joined;
+
+    if (!given) {
+        free(settings.listen_addr);
+        settings.listen_addr = strdup(arg);
+        given = true;
+        return settings.listen_addr != NULL ? 0 : -1;
+    }
+    joined = malloc(strlen(settings.listen_addr) + strlen(arg) + 2);
+    if (joined == NULL)
+        return -1;
+    sprintf(joined, "%s,%s", settings.listen_addr, arg);
+    free(settings.listen_addr);
+    settings.listen_addr = joined;
+    return 0;
+}
+
+/* memcached's options that take effect in main.c, or none. */
+static int settings_apply_memcached(int letter, const char *arg) {
+    long v;
+    char *end;
+
+    switch (letter) {
+    case 'd': settings.daemonize = true; return 0;
+    case 'k': settings.lock_memory = true; return 0;
+    case 'L': return 0;
+    case 'P':
+        free(settings.pid_file);
+        settings.pid_file = strdup(arg);
+        return 0;
+    case 'u':
+        free(settings.user);
+        settings.user = strdup(arg);
+        return 0;
+    case 'b':
+        if (settings_number(arg, 1, INT_MAX, &v) < 0) return -1;
+        settings.backlog = (int)v;
+        return 0;
+    case 'n':
+        return settings_number(arg, 1, INT_MAX, &v);
+    case 'f':
+        return strtod(arg, &end) > 1.0 && *end == '\0' ? 0 : -1;
+    case 'e':
         return 0;
     }
-    if (strncmp(arg, "read_buf_mem_limit=", 19) == 0)
-        return settings_size(arg + 19, 1024UL * 1024, &settings.conn_buffer_limit);
     return -1;
 }
 
@@ -268,9 +384,7 @@ static int settings_apply(int letter, const char *arg) {
         settings.port = (int)v;
         return 0;
     case 'l':
-        free(settings.listen_addr);
-        settings.listen_addr = strdup(arg);
-        return 0;
+        return settings_listen(arg);
     case 's':
         free(settings.socket_path);
         settings.socket_path = strdup(arg);
@@ -299,8 +413,6 @@ static int settings_apply(int letter, const char *arg) {
         return settings_number(arg, 0, 0, &v);
     case 'o':
         return settings_extended(arg);
-    case 'u':
-        return 0;
     case 'Y':
         free(settings.auth_file);
         settings.auth_file = strdup(arg);
@@ -323,8 +435,12 @@ static int settings_apply(int letter, const char *arg) {
         free(settings.log_file);
         settings.log_file = strdup(arg);
         return 0;
-    default:
+    case SETTINGS_OPT_DATA_DIR: case SETTINGS_OPT_FSYNC: case SETTINGS_OPT_PERSIST_ITEMS:
+    case SETTINGS_OPT_RECOVER_PARTIAL: case SETTINGS_OPT_SNAP_MIN: case SETTINGS_OPT_SNAP_GROWTH:
+    case SETTINGS_OPT_LOG_BUFFER:
         return settings_apply_persist(letter, arg);
+    default:
+        return settings_apply_memcached(letter, arg);
     }
     return -1;
 }

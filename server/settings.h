@@ -42,6 +42,15 @@ struct settings {
     bool recover_partial;     /* --recover-partial: start from what precedes a corrupt record */
     char *auth_file;          /* -Y, --auth-file: connections must authenticate (auth.c) */
     char *admin_users;        /* --admin-users: comma-separated users allowed admin commands */
+    /* memcached's command-line options that scripts pass */
+    bool daemonize;           /* -d: into the background once ready */
+    char *pid_file;           /* -P */
+    char *user;               /* -u: the user to become once listening, when root */
+    int backlog;              /* -b */
+    bool lock_memory;         /* -k */
+    bool lru_crawler;         /* cleared by -o no_lru_crawler */
+    int idle_timeout;         /* -o idle_timeout=<secs>, 0 = none */
+    size_t watcher_logbuf;    /* -o watcher_logbuf_size=<KB> */
 };
 
 extern struct settings settings;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "expiry.h"
 #include "hash.h"
 #include "lru.h"
 #include "settings.h"
@@ -28,12 +29,14 @@
 #include "types/list_persist.h"
 #include "types/queue.h"
 #include "types/queue_persist.h"
+#include "watch.h"
 
 #define STORE_EVICT_TRIES 50        /* LRU tail items looked at per attempt */
 #define STORE_EVICT_ROUNDS 1000     /* attempts before giving up */
 #define STORE_CRAWL_MIN 1024        /* buckets crawled per tick, at least */
 #define STORE_CRAWL_MAX 65536
 #define STORE_ARITH_MAX 4096        /* longest value incr/decr will parse */
+#define STORE_EXPIRY_SHARE 256      /* expiry index: one 8-byte entry per 256 bytes of -m */
 
 static uint64_t store_flush_cas;     /* items with cas below it are flushed */
 static bool store_unlimited;         /* restoring at start-up: -m does not apply */
@@ -44,6 +47,7 @@ void store_init(void) {
     store_flush_cas = 0;
     store_flush_time = 0;
     store_crawl_cursor = 0;
+    expiry_init(settings.maxbytes / STORE_EXPIRY_SHARE);
 }
 
 uint64_t store_client_cas(const item *it) {
@@ -63,6 +67,12 @@ static int store_is_expired(const item *it, rel_time_t now) {
     return item_exptime(it) != 0 && item_exptime(it) <= now;
 }
 
+/* Notes a cache value's expiry second in the index (expiry.c). */
+static void store_index_expiry(const item *it, uint32_t hv) {
+    if (it->type == ITEM_STRING && item_exptime(it) != 0)
+        expiry_add(hv, item_exptime(it));
+}
+
 /* Links it under its stripe lock (held): the one place items enter.
  * new_cas is an explicit CAS (meta E), 0 for the next one. */
 static void store_link_locked(item *it, uint32_t hv, uint64_t new_cas) {
@@ -77,6 +87,7 @@ static void store_link_locked(item *it, uint32_t hv, uint64_t new_cas) {
     stats_global_add(STATS_CURR_ITEMS, 1);
     stats_global_add(STATS_TOTAL_ITEMS, 1);
     stats_global_add(STATS_BYTES, (int64_t)item_size(it->nkey, it->nbytes));
+    store_index_expiry(it, hv);
     ilog_set(it);
 }
 
@@ -194,6 +205,7 @@ static int store_pick_victim(item *it, void *arg) {
         store_count_dead(it, now);
     } else {
         ilog_del(item_key(it), it->nkey);
+        watch_evict(it);
         stats_global_add(STATS_EVICTIONS, 1);
         if (!item_has_flag(it, ITEM_FETCHED))
             stats_global_add(STATS_EVICTED_UNFETCHED, 1);
@@ -206,6 +218,41 @@ static int store_pick_victim(item *it, void *arg) {
     return 1;
 }
 
+/* Crawl callback, stripe lock held: detaches a dead item (the crawl takes
+ * it off the hash chain). */
+static int store_dead_pick(item *it) {
+    rel_time_t now = clock_now();
+
+    if (!store_is_expired(it, now) && !store_is_flushed(it, now))
+        return 0;
+    store_detach_locked(it, 0);
+    store_count_dead(it, now);
+    return 1;
+}
+
+/* Takes the dead items out of hash value hv's bucket (expiry index);
+ * false if its stripe was busy. Only trylocks: a store that needs room
+ * may hold a stripe. */
+static bool store_reap_bucket(uint32_t hv) {
+    return hash_crawl_try(hv, store_dead_pick, item_release);
+}
+
+/* Crawl callback: an item a flush_all just covered goes (uncounted). */
+static int store_flushed_pick(item *it) {
+    if (!store_is_flushed(it, clock_now()))
+        return 0;
+    store_detach_locked(it, 0);
+    return 1;
+}
+
+/* After flush_all: the whole table is walked, one stripe at a time, so
+ * curr_items, bytes and the queue totals have dropped before OK is sent. */
+static void store_flush_reap(void) {
+    size_t cursor = 0;
+
+    hash_crawl(&cursor, (size_t)1 << hash_power(), store_flushed_pick, item_release);
+}
+
 /* Frees room for need more bytes; 0 on success, -1 if nothing can go. */
 static int store_make_room(size_t need) {
     struct store_victim v;
@@ -214,6 +261,8 @@ static int store_make_room(size_t need) {
     if (store_unlimited)
         return 0;
     v.may_evict = settings.evict_to_free;
+    if (item_mem_used() + need > item_mem_limit())
+        expiry_sweep(clock_now(), store_reap_bucket);   /* the dead go first */
     for (round = 0; round < STORE_EVICT_ROUNDS; round++) {
         if (item_mem_used() + need <= item_mem_limit())
             return 0;
@@ -408,6 +457,7 @@ enum store_status store_item(item *it, enum store_op op, uint64_t cas_in, uint64
  * held. */
 static void store_set_exptime_locked(item *it, rel_time_t exptime) {
     item_set_exptime(it, exptime);
+    store_index_expiry(it, hash_key(item_key(it), it->nkey));
     if (it->type == ITEM_STRING)
         ilog_touch(item_key(it), it->nkey, exptime);
     else if (it->type == ITEM_QUEUE)
@@ -594,8 +644,10 @@ static enum store_status store_arith_apply(item *it, uint32_t hv, const struct s
     else
         v = req->delta > v ? 0 : v - req->delta;
     item_set_flag(it, ITEM_FETCHED);
-    if (req->touch)
+    if (req->touch) {
         item_set_exptime(it, req->exptime);
+        store_index_expiry(it, hv);
+    }
     it = store_arith_write(it, hv, v, req->new_cas);
     if (it == NULL)
         return STORE_NO_MEMORY;
@@ -812,8 +864,10 @@ enum store_status store_meta_delete(const char *key, size_t nkey, const struct s
         st = STORE_WRONG_TYPE;
     } else if (req->stale) {
         /* Stale items keep serving; the next reader wins the recache. */
-        if (req->touch)
+        if (req->touch) {
             item_set_exptime(it, req->exptime);
+            store_index_expiry(it, hv);
+        }
         item_set_flag(it, ITEM_STALE);
         item_clear_flag(it, ITEM_TOKEN_SENT);
         item_set_cas(it, req->new_cas != 0 ? req->new_cas : item_next_cas());
@@ -839,6 +893,7 @@ enum store_status store_flush(int64_t delay) {
         ilog_flush(item_peek_cas() + 1, 0);
         queue_close_all();      /* their waiters hear now, not at next use */
         list_close_all();
+        store_flush_reap();
     }
     return STORE_OK_FLUSHED;
 }
@@ -914,14 +969,20 @@ void store_restore_flush(uint64_t flush_cas, rel_time_t flush_time) {
 /* Crawl callback, stripe lock held: detaches dead items (the crawl
  * takes them off the hash chain). */
 static int store_crawl_pick(item *it) {
-    rel_time_t now = clock_now();
-
-    if (!store_is_expired(it, now) && !store_is_flushed(it, now))
+    if (!store_dead_pick(it))
         return 0;
-    store_detach_locked(it, 0);
     stats_global_add(STATS_CRAWLER_RECLAIMED, 1);
-    store_count_dead(it, now);
     return 1;
+}
+
+static bool store_crawler_on = true;  /* the tick's crawl (lru_crawler enable|disable) */
+
+bool store_crawler_enabled(void) {
+    return __atomic_load_n(&store_crawler_on, __ATOMIC_RELAXED);
+}
+
+void store_set_crawler(bool on) {
+    __atomic_store_n(&store_crawler_on, on, __ATOMIC_RELAXED);
 }
 
 void store_tick(void) {
@@ -932,7 +993,9 @@ void store_tick(void) {
         n = STORE_CRAWL_MIN;
     if (n > STORE_CRAWL_MAX)
         n = STORE_CRAWL_MAX;
-    hash_crawl(&store_crawl_cursor, n, store_crawl_pick, item_release);
+    expiry_sweep(clock_now(), store_reap_bucket);
+    if (store_crawler_enabled())
+        hash_crawl(&store_crawl_cursor, n, store_crawl_pick, item_release);
 }
 
 static void store_free_linked(item *it) {
@@ -943,4 +1006,5 @@ static void store_free_linked(item *it) {
 void store_destroy(void) {
     hash_destroy(store_free_linked);
     lru_destroy();
+    expiry_destroy();
 }

@@ -182,6 +182,9 @@ void *store_struct_of(item *it);
 enum store_status store_flush(int64_t delay);
 /* Background work (expired item reclaim), called once a second. */
 void store_tick(void);
+/* The tick's crawl of the table (lru_crawler enable|disable, -o no_lru_crawler). */
+bool store_crawler_enabled(void);
+void store_set_crawler(bool on);
 
 /* ---- restoring at start-up (persistence) ---- */
 

@@ -10,6 +10,9 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "detail.h"
+#include "dump.h"
+#include "stats_conns.h"
 #include "clock.h"
 #include "cmd.h"
 #include "log.h"
@@ -85,11 +88,33 @@ static void admin_stat_line(void *ctx, const char *name, const char *value) {
     conn_out_commit(c, 8 + nn + nv);
 }
 
+/* stats detail on|off|dump (memcached's per-prefix counters, detail.c). */
+static enum conn_parse_result admin_stats_detail(conn *c, struct cmd_line *t) {
+    const char *arg = t->n >= 3 ? t->v[2] : "";
+
+    if (strcmp(arg, "on") == 0 || strcmp(arg, "off") == 0) {
+        detail_set_enabled(strcmp(arg, "on") == 0);
+        conn_out_reply(c, REPLY_OK);
+    } else if (strcmp(arg, "dump") == 0) {
+        detail_dump(c);
+    } else {
+        conn_out_reply(c, REPLY_DETAIL_USAGE);
+    }
+    return PARSE_DONE;
+}
+
 enum conn_parse_result admin_stats(conn *c, struct cmd_line *t) {
     if (t->n == 1) {
         stats_general(admin_stat_line, c);
+    } else if (strcmp(t->v[1], "cachedump") == 0) {
+        return dump_cachedump(c, t);
+    } else if (strcmp(t->v[1], "conns") == 0) {
+        return stats_conns_cmd(c, t);
+    } else if (strcmp(t->v[1], "detail") == 0) {
+        return admin_stats_detail(c, t);
     } else if (strcmp(t->v[1], "reset") == 0) {
         stats_reset();
+        detail_reset();
         conn_out_reply(c, REPLY_RESET);
         return PARSE_DONE;
     } else if (stats_group(t->v[1], admin_stat_line, c) < 0) {

@@ -9,6 +9,8 @@
 
 #include "clock.h"
 #include "cmd.h"
+#include "detail.h"
+#include "watch.h"
 #include "parse.h"
 #include "stats.h"
 #include "store.h"
@@ -57,6 +59,7 @@ enum conn_parse_result classic_store(conn *c, struct cmd_line *t) {
             conn_start_swallow(c, (size_t)vlen + 2);
         return PARSE_DONE;
     }
+    detail_set(t->v[1], t->vlen[1]);
     it = store_alloc(t->v[1], t->vlen[1], flags, clock_exptime(exptime), (size_t)vlen + 2, &st);
     if (it == NULL) {
         classic_refuse_store(c, st, op, t->v[1], t->vlen[1], (size_t)vlen + 2);
@@ -82,6 +85,7 @@ static void classic_nread_done(conn *c) {
         return;
     }
     st = store_item(it, c->nread.op, c->nread.cas, &cas_out);
+    watch_store(c, it, watch_op_name(c->nread.op), watch_status_name(st));
     item_release(it);
     switch (st) {
     case STORE_STORED: cmd_reply(c, REPLY_STORED); break;
@@ -178,6 +182,7 @@ enum conn_parse_result classic_delete(conn *c, struct cmd_line *t) {
         cmd_reply(c, REPLY_BAD_FORMAT);
         return PARSE_DONE;
     }
+    detail_delete(t->v[1], t->vlen[1]);
     st = store_delete(t->v[1], t->vlen[1], 0);
     if (st == STORE_DELETED) {
         stats_incr(STATS_DELETE_HITS);

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "conn.h"
 #include "log.h"
 #include "persist/persist.h"
@@ -30,6 +31,7 @@ struct worker {
     pthread_t thread;
     struct event_base *base;
     struct event *notify_ev;
+    struct event *idle_ev;  /* -o idle_timeout: once a second, closes idle connections */
     int notify_rd, notify_wr;
     pthread_mutex_t qlock;
     int *queue;             /* sockets waiting to become connections */
@@ -65,7 +67,8 @@ static void worker_add_conn(struct worker *w, int fd) {
     if (w->conns != NULL)
         w->conns->prev = c;
     w->conns = c;
-    log_msg(2, "<%d new client connection", fd);
+    c->last_cmd = clock_now();
+    log_msg(1, "<%d new client connection", fd);
 }
 
 void worker_forget(struct worker *w, conn *c) {
@@ -241,6 +244,37 @@ static void worker_notified(evutil_socket_t fd, short what, void *arg) {
     worker_run_calls(w);
 }
 
+/* Whether c sits between commands with nothing in flight. */
+static bool worker_conn_idle(const conn *c) {
+    return c->state == CONN_PARSE && c->resume == NULL && c->out_bytes == 0 && !c->held && c->dump == NULL;
+}
+
+/* -o idle_timeout: closes connections that sent no command for longer
+ * (a connection waiting in a blocking read is not idle). */
+static void worker_idle_check(evutil_socket_t fd, short what, void *arg) {
+    struct worker *w = arg;
+    rel_time_t now = clock_now();
+    conn *c, *next;
+
+    for (c = w->conns; c != NULL; c = next) {
+        next = c->next;
+        if (worker_conn_idle(c) && now - c->last_cmd > (rel_time_t)settings.idle_timeout) {
+            log_msg(1, "<%d idle for over %d s, closing", c->fd, settings.idle_timeout);
+            stats_global_add(STATS_IDLE_KICKS, 1);
+            conn_close(c);
+        }
+    }
+}
+
+static int worker_idle_setup(struct worker *w) {
+    struct timeval second = { 1, 0 };
+
+    if (settings.idle_timeout <= 0)
+        return 0;
+    w->idle_ev = event_new(w->base, -1, EV_PERSIST, worker_idle_check, w);
+    return w->idle_ev != NULL && event_add(w->idle_ev, &second) == 0 ? 0 : -1;
+}
+
 static void *worker_main(void *arg) {
     struct worker *w = arg;
 
@@ -269,7 +303,9 @@ static int worker_setup(struct worker *w, int index) {
     if (w->notify_ev == NULL || event_add(w->notify_ev, NULL) < 0)
         return -1;
     w->commit_ev = event_new(w->base, -1, 0, worker_commit_cb, w);
-    return w->commit_ev == NULL ? -1 : 0;
+    if (w->commit_ev == NULL)
+        return -1;
+    return worker_idle_setup(w);
 }
 
 int workers_start(int n) {
@@ -314,6 +350,21 @@ void worker_dispatch(int fd) {
     worker_notify(w, 'c');
 }
 
+int worker_count(void) {
+    return nworkers;
+}
+
+struct worker *worker_at(int i) {
+    return &workers[i];
+}
+
+void worker_each_conn(struct worker *w, void (*fn)(conn *c, void *arg), void *arg) {
+    conn *c;
+
+    for (c = w->conns; c != NULL; c = c->next)
+        fn(c, arg);
+}
+
 void worker_post(struct worker *w, struct worker_call *call) {
     call->next = NULL;
     pthread_mutex_lock(&w->qlock);
@@ -338,6 +389,8 @@ void workers_stop(void) {
         event_free(w->notify_ev);
         if (w->commit_ev != NULL)
             event_free(w->commit_ev);
+        if (w->idle_ev != NULL)
+            event_free(w->idle_ev);
         event_base_free(w->base);
         close(w->notify_rd);
         close(w->notify_wr);

@@ -40,5 +40,10 @@ void worker_unhold(struct worker *w, struct conn *c);
 void workers_wake_held(void);
 /* Runs call->fn(call->arg) on w's thread soon; callable from any thread. */
 void worker_post(struct worker *w, struct worker_call *call);
+/* The workers (stats conns asks each for its connections). */
+int worker_count(void);
+struct worker *worker_at(int i);
+/* Calls fn on each of w's connections; w's thread only. */
+void worker_each_conn(struct worker *w, void (*fn)(struct conn *c, void *arg), void *arg);
 
 #endif

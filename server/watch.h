@@ -1,0 +1,37 @@
+/*
+ * watch: memcached's log streaming (`watch [fetchers] [mutations]
+ * [evictions]`): a watching connection gets one line per event, in
+ * memcached's format, until it hangs up.
+ *
+ * At most WATCH_MAX watchers. Each has a buffer of -o watcher_logbuf_size
+ * bytes: events that do not fit (the client reads too slowly) are counted
+ * and reported as one "skipped=N" line when there is room again. With no
+ * watcher, logging an event costs one atomic load.
+ */
+#ifndef MCDS_WATCH_H
+#define MCDS_WATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cmd.h"
+#include "item.h"
+#include "store.h"
+
+#define WATCH_MAX 8
+
+enum conn_parse_result watch_cmd(conn *c, struct cmd_line *l);
+/* The connection closes: its watcher goes. */
+void watch_conn_closed(conn *c);
+/* Watchers registered now. */
+int watch_count(void);
+
+/* Events (cheap when nobody watches). it is NULL for a miss. */
+void watch_fetch(const conn *c, const char *key, size_t nkey, const item *it);
+void watch_store(const conn *c, const item *it, const char *cmd, const char *status);
+void watch_evict(const item *it);
+/* memcached's words for a store's outcome and command. */
+const char *watch_status_name(enum store_status st);
+const char *watch_op_name(enum store_op op);
+
+#endif
