@@ -146,6 +146,24 @@ probe() {
     echo "$line" | cut -d, -f"$(col p99_us),$(col max_us)"
 }
 
+# restart_report TITLE WHAT UNIT: restarts the server on $data and reports
+# how long it took and how fast it loaded: the count is the number before
+# WHAT in the server's "loaded in" line. The queue must be whole again.
+restart_report() {
+    local line rec_ms n
+    stop
+    start
+    line=$(grep "loaded in" "$tmp/server.log" | tail -n 1)
+    rec_ms=$(echo "$line" | sed -n 's/.*loaded in \([0-9]*\) ms.*/\1/p')
+    n=$(echo "$line" | sed -n "s/.*[ (]\([0-9]*\) $2.*/\1/p")
+    [ "$(qstat ready)" = "$messages" ] || { echo "after the restart the queue is not whole" >&2; status=1; }
+    echo
+    echo "== $1"
+    echo "start-up:          $up_ms ms until the port answered; recovery $rec_ms ms"
+    echo "loaded:            $n $3, $(awk -v n="$n" -v t="$rec_ms" \
+        'BEGIN { printf "%.2f", n / (t ? t : 1) / 1000 }') M $3/s"
+}
+
 hdr=$("$bench" --csv-header)
 status=0
 
@@ -168,18 +186,7 @@ echo "pushed:            $messages in $fill_ms ms ($(awk -v n="$messages" -v t="
     'BEGIN { printf "%.0f", n * 1000 / (t ? t : 1) }') messages/s, one pipelined connection)"
 echo "log:               $lb bytes, $(awk -v b="$lb" -v n="$messages" 'BEGIN { printf "%.1f", b / n }') bytes per message"
 
-stop
-start
-line=$(grep "loaded in" "$tmp/server.log" | tail -n 1)
-rec_ms=$(echo "$line" | sed -n 's/.*loaded in \([0-9]*\) ms.*/\1/p')
-recs=$(echo "$line" | sed -n 's/.* \([0-9]*\) log records replayed.*/\1/p')
-[ "$(qstat ready)" = "$messages" ] || { echo "after the restart the queue is not whole" >&2; status=1; }
-echo
-echo "== replay of the log"
-echo "start-up:          $up_ms ms until the port answered; recovery $rec_ms ms"
-echo "replayed:          $recs records, $(awk -v n="$recs" -v t="$rec_ms" \
-    'BEGIN { printf "%.2f", n / (t ? t : 1) / 1000 }') M records/s"
-
+restart_report "replay of the log" "log records replayed" records
 probe_secs=$(awk -v n="$messages" 'BEGIN { s = int(n / 250000) + 3; print s }')
 base=$(probe "$probe_secs")
 ( sleep 1; ask snapshot >"$tmp/snap.reply" ) &
@@ -197,17 +204,7 @@ echo "snapshot:          $(cat "$tmp/snap.reply"), $snap_ms ms, $snap_bytes byte
     "($(awk -v b="$snap_bytes" -v n="$messages" 'BEGIN { printf "%.1f", b / n }') bytes per message)"
 echo "probe p99,max us:  without a snapshot $base; during the snapshot $during"
 
-stop
-start
-line=$(grep "loaded in" "$tmp/server.log" | tail -n 1)
-rec_ms=$(echo "$line" | sed -n 's/.*loaded in \([0-9]*\) ms.*/\1/p')
-ents=$(echo "$line" | sed -n 's/.*(\([0-9]*\) entries).*/\1/p')
-[ "$(qstat ready)" = "$messages" ] || { echo "after the second restart the queue is not whole" >&2; status=1; }
-echo
-echo "== load of the snapshot"
-echo "start-up:          $up_ms ms until the port answered; recovery $rec_ms ms"
-echo "loaded:            $ents entries, $(awk -v n="$ents" -v t="$rec_ms" \
-    'BEGIN { printf "%.2f", n / (t ? t : 1) / 1000 }') M entries/s"
+restart_report "load of the snapshot" "entries)" entries
 stop
 if [ -s "$tmp/bench.err" ]; then
     echo

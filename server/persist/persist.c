@@ -127,6 +127,21 @@ void persist_log(enum persist_type t, uint8_t op, const struct iovec *iov, int n
         wal_append((uint8_t)t, op, iov, niov);
 }
 
+void persist_log_ttl(enum persist_type t, uint8_t op, const char *key, size_t nkey, uint64_t unix_time) {
+    uint8_t buf[16 + ITEM_KEY_MAX];
+    struct codec_out o;
+    struct iovec v;
+
+    if (!persist.on || persist.replaying)
+        return;
+    codec_out_init(&o, buf, sizeof(buf));
+    codec_put_key(&o, key, nkey);
+    codec_put_u64(&o, unix_time);
+    v.iov_base = o.p;
+    v.iov_len = o.n;
+    persist_log(t, op, &v, 1);
+}
+
 uint64_t persist_position(void) {
     return persist.on ? wal_reserved() : 0;
 }

@@ -76,6 +76,9 @@ bool persist_writable(void);
 /* Appends a record; call it under the lock of the structure changed, so
  * that the records of one structure keep their order. No-op when off. */
 void persist_log(enum persist_type t, uint8_t op, const struct iovec *iov, int niov);
+/* The record every type logs for a key's TTL: the key, then the Unix time
+ * it expires at (0: never). */
+void persist_log_ttl(enum persist_type t, uint8_t op, const char *key, size_t nkey, uint64_t unix_time);
 /* The log position now (a snapshot of a structure records it). */
 uint64_t persist_position(void);
 

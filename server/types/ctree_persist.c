@@ -156,15 +156,7 @@ void ctlog_drop(const char *key, size_t nkey) {
 }
 
 void ctlog_ttl(const char *key, size_t nkey, rel_time_t exptime) {
-    uint8_t buf[300];
-    struct codec_out o;
-
-    if (!cp_logging())
-        return;
-    codec_out_init(&o, buf, sizeof(buf));
-    codec_put_key(&o, key, nkey);
-    codec_put_u64(&o, clock_exptime_to_unix(exptime));
-    cp_log(C_TTL, &o);
+    persist_log_ttl(PERSIST_CTREE, C_TTL, key, nkey, clock_exptime_to_unix(exptime));
 }
 
 /* ---- decoding and replay ---- */

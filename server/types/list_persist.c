@@ -78,15 +78,7 @@ void llog_drop(struct list *l) {
 }
 
 void llog_ttl(const char *name, size_t nname, rel_time_t exptime) {
-    uint8_t buf[LP_FIXED];
-    struct codec_out o;
-
-    if (!persist_on())
-        return;
-    codec_out_init(&o, buf, sizeof(buf));
-    codec_put_key(&o, name, nname);
-    codec_put_u64(&o, clock_exptime_to_unix(exptime));
-    lp_log(L_TTL, &o, NULL);
+    persist_log_ttl(PERSIST_LIST, L_TTL, name, nname, clock_exptime_to_unix(exptime));
 }
 
 void llog_push(struct list *l, enum list_end e, const struct list_val *v) {

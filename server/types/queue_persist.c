@@ -110,15 +110,7 @@ void qlog_drop(struct queue *q) {
 }
 
 void qlog_ttl(const char *name, size_t nname, rel_time_t exptime) {
-    uint8_t buf[QP_FIXED];
-    struct codec_out o;
-
-    if (!persist_on())
-        return;
-    codec_out_init(&o, buf, sizeof(buf));
-    codec_put_key(&o, name, nname);
-    codec_put_u64(&o, clock_exptime_to_unix(exptime));
-    qp_log(Q_TTL, &o, NULL);
+    persist_log_ttl(PERSIST_QUEUE, Q_TTL, name, nname, clock_exptime_to_unix(exptime));
 }
 
 void qlog_push(struct queue *q, const struct qmsg *m) {

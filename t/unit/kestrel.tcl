@@ -12,20 +12,6 @@ proc k_counts {fd q} {
     lmap n {ready in_flight pushed acked} { q_stat $fd $q $n }
 }
 
-# A python3 that can import pymemcache, or a skip (as in pymemcache.tcl).
-proc kestrel_python {} {
-    set candidates {}
-    if {[file executable /usr/bin/python3]} { lappend candidates /usr/bin/python3 }
-    set p [auto_execok python3]
-    if {$p ne {} && [lindex $p 0] ni $candidates} { lappend candidates [lindex $p 0] }
-    if {![llength $candidates]} { skip "python3 is not installed (apt-get install python3-pymemcache)" }
-    foreach py $candidates {
-        lassign [run_cmd 20 $py -c {import pymemcache}] status out
-        if {$status eq "0"} { return $py }
-    }
-    skip "python3 -c 'import pymemcache' fails with [join $candidates {, }] (apt-get install python3-pymemcache)"
-}
-
 start_server {tags {queue kestrel mcds-only}} {
     set fd [mc_connect]
 
@@ -265,7 +251,7 @@ start_server {tags {queue kestrel mcds-only}} {
     } "END\r\n"
 
     test {pymemcache: set/get, /peek, /open, /close, /close/open, /abort and /t= on a queue} {
-        set py [kestrel_python]
+        set py [pymemcache_python]
         assert_equal [mc_exchange $fd "qcreate pyq\r\n"] "CREATED\r\n"
         set script [file join [srcdir] t clients kestrel_pymemcache.py]
         lassign [run_cmd 60 $py $script 127.0.0.1 [srv port] pyq [expr {5 * [time_factor]}]] status out
