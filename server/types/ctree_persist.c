@@ -443,18 +443,8 @@ static void cp_dump_objs(struct cp_buf *b) {
     for (root = ctree_act_head; root != NULL && !b->oom; root = root->act_next) {
         if (root->parent != NULL)
             continue;
-        for (n = root;;) {
+        for (n = root; n != NULL && !b->oom; n = ctree_preorder_next(n, root))
             cp_dump_obj(b, n);
-            if (n->first_child != NULL) {
-                n = n->first_child;
-                continue;
-            }
-            while (n != root && n->next_sib == NULL)
-                n = n->parent;
-            if (n == root)
-                break;
-            n = n->next_sib;
-        }
     }
 }
 

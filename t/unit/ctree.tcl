@@ -314,12 +314,7 @@ start_server {tags {ctree mcds-only}} {
     set leaves {a1 a2 b1 b2 c1}
     set limits {b {50 104 60} a1 {50 105 200} root {51 106 500} c1 {52 103 15}}
     mc_exchange $fd "ctdef 50 103,104,105,106,107\r\nctdef 51 103,104,106,107 quantize=3\r\nctdef 52 103,104 aggregate=0\r\n"
-    dict for {o p} $parents {
-        set line "ctobj $o"
-        if {$p ne {}} { append line " parent=$p" }
-        if {[dict exists $limits $o]} { append line " limits=[join [dict get $limits $o] :]" }
-        assert_equal [mc_exchange $fd "$line\r\n"] "CREATED\r\n"
-    }
+    ct_make_tree $fd $parents $limits
     set codes {50 {103 104 105 106 107} 51 {103 104 106 107} 52 {103 104}}
 
     test "random increments (seed $seed): every value equals the recomputation, refusals are exact" {
@@ -331,10 +326,7 @@ start_server {tags {ctree mcds-only}} {
             set o [lindex $pool [expr {int(rand() * [llength $pool])}]]
             set t [expr {1609459200 + int(rand() * 31536000)}]
             set delta [expr {int(rand() * 24) - 3}]
-            set path [list $o]
-            if {$counter != 52} {
-                for {set p [dict get $parents $o]} {$p ne {}} {set p [dict get $parents $p]} { lappend path $p }
-            }
+            set path [expr {$counter == 52 ? [list $o] : [ct_path $parents $o]}]
             # the model's verdict: the first limit on the path, types finest first
             set expect "STORED\r\n"
             foreach po $path {
