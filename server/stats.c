@@ -25,6 +25,7 @@
 #include "persist/persist.h"
 #include "settings.h"
 #include "stats.h"
+#include "types/ctree.h"
 #include "types/queue.h"
 
 struct stats_row {
@@ -183,6 +184,16 @@ static void stats_queues(stats_emit_fn emit, void *ctx) {
     stats_emit_u64(emit, ctx, "queue_dead", q.dead);
 }
 
+/* Tree counters: counters defined, live objects, non-zero values. */
+static void stats_ctree(stats_emit_fn emit, void *ctx) {
+    uint64_t counters, objects, values;
+
+    ctree_totals(&counters, &objects, &values);
+    stats_emit_u64(emit, ctx, "ctree_counters", counters);
+    stats_emit_u64(emit, ctx, "ctree_objects", objects);
+    stats_emit_u64(emit, ctx, "ctree_values", values);
+}
+
 void stats_general(stats_emit_fn emit, void *ctx) {
     rel_time_t now = clock_now();
 
@@ -223,6 +234,7 @@ void stats_general(stats_emit_fn emit, void *ctx) {
     stats_emit_u64(emit, ctx, "read_buf_bytes", stats_global_get(STATS_READ_BUF_BYTES));
     stats_emit_u64(emit, ctx, "read_buf_bytes_free", stats_global_get(STATS_READ_BUF_BYTES_FREE));
     stats_queues(emit, ctx);
+    stats_ctree(emit, ctx);
     persist_stats(emit, ctx);
 }
 

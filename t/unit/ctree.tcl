@@ -239,6 +239,17 @@ start_server {tags {ctree mcds-only}} {
         mc_exchange $fd "ctactive since=x\r\nctactive count=0\r\nctactive after=nope\r\n"
     } "${BAD}${BAD}NOT_FOUND\r\n" {debugtime}
 
+    test {stats: ctree_counters, ctree_objects and ctree_values move with definitions, objects and values} {
+        set before [list [mc_stat $fd ctree_counters] [mc_stat $fd ctree_objects] [mc_stat $fd ctree_values]]
+        mc_exchange $fd "ctdef 70 104,106\r\nctobj st\r\nctobj st.c parent=st\r\nctincr st.c 70 104 20210101 1\r\n"
+        set after [list [mc_stat $fd ctree_counters] [mc_stat $fd ctree_objects] [mc_stat $fd ctree_values]]
+        assert_equal [mc_exchange $fd "delete st\r\n"] "DELETED\r\n"
+        lappend after {*}[list [mc_stat $fd ctree_objects] [mc_stat $fd ctree_values]]
+        list [expr {[lindex $after 0] - [lindex $before 0]}] [expr {[lindex $after 1] - [lindex $before 1]}] \
+            [expr {[lindex $after 2] - [lindex $before 2]}] [expr {[lindex $after 3] - [lindex $before 1]}] \
+            [expr {[lindex $after 4] - [lindex $before 2]}]
+    } {1 2 4 0 0}
+
     # ---- classic verbs on object keys ----
 
     test {classic verbs on an object key: get misses, set is wrong type} {
