@@ -30,6 +30,7 @@
 #include "stats.h"
 #include "store.h"
 #include "types/list.h"
+#include "types/ctree.h"
 #include "types/queue.h"
 #include "verb_operator.h"
 #include "watch.h"
@@ -271,6 +272,16 @@ static void stats_general_items(stats_emit_fn emit, void *ctx) {
     stats_emit_zeros(emit, ctx, "", stats_zero_lru_moves);
 }
 
+/* Tree counters: counters defined, live objects, non-zero values. */
+static void stats_ctree(stats_emit_fn emit, void *ctx) {
+    uint64_t counters, objects, values;
+
+    ctree_totals(&counters, &objects, &values);
+    stats_emit_u64(emit, ctx, "ctree_counters", counters);
+    stats_emit_u64(emit, ctx, "ctree_objects", objects);
+    stats_emit_u64(emit, ctx, "ctree_values", values);
+}
+
 /* `stats`: memcached 1.6.18's 92 names in its order, then mcds's own. */
 void stats_general(stats_emit_fn emit, void *ctx) {
     rel_time_t now = clock_now();
@@ -304,6 +315,7 @@ void stats_general(stats_emit_fn emit, void *ctx) {
     stats_emit_u64(emit, ctx, "expiry_index_dropped", expiry_dropped());
     stats_queues(emit, ctx);
     stats_lists(emit, ctx);
+    stats_ctree(emit, ctx);
     persist_stats(emit, ctx);
 }
 

@@ -80,12 +80,6 @@ static bool ctv_next_item(const char **s, char sep, char *buf, size_t cap) {
     return true;
 }
 
-static int ctv_cmp_u32(const void *a, const void *b) {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-    return x < y ? -1 : x > y;
-}
-
 static int ctv_cmp_i64(const void *a, const void *b) {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
 
@@ -669,7 +663,7 @@ enum conn_parse_result ctverb_get(conn *c, struct cmd_line *t) {
 
 struct ctv_filter {
     struct ctree_filter f;
-    uint32_t clist[CTV_LIST_MAX];
+    int64_t clist[CTV_LIST_MAX];
     int64_t plist[CTV_LIST_MAX];
     const char *periods;        /* parsed once the type is known */
     const char *after;
@@ -679,6 +673,7 @@ struct ctv_filter {
 static bool ctv_parse_counters(const char *s, struct ctv_filter *cf) {
     const char *dash = strchr(s, '-');
     char buf[16];
+    uint32_t id;
 
     if (dash != NULL) {
         if (!ctv_next_item(&s, '-', buf, sizeof(buf)) || !ctv_u32(buf, &cf->f.clo) || !ctv_u32(s, &cf->f.chi))
@@ -686,12 +681,11 @@ static bool ctv_parse_counters(const char *s, struct ctv_filter *cf) {
         return cf->f.clo <= cf->f.chi;
     }
     while (*s != '\0') {
-        if (cf->f.nclist == CTV_LIST_MAX || !ctv_next_item(&s, ',', buf, sizeof(buf)) ||
-            !ctv_u32(buf, &cf->clist[cf->f.nclist]))
+        if (cf->f.nclist == CTV_LIST_MAX || !ctv_next_item(&s, ',', buf, sizeof(buf)) || !ctv_u32(buf, &id))
             return false;
-        cf->f.nclist++;
+        cf->clist[cf->f.nclist++] = id;
     }
-    qsort(cf->clist, cf->f.nclist, sizeof(cf->clist[0]), ctv_cmp_u32);
+    qsort(cf->clist, cf->f.nclist, sizeof(cf->clist[0]), ctv_cmp_i64);
     cf->f.clist = cf->clist;
     return cf->f.nclist > 0;
 }

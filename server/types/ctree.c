@@ -589,6 +589,14 @@ static void ctree_subtract_from_ancestors(struct ctree_obj *o, int64_t now) {
     }
 }
 
+struct ctree_obj *ctree_preorder_next(struct ctree_obj *n, struct ctree_obj *root) {
+    if (n->first_child != NULL)
+        return n->first_child;
+    while (n != root && n->next_sib == NULL)
+        n = n->parent;
+    return n == root ? NULL : n->next_sib;
+}
+
 /* o stops serving: values freed, off the active list. */
 static void ctree_close_one(struct ctree_obj *o) {
     ctree_cvs_free(o);
@@ -598,7 +606,7 @@ static void ctree_close_one(struct ctree_obj *o) {
 }
 
 void ctree_obj_closed(struct ctree_obj *o) {
-    struct ctree_obj *n = o;
+    struct ctree_obj *n;
 
     pthread_mutex_lock(&ctree_lock);
     if (o->closed || ctree_stopping) {
@@ -608,22 +616,13 @@ void ctree_obj_closed(struct ctree_obj *o) {
     ctlog_drop(item_key(o->self), o->self->nkey);
     ctree_subtract_from_ancestors(o, ctree_now());
     ctree_child_unlink(o);
-    for (;;) {
+    for (n = o; n != NULL; n = ctree_preorder_next(n, o)) {
         ctree_close_one(n);
         if (n != o) {
             item_incref(n->self);
             n->grave_next = ctree_graves;
             ctree_graves = n;
         }
-        if (n->first_child != NULL) {
-            n = n->first_child;
-            continue;
-        }
-        while (n != o && n->next_sib == NULL)
-            n = n->parent;
-        if (n == o)
-            break;
-        n = n->next_sib;
     }
     pthread_mutex_unlock(&ctree_lock);
 }
@@ -915,34 +914,30 @@ enum ctree_result ctree_get(struct ctree_obj *o, uint32_t counter, uint32_t code
     return r;
 }
 
-static bool ctree_counter_passes(const struct ctree_filter *f, uint32_t id) {
-    size_t lo = 0, hi = f->nclist;
+/* Whether sorted v[0..n) holds x. */
+static bool ctree_sorted_has(const int64_t *v, size_t n, int64_t x) {
+    size_t lo = 0, hi = n;
 
-    if (f->nclist == 0)
-        return id >= f->clo && id <= f->chi;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (f->clist[mid] < id)
+        if (v[mid] < x)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < f->nclist && f->clist[lo] == id;
+    return lo < n && v[lo] == x;
+}
+
+static bool ctree_counter_passes(const struct ctree_filter *f, uint32_t id) {
+    if (f->nclist == 0)
+        return id >= f->clo && id <= f->chi;
+    return ctree_sorted_has(f->clist, f->nclist, id);
 }
 
 static bool ctree_period_passes(const struct ctree_filter *f, int64_t idx) {
-    size_t lo = 0, hi = f->nplist;
-
     if (f->nplist == 0)
         return idx >= f->plo && idx <= f->phi;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (f->plist[mid] < idx)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < f->nplist && f->plist[lo] == idx;
+    return ctree_sorted_has(f->plist, f->nplist, idx);
 }
 
 /* Where in c's types (and from which period) a read resumes; false: the

@@ -161,7 +161,7 @@ enum ctree_result ctree_get(struct ctree_obj *o, uint32_t counter, uint32_t code
 
 struct ctree_filter {
     uint32_t clo, chi;          /* counter ids in [clo, chi] … */
-    const uint32_t *clist;      /* … or in this sorted list (nclist > 0) */
+    const int64_t *clist;       /* … or in this sorted list (nclist > 0) */
     size_t nclist;
     uint32_t code;              /* 0: every period type */
     int64_t plo, phi;           /* period indexes in [plo, phi] (with code) … */

@@ -64,6 +64,9 @@ int ctree_row_add(struct ctree_row *r, int64_t idx, int64_t delta);
 void ctree_value_moved(struct ctree_counter *c, int j, int64_t idx, int change);
 struct ctree_counter *ctree_counter_find(uint32_t id);
 int ctree_type_index(const struct ctree_counter *c, uint32_t code);
+/* The object after n in a pre-order walk of root's subtree (children
+ * before their next sibling), NULL after the last. */
+struct ctree_obj *ctree_preorder_next(struct ctree_obj *n, struct ctree_obj *root);
 /* Puts the active-object list back in order of last change (after a
  * snapshot load set the objects' times); takes the lock itself. */
 void ctree_active_sort(void);

@@ -43,6 +43,14 @@ static bool cp_logging(void) {
     return persist_on() && !persist_replaying();
 }
 
+/* Starts a record in buf; false when nothing is to be logged. */
+static bool cp_start(struct codec_out *o, uint8_t *buf, size_t cap) {
+    if (!cp_logging())
+        return false;
+    codec_out_init(o, buf, cap);
+    return true;
+}
+
 static void cp_log(uint8_t op, const struct codec_out *o) {
     struct iovec v = { o->p, o->n };
 
@@ -80,9 +88,8 @@ void ctlog_def(const struct ctree_def *d) {
     uint8_t buf[CP_FIXED];
     struct codec_out o;
 
-    if (!cp_logging())
+    if (!cp_start(&o, buf, sizeof(buf)))
         return;
-    codec_out_init(&o, buf, sizeof(buf));
     cp_put_def(&o, d);
     cp_log(C_DEF, &o);
 }
@@ -91,9 +98,8 @@ void ctlog_undef(uint32_t id) {
     uint8_t buf[8];
     struct codec_out o;
 
-    if (!cp_logging())
+    if (!cp_start(&o, buf, sizeof(buf)))
         return;
-    codec_out_init(&o, buf, sizeof(buf));
     codec_put_u32(&o, id);
     cp_log(C_UNDEF, &o);
 }
@@ -103,9 +109,8 @@ void ctlog_obj(const char *key, size_t nkey, const char *parent, size_t nparent,
     uint8_t buf[CP_FIXED];
     struct codec_out o;
 
-    if (!cp_logging())
+    if (!cp_start(&o, buf, sizeof(buf)))
         return;
-    codec_out_init(&o, buf, sizeof(buf));
     codec_put_key(&o, key, nkey);
     codec_put_key(&o, parent, nparent);
     codec_put_u64(&o, (uint64_t)quantize);
@@ -118,9 +123,8 @@ void ctlog_limits(const char *key, size_t nkey, bool raise, int64_t quantize, co
     uint8_t buf[CP_FIXED];
     struct codec_out o;
 
-    if (!cp_logging())
+    if (!cp_start(&o, buf, sizeof(buf)))
         return;
-    codec_out_init(&o, buf, sizeof(buf));
     codec_put_key(&o, key, nkey);
     codec_put_u8(&o, raise ? 1 : 0);
     codec_put_u64(&o, (uint64_t)quantize);
@@ -132,9 +136,8 @@ void ctlog_incr(const char *key, size_t nkey, const struct ctree_incr *in, int64
     uint8_t buf[320];
     struct codec_out o;
 
-    if (!cp_logging())
+    if (!cp_start(&o, buf, sizeof(buf)))
         return;
-    codec_out_init(&o, buf, sizeof(buf));
     codec_put_key(&o, key, nkey);
     codec_put_u32(&o, in->counter);
     codec_put_u32(&o, in->code);
@@ -148,9 +151,8 @@ void ctlog_drop(const char *key, size_t nkey) {
     uint8_t buf[300];
     struct codec_out o;
 
-    if (!cp_logging())
+    if (!cp_start(&o, buf, sizeof(buf)))
         return;
-    codec_out_init(&o, buf, sizeof(buf));
     codec_put_key(&o, key, nkey);
     cp_log(C_DROP, &o);
 }
@@ -435,18 +437,8 @@ static void cp_dump_objs(struct cp_buf *b) {
     for (root = ctree_act_head; root != NULL && !b->oom; root = root->act_next) {
         if (root->parent != NULL)
             continue;
-        for (n = root;;) {
+        for (n = root; n != NULL && !b->oom; n = ctree_preorder_next(n, root))
             cp_dump_obj(b, n);
-            if (n->first_child != NULL) {
-                n = n->first_child;
-                continue;
-            }
-            while (n != root && n->next_sib == NULL)
-                n = n->parent;
-            if (n == root)
-                break;
-            n = n->next_sib;
-        }
     }
 }
 

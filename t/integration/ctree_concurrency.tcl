@@ -16,12 +16,7 @@ start_server {tags {ctree concurrency mcds-only}} {
     set limits {root {60 107 6000} a {60 104 900} b1 {60 103 40} a2 {60 106 700}}
     set codes {103 104 106 107}
     mc_exchange $fd "ctdef 60 103,104,106,107\r\n"
-    dict for {o p} $parents {
-        set line "ctobj $o"
-        if {$p ne {}} { append line " parent=$p" }
-        if {[dict exists $limits $o]} { append line " limits=[join [dict get $limits $o] :]" }
-        assert_equal [mc_exchange $fd "$line\r\n"] "CREATED\r\n"
-    }
+    ct_make_tree $fd $parents $limits
 
     test {6 processes x 600 increments on random leaves: exact values, no limit exceeded} {
         set t0 1609459200
@@ -38,9 +33,7 @@ start_server {tags {ctree concurrency mcds-only}} {
             incr refused $r
             foreach line [split $out \n] {
                 if {![regexp {^A (\S+) (\d+) (-?\d+)$} $line -> leaf t delta]} continue
-                set path [list $leaf]
-                for {set p [dict get $parents $leaf]} {$p ne {}} {set p [dict get $parents $p]} { lappend path $p }
-                ct_model_add model $path 60 $codes $t $delta
+                ct_model_add model [ct_path $parents $leaf] 60 $codes $t $delta
             }
         }
         assert_true {$refused > 0} "no increment met a limit"

@@ -93,11 +93,7 @@ with_data_dir $d2 {} {
     set parents {root {} a root b root a1 a a2 a b1 b}
     test {ctree persistence: a snapshot during 4 processes of increments, then kill -9} {
         mc_exchange $fd "ctdef 60 103,104,106,107\r\n"
-        dict for {o p} $parents {
-            set line "ctobj $o"
-            if {$p ne {}} { append line " parent=$p" }
-            assert_equal [mc_exchange $fd "$line\r\n"] "CREATED\r\n"
-        }
+        ct_make_tree $fd $parents
         set hs {}
         for {set w 0} {$w < 4} {incr w} {
             lappend hs [exec_bg [info nameofexecutable] $::ct_worker [srcdir] [srv port] \
@@ -111,9 +107,7 @@ with_data_dir $d2 {} {
             if {![regexp {ok \d+ \d+\n?$} $out]} { fail "worker: [visible [string range $out end-200 end]]" }
             foreach line [split $out \n] {
                 if {![regexp {^A (\S+) (\d+) (-?\d+)$} $line -> leaf t delta]} continue
-                set path [list $leaf]
-                for {set p [dict get $parents $leaf]} {$p ne {}} {set p [dict get $parents $p]} { lappend path $p }
-                ct_model_add model $path 60 {103 104 106 107} $t $delta
+                ct_model_add model [ct_path $parents $leaf] 60 {103 104 106 107} $t $delta
             }
         }
         foreach o [dict keys $parents] {

@@ -34,6 +34,25 @@ proc ct_values {fd key {opts {}}} {
     fail "ctvalues $key: no END in '[visible $r]'"
 }
 
+# ct_make_tree fd parents ?limits?: creates every object of the dict
+# object -> parent ("" for a root), parents first, each with its limit
+# from the dict object -> {counter type max}; fails unless all CREATED.
+proc ct_make_tree {fd parents {limits {}}} {
+    dict for {o p} $parents {
+        set line "ctobj $o"
+        if {$p ne {}} { append line " parent=$p" }
+        if {[dict exists $limits $o]} { append line " limits=[join [dict get $limits $o] :]" }
+        assert_equal [mc_exchange $fd "$line\r\n"] "CREATED\r\n"
+    }
+}
+
+# ct_path parents o: o, then its ancestors up to the root.
+proc ct_path {parents o} {
+    set path [list $o]
+    for {set p [dict get $parents $o]} {$p ne {}} {set p [dict get $parents $p]} { lappend path $p }
+    return $path
+}
+
 # A model of accepted increments: ct_model_add model obj-path counter
 # codes t delta adds delta to every period of every code at time t, for
 # every object of the path (the object, then its ancestors).

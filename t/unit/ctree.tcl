@@ -239,6 +239,17 @@ start_server {tags {ctree mcds-only}} {
         mc_exchange $fd "ctactive since=x\r\nctactive count=0\r\nctactive after=nope\r\n"
     } "${BAD}${BAD}NOT_FOUND\r\n" {debugtime}
 
+    test {stats: ctree_counters, ctree_objects and ctree_values move with definitions, objects and values} {
+        set before [list [mc_stat $fd ctree_counters] [mc_stat $fd ctree_objects] [mc_stat $fd ctree_values]]
+        mc_exchange $fd "ctdef 70 104,106\r\nctobj st\r\nctobj st.c parent=st\r\nctincr st.c 70 104 20210101 1\r\n"
+        set after [list [mc_stat $fd ctree_counters] [mc_stat $fd ctree_objects] [mc_stat $fd ctree_values]]
+        assert_equal [mc_exchange $fd "delete st\r\n"] "DELETED\r\n"
+        lappend after {*}[list [mc_stat $fd ctree_objects] [mc_stat $fd ctree_values]]
+        list [expr {[lindex $after 0] - [lindex $before 0]}] [expr {[lindex $after 1] - [lindex $before 1]}] \
+            [expr {[lindex $after 2] - [lindex $before 2]}] [expr {[lindex $after 3] - [lindex $before 1]}] \
+            [expr {[lindex $after 4] - [lindex $before 2]}]
+    } {1 2 4 0 0}
+
     # ---- classic verbs on object keys ----
 
     test {classic verbs on an object key: get misses, set is wrong type} {
@@ -314,12 +325,7 @@ start_server {tags {ctree mcds-only}} {
     set leaves {a1 a2 b1 b2 c1}
     set limits {b {50 104 60} a1 {50 105 200} root {51 106 500} c1 {52 103 15}}
     mc_exchange $fd "ctdef 50 103,104,105,106,107\r\nctdef 51 103,104,106,107 quantize=3\r\nctdef 52 103,104 aggregate=0\r\n"
-    dict for {o p} $parents {
-        set line "ctobj $o"
-        if {$p ne {}} { append line " parent=$p" }
-        if {[dict exists $limits $o]} { append line " limits=[join [dict get $limits $o] :]" }
-        assert_equal [mc_exchange $fd "$line\r\n"] "CREATED\r\n"
-    }
+    ct_make_tree $fd $parents $limits
     set codes {50 {103 104 105 106 107} 51 {103 104 106 107} 52 {103 104}}
 
     test "random increments (seed $seed): every value equals the recomputation, refusals are exact" {
@@ -331,10 +337,7 @@ start_server {tags {ctree mcds-only}} {
             set o [lindex $pool [expr {int(rand() * [llength $pool])}]]
             set t [expr {1609459200 + int(rand() * 31536000)}]
             set delta [expr {int(rand() * 24) - 3}]
-            set path [list $o]
-            if {$counter != 52} {
-                for {set p [dict get $parents $o]} {$p ne {}} {set p [dict get $parents $p]} { lappend path $p }
-            }
+            set path [expr {$counter == 52 ? [list $o] : [ct_path $parents $o]}]
             # the model's verdict: the first limit on the path, types finest first
             set expect "STORED\r\n"
             foreach po $path {
