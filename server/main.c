@@ -194,7 +194,8 @@ static int main_restore(void) {
 
 static void main_teardown(void) {
     workers_stop();
-    persist_stop();
+    persist_stop();         /* its sync thread wakes workers until it stops */
+    workers_free();
     store_queue_shutdown();
     ctree_shutdown();
     store_list_shutdown();

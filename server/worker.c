@@ -383,9 +383,17 @@ void workers_stop(void) {
     for (i = 0; i < nworkers; i++)
         worker_notify(&workers[i], 'q');
     for (i = 0; i < nworkers; i++) {
+        pthread_join(workers[i].thread, NULL);
+        worker_run_calls(&workers[i]);  /* posted after it stopped: its conns are gone */
+    }
+}
+
+void workers_free(void) {
+    int i;
+
+    for (i = 0; i < nworkers; i++) {
         struct worker *w = &workers[i];
-        pthread_join(w->thread, NULL);
-        worker_run_calls(w);    /* posted after it stopped: its conns are gone */
+        worker_run_calls(w);
         event_free(w->notify_ev);
         if (w->commit_ev != NULL)
             event_free(w->commit_ev);

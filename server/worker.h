@@ -19,8 +19,11 @@ struct worker_call {
 };
 
 int workers_start(int n);
-/* Closes every connection, stops and joins every worker, frees them. */
+/* Closes every connection, stops and joins every worker. Other threads may
+ * still post to the workers until workers_free(). */
 void workers_stop(void);
+/* Frees the workers; nothing may post to them any more. */
+void workers_free(void);
 /* Hands an accepted socket to the next worker, round-robin. */
 void worker_dispatch(int fd);
 
