@@ -26,7 +26,7 @@
 #define ITEM_TOKEN_SENT 0x10 /* a meta client has been told it won the recache */
 #define ITEM_KEY_BINARY 0x20 /* stored by ms with b: mg k echoes the key in base64 */
 
-/* What the value is. Only cache strings are ever evicted (DESIGN 3.2).
+/* What the value is. Only cache strings are ever evicted (doc/design.md).
  * A structure's item holds a pointer to the structure as its value. */
 enum item_type { ITEM_STRING = 0, ITEM_QUEUE, ITEM_LIST, ITEM_CTREE, ITEM_NTYPES };
 

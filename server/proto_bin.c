@@ -219,7 +219,7 @@ static void bin_get(conn *c, const struct bin_req *r) {
 }
 
 /* touch answers flags (and CAS) without the value. It works on every type
- * (DESIGN 3.1): a structure, which store_get_touch reads as a miss, is
+ * (doc/design.md): a structure, which store_get_touch reads as a miss, is
  * touched by store_touch and answers flags 0. */
 static void bin_touch(conn *c, const struct bin_req *r) {
     rel_time_t exptime = clock_exptime(bin_get32(r->ext));
