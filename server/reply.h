@@ -91,6 +91,18 @@ enum reply_id {
     REPLY_HELP_UNKNOWN,
     REPLY_WATCHER_TOO_MANY,
     REPLY_WATCHER_FAILED,
+    /* extended verbs: which argument is wrong */
+    REPLY_X_KEY_TOO_LONG,
+    REPLY_X_COUNT_100,
+    REPLY_X_COUNT_10000,
+    REPLY_X_BAD_FLAGS,
+    REPLY_X_BAD_DELAY,
+    REPLY_X_BAD_LENGTH,
+    REPLY_X_BAD_PRIORITY,
+    REPLY_X_BAD_ID,
+    REPLY_X_BAD_LEASE,
+    REPLY_X_NOREPLY_LAST,
+    REPLY_X_TOO_MANY,
     REPLY_COUNT
 };
 
