@@ -99,4 +99,6 @@ const struct reply_line reply_lines[REPLY_COUNT] = {
     [REPLY_X_BAD_LEASE] = REPLY("CLIENT_ERROR bad lease\r\n"),
     [REPLY_X_NOREPLY_LAST] = REPLY("CLIENT_ERROR noreply must be the last token\r\n"),
     [REPLY_X_TOO_MANY] = REPLY("CLIENT_ERROR too many tokens\r\n"),
+    [REPLY_X_BAD_CURSOR] = REPLY("CLIENT_ERROR bad cursor\r\n"),
+    [REPLY_X_SCAN_FILTER_LATE] = REPLY("CLIENT_ERROR filters are given only when starting a scan\r\n"),
 };
