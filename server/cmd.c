@@ -289,6 +289,15 @@ void cmd_bad_value(conn *c, const char *name) {
     cmd_client_error(c, "bad value for ", name, strlen(name));
 }
 
+enum reply_id cmd_extra_tokens(const struct cmd_line *l, int from) {
+    int i;
+
+    for (i = from; i < l->n - 1; i++)
+        if (cmd_is_noreply(l, i))
+            return REPLY_X_NOREPLY_LAST;
+    return REPLY_X_TOO_MANY;
+}
+
 const char *cmd_option(const char *tok, const char *name) {
     size_t n = strlen(name);
 

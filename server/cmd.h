@@ -85,6 +85,9 @@ void cmd_client_error(conn *c, const char *text, const char *tok, size_t ntok);
 void cmd_unknown_option(conn *c, const char *tok);
 /* Replies "bad value for <name>". */
 void cmd_bad_value(conn *c, const char *name);
+/* The reply for tokens from `from` on that a verb does not take: a
+ * noreply out of place, or simply too many tokens. */
+enum reply_id cmd_extra_tokens(const struct cmd_line *l, int from);
 /* The longest lease or wait, in seconds. */
 #define CMD_SECS_MAX 100000000ULL
 

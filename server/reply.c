@@ -101,4 +101,10 @@ const struct reply_line reply_lines[REPLY_COUNT] = {
     [REPLY_X_TOO_MANY] = REPLY("CLIENT_ERROR too many tokens\r\n"),
     [REPLY_X_BAD_CURSOR] = REPLY("CLIENT_ERROR bad cursor\r\n"),
     [REPLY_X_SCAN_FILTER_LATE] = REPLY("CLIENT_ERROR filters are given only when starting a scan\r\n"),
+    [REPLY_X_COUNT_1000] = REPLY("CLIENT_ERROR count must be 1..1000\r\n"),
+    [REPLY_X_BAD_INDEX] = REPLY("CLIENT_ERROR bad index\r\n"),
+    [REPLY_X_BAD_OFFSET] = REPLY("CLIENT_ERROR bad offset\r\n"),
+    [REPLY_X_BAD_LIMIT] = REPLY("CLIENT_ERROR bad limit\r\n"),
+    [REPLY_X_BAD_COUNT] = REPLY("CLIENT_ERROR bad count\r\n"),
+    [REPLY_X_BEFORE_AFTER] = REPLY("CLIENT_ERROR expected before or after\r\n"),
 };

@@ -109,17 +109,6 @@ void qverb_out_delivery(conn *c, struct qdelivery *d) {
     conn_out_item(c, it, item_value(it), it->nbytes);
 }
 
-/* The reply for tokens from `from` on that a verb cannot take: noreply
- * out of place, or simply too many. */
-static enum reply_id qverb_extra(const struct cmd_line *t, int from) {
-    int i;
-
-    for (i = from; i < t->n && i < CMD_MAX_TOKENS; i++)
-        if (cmd_is_noreply(t, i))
-            return REPLY_X_NOREPLY_LAST;
-    return REPLY_X_TOO_MANY;
-}
-
 /* ---- qcreate ---- */
 
 /* One "name=value" option; false (the reply made) if it is wrong. */
@@ -217,7 +206,7 @@ static enum reply_id qverb_push_check(conn *c, struct cmd_line *t, uint32_t *fla
     if (!vlen_ok)
         return REPLY_X_BAD_LENGTH;
     if (t->n == 7 && !c->noreply)
-        return qverb_extra(t, 5);
+        return cmd_extra_tokens(t, 5);
     if (t->n - (c->noreply ? 1 : 0) == 6 && !cmd_parse_count(t->v[5], UINT32_MAX, pri))
         return REPLY_X_BAD_PRIORITY;
     return REPLY_OK;
@@ -396,7 +385,7 @@ static enum reply_id qverb_by_id_check(conn *c, struct cmd_line *t, struct qrece
     if (!qverb_parse_receipt(t->v[2], rc))
         return REPLY_X_BAD_ID;
     if ((t->arg == QVERB_ACK && has_ms) || (t->n == 5 && !c->noreply))
-        return qverb_extra(t, 3);
+        return cmd_extra_tokens(t, 3);
     if (has_ms && t->arg == QVERB_RELEASE && !parse_i32_exact(t->v[3], delay))
         return REPLY_X_BAD_DELAY;
     if (has_ms && t->arg == QVERB_TOUCH && (!cmd_parse_ms(t->v[3], ms) || *ms == 0))
