@@ -107,4 +107,10 @@ const struct reply_line reply_lines[REPLY_COUNT] = {
     [REPLY_X_BAD_LIMIT] = REPLY("CLIENT_ERROR bad limit\r\n"),
     [REPLY_X_BAD_COUNT] = REPLY("CLIENT_ERROR bad count\r\n"),
     [REPLY_X_BEFORE_AFTER] = REPLY("CLIENT_ERROR expected before or after\r\n"),
+    [REPLY_X_BAD_COUNTER] = REPLY("CLIENT_ERROR bad counter\r\n"),
+    [REPLY_X_BAD_TYPE] = REPLY("CLIENT_ERROR bad type\r\n"),
+    [REPLY_X_BAD_TYPES] = REPLY("CLIENT_ERROR bad period types\r\n"),
+    [REPLY_X_BAD_CT_DELTA] = REPLY("CLIENT_ERROR bad delta\r\n"),
+    [REPLY_X_RAISE_LIMITS] = REPLY("CLIENT_ERROR ctraise takes limits= only\r\n"),
+    [REPLY_X_PERIODS_TYPE] = REPLY("CLIENT_ERROR periods= needs type=\r\n"),
 };
