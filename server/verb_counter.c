@@ -242,8 +242,12 @@ enum conn_parse_result ctverb_def(conn *c, struct cmd_line *t) {
     memset(&d, 0, sizeof(d));
     d.aggregate = true;
     d.quantize = 1;
-    if (!ctv_u32(t->v[1], &d.id) || !ctv_parse_ptypes(t->v[2], &d)) {
-        conn_out_reply(c, !ctv_u32(t->v[1], &d.id) ? REPLY_X_BAD_COUNTER : REPLY_X_BAD_TYPES);
+    if (!ctv_u32(t->v[1], &d.id)) {
+        conn_out_reply(c, REPLY_X_BAD_COUNTER);
+        return PARSE_DONE;
+    }
+    if (!ctv_parse_ptypes(t->v[2], &d)) {
+        conn_out_reply(c, REPLY_X_BAD_TYPES);
         return PARSE_DONE;
     }
     for (i = 3; i < t->n; i++)
@@ -302,8 +306,12 @@ enum conn_parse_result ctverb_undef(conn *c, struct cmd_line *t) {
     uint32_t id;
 
     c->noreply = cmd_is_noreply(t, 2);
-    if (!ctv_u32(t->v[1], &id) || (t->n == 3 && !c->noreply)) {
-        cmd_reply(c, !ctv_u32(t->v[1], &id) ? REPLY_X_BAD_COUNTER : cmd_extra_tokens(t, 2));
+    if (!ctv_u32(t->v[1], &id)) {
+        cmd_reply(c, REPLY_X_BAD_COUNTER);
+        return PARSE_DONE;
+    }
+    if (t->n == 3 && !c->noreply) {
+        cmd_reply(c, cmd_extra_tokens(t, 2));
         return PARSE_DONE;
     }
     if (!ctv_log_ok(c))
@@ -603,6 +611,13 @@ enum conn_parse_result ctverb_active(conn *c, struct cmd_line *t) {
 
 /* ---- increments and reads ---- */
 
+/* Which of "<counter> <type>" (tokens 2 and 3) is wrong. */
+static enum reply_id ctv_counter_type_error(const struct cmd_line *t) {
+    uint32_t n;
+
+    return ctv_u32(t->v[2], &n) ? REPLY_X_BAD_TYPE : REPLY_X_BAD_COUNTER;
+}
+
 static void ctv_out_exceeded(conn *c, const struct ctree_at *at) {
     char period[CTP_TEXT_MAX];
 
@@ -628,7 +643,7 @@ enum conn_parse_result ctverb_incr(conn *c, struct cmd_line *t) {
         values = true;
     }
     if (!ctv_u32(t->v[2], &in.counter) || !ctv_u32(t->v[3], &in.code) || !ctp_valid(in.code)) {
-        cmd_reply(c, !ctv_u32(t->v[2], &in.counter) ? REPLY_X_BAD_COUNTER : REPLY_X_BAD_TYPE);
+        cmd_reply(c, ctv_counter_type_error(t));
         return PARSE_DONE;
     }
     if (!ctp_parse_time(in.code, t->v[4], &in.t)) {
@@ -662,7 +677,7 @@ enum conn_parse_result ctverb_get(conn *c, struct cmd_line *t) {
     item *pin;
 
     if (!ctv_u32(t->v[2], &counter) || !ctv_u32(t->v[3], &code) || !ctp_valid(code)) {
-        conn_out_reply(c, !ctv_u32(t->v[2], &counter) ? REPLY_X_BAD_COUNTER : REPLY_X_BAD_TYPE);
+        conn_out_reply(c, ctv_counter_type_error(t));
         return PARSE_DONE;
     }
     if (!ctp_parse_period(code, t->v[4], &idx)) {

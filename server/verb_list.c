@@ -438,8 +438,12 @@ enum conn_parse_result lverb_range(conn *c, struct cmd_line *t) {
     int64_t off;
     item *pin;
 
-    if (!lverb_parse_i64(t->v[2], &off) || !cmd_parse_count(t->v[3], LVERB_COUNT_MAX, &limit)) {
-        conn_out_reply(c, !lverb_parse_i64(t->v[2], &off) ? REPLY_X_BAD_OFFSET : REPLY_X_BAD_LIMIT);
+    if (!lverb_parse_i64(t->v[2], &off)) {
+        conn_out_reply(c, REPLY_X_BAD_OFFSET);
+        return PARSE_DONE;
+    }
+    if (!cmd_parse_count(t->v[3], LVERB_COUNT_MAX, &limit)) {
+        conn_out_reply(c, REPLY_X_BAD_LIMIT);
         return PARSE_DONE;
     }
     pin = lverb_list(c, t->v[1], t->vlen[1], false, REPLY_END);
@@ -473,13 +477,16 @@ enum conn_parse_result lverb_index(conn *c, struct cmd_line *t) {
 /* ltrim <key> <offset> <limit> [noreply] */
 enum conn_parse_result lverb_trim(conn *c, struct cmd_line *t) {
     uint64_t limit, gone;
+    enum reply_id bad;
     int64_t off;
     item *pin;
 
     c->noreply = cmd_is_noreply(t, 4);
-    if (!lverb_parse_i64(t->v[2], &off) || !lverb_parse_u64(t->v[3], &limit) || (t->n == 5 && !c->noreply)) {
-        cmd_reply(c, !lverb_parse_i64(t->v[2], &off) ? REPLY_X_BAD_OFFSET
-                     : !lverb_parse_u64(t->v[3], &limit) ? REPLY_X_BAD_LIMIT : cmd_extra_tokens(t, 4));
+    bad = !lverb_parse_i64(t->v[2], &off) ? REPLY_X_BAD_OFFSET
+          : !lverb_parse_u64(t->v[3], &limit) ? REPLY_X_BAD_LIMIT
+          : t->n == 5 && !c->noreply ? cmd_extra_tokens(t, 4) : REPLY_OK;
+    if (bad != REPLY_OK) {
+        cmd_reply(c, bad);
         return PARSE_DONE;
     }
     if (!lverb_log_ok(c))
