@@ -264,6 +264,40 @@ void cmd_number_line(conn *c, uint64_t v) {
     conn_out_commit(c, n + 2);
 }
 
+void cmd_client_error(conn *c, const char *text, const char *tok, size_t ntok) {
+    size_t nt = strlen(text), i;
+    char *p;
+
+    if (c->noreply)
+        return;
+    if (ntok > CMD_ECHO_MAX)
+        ntok = CMD_ECHO_MAX;
+    p = conn_out_reserve(c, 13 + nt + ntok + 2);
+    memcpy(p, "CLIENT_ERROR ", 13);
+    memcpy(p + 13, text, nt);
+    for (i = 0; i < ntok; i++)
+        p[13 + nt + i] = isprint((unsigned char)tok[i]) ? tok[i] : '?';
+    memcpy(p + 13 + nt + ntok, "\r\n", 2);
+    conn_out_commit(c, 13 + nt + ntok + 2);
+}
+
+void cmd_unknown_option(conn *c, const char *tok) {
+    cmd_client_error(c, "unknown option ", tok, strcspn(tok, "="));
+}
+
+void cmd_bad_value(conn *c, const char *name) {
+    cmd_client_error(c, "bad value for ", name, strlen(name));
+}
+
+enum reply_id cmd_extra_tokens(const struct cmd_line *l, int from) {
+    int i;
+
+    for (i = from; i < l->n - 1; i++)
+        if (cmd_is_noreply(l, i))
+            return REPLY_X_NOREPLY_LAST;
+    return REPLY_X_TOO_MANY;
+}
+
 const char *cmd_option(const char *tok, const char *name) {
     size_t n = strlen(name);
 

@@ -76,6 +76,18 @@ const char *cmd_option(const char *tok, const char *name);
 bool cmd_parse_count(const char *s, uint32_t max, uint32_t *out);
 /* "<secs>[.<fraction>]" into milliseconds, at most 100000000 s. */
 bool cmd_parse_ms(const char *s, uint64_t *ms);
+/* Queues "CLIENT_ERROR <text><tok>\r\n" unless silenced (noreply): tok
+ * (its first ntok bytes, at most CMD_ECHO_MAX of them, each non-printable
+ * byte as '?') names what is wrong. */
+void cmd_client_error(conn *c, const char *text, const char *tok, size_t ntok);
+#define CMD_ECHO_MAX 32
+/* Replies "unknown option <name>" for tok ("<name>" or "<name>=<value>"). */
+void cmd_unknown_option(conn *c, const char *tok);
+/* Replies "bad value for <name>". */
+void cmd_bad_value(conn *c, const char *name);
+/* The reply for tokens from `from` on that a verb does not take: a
+ * noreply out of place, or simply too many tokens. */
+enum reply_id cmd_extra_tokens(const struct cmd_line *l, int from);
 /* The longest lease or wait, in seconds. */
 #define CMD_SECS_MAX 100000000ULL
 

@@ -161,7 +161,7 @@ static item *ctv_obj_pin(conn *c, const char *key, size_t nkey) {
         st = STORE_NOT_FOUND;
     }
     if (pin == NULL)
-        cmd_reply(c, nkey > ITEM_KEY_MAX ? REPLY_BAD_FORMAT
+        cmd_reply(c, nkey > ITEM_KEY_MAX ? REPLY_X_KEY_TOO_LONG
                      : st == STORE_WRONG_TYPE ? REPLY_WRONG_TYPE : REPLY_NOT_FOUND);
     return pin;
 }
@@ -214,19 +214,23 @@ static bool ctv_parse_ptypes(const char *s, struct ctree_def *d) {
     return d->ntypes > 0;
 }
 
-static bool ctv_def_option(struct ctree_def *d, const char *tok) {
+/* One option of ctdef; false (the reply made) if it is wrong. */
+static bool ctv_def_option(conn *c, struct ctree_def *d, const char *tok) {
     const char *v;
-    uint32_t n;
 
     if ((v = cmd_option(tok, "aggregate")) != NULL) {
-        if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
-            return false;
-        d->aggregate = *v == '1';
-        return true;
+        if (strcmp(v, "0") == 0 || strcmp(v, "1") == 0) {
+            d->aggregate = *v == '1';
+            return true;
+        }
+        cmd_bad_value(c, "aggregate");
+    } else if ((v = cmd_option(tok, "quantize")) != NULL) {
+        if (ctv_i64(v, &d->quantize) && d->quantize >= 1)
+            return true;
+        cmd_bad_value(c, "quantize");
+    } else {
+        cmd_unknown_option(c, tok);
     }
-    if ((v = cmd_option(tok, "quantize")) != NULL)
-        return ctv_i64(v, &d->quantize) && d->quantize >= 1;
-    (void)n;
     return false;
 }
 
@@ -238,16 +242,17 @@ enum conn_parse_result ctverb_def(conn *c, struct cmd_line *t) {
     memset(&d, 0, sizeof(d));
     d.aggregate = true;
     d.quantize = 1;
-    if (!ctv_u32(t->v[1], &d.id) || !ctv_parse_ptypes(t->v[2], &d)) {
-        conn_out_reply(c, REPLY_BAD_FORMAT);
+    if (!ctv_u32(t->v[1], &d.id)) {
+        conn_out_reply(c, REPLY_X_BAD_COUNTER);
         return PARSE_DONE;
     }
-    for (i = 3; i < t->n; i++) {
-        if (!ctv_def_option(&d, t->v[i])) {
-            conn_out_reply(c, REPLY_BAD_FORMAT);
-            return PARSE_DONE;
-        }
+    if (!ctv_parse_ptypes(t->v[2], &d)) {
+        conn_out_reply(c, REPLY_X_BAD_TYPES);
+        return PARSE_DONE;
     }
+    for (i = 3; i < t->n; i++)
+        if (!ctv_def_option(c, &d, t->v[i]))
+            return PARSE_DONE;
     if (!ctv_log_ok(c))
         return PARSE_DONE;
     r = ctree_counter_create(&d);
@@ -273,7 +278,7 @@ enum conn_parse_result ctverb_counter(conn *c, struct cmd_line *t) {
     uint32_t id;
 
     if (!ctv_u32(t->v[1], &id))
-        conn_out_reply(c, REPLY_BAD_FORMAT);
+        conn_out_reply(c, REPLY_X_BAD_COUNTER);
     else if (!ctree_counter_get(id, &d, &objects))
         conn_out_reply(c, REPLY_NOT_FOUND);
     else {
@@ -301,8 +306,12 @@ enum conn_parse_result ctverb_undef(conn *c, struct cmd_line *t) {
     uint32_t id;
 
     c->noreply = cmd_is_noreply(t, 2);
-    if (!ctv_u32(t->v[1], &id) || (t->n == 3 && !c->noreply)) {
-        cmd_reply(c, REPLY_BAD_FORMAT);
+    if (!ctv_u32(t->v[1], &id)) {
+        cmd_reply(c, REPLY_X_BAD_COUNTER);
+        return PARSE_DONE;
+    }
+    if (t->n == 3 && !c->noreply) {
+        cmd_reply(c, cmd_extra_tokens(t, 2));
         return PARSE_DONE;
     }
     if (!ctv_log_ok(c))
@@ -345,34 +354,51 @@ struct ctv_obj_opts {
     bool has_limits;
 };
 
-static bool ctv_obj_option(struct ctv_obj_opts *o, const char *tok, bool parent_ok) {
+/* The name of the option tok sets, or NULL if it is none of
+ * ctobj/ctlimits (the value is in o). *ok: whether the value is good. */
+static const char *ctv_obj_option(struct ctv_obj_opts *o, const char *tok, bool parent_ok, bool *ok) {
     const char *v;
 
     if (parent_ok && (v = cmd_option(tok, "parent")) != NULL) {
         o->parent = v;
         o->nparent = strlen(v);
-        return o->nparent > 0 && o->nparent <= ITEM_KEY_MAX;
+        *ok = o->nparent > 0 && o->nparent <= ITEM_KEY_MAX;
+        return "parent";
     }
-    if ((v = cmd_option(tok, "quantize")) != NULL)
-        return ctv_i64(v, &o->quantize) && o->quantize >= 0;
+    if ((v = cmd_option(tok, "quantize")) != NULL) {
+        *ok = ctv_i64(v, &o->quantize) && o->quantize >= 0;
+        return "quantize";
+    }
     if ((v = cmd_option(tok, "limits")) != NULL) {
         o->has_limits = true;
-        return ctv_parse_limits(v, o->limits, &o->nlimits);
+        *ok = ctv_parse_limits(v, o->limits, &o->nlimits);
+        return "limits";
     }
-    return false;
+    return NULL;
 }
 
-static bool ctv_obj_opts(struct cmd_line *t, struct ctv_obj_opts *o, bool parent_ok) {
+/* The key and options of ctobj, ctlimits; false (the reply made) if one
+ * is wrong. */
+static bool ctv_obj_opts(conn *c, struct cmd_line *t, struct ctv_obj_opts *o, bool parent_ok) {
+    const char *name;
+    bool ok = true;
     int i;
 
     memset(o, 0, sizeof(*o));
     o->quantize = -1;
-    if (t->vlen[1] > ITEM_KEY_MAX)
+    if (t->vlen[1] > ITEM_KEY_MAX) {
+        conn_out_reply(c, REPLY_X_KEY_TOO_LONG);
         return false;
-    for (i = 2; i < t->n; i++)
-        if (!ctv_obj_option(o, t->v[i], parent_ok))
+    }
+    for (i = 2; i < t->n && ok; i++) {
+        if ((name = ctv_obj_option(o, t->v[i], parent_ok, &ok)) == NULL) {
+            cmd_unknown_option(c, t->v[i]);
             return false;
-    return true;
+        }
+        if (!ok)
+            cmd_bad_value(c, name);
+    }
+    return ok;
 }
 
 /* Creates the object; a key left by a removed subtree is taken over. */
@@ -397,10 +423,8 @@ enum conn_parse_result ctverb_obj(conn *c, struct cmd_line *t) {
     enum store_status st = STORE_NOT_FOUND;
     item *parent = NULL, *pin;
 
-    if (!ctv_obj_opts(t, &o, true)) {
-        conn_out_reply(c, REPLY_BAD_FORMAT);
+    if (!ctv_obj_opts(c, t, &o, true))
         return PARSE_DONE;
-    }
     if (!ctv_log_ok(c))
         return PARSE_DONE;
     if (o.parent != NULL && (parent = ctv_obj_pin(c, o.parent, o.nparent)) == NULL)
@@ -432,8 +456,10 @@ enum conn_parse_result ctverb_limits(conn *c, struct cmd_line *t) {
     enum ctree_result r;
     item *pin;
 
-    if (!ctv_obj_opts(t, &o, false) || (raise && (!o.has_limits || o.quantize >= 0))) {
-        conn_out_reply(c, REPLY_BAD_FORMAT);
+    if (!ctv_obj_opts(c, t, &o, false))
+        return PARSE_DONE;
+    if (raise && (!o.has_limits || o.quantize >= 0)) {
+        conn_out_reply(c, REPLY_X_RAISE_LIMITS);
         return PARSE_DONE;
     }
     if (!ctv_log_ok(c) || (pin = ctv_obj_pin(c, t->v[1], t->vlen[1])) == NULL)
@@ -503,15 +529,22 @@ static void ctv_out_more_key(conn *c, bool more, const struct ctv_keys *k) {
     conn_out_reply(c, REPLY_END);
 }
 
-/* count= and after= of a listing; after names an object key. */
-static bool ctv_list_option(const char *tok, uint32_t *count, const char **after) {
+/* count= and after= of a listing; after names an object key. False
+ * (the reply made) if tok is wrong. */
+static bool ctv_list_option(conn *c, const char *tok, uint32_t *count, const char **after) {
     const char *v;
 
-    if ((v = cmd_option(tok, "count")) != NULL)
-        return cmd_parse_count(v, CTV_COUNT_MAX, count) && *count > 0;
-    if ((v = cmd_option(tok, "after")) != NULL) {
+    if ((v = cmd_option(tok, "count")) != NULL) {
+        if (cmd_parse_count(v, CTV_COUNT_MAX, count) && *count > 0)
+            return true;
+        conn_out_reply(c, REPLY_X_COUNT_10000);
+    } else if ((v = cmd_option(tok, "after")) != NULL) {
         *after = v;
-        return *v != '\0' && strlen(v) <= ITEM_KEY_MAX;
+        if (*v != '\0' && strlen(v) <= ITEM_KEY_MAX)
+            return true;
+        cmd_bad_value(c, "after");
+    } else {
+        cmd_unknown_option(c, tok);
     }
     return false;
 }
@@ -525,12 +558,13 @@ enum conn_parse_result ctverb_children(conn *c, struct cmd_line *t) {
     bool more;
     int i;
 
-    for (i = 2; i < t->n; i++) {
-        if (t->vlen[1] > ITEM_KEY_MAX || !ctv_list_option(t->v[i], &count, &after)) {
-            conn_out_reply(c, REPLY_BAD_FORMAT);
-            return PARSE_DONE;
-        }
+    if (t->vlen[1] > ITEM_KEY_MAX) {
+        conn_out_reply(c, REPLY_X_KEY_TOO_LONG);
+        return PARSE_DONE;
     }
+    for (i = 2; i < t->n; i++)
+        if (!ctv_list_option(c, t->v[i], &count, &after))
+            return PARSE_DONE;
     if ((pin = ctv_obj_pin(c, t->v[1], t->vlen[1])) == NULL)
         return PARSE_DONE;
     if (after != NULL && (apin = ctv_obj_pin(c, after, strlen(after))) == NULL) {
@@ -558,10 +592,11 @@ enum conn_parse_result ctverb_active(conn *c, struct cmd_line *t) {
     int i;
 
     for (i = 1; i < t->n; i++) {
-        bool ok = (v = cmd_option(t->v[i], "since")) != NULL ? ctv_i64(v, &since) && since >= 0
-                  : ctv_list_option(t->v[i], &count, &after);
-        if (!ok) {
-            conn_out_reply(c, REPLY_BAD_FORMAT);
+        if ((v = cmd_option(t->v[i], "since")) == NULL) {
+            if (!ctv_list_option(c, t->v[i], &count, &after))
+                return PARSE_DONE;
+        } else if (!ctv_i64(v, &since) || since < 0) {
+            cmd_bad_value(c, "since");
             return PARSE_DONE;
         }
     }
@@ -575,6 +610,13 @@ enum conn_parse_result ctverb_active(conn *c, struct cmd_line *t) {
 }
 
 /* ---- increments and reads ---- */
+
+/* Which of "<counter> <type>" (tokens 2 and 3) is wrong. */
+static enum reply_id ctv_counter_type_error(const struct cmd_line *t) {
+    uint32_t n;
+
+    return ctv_u32(t->v[2], &n) ? REPLY_X_BAD_TYPE : REPLY_X_BAD_COUNTER;
+}
 
 static void ctv_out_exceeded(conn *c, const struct ctree_at *at) {
     char period[CTP_TEXT_MAX];
@@ -595,13 +637,13 @@ enum conn_parse_result ctverb_incr(conn *c, struct cmd_line *t) {
     memset(&in, 0, sizeof(in));
     for (i = 6; i < t->n - (c->noreply ? 1 : 0); i++) {
         if (strcmp(t->v[i], "values") != 0 || values) {
-            cmd_reply(c, REPLY_BAD_FORMAT);
+            cmd_reply(c, cmd_extra_tokens(t, i));
             return PARSE_DONE;
         }
         values = true;
     }
-    if (t->n < 6 || !ctv_u32(t->v[2], &in.counter) || !ctv_u32(t->v[3], &in.code) || !ctp_valid(in.code)) {
-        cmd_reply(c, REPLY_BAD_FORMAT);
+    if (!ctv_u32(t->v[2], &in.counter) || !ctv_u32(t->v[3], &in.code) || !ctp_valid(in.code)) {
+        cmd_reply(c, ctv_counter_type_error(t));
         return PARSE_DONE;
     }
     if (!ctp_parse_time(in.code, t->v[4], &in.t)) {
@@ -609,7 +651,7 @@ enum conn_parse_result ctverb_incr(conn *c, struct cmd_line *t) {
         return PARSE_DONE;
     }
     if (!ctv_i64(t->v[5], &in.delta)) {
-        cmd_reply(c, REPLY_BAD_FORMAT);
+        cmd_reply(c, REPLY_X_BAD_CT_DELTA);
         return PARSE_DONE;
     }
     if (!ctv_log_ok(c) || (pin = ctv_obj_pin(c, t->v[1], t->vlen[1])) == NULL)
@@ -635,7 +677,7 @@ enum conn_parse_result ctverb_get(conn *c, struct cmd_line *t) {
     item *pin;
 
     if (!ctv_u32(t->v[2], &counter) || !ctv_u32(t->v[3], &code) || !ctp_valid(code)) {
-        conn_out_reply(c, REPLY_BAD_FORMAT);
+        conn_out_reply(c, ctv_counter_type_error(t));
         return PARSE_DONE;
     }
     if (!ctp_parse_period(code, t->v[4], &idx)) {
@@ -724,39 +766,47 @@ static bool ctv_parse_cursor(const char *s, struct ctree_filter *f) {
     return true;
 }
 
-static bool ctv_filter_option(struct ctv_filter *cf, const char *tok) {
+/* The name of the filter option tok sets, or NULL if it is none (the
+ * value is in cf). *ok: whether the value is good. */
+static const char *ctv_filter_option(struct ctv_filter *cf, const char *tok, bool *ok) {
     const char *v;
-    uint32_t n;
+    uint32_t n = 0;
 
-    if ((v = cmd_option(tok, "counters")) != NULL)
-        return ctv_parse_counters(v, cf);
-    if ((v = cmd_option(tok, "type")) != NULL)
-        return ctv_u32(v, &cf->f.code) && ctp_valid(cf->f.code);
+    *ok = true;
+    if ((v = cmd_option(tok, "counters")) != NULL) {
+        *ok = ctv_parse_counters(v, cf);
+        return "counters";
+    }
+    if ((v = cmd_option(tok, "type")) != NULL) {
+        *ok = ctv_u32(v, &cf->f.code) && ctp_valid(cf->f.code);
+        return "type";
+    }
     if ((v = cmd_option(tok, "periods")) != NULL) {
         cf->periods = v;
-        return true;
+        return "periods";
     }
     if ((v = cmd_option(tok, "scan")) != NULL) {
-        if (!cmd_parse_count(v, CTV_SCAN_MAX, &n) || n == 0)
-            return false;
+        *ok = cmd_parse_count(v, CTV_SCAN_MAX, &n) && n > 0;
         cf->f.scan_max = n;
-        return true;
+        return "scan";
     }
     if ((v = cmd_option(tok, "count")) != NULL) {
-        if (!cmd_parse_count(v, CTV_COUNT_MAX, &n) || n == 0)
-            return false;
+        *ok = cmd_parse_count(v, CTV_COUNT_MAX, &n) && n > 0;
         cf->f.count_max = n;
-        return true;
+        return "count";
     }
     if ((v = cmd_option(tok, "after")) != NULL) {
         cf->after = v;
-        return true;
+        return "after";
     }
-    return false;
+    return NULL;
 }
 
-/* Parses the options from token first on; false: bad format. */
-static bool ctv_filter(struct cmd_line *t, int first, struct ctv_filter *cf) {
+/* Parses the options from token first on; false (the reply made) if one
+ * is wrong. */
+static bool ctv_filter(conn *c, struct cmd_line *t, int first, struct ctv_filter *cf) {
+    const char *name;
+    bool ok;
     int i;
 
     memset(cf, 0, sizeof(*cf));
@@ -765,12 +815,25 @@ static bool ctv_filter(struct cmd_line *t, int first, struct ctv_filter *cf) {
     cf->f.phi = INT64_MAX;
     cf->f.scan_max = CTV_SCAN_DEFAULT;
     cf->f.count_max = CTV_COUNT_DEFAULT;
-    for (i = first; i < t->n; i++)
-        if (!ctv_filter_option(cf, t->v[i]))
+    for (i = first; i < t->n; i++) {
+        if ((name = ctv_filter_option(cf, t->v[i], &ok)) == NULL)
+            cmd_unknown_option(c, t->v[i]);
+        else if (!ok && strcmp(name, "count") == 0)
+            conn_out_reply(c, REPLY_X_COUNT_10000);
+        else if (!ok)
+            cmd_bad_value(c, name);
+        if (name == NULL || !ok)
             return false;
-    if (cf->periods != NULL && (cf->f.code == 0 || !ctv_parse_periods(cf->periods, cf)))
-        return false;
-    return cf->after == NULL || ctv_parse_cursor(cf->after, &cf->f);
+    }
+    if (cf->periods != NULL && cf->f.code == 0)
+        conn_out_reply(c, REPLY_X_PERIODS_TYPE);
+    else if (cf->periods != NULL && !ctv_parse_periods(cf->periods, cf))
+        cmd_bad_value(c, "periods");
+    else if (cf->after != NULL && !ctv_parse_cursor(cf->after, &cf->f))
+        cmd_bad_value(c, "after");
+    else
+        return true;
+    return false;
 }
 
 enum conn_parse_result ctverb_values(conn *c, struct cmd_line *t) {
@@ -779,10 +842,12 @@ enum conn_parse_result ctverb_values(conn *c, struct cmd_line *t) {
     enum ctree_result r;
     item *pin;
 
-    if (t->vlen[1] > ITEM_KEY_MAX || !ctv_filter(t, 2, &cf)) {
-        conn_out_reply(c, REPLY_BAD_FORMAT);
+    if (t->vlen[1] > ITEM_KEY_MAX) {
+        conn_out_reply(c, REPLY_X_KEY_TOO_LONG);
         return PARSE_DONE;
     }
+    if (!ctv_filter(c, t, 2, &cf))
+        return PARSE_DONE;
     if ((pin = ctv_obj_pin(c, t->v[1], t->vlen[1])) == NULL)
         return PARSE_DONE;
     r = ctree_values(ctv_obj(pin), &cf.f, ctv_out_value, c, &cur);
@@ -800,10 +865,8 @@ enum conn_parse_result ctverb_periods(conn *c, struct cmd_line *t) {
     static __thread struct ctv_filter cf;
     struct ctree_cursor cur;
 
-    if (!ctv_filter(t, 1, &cf)) {
-        conn_out_reply(c, REPLY_BAD_FORMAT);
+    if (!ctv_filter(c, t, 1, &cf))
         return PARSE_DONE;
-    }
     ctree_periods(&cf.f, ctv_out_period, c, &cur);
     ctv_out_more(c, &cur);
     conn_out_reply(c, REPLY_END);

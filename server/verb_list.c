@@ -69,7 +69,7 @@ static item *lverb_list(conn *c, const char *key, size_t nkey, bool create, enum
     item *pin = NULL;
 
     if (nkey > ITEM_KEY_MAX)
-        cmd_reply(c, REPLY_BAD_FORMAT);
+        cmd_reply(c, REPLY_X_KEY_TOO_LONG);
     else if ((pin = store_list_open(key, nkey, create, NULL, &st)) == NULL)
         cmd_reply(c, st == STORE_WRONG_TYPE ? REPLY_WRONG_TYPE
                      : st == STORE_NO_MEMORY ? REPLY_OOM_STORE : missing);
@@ -140,9 +140,16 @@ enum conn_parse_result lverb_create(conn *c, struct cmd_line *t) {
     const char *v;
     item *pin;
 
-    if (t->vlen[1] > ITEM_KEY_MAX ||
-        (t->n == 3 && ((v = cmd_option(t->v[2], "maxlen")) == NULL || !lverb_parse_u64(v, &o.max_len)))) {
-        conn_out_reply(c, REPLY_BAD_FORMAT);
+    if (t->vlen[1] > ITEM_KEY_MAX) {
+        conn_out_reply(c, REPLY_X_KEY_TOO_LONG);
+        return PARSE_DONE;
+    }
+    if (t->n == 3 && (v = cmd_option(t->v[2], "maxlen")) == NULL) {
+        cmd_unknown_option(c, t->v[2]);
+        return PARSE_DONE;
+    }
+    if (t->n == 3 && !lverb_parse_u64(v, &o.max_len)) {
+        cmd_bad_value(c, "maxlen");
         return PARSE_DONE;
     }
     if (!lverb_log_ok(c))
@@ -187,23 +194,25 @@ static void lverb_read_blocks(conn *c, const char *key, size_t nkey, struct lver
     c->nread.finish = lverb_data_done;
 }
 
-/* Lengths of tokens [from, to) into r; false if one is not a length. */
-static bool lverb_lengths(char **v, int from, int to, struct lverb_req *r) {
+/* Lengths of tokens [from, to) into r: REPLY_OK, or what is wrong. */
+static enum reply_id lverb_lengths(char **v, int from, int to, struct lverb_req *r) {
     int i;
 
     r->nvals = 0;
     for (i = from; i < to; i++)
         if (!cmd_parse_count(v[i], INT32_MAX - 2, &r->len[r->nvals++]))
-            return false;
-    return r->nvals > 0;
+            return strcmp(v[i], "noreply") == 0 ? REPLY_X_NOREPLY_LAST : REPLY_X_BAD_LENGTH;
+    return r->nvals > 0 ? REPLY_OK : REPLY_X_BAD_LENGTH;
 }
 
-/* A refused command with known lengths still skips its blocks. */
-static enum conn_parse_result lverb_refuse(conn *c, struct lverb_req *r, bool lengths_ok) {
+/* A refused command (why: the reply) with known lengths still skips its
+ * blocks. */
+static enum conn_parse_result lverb_refuse(conn *c, struct lverb_req *r, bool lengths_ok,
+                                           enum reply_id why) {
     size_t total = 0;
     int i;
 
-    cmd_reply(c, REPLY_BAD_FORMAT);
+    cmd_reply(c, why);
     for (i = 0; lengths_ok && i < r->nvals; i++)
         total += (size_t)r->len[i] + 2;
     if (lengths_ok)
@@ -217,7 +226,7 @@ enum conn_parse_result lverb_push(conn *c, struct cmd_line *l) {
     size_t vlen[LVERB_TOKENS];
     struct lverb_req r = { .verb = l->arg };
     int n = parse_tokenize(l->line, l->len, v, vlen, LVERB_TOKENS);
-    bool ok;
+    enum reply_id bad;
 
     c->noreply = n >= 3 && n <= LVERB_TOKENS && strcmp(v[n - 1], "noreply") == 0;
     if (n < 3 || n > LVERB_TOKENS || n - (c->noreply ? 1 : 0) > LVERB_VALUES_MAX + 2) {
@@ -225,9 +234,9 @@ enum conn_parse_result lverb_push(conn *c, struct cmd_line *l) {
         conn_out_reply(c, REPLY_ERROR);
         return PARSE_DONE;
     }
-    ok = lverb_lengths(v, 2, n - (c->noreply ? 1 : 0), &r);
-    if (!ok || vlen[1] > ITEM_KEY_MAX)
-        return lverb_refuse(c, &r, ok);
+    bad = lverb_lengths(v, 2, n - (c->noreply ? 1 : 0), &r);
+    if (bad != REPLY_OK || vlen[1] > ITEM_KEY_MAX)
+        return lverb_refuse(c, &r, bad == REPLY_OK, vlen[1] > ITEM_KEY_MAX ? REPLY_X_KEY_TOO_LONG : bad);
     lverb_read_blocks(c, v[1], vlen[1], &r);
     return PARSE_DONE;
 }
@@ -236,12 +245,16 @@ enum conn_parse_result lverb_push(conn *c, struct cmd_line *l) {
  * [noreply] (arg: which). */
 enum conn_parse_result lverb_num_block(conn *c, struct cmd_line *t) {
     struct lverb_req r = { .verb = t->arg };
-    bool ok;
+    enum reply_id bad, len;
 
     c->noreply = cmd_is_noreply(t, 4);
-    ok = lverb_lengths(t->v, 3, 4, &r);
-    if (!ok || (t->n == 5 && !c->noreply) || t->vlen[1] > ITEM_KEY_MAX || !lverb_parse_i64(t->v[2], &r.num))
-        return lverb_refuse(c, &r, ok);
+    len = lverb_lengths(t->v, 3, 4, &r);
+    bad = t->vlen[1] > ITEM_KEY_MAX ? REPLY_X_KEY_TOO_LONG
+          : !lverb_parse_i64(t->v[2], &r.num) ? (t->arg == LVERB_SET ? REPLY_X_BAD_INDEX : REPLY_X_BAD_COUNT)
+          : len != REPLY_OK ? len
+          : t->n == 5 && !c->noreply ? cmd_extra_tokens(t, 4) : REPLY_OK;
+    if (bad != REPLY_OK)
+        return lverb_refuse(c, &r, len == REPLY_OK, bad);
     lverb_read_blocks(c, t->v[1], t->vlen[1], &r);
     return PARSE_DONE;
 }
@@ -249,14 +262,17 @@ enum conn_parse_result lverb_num_block(conn *c, struct cmd_line *t) {
 /* linsert <key> before|after <pivot bytes> <bytes> [noreply] */
 enum conn_parse_result lverb_insert(conn *c, struct cmd_line *t) {
     struct lverb_req r = { .verb = LVERB_INSERT };
-    bool ok;
+    enum reply_id bad, len;
 
     c->noreply = cmd_is_noreply(t, 5);
-    ok = lverb_lengths(t->v, 3, 5, &r);
+    len = lverb_lengths(t->v, 3, 5, &r);
     r.after = strcmp(t->v[2], "after") == 0;
-    if (!ok || (t->n == 6 && !c->noreply) || t->vlen[1] > ITEM_KEY_MAX ||
-        (!r.after && strcmp(t->v[2], "before") != 0))
-        return lverb_refuse(c, &r, ok);
+    bad = t->vlen[1] > ITEM_KEY_MAX ? REPLY_X_KEY_TOO_LONG
+          : !r.after && strcmp(t->v[2], "before") != 0 ? REPLY_X_BEFORE_AFTER
+          : len != REPLY_OK ? len
+          : t->n == 6 && !c->noreply ? cmd_extra_tokens(t, 5) : REPLY_OK;
+    if (bad != REPLY_OK)
+        return lverb_refuse(c, &r, len == REPLY_OK, bad);
     lverb_read_blocks(c, t->v[1], t->vlen[1], &r);
     return PARSE_DONE;
 }
@@ -264,11 +280,10 @@ enum conn_parse_result lverb_insert(conn *c, struct cmd_line *t) {
 /* lexists <key> <bytes> */
 enum conn_parse_result lverb_exists(conn *c, struct cmd_line *t) {
     struct lverb_req r = { .verb = LVERB_EXISTS };
-    bool ok;
+    enum reply_id len = lverb_lengths(t->v, 2, 3, &r);
 
-    ok = lverb_lengths(t->v, 2, 3, &r);
-    if (!ok || t->vlen[1] > ITEM_KEY_MAX)
-        return lverb_refuse(c, &r, ok);
+    if (len != REPLY_OK || t->vlen[1] > ITEM_KEY_MAX)
+        return lverb_refuse(c, &r, len == REPLY_OK, t->vlen[1] > ITEM_KEY_MAX ? REPLY_X_KEY_TOO_LONG : len);
     lverb_read_blocks(c, t->v[1], t->vlen[1], &r);
     return PARSE_DONE;
 }
@@ -378,9 +393,16 @@ enum conn_parse_result lverb_pop(conn *c, struct cmd_line *t) {
     int i, n;
 
     for (i = 2; i < t->n; i++) {
-        if ((v = cmd_option(t->v[i], "wait")) != NULL ? !cmd_parse_ms(v, &wait_ms)
-            : i != 2 || !cmd_parse_count(t->v[i], LVERB_COUNT_MAX, &count) || count == 0) {
-            conn_out_reply(c, REPLY_BAD_FORMAT);
+        if ((v = cmd_option(t->v[i], "wait")) != NULL) {
+            if (!cmd_parse_ms(v, &wait_ms)) {
+                cmd_bad_value(c, "wait");
+                return PARSE_DONE;
+            }
+        } else if (i != 2 || strchr(t->v[i], '=') != NULL) {
+            cmd_unknown_option(c, t->v[i]);
+            return PARSE_DONE;
+        } else if (!cmd_parse_count(t->v[i], LVERB_COUNT_MAX, &count) || count == 0) {
+            conn_out_reply(c, REPLY_X_COUNT_1000);
             return PARSE_DONE;
         }
     }
@@ -416,8 +438,12 @@ enum conn_parse_result lverb_range(conn *c, struct cmd_line *t) {
     int64_t off;
     item *pin;
 
-    if (!lverb_parse_i64(t->v[2], &off) || !cmd_parse_count(t->v[3], LVERB_COUNT_MAX, &limit)) {
-        conn_out_reply(c, REPLY_BAD_FORMAT);
+    if (!lverb_parse_i64(t->v[2], &off)) {
+        conn_out_reply(c, REPLY_X_BAD_OFFSET);
+        return PARSE_DONE;
+    }
+    if (!cmd_parse_count(t->v[3], LVERB_COUNT_MAX, &limit)) {
+        conn_out_reply(c, REPLY_X_BAD_LIMIT);
         return PARSE_DONE;
     }
     pin = lverb_list(c, t->v[1], t->vlen[1], false, REPLY_END);
@@ -436,7 +462,7 @@ enum conn_parse_result lverb_index(conn *c, struct cmd_line *t) {
     item *pin;
 
     if (!lverb_parse_i64(t->v[2], &idx)) {
-        conn_out_reply(c, REPLY_BAD_FORMAT);
+        conn_out_reply(c, REPLY_X_BAD_INDEX);
         return PARSE_DONE;
     }
     pin = lverb_list(c, t->v[1], t->vlen[1], false, REPLY_END);
@@ -451,12 +477,16 @@ enum conn_parse_result lverb_index(conn *c, struct cmd_line *t) {
 /* ltrim <key> <offset> <limit> [noreply] */
 enum conn_parse_result lverb_trim(conn *c, struct cmd_line *t) {
     uint64_t limit, gone;
+    enum reply_id bad;
     int64_t off;
     item *pin;
 
     c->noreply = cmd_is_noreply(t, 4);
-    if (!lverb_parse_i64(t->v[2], &off) || !lverb_parse_u64(t->v[3], &limit) || (t->n == 5 && !c->noreply)) {
-        cmd_reply(c, REPLY_BAD_FORMAT);
+    bad = !lverb_parse_i64(t->v[2], &off) ? REPLY_X_BAD_OFFSET
+          : !lverb_parse_u64(t->v[3], &limit) ? REPLY_X_BAD_LIMIT
+          : t->n == 5 && !c->noreply ? cmd_extra_tokens(t, 4) : REPLY_OK;
+    if (bad != REPLY_OK) {
+        cmd_reply(c, bad);
         return PARSE_DONE;
     }
     if (!lverb_log_ok(c))

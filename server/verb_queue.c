@@ -72,7 +72,7 @@ static item *qverb_queue(conn *c, struct cmd_line *t, bool create, enum reply_id
     item *pin = NULL;
 
     if (t->vlen[1] > ITEM_KEY_MAX)
-        cmd_reply(c, REPLY_BAD_FORMAT);
+        cmd_reply(c, REPLY_X_KEY_TOO_LONG);
     else if ((pin = store_queue_open(t->v[1], t->vlen[1], create, NULL, &st)) == NULL)
         cmd_reply(c, st == STORE_WRONG_TYPE ? REPLY_WRONG_TYPE
                      : st == STORE_NO_MEMORY ? REPLY_OOM_STORE : missing);
@@ -111,32 +111,39 @@ void qverb_out_delivery(conn *c, struct qdelivery *d) {
 
 /* ---- qcreate ---- */
 
-static bool qverb_create_option(struct queue_opts *o, const char *tok) {
+/* One "name=value" option; false (the reply made) if it is wrong. */
+static bool qverb_create_option(conn *c, struct queue_opts *o, const char *tok) {
     const char *v;
     uint32_t n32;
     uint64_t n64;
+    size_t n;
 
-    if ((v = cmd_option(tok, "lease")) != NULL)
-        return cmd_parse_ms(v, &o->lease_ms) && o->lease_ms > 0;
-    if ((v = cmd_option(tok, "maxdeliver")) != NULL) {
-        if (!cmd_parse_count(v, UINT32_MAX, &n32))
-            return false;
-        o->max_deliveries = n32;
-        return true;
-    }
-    if ((v = cmd_option(tok, "maxlen")) != NULL) {
-        if (!parse_u64(v, &n64))
-            return false;
-        o->max_length = n64;
-        return true;
-    }
-    if ((v = cmd_option(tok, "dlq")) != NULL) {
-        size_t n = strlen(v);
-        if (n == 0 || n > ITEM_KEY_MAX)
-            return false;
-        memcpy(o->dlq, v, n);
-        o->ndlq = n;
-        return true;
+    if ((v = cmd_option(tok, "lease")) != NULL) {
+        if (cmd_parse_ms(v, &o->lease_ms) && o->lease_ms > 0)
+            return true;
+        cmd_bad_value(c, "lease");
+    } else if ((v = cmd_option(tok, "maxdeliver")) != NULL) {
+        if (cmd_parse_count(v, UINT32_MAX, &n32)) {
+            o->max_deliveries = n32;
+            return true;
+        }
+        cmd_bad_value(c, "maxdeliver");
+    } else if ((v = cmd_option(tok, "maxlen")) != NULL) {
+        if (parse_u64(v, &n64)) {
+            o->max_length = n64;
+            return true;
+        }
+        cmd_bad_value(c, "maxlen");
+    } else if ((v = cmd_option(tok, "dlq")) != NULL) {
+        n = strlen(v);
+        if (n > 0 && n <= ITEM_KEY_MAX) {
+            memcpy(o->dlq, v, n);
+            o->ndlq = n;
+            return true;
+        }
+        cmd_bad_value(c, "dlq");
+    } else {
+        cmd_unknown_option(c, tok);
     }
     return false;
 }
@@ -155,16 +162,13 @@ enum conn_parse_result qverb_create(conn *c, struct cmd_line *t) {
     int i;
 
     if (t->vlen[1] > ITEM_KEY_MAX) {
-        conn_out_reply(c, REPLY_BAD_FORMAT);
+        conn_out_reply(c, REPLY_X_KEY_TOO_LONG);
         return PARSE_DONE;
     }
     store_queue_defaults(t->v[1], t->vlen[1], &o);
-    for (i = 2; i < t->n; i++) {
-        if (!qverb_create_option(&o, t->v[i])) {
-            conn_out_reply(c, REPLY_BAD_FORMAT);
+    for (i = 2; i < t->n; i++)
+        if (!qverb_create_option(c, &o, t->v[i]))
             return PARSE_DONE;
-        }
-    }
     check = store_queue_check_opts(t->v[1], t->vlen[1], &o);
     if (check != STORE_QUEUE_OPTS_OK) {
         conn_out_reply(c, qverb_opts_errors[check]);
@@ -190,21 +194,37 @@ enum conn_parse_result qverb_create(conn *c, struct cmd_line *t) {
 
 static void qverb_push_done(conn *c);
 
+/* The first wrong token of a qpush line (REPLY_OK: none). */
+static enum reply_id qverb_push_check(conn *c, struct cmd_line *t, uint32_t *flags,
+                                      int32_t *delay, bool vlen_ok, uint32_t *pri) {
+    if (t->vlen[1] > ITEM_KEY_MAX)
+        return REPLY_X_KEY_TOO_LONG;
+    if (!parse_u32_exact(t->v[2], flags))
+        return REPLY_X_BAD_FLAGS;
+    if (!parse_i32_exact(t->v[3], delay))
+        return REPLY_X_BAD_DELAY;
+    if (!vlen_ok)
+        return REPLY_X_BAD_LENGTH;
+    if (t->n == 7 && !c->noreply)
+        return cmd_extra_tokens(t, 5);
+    if (t->n - (c->noreply ? 1 : 0) == 6 && !cmd_parse_count(t->v[5], UINT32_MAX, pri))
+        return REPLY_X_BAD_PRIORITY;
+    return REPLY_OK;
+}
+
 enum conn_parse_result qverb_push(conn *c, struct cmd_line *t) {
     int32_t delay = 0, vlen = 0;
     uint32_t flags = 0, pri = QUEUE_DEFAULT_PRI;
-    bool vlen_ok, line_ok;
+    enum reply_id bad;
+    bool vlen_ok;
     enum store_status st;
     item *it;
 
     c->noreply = cmd_is_noreply(t, t->n - 1);
     vlen_ok = parse_i32_exact(t->v[4], &vlen) && vlen >= 0 && vlen <= INT32_MAX - 2;
-    line_ok = t->vlen[1] <= ITEM_KEY_MAX && parse_u32_exact(t->v[2], &flags) &&
-              parse_i32_exact(t->v[3], &delay) &&
-              vlen_ok && (t->n < 7 || c->noreply) &&
-              (t->n - (c->noreply ? 1 : 0) < 6 || cmd_parse_count(t->v[5], UINT32_MAX, &pri));
-    if (!line_ok || !persist_writable()) {
-        cmd_reply(c, line_ok ? REPLY_LOG_FAILED : REPLY_BAD_FORMAT);
+    bad = qverb_push_check(c, t, &flags, &delay, vlen_ok, &pri);
+    if (bad != REPLY_OK || !persist_writable()) {
+        cmd_reply(c, bad != REPLY_OK ? bad : REPLY_LOG_FAILED);
         if (vlen_ok)
             conn_start_swallow(c, (size_t)vlen + 2);
         return PARSE_DONE;
@@ -273,31 +293,51 @@ struct qverb_pop_args {
     struct qreceipt ack;
 };
 
-static bool qverb_pop_args(struct cmd_line *t, struct qverb_pop_args *a) {
+/* One token of a qpop's arguments; false (the reply made) if it is wrong.
+ * The count, a token without "=", may only come first. */
+static bool qverb_pop_arg(conn *c, const char *tok, bool first, struct qverb_pop_args *a) {
+    const char *v;
+    uint32_t n;
+
+    if ((v = cmd_option(tok, "lease")) != NULL) {
+        a->has_lease = cmd_parse_ms(v, &a->lease_ms) && a->lease_ms > 0;
+        if (!a->has_lease)
+            cmd_bad_value(c, "lease");
+        return a->has_lease;
+    }
+    if ((v = cmd_option(tok, "wait")) != NULL) {
+        if (!cmd_parse_ms(v, &a->wait_ms)) {
+            cmd_bad_value(c, "wait");
+            return false;
+        }
+        return true;
+    }
+    if ((v = cmd_option(tok, "ack")) != NULL) {
+        a->has_ack = qverb_parse_receipt(v, &a->ack);
+        if (!a->has_ack)
+            cmd_bad_value(c, "ack");
+        return a->has_ack;
+    }
+    if (!first || strchr(tok, '=') != NULL) {
+        cmd_unknown_option(c, tok);
+        return false;
+    }
+    if (!cmd_parse_count(tok, QVERB_POP_MAX, &n) || n == 0) {
+        conn_out_reply(c, REPLY_X_COUNT_100);
+        return false;
+    }
+    a->count = (int)n;
+    return true;
+}
+
+static bool qverb_pop_args(conn *c, struct cmd_line *t, struct qverb_pop_args *a) {
     int i;
 
     memset(a, 0, sizeof(*a));
     a->count = 1;
-    for (i = 2; i < t->n; i++) {
-        const char *v;
-        uint32_t n;
-        if ((v = cmd_option(t->v[i], "lease")) != NULL) {
-            if (!cmd_parse_ms(v, &a->lease_ms) || a->lease_ms == 0)
-                return false;
-            a->has_lease = true;
-        } else if ((v = cmd_option(t->v[i], "wait")) != NULL) {
-            if (!cmd_parse_ms(v, &a->wait_ms))
-                return false;
-        } else if ((v = cmd_option(t->v[i], "ack")) != NULL) {
-            if (!qverb_parse_receipt(v, &a->ack))
-                return false;
-            a->has_ack = true;
-        } else if (i == 2 && cmd_parse_count(t->v[i], QVERB_POP_MAX, &n) && n >= 1) {
-            a->count = (int)n;
-        } else {
+    for (i = 2; i < t->n; i++)
+        if (!qverb_pop_arg(c, t->v[i], i == 2, a))
             return false;
-        }
-    }
     return true;
 }
 
@@ -311,10 +351,8 @@ enum conn_parse_result qverb_pop(conn *c, struct cmd_line *t) {
     int n, i;
     item *pin;
 
-    if (!qverb_pop_args(t, &a)) {
-        conn_out_reply(c, REPLY_BAD_FORMAT);
+    if (!qverb_pop_args(c, t, &a))
         return PARSE_DONE;
-    }
     if (!qverb_log_ok(c))
         return PARSE_DONE;
     pin = qverb_queue(c, t, a.wait_ms > 0, a.has_ack ? REPLY_NOT_FOUND : REPLY_END, &st);
@@ -341,6 +379,20 @@ enum conn_parse_result qverb_pop(conn *c, struct cmd_line *t) {
 
 /* ---- ack, release, touch ---- */
 
+/* The first wrong token of a qack, qrelease or qtouch (REPLY_OK: none). */
+static enum reply_id qverb_by_id_check(conn *c, struct cmd_line *t, struct qreceipt *rc,
+                                       bool has_ms, int32_t *delay, uint64_t *ms) {
+    if (!qverb_parse_receipt(t->v[2], rc))
+        return REPLY_X_BAD_ID;
+    if ((t->arg == QVERB_ACK && has_ms) || (t->n == 5 && !c->noreply))
+        return cmd_extra_tokens(t, 3);
+    if (has_ms && t->arg == QVERB_RELEASE && !parse_i32_exact(t->v[3], delay))
+        return REPLY_X_BAD_DELAY;
+    if (has_ms && t->arg == QVERB_TOUCH && (!cmd_parse_ms(t->v[3], ms) || *ms == 0))
+        return REPLY_X_BAD_LEASE;
+    return REPLY_OK;
+}
+
 /* qack, qrelease, qtouch (arg: which). */
 enum conn_parse_result qverb_by_id(conn *c, struct cmd_line *t) {
     int verb = t->arg;
@@ -348,15 +400,14 @@ enum conn_parse_result qverb_by_id(conn *c, struct cmd_line *t) {
     uint64_t ms = 0;
     bool has_ms = t->n > 3 && !cmd_is_noreply(t, 3);
     enum queue_result r;
+    enum reply_id bad;
     int32_t delay = 0;
     item *pin;
 
     c->noreply = cmd_is_noreply(t, t->n - 1);
-    if (t->n < 3 || !qverb_parse_receipt(t->v[2], &rc) || (verb == QVERB_ACK && has_ms) ||
-        (t->n == 5 && !c->noreply) ||
-        (has_ms && verb == QVERB_RELEASE && !parse_i32_exact(t->v[3], &delay)) ||
-        (has_ms && verb == QVERB_TOUCH && (!cmd_parse_ms(t->v[3], &ms) || ms == 0))) {
-        cmd_reply(c, REPLY_BAD_FORMAT);
+    bad = qverb_by_id_check(c, t, &rc, has_ms, &delay, &ms);
+    if (bad != REPLY_OK) {
+        cmd_reply(c, bad);
         return PARSE_DONE;
     }
     if (!qverb_log_ok(c))
@@ -419,8 +470,8 @@ enum conn_parse_result qverb_peek(conn *c, struct cmd_line *t) {
     uint32_t count = 1;
     item *pin;
 
-    if (t->n > 3 || (t->n == 3 && (!cmd_parse_count(t->v[2], QVERB_POP_MAX, &count) || count == 0))) {
-        conn_out_reply(c, REPLY_BAD_FORMAT);
+    if (t->n == 3 && (!cmd_parse_count(t->v[2], QVERB_POP_MAX, &count) || count == 0)) {
+        conn_out_reply(c, REPLY_X_COUNT_100);
         return PARSE_DONE;
     }
     pin = qverb_queue(c, t, false, REPLY_END, NULL);
@@ -432,8 +483,8 @@ enum conn_parse_result qverb_peek(conn *c, struct cmd_line *t) {
     return PARSE_DONE;
 }
 
-/* "[values] [<count>]" of qpending. */
-static bool qverb_pending_args(struct cmd_line *t, struct qverb_list *l) {
+/* "[values] [<count>]" of qpending: REPLY_OK, or what is wrong. */
+static enum reply_id qverb_pending_args(struct cmd_line *t, struct qverb_list *l) {
     int i = 2;
 
     l->values = t->n > i && strcmp(t->v[i], "values") == 0;
@@ -441,16 +492,17 @@ static bool qverb_pending_args(struct cmd_line *t, struct qverb_list *l) {
         i++;
     l->left = QVERB_PENDING_DEFAULT;
     if (t->n > i && (!cmd_parse_count(t->v[i++], QVERB_PENDING_MAX, &l->left) || l->left == 0))
-        return false;
-    return i == t->n;
+        return REPLY_X_COUNT_10000;
+    return i == t->n ? REPLY_OK : REPLY_X_TOO_MANY;
 }
 
 enum conn_parse_result qverb_pending(conn *c, struct cmd_line *t) {
     struct qverb_list l = { c, false, clock_now_ms(), 0 };
+    enum reply_id bad = qverb_pending_args(t, &l);
     item *pin;
 
-    if (!qverb_pending_args(t, &l)) {
-        conn_out_reply(c, REPLY_BAD_FORMAT);
+    if (bad != REPLY_OK) {
+        conn_out_reply(c, bad);
         return PARSE_DONE;
     }
     pin = qverb_queue(c, t, false, REPLY_END, NULL);
@@ -475,7 +527,7 @@ enum conn_parse_result qverb_stats(conn *c, struct cmd_line *t) {
     char *p;
 
     if (t->n != 2) {
-        conn_out_reply(c, REPLY_BAD_FORMAT);
+        conn_out_reply(c, REPLY_X_TOO_MANY);
         return PARSE_DONE;
     }
     pin = qverb_queue(c, t, false, REPLY_NOT_FOUND, NULL);
@@ -515,7 +567,7 @@ enum conn_parse_result qverb_purge(conn *c, struct cmd_line *t) {
 
     c->noreply = cmd_is_noreply(t, t->n - 1);
     if (t->n > 2 + (c->noreply ? 1 : 0)) {
-        cmd_reply(c, REPLY_BAD_FORMAT);
+        cmd_reply(c, REPLY_X_TOO_MANY);
         return PARSE_DONE;
     }
     if (!qverb_log_ok(c))

@@ -42,24 +42,46 @@ static bool sverb_ttl(const char *v, int64_t *out) {
     return true;
 }
 
-/* One option of kscan; filters only when starting (cursor 0). */
-static bool sverb_option(const char *tok, bool start, uint32_t *count, struct scan_filter *f) {
-    const char *v;
-
-    if ((v = cmd_option(tok, "count")) != NULL)
-        return cmd_parse_count(v, SCAN_PAGE_BUCKETS, count) && *count > 0;
-    if (!start)
-        return false;
-    if ((v = cmd_option(tok, "match")) != NULL && strlen(v) <= ITEM_KEY_MAX && *v != '\0') {
+/* One filter option (tok "<name>=<value>"); false if its value is bad. */
+static bool sverb_filter(const char *name, const char *v, struct scan_filter *f) {
+    if (strcmp(name, "match") == 0) {
+        if (strlen(v) > ITEM_KEY_MAX || *v == '\0')
+            return false;
         strcpy(f->match, v);
         return true;
     }
-    if ((v = cmd_option(tok, "type")) != NULL)
+    if (strcmp(name, "type") == 0)
         return (f->type = sverb_type_of(v)) >= 0;
-    if ((v = cmd_option(tok, "minttl")) != NULL)
-        return sverb_ttl(v, &f->min_ttl);
-    if ((v = cmd_option(tok, "maxttl")) != NULL)
-        return sverb_ttl(v, &f->max_ttl);
+    return sverb_ttl(v, strcmp(name, "minttl") == 0 ? &f->min_ttl : &f->max_ttl);
+}
+
+static const char *const sverb_filters[] = { "match", "type", "minttl", "maxttl" };
+
+/* One option of kscan; filters only when starting (cursor 0). False (the
+ * reply made) if it is wrong. */
+static bool sverb_option(conn *c, const char *tok, bool start, uint32_t *count,
+                         struct scan_filter *f) {
+    const char *v;
+    size_t i;
+
+    if ((v = cmd_option(tok, "count")) != NULL) {
+        if (cmd_parse_count(v, SCAN_PAGE_BUCKETS, count) && *count > 0)
+            return true;
+        conn_out_reply(c, REPLY_X_COUNT_10000);
+        return false;
+    }
+    for (i = 0; i < sizeof(sverb_filters) / sizeof(sverb_filters[0]); i++) {
+        if ((v = cmd_option(tok, sverb_filters[i])) == NULL)
+            continue;
+        if (!start)
+            conn_out_reply(c, REPLY_X_SCAN_FILTER_LATE);
+        else if (!sverb_filter(sverb_filters[i], v, f))
+            cmd_bad_value(c, sverb_filters[i]);
+        else
+            return true;
+        return false;
+    }
+    cmd_unknown_option(c, tok);
     return false;
 }
 
@@ -100,15 +122,12 @@ enum conn_parse_result sverb_scan(conn *c, struct cmd_line *t) {
 
     start = strcmp(t->v[1], "0") == 0;
     if (!start && (!isdigit((unsigned char)t->v[1][0]) || !parse_u64(t->v[1], &id))) {
-        conn_out_reply(c, REPLY_BAD_FORMAT);
+        conn_out_reply(c, REPLY_X_BAD_CURSOR);
         return PARSE_DONE;
     }
-    for (i = 2; i < t->n; i++) {
-        if (!sverb_option(t->v[i], start, &count, &f)) {
-            conn_out_reply(c, REPLY_BAD_FORMAT);
+    for (i = 2; i < t->n; i++)
+        if (!sverb_option(c, t->v[i], start, &count, &f))
             return PARSE_DONE;
-        }
-    }
     if (start)
         r = scan_open(&f, &id);
     if (r == SCAN_OK)
@@ -128,7 +147,7 @@ enum conn_parse_result sverb_close(conn *c, struct cmd_line *t) {
     enum scan_result r;
 
     if (!isdigit((unsigned char)t->v[1][0]) || !parse_u64(t->v[1], &id)) {
-        conn_out_reply(c, REPLY_BAD_FORMAT);
+        conn_out_reply(c, REPLY_X_BAD_CURSOR);
         return PARSE_DONE;
     }
     r = scan_close(id);

@@ -29,7 +29,7 @@ def main():
             fn(*args, **kw)
         except exc as e:
             print("ok - %s (%s)" % (what, e))
-            return
+            return e
         sys.exit("FAIL %s: no %s" % (what, exc.__name__))
 
     check("qcreate creates, then says it exists",
@@ -76,7 +76,8 @@ def main():
           c.qpop("py:empty", wait=timeout + 1), [])
     check("... after about its wait", time.monotonic() - t0 >= timeout + 0.9, True)
 
-    raises("a count out of range is a CLIENT_ERROR", MemcacheClientError, c.qpop, "py:q", 1000)
+    e = raises("a count out of range is a CLIENT_ERROR", MemcacheClientError, c.qpop, "py:q", 1000)
+    check("... that says which argument is wrong", "count must be 1..100" in str(e), True)
     c.set("py:string", b"v")
     raises("a queue verb on a cache value is a CLIENT_ERROR", MemcacheClientError, c.qpush,
            "py:string", b"x")

@@ -138,7 +138,7 @@ start_server {tags {conn mcds-only}} {
         set some [regexp -all {PENDING } [mc_exchange $fd "qpending pq 7\r\n"]]
         set vals [regexp -all {PENDING } [mc_exchange $fd "qpending pq values 1100\r\n"]]
         list [llength $all] $some $vals [mc_exchange $fd "qpending pq 0\r\nqpending pq 10001\r\nqpending pq values x\r\n"]
-    } [list 1000 7 1100 [string repeat "CLIENT_ERROR bad command line format\r\n" 3]]
+    } [list 1000 7 1100 [string repeat "CLIENT_ERROR count must be 1..10000\r\n" 3]]
 
     # ---- Kestrel reads in a multi-get are checked before anything is taken ----
 

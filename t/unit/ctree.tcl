@@ -7,8 +7,8 @@
 
 source [file join [srcdir] t support ctree.tcl]
 
-set BAD "CLIENT_ERROR bad command line format\r\n"
 set BADTIME "CLIENT_ERROR bad time or period\r\n"
+proc ct_err {args} { join [lmap why $args { string cat "CLIENT_ERROR " $why "\r\n" }] "" }
 set HOUR_TYPES {103 104 105 106 107}
 
 start_server {tags {ctree mcds-only}} {
@@ -28,7 +28,7 @@ start_server {tags {ctree mcds-only}} {
 
     test {ctdef: period types that do not nest are refused} {
         mc_exchange $fd "ctdef 3 105,3004\r\nctdef 3 704,105\r\nctdef 3 702,103\r\nctdef 3 103,103\r\nctcounter 3\r\n"
-    } "CLIENT_ERROR period types do not nest\r\nCLIENT_ERROR period types do not nest\r\nCLIENT_ERROR period types do not nest\r\n${BAD}NOT_FOUND\r\n"
+    } "CLIENT_ERROR period types do not nest\r\nCLIENT_ERROR period types do not nest\r\nCLIENT_ERROR period types do not nest\r\n[ct_err {bad period types}]NOT_FOUND\r\n"
 
     test {ctdef: nesting types are accepted (5 and 15 minutes, hours, quarters, all time)} {
         assert_equal [mc_exchange $fd "ctdef 4 502,1502,103,104,305,106,107\r\n"] "CREATED\r\n"
@@ -44,18 +44,20 @@ start_server {tags {ctree mcds-only}} {
             append r [mc_exchange $fd "$line\r\n"]
         }
         append r [mc_exchange $fd "ctcounter 5\r\nctdef 5\r\n"]
-    } "[string repeat $BAD 18]NOT_FOUND\r\nERROR\r\n"
+    } [string cat [string repeat [ct_err {bad period types}] 10] [string repeat [ct_err {bad counter}] 3] \
+           [ct_err {bad value for aggregate} {bad value for quantize} {bad value for quantize} \
+                {unknown option foo} {bad value for quantize}] "NOT_FOUND\r\nERROR\r\n"]
 
     test {ctdef: more than 16 period types is refused} {
         mc_exchange $fd "ctdef 6 101,201,301,601,1201,102,202,302,602,1202,103,203,303,603,1203,104,105\r\n"
-    } $BAD
+    } [ct_err {bad period types}]
 
     test {ctcounters lists every counter in id order; ctundef deletes an unused one} {
         assert_equal [mc_exchange $fd "ctdef 4294967295 107\r\nctdef 0 104\r\n"] "CREATED\r\nCREATED\r\n"
         set r [mc_exchange $fd "ctcounters\r\n"]
         assert_match "COUNTER 0 *\r\nCOUNTER 1 *\r\nCOUNTER 2 *\r\nCOUNTER 4 *\r\nCOUNTER 9 *\r\nCOUNTER 4294967295 *\r\nEND\r\n" $r
         mc_exchange $fd "ctundef 4294967295\r\nctundef 4294967295\r\nctundef 0 noreply\r\nctcounter 0\r\nctundef x\r\nctundef 1 2\r\n"
-    } "DELETED\r\nNOT_FOUND\r\nNOT_FOUND\r\n${BAD}${BAD}"
+    } "DELETED\r\nNOT_FOUND\r\nNOT_FOUND\r\n[ct_err {bad counter} {too many tokens}]"
 
     # ---- objects ----
 
@@ -67,7 +69,7 @@ start_server {tags {ctree mcds-only}} {
 
     test {ctobj: limits on unknown counters or types are refused, nothing created} {
         mc_exchange $fd "ctobj o3 limits=99:103:1\r\nctobj o3 limits=1:102:1\r\nctobj o3 limits=1:108:1\r\nctobj o3 limits=1:103\r\nctobj o3 bogus=1\r\nctinfo o3\r\n"
-    } "CLIENT_ERROR no such counter\r\nCLIENT_ERROR counter does not store that period type\r\n${BAD}${BAD}${BAD}NOT_FOUND\r\n"
+    } "CLIENT_ERROR no such counter\r\nCLIENT_ERROR counter does not store that period type\r\n[ct_err {bad value for limits} {bad value for limits} {unknown option bogus}]NOT_FOUND\r\n"
 
     test {parent cycles cannot be formed: a parent must exist first, itself included} {
         mc_exchange $fd "ctobj cy parent=cy\r\nctinfo cy\r\nctobj cy\r\nctobj cy parent=cy\r\nctinfo cy\r\n"
@@ -85,14 +87,14 @@ start_server {tags {ctree mcds-only}} {
         assert_equal [mc_exchange $fd "ctlimits l1 limits=1:106:1 quantize=2\r\nctinfo l1\r\n"] \
             "STORED\r\nOBJECT l1 - 2 0 0\r\nLIMIT 1 106 1\r\nEND\r\n"
         mc_exchange $fd "ctlimits l1\r\nctinfo l1\r\nctraise l1\r\nctraise l1 quantize=1\r\nctraise nope limits=1:103:1\r\nctlimits l1 limits=7:103:1\r\n"
-    } "STORED\r\nOBJECT l1 - 2 0 0\r\nEND\r\nERROR\r\n${BAD}NOT_FOUND\r\nCLIENT_ERROR no such counter\r\n"
+    } "STORED\r\nOBJECT l1 - 2 0 0\r\nEND\r\nERROR\r\n[ct_err {ctraise takes limits= only}]NOT_FOUND\r\nCLIENT_ERROR no such counter\r\n"
 
     test {ctchildren: every child, count and MORE for continuation with after=} {
         mc_exchange $fd "ctobj kp\r\nctobj kc1 parent=kp\r\nctobj kc2 parent=kp\r\nctobj kc3 parent=kp\r\n"
         assert_equal [mc_exchange $fd "ctchildren kp\r\n"] "CHILD kc3\r\nCHILD kc2\r\nCHILD kc1\r\nEND\r\n"
         assert_equal [mc_exchange $fd "ctchildren kp count=2\r\n"] "CHILD kc3\r\nCHILD kc2\r\nMORE kc2\r\nEND\r\n"
         mc_exchange $fd "ctchildren kp count=2 after=kc2\r\nctchildren kc1\r\nctchildren nope\r\nctchildren kp count=0\r\nctchildren kp after=o1\r\n"
-    } "CHILD kc1\r\nEND\r\nEND\r\nNOT_FOUND\r\n${BAD}NOT_FOUND\r\n"
+    } "CHILD kc1\r\nEND\r\nEND\r\nNOT_FOUND\r\n[ct_err {count must be 1..10000}]NOT_FOUND\r\n"
 
     # ---- increments ----
 
@@ -132,7 +134,8 @@ start_server {tags {ctree mcds-only}} {
             append r [mc_exchange $fd "$line\r\n"]
         }
         set r
-    } [string repeat $BAD 11]
+    } [string cat [string repeat [ct_err {bad type}] 3] [ct_err {bad counter}] [string repeat [ct_err {bad delta}] 5] \
+           [ct_err {too many tokens} {too many tokens}]]
 
     test {ctincr: periods that do not exist (20210230, hour 24, month 13, before 1970, wrong length)} {
         set r {}
@@ -198,7 +201,8 @@ start_server {tags {ctree mcds-only}} {
         assert_equal [ct_lines [ct_values $fd f "counters=4,1 type=105 periods=202107,202101"]] {1/105/202107=4}
         assert_equal [ct_lines [ct_values $fd f "counters=4 type=1502"]] {4/1502/202106010000=16}
         mc_exchange $fd "ctvalues f periods=2021\r\nctvalues f type=104 periods=2021\r\nctvalues f counters=5-4\r\nctvalues f counters=\r\nctvalues f type=108\r\nctvalues f scan=0\r\nctvalues f count=10001\r\nctvalues nope\r\n"
-    } "${BAD}${BAD}${BAD}${BAD}${BAD}${BAD}${BAD}NOT_FOUND\r\n"
+    } "[ct_err {periods= needs type=} {bad value for periods} {bad value for counters} {bad value for counters} \
+            {bad value for type} {bad value for scan} {count must be 1..10000}]NOT_FOUND\r\n"
 
     test {ctvalues: count and scan caps end in MORE; after= continues to the end without repeats} {
         set all [ct_lines [ct_values $fd f]]
@@ -237,7 +241,7 @@ start_server {tags {ctree mcds-only}} {
         assert_equal [mc_exchange $fd "ctactive since=$now count=1 after=p2\r\n"] "ACTIVE p1 $now\r\nEND\r\n"
         assert_equal [mc_exchange $fd "ctactive since=[expr {$now + 1}]\r\n"] "END\r\n"
         mc_exchange $fd "ctactive since=x\r\nctactive count=0\r\nctactive after=nope\r\n"
-    } "${BAD}${BAD}NOT_FOUND\r\n" {debugtime}
+    } "[ct_err {bad value for since} {count must be 1..10000}]NOT_FOUND\r\n" {debugtime}
 
     test {stats: ctree_counters, ctree_objects and ctree_values move with definitions, objects and values} {
         set before [list [mc_stat $fd ctree_counters] [mc_stat $fd ctree_objects] [mc_stat $fd ctree_values]]

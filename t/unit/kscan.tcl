@@ -90,13 +90,21 @@ start_server {tags {kscan mcds-only}} {
 
     test {bad input: cursors, counts, options; filters only when starting} {
         set r {}
-        foreach a {x -1 1x 18446744073709551616 "0 count=0" "0 count=10001" "0 count=x" "0 foo=1" \
-                   "0 type=set" "0 match=" "0 minttl=-1" "0 maxttl=x" "0 count" "1 match=a" "1 type=list"} {
+        set want {}
+        set cnt "count must be 1..10000"
+        set late "filters are given only when starting a scan"
+        foreach {a why} [list x "bad cursor" -1 "bad cursor" 1x "bad cursor" 18446744073709551616 "bad cursor" \
+                             "0 count=0" $cnt "0 count=10001" $cnt "0 count=x" $cnt "0 foo=1" "unknown option foo" \
+                             "0 type=set" "bad value for type" "0 match=" "bad value for match" \
+                             "0 minttl=-1" "bad value for minttl" "0 maxttl=x" "bad value for maxttl" \
+                             "0 count" "unknown option count" "1 match=a" $late "1 type=list" $late \
+                             "1 count=5 bar" "unknown option bar"] {
             append r [mc_exchange $fd "kscan $a\r\n"]
+            append want "CLIENT_ERROR $why\r\n"
         }
-        assert_equal $r [string repeat "CLIENT_ERROR bad command line format\r\n" 15]
+        assert_equal $r $want
         assert_equal [mc_exchange $fd "kscan 0 match=[string repeat a 251]\r\nkscanclose x\r\n"] \
-            [string repeat "CLIENT_ERROR bad command line format\r\n" 2]
+            "CLIENT_ERROR bad value for match\r\nCLIENT_ERROR bad cursor\r\n"
         mc_exchange $fd "kscan\r\nkscan 0 count=1 count=1 count=1 count=1 count=1 count=1\r\nkscanclose\r\nkscanclose 1 2\r\nkscan 424242\r\n"
     } "ERROR\r\nERROR\r\nERROR\r\nERROR\r\nNOT_FOUND\r\n"
 }

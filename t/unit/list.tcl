@@ -323,13 +323,13 @@ start_server {tags {list mcds-only}} {
         foreach len {abc -1 1x 4294967296 2147483646} {
             append r [mc_exchange $fd "rpush bad1 1 $len\r\n"]
         }
-        assert_equal $r [string repeat "CLIENT_ERROR bad command line format\r\n" 5]
+        assert_equal $r [string repeat "CLIENT_ERROR bad length\r\n" 5]
         mc_exchange $fd "llen bad1\r\n"
     } "NOT_FOUND\r\n"
 
     test {lpush: a 250-byte key works; 251 is CLIENT_ERROR and its blocks are skipped} {
         mc_exchange $fd "[l_blocks "rpush $K250 1" a][l_blocks "rpush $K251 1 2" a bb]llen $K250\r\n"
-    } "1\r\nCLIENT_ERROR bad command line format\r\n1\r\n"
+    } "1\r\nCLIENT_ERROR key too long\r\n1\r\n"
 
     test {a data block of the wrong size is CLIENT_ERROR bad data chunk; nothing pushed} {
         assert_equal [mc_exchange $fd "rpush bc 1 2\r\na\r\nbbb\r\n"] \
@@ -342,7 +342,10 @@ start_server {tags {list mcds-only}} {
         foreach a {0 1001 -1 abc 1x wait=abc wait=-1 wait= "1 2" "wait=1 2" foo=1} {
             append r [mc_exchange $fd "lpop h1 $a\r\n"]
         }
-        assert_equal $r [string repeat "CLIENT_ERROR bad command line format\r\n" 11]
+        assert_equal $r [string cat [string repeat "CLIENT_ERROR count must be 1..1000\r\n" 5] \
+                             [string repeat "CLIENT_ERROR bad value for wait\r\n" 3] \
+                             [string repeat "CLIENT_ERROR unknown option 2\r\n" 2] \
+                             "CLIENT_ERROR unknown option foo\r\n"]
         assert_equal [mc_exchange $fd "rpop h1 1 wait=0 x\r\nlpop\r\n"] "ERROR\r\nERROR\r\n"
         mc_exchange $fd "llen h1\r\n"
     } "5\r\n"
@@ -358,7 +361,12 @@ start_server {tags {list mcds-only}} {
         foreach a {"x 1" "0 -1" "0 18446744073709551616" "0 1 yes"} {
             append r [mc_exchange $fd "ltrim h1 $a\r\n"]
         }
-        assert_equal $r [string repeat "CLIENT_ERROR bad command line format\r\n" 16]
+        set want {}
+        foreach why {offset limit limit limit offset offset offset limit index index index index
+                     offset limit limit} {
+            append want "CLIENT_ERROR bad $why\r\n"
+        }
+        assert_equal $r "${want}CLIENT_ERROR too many tokens\r\n"
         assert_equal [mc_exchange $fd "lrange h1 0\r\nlrange h1 0 1 2\r\nlindex h1 0 1\r\nllen h1 x\r\nltrim h1 0 1 noreply x\r\n"] \
             [string repeat "ERROR\r\n" 5]
         mc_exchange $fd "lrange h1 -9223372036854775808 1\r\nlindex h1 -9223372036854775808\r\nllen h1\r\n"
@@ -366,9 +374,11 @@ start_server {tags {list mcds-only}} {
 
     test {lset/linsert/lrem/lexists: bad tokens are CLIENT_ERROR and the blocks are skipped} {
         set r [mc_exchange $fd "[l_blocks {lset h1 x 1} a][l_blocks {lset h1 0 1 yes} a][l_blocks {linsert h1 middle 1 1} y z][l_blocks {linsert h1 after 1 1 yes} y z][l_blocks {lrem h1 x 1} a][l_blocks {lrem h1 0 1 yes} a]"]
-        assert_equal $r [string repeat "CLIENT_ERROR bad command line format\r\n" 6]
+        assert_equal $r [string cat "CLIENT_ERROR bad index\r\nCLIENT_ERROR too many tokens\r\n" \
+                             "CLIENT_ERROR expected before or after\r\nCLIENT_ERROR too many tokens\r\n" \
+                             "CLIENT_ERROR bad count\r\nCLIENT_ERROR too many tokens\r\n"]
         assert_equal [mc_exchange $fd "lset h1 0 x\r\nlexists h1 -1\r\nlexists h1\r\nlexists h1 1 2\r\n"] \
-            "CLIENT_ERROR bad command line format\r\nCLIENT_ERROR bad command line format\r\nERROR\r\nERROR\r\n"
+            "CLIENT_ERROR bad length\r\nCLIENT_ERROR bad length\r\nERROR\r\nERROR\r\n"
         l_all $fd h1
     } {y x a bb ccc}
 
@@ -377,13 +387,15 @@ start_server {tags {list mcds-only}} {
         foreach opt {maxlen=abc maxlen=-1 maxlen= foo=1 maxlen noreply} {
             append r [mc_exchange $fd "lcreate cc $opt\r\n"]
         }
-        assert_equal $r [string repeat "CLIENT_ERROR bad command line format\r\n" 6]
+        assert_equal $r [string cat [string repeat "CLIENT_ERROR bad value for maxlen\r\n" 3] \
+                             "CLIENT_ERROR unknown option foo\r\nCLIENT_ERROR unknown option maxlen\r\n" \
+                             "CLIENT_ERROR unknown option noreply\r\n"]
         mc_exchange $fd "lcreate\r\nlcreate cc maxlen=1 x\r\nlcreate $K251\r\nllen cc\r\n"
-    } "ERROR\r\nERROR\r\nCLIENT_ERROR bad command line format\r\nNOT_FOUND\r\n"
+    } "ERROR\r\nERROR\r\nCLIENT_ERROR key too long\r\nNOT_FOUND\r\n"
 
     test {every reading verb on a 251-byte key is CLIENT_ERROR} {
         mc_exchange $fd "llen $K251\r\nlpop $K251\r\nlrange $K251 0 1\r\nlindex $K251 0\r\nltrim $K251 0 1\r\n"
-    } [string repeat "CLIENT_ERROR bad command line format\r\n" 5]
+    } [string repeat "CLIENT_ERROR key too long\r\n" 5]
 }
 
 start_server {tags {list mcds-only} args {-I 2k}} {

@@ -32,18 +32,25 @@ start_server {tags {queue mcds-only}} {
 
     test {qcreate: bad or unknown options are CLIENT_ERROR and create nothing} {
         set r {}
-        foreach opt [list lease=0 lease= lease=abc lease=-1 lease=1x maxdeliver=x maxdeliver=-1 \
-                         maxdeliver= maxlen=abc maxlen=-5 dlq= dlq=$::K251 foo=1 lease LEASE=5 \
-                         noreply] {
+        set want {}
+        foreach {opt why} [list lease=0 "bad value for lease" lease= "bad value for lease" \
+                               lease=abc "bad value for lease" lease=-1 "bad value for lease" \
+                               lease=1x "bad value for lease" maxdeliver=x "bad value for maxdeliver" \
+                               maxdeliver=-1 "bad value for maxdeliver" maxdeliver= "bad value for maxdeliver" \
+                               maxlen=abc "bad value for maxlen" maxlen=-5 "bad value for maxlen" \
+                               dlq= "bad value for dlq" dlq=$::K251 "bad value for dlq" \
+                               foo=1 "unknown option foo" lease "unknown option lease" \
+                               LEASE=5 "unknown option LEASE" noreply "unknown option noreply"] {
             append r [mc_exchange $fd "qcreate c4 $opt\r\n"]
+            append want "CLIENT_ERROR $why\r\n"
         }
-        assert_equal $r [string repeat "CLIENT_ERROR bad command line format\r\n" 16]
+        assert_equal $r $want
         mc_exchange $fd "qstats c4\r\nqpeek c4\r\n"
     } "NOT_FOUND\r\nEND\r\n"
 
     test {qcreate: a 250-byte name works, a 251-byte name is CLIENT_ERROR} {
         mc_exchange $fd "qcreate $K250\r\nqcreate $K251\r\nqcreate $K250\r\n"
-    } "CREATED\r\nCLIENT_ERROR bad command line format\r\nEXISTS\r\n"
+    } "CREATED\r\nCLIENT_ERROR key too long\r\nEXISTS\r\n"
 
     test {qcreate: wrong token counts are ERROR} {
         mc_exchange $fd "qcreate\r\nqcreate c5 lease=1 maxdeliver=1 maxlen=1 dlq=a lease=2\r\nqstats c5\r\n"
@@ -157,18 +164,21 @@ start_server {tags {queue mcds-only}} {
 
     test {qpush: a bad line with a valid length swallows the data} {
         set r {}
-        foreach line [list "qpush sw1 abc 0 1" "qpush sw1 -1 0 1" "qpush sw1 0 abc 1" \
-                          "qpush sw1 0 0 1 abc" "qpush sw1 0 0 1 -5" "qpush sw1 0 0 1 99999999999999999999" \
-                          "qpush sw1 0 0 1 1x" "qpush $K251 0 0 1"] {
+        set want {}
+        foreach {line why} [list "qpush sw1 abc 0 1" flags "qpush sw1 -1 0 1" flags "qpush sw1 0 abc 1" delay \
+                                "qpush sw1 0 0 1 abc" priority "qpush sw1 0 0 1 -5" priority \
+                                "qpush sw1 0 0 1 99999999999999999999" priority \
+                                "qpush sw1 0 0 1 1x" priority "qpush $K251 0 0 1" key] {
             append r [mc_exchange $fd "$line\r\nx\r\n"]
+            append want [expr {$why eq "key" ? "CLIENT_ERROR key too long\r\n" : "CLIENT_ERROR bad $why\r\n"}]
         }
-        assert_equal $r [string repeat "CLIENT_ERROR bad command line format\r\n" 8]
+        assert_equal $r $want
         mc_exchange $fd "qpeek sw1\r\n"
     } "END\r\n"
 
     test {qpush: a bad length is CLIENT_ERROR and the data line is read as a command} {
         mc_exchange $fd "qpush sw2 0 0 abc\r\nx\r\nqpush sw2 0 0 -1\r\nx\r\nqpeek sw2\r\n"
-    } "CLIENT_ERROR bad command line format\r\nERROR\r\nCLIENT_ERROR bad command line format\r\nERROR\r\nEND\r\n"
+    } "CLIENT_ERROR bad length\r\nERROR\r\nCLIENT_ERROR bad length\r\nERROR\r\nEND\r\n"
 
     test {qpush: wrong token counts are ERROR (and the data line too)} {
         mc_exchange $fd [string cat "qpush\r\nqpush sw3\r\nqpush sw3 0\r\nqpush sw3 0 0\r\nx\r\n" \
@@ -586,7 +596,7 @@ start_server {tags {queue mcds-only}} {
         set r [mc_exchange $fd [string cat "qpop $K251\r\nqpop $K251 wait=1\r\nqack $K251 1\r\n" \
                                     "qrelease $K251 1\r\nqtouch $K251 1\r\nqpeek $K251\r\n" \
                                     "qpending $K251\r\nqstats $K251\r\nqpurge $K251\r\n"]]
-        assert_equal $r [string repeat "CLIENT_ERROR bad command line format\r\n" 9]
+        assert_equal $r [string repeat "CLIENT_ERROR key too long\r\n" 9]
         set a [q_push $fd $K250 long]
         assert_equal [mc_exchange $fd "qpop $K250\r\nqack $K250 $a\r\n"] "[q_item $a 0 long 1]END\r\nACKED\r\n"
     }
@@ -594,11 +604,21 @@ start_server {tags {queue mcds-only}} {
     test {qpop: bad counts, leases and waits, unknown options and misplaced counts} {
         q_push $fd h2 x
         set r {}
-        set bad {0 101 -1 abc 1x 1000000 99999999999999999999999 lease=0 lease=-1 lease=abc
-            lease= lease=1e3 lease=100000001 wait=-1 wait=abc wait= wait=1x wait=100000001
-            foo=1 LEASE=5 values {lease=5 3} {1 2} {1 lease=5 x=1}}
-        foreach args $bad { append r [mc_exchange $fd "qpop h2 $args\r\n"] }
-        assert_equal $r [string repeat "CLIENT_ERROR bad command line format\r\n" [llength $bad]]
+        set want {}
+        set cnt "count must be 1..100"
+        set lease "bad value for lease"
+        set wait "bad value for wait"
+        set bad [list 0 $cnt 101 $cnt -1 $cnt abc $cnt 1x $cnt 1000000 $cnt \
+                     99999999999999999999999 $cnt lease=0 $lease lease=-1 $lease lease=abc $lease \
+                     lease= $lease lease=1e3 $lease lease=100000001 $lease wait=-1 $wait wait=abc $wait \
+                     wait= $wait wait=1x $wait wait=100000001 $wait foo=1 "unknown option foo" \
+                     LEASE=5 "unknown option LEASE" values $cnt {lease=5 3} "unknown option 3" \
+                     {1 2} "unknown option 2" {1 lease=5 x=1} "unknown option x"]
+        foreach {args why} $bad {
+            append r [mc_exchange $fd "qpop h2 $args\r\n"]
+            append want "CLIENT_ERROR $why\r\n"
+        }
+        assert_equal $r $want
         # Nothing was leased by the refused commands.
         q_counts $fd h2
     } {1 0 0}
@@ -606,13 +626,18 @@ start_server {tags {queue mcds-only}} {
     test {qack, qrelease, qtouch: bad ids, delays and leases} {
         set a [q_push $fd h3 x]
         mc_exchange $fd "qpop h3\r\n"
-        set lines [list "qack h3 abc" "qack h3 -1" "qack h3 18446744073709551616" "qack h3 1x" \
-                       "qack h3 $a 5" "qrelease h3 abc" "qrelease h3 -$a" "qrelease h3 $a abc" \
-                       "qrelease h3 $a 1x" "qtouch h3 xyz" "qtouch h3 $a 0" "qtouch h3 $a -5" \
-                       "qtouch h3 $a abc" "qtouch h3 $a 100000001"]
+        set lines [list "qack h3 abc" id "qack h3 -1" id "qack h3 18446744073709551616" id "qack h3 1x" id \
+                       "qack h3 $a 5" many "qrelease h3 abc" id "qrelease h3 -$a" id \
+                       "qrelease h3 $a abc" delay "qrelease h3 $a 1x" delay "qtouch h3 xyz" id \
+                       "qtouch h3 $a 0" lease "qtouch h3 $a -5" lease "qtouch h3 $a abc" lease \
+                       "qtouch h3 $a 100000001" lease]
         set r {}
-        foreach l $lines { append r [mc_exchange $fd "$l\r\n"] }
-        assert_equal $r [string repeat "CLIENT_ERROR bad command line format\r\n" [llength $lines]]
+        set want {}
+        foreach {l why} $lines {
+            append r [mc_exchange $fd "$l\r\n"]
+            append want [expr {$why eq "many" ? "CLIENT_ERROR too many tokens\r\n" : "CLIENT_ERROR bad $why\r\n"}]
+        }
+        assert_equal $r $want
         # The message is still in flight, untouched.
         mc_exchange $fd "qack h3 $a\r\n"
     } "ACKED\r\n"
@@ -622,14 +647,16 @@ start_server {tags {queue mcds-only}} {
         assert_equal [mc_exchange $fd [string cat "qpeek h4 0\r\nqpeek h4 101\r\nqpeek h4 -1\r\nqpeek h4 abc\r\n" \
                              "qpeek h4 99999999999999999999\r\nqpending h4 value\r\nqpending h4 VALUES\r\n" \
                              "qpurge h4 now\r\nqpeek h4 100\r\n"]] \
-            "[string repeat "CLIENT_ERROR bad command line format\r\n" 8][q_item $a 0 x 0]END\r\n"
+            [string cat [string repeat "CLIENT_ERROR count must be 1..100\r\n" 5] \
+                 [string repeat "CLIENT_ERROR count must be 1..10000\r\n" 2] \
+                 "CLIENT_ERROR too many tokens\r\n" [q_item $a 0 x 0] "END\r\n"]
     }
 
     test {hostile input: a pipeline of 2000 malformed queue commands, then a good one} {
         set cmds {}
         for {set i 0} {$i < 1000} {incr i} { append cmds "qpop h6 $i$i$i lease=x\r\nqack h6 x$i\r\n" }
         mc_exchange $fd "${cmds}qpeek h6\r\n"
-    } "[string repeat "CLIENT_ERROR bad command line format\r\n" 2000]END\r\n"
+    } "[string repeat "CLIENT_ERROR count must be 1..100\r\nCLIENT_ERROR bad id\r\n" 1000]END\r\n"
 
     test {hostile input: a qpush of 2^31 bytes is refused without waiting for the data} {
         # The length is valid but far beyond -I: too large; what follows is
@@ -805,7 +832,7 @@ start_server {tags {queue mcds-only}} {
         regexp {ITEM (\d+) } $r -> id
         list [mc_exchange $fd "qpop ak3 ack=x\r\nqpop ak3 ack=\r\nqpop ak3 ack=-$id\r\n"] \
              [mc_exchange $fd "qack ak3 $id\r\n"]
-    } [list "CLIENT_ERROR bad command line format\r\nCLIENT_ERROR bad command line format\r\nCLIENT_ERROR bad command line format\r\n" "ACKED\r\n"]
+    } [list [string repeat "CLIENT_ERROR bad value for ack\r\n" 3] "ACKED\r\n"]
 
     test {qpop ack= wait=: the ack answers at once, the items when they come} {
         set r [mc_exchange $fd "qpush ak4 0 0 1\r\na\r\nqpop ak4\r\n"]

@@ -103,17 +103,17 @@ start_server {tags {queue mcds-only}} {
 
     test {qpush: flags over 32 bits are CLIENT_ERROR, the data is swallowed} {
         mc_exchange $fd "qpush nt1 4294967296 0 5\r\nhello\r\nqpush nt1 18446744073709551616 0 1\r\nx\r\nqpeek nt1\r\n"
-    } "CLIENT_ERROR bad command line format\r\nCLIENT_ERROR bad command line format\r\nEND\r\n"
+    } "CLIENT_ERROR bad flags\r\nCLIENT_ERROR bad flags\r\nEND\r\n"
 
     test {qpush: a delay over 32 bits is CLIENT_ERROR, not "now"} {
         mc_exchange $fd "qpush nt2 0 4294967296 5\r\nhello\r\nqpush nt2 0 -4294967297 5\r\nhello\r\nqpeek nt2\r\n"
-    } "CLIENT_ERROR bad command line format\r\nCLIENT_ERROR bad command line format\r\nEND\r\n"
+    } "CLIENT_ERROR bad delay\r\nCLIENT_ERROR bad delay\r\nEND\r\n"
 
     test {qpush: a length over 32 bits is CLIENT_ERROR and nothing is read as data} {
         # Neither 2 nor 0 bytes are taken as the data: the data line is
         # read as a command (ERROR), so the connection stays in step.
         mc_exchange $fd "qpush nt3 0 0 4294967298\r\nhi\r\nqpush nt3 0 0 4294967296\r\n\r\nqpeek nt3\r\n"
-    } "CLIENT_ERROR bad command line format\r\nERROR\r\nCLIENT_ERROR bad command line format\r\nERROR\r\nEND\r\n"
+    } "CLIENT_ERROR bad length\r\nERROR\r\nCLIENT_ERROR bad length\r\nERROR\r\nEND\r\n"
 
     test {qpush: the largest values that fit are accepted} {
         set r [mc_exchange $fd "qpush nt4 4294967295 0 1 4294967295\r\na\r\nqpeek nt4\r\n"]
@@ -224,7 +224,7 @@ start_server {tags {queue mcds-only}} {
         set a [q_push $fd rc4 job]
         mc_exchange $fd "qpop rc4\r\n"
         mc_exchange $fd "qack rc4 $a:\r\nqack rc4 $a:x\r\nqack rc4 :1\r\nqack rc4 $a:1:1\r\nqack rc4 $a:4294967296\r\nqpop rc4 ack=$a:\r\nqack rc4 $a:1\r\n"
-    } "[string repeat "CLIENT_ERROR bad command line format\r\n" 6]ACKED\r\n"
+    } "[string repeat "CLIENT_ERROR bad id\r\n" 5]CLIENT_ERROR bad value for ack\r\nACKED\r\n"
 
     test {without a receipt, ack/release/touch act on the current delivery (the old form)} {
         set a [q_push $fd rc5 job]
