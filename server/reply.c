@@ -88,4 +88,5 @@ const struct reply_line reply_lines[REPLY_COUNT] = {
     [REPLY_HELP_UNKNOWN] = REPLY("CLIENT_ERROR unknown verb\r\n"),
     [REPLY_WATCHER_TOO_MANY] = REPLY("WATCHER_TOO_MANY log watcher limit reached\r\n"),
     [REPLY_WATCHER_FAILED] = REPLY("WATCHER_FAILED failed to add log watcher\r\n"),
+    [REPLY_TOO_MANY_IDS] = REPLY("CLIENT_ERROR too many ids\r\n"),
 };

@@ -399,3 +399,24 @@ start_server [list tags {persist mcds-only} args [list --data-dir [tmpdir persis
         expr {[mc_stat $fd persist_log_position] - $before}
     } 0
 }
+
+# ---- batch qack / qrelease (issue 9) ----
+
+set d11 [tmpdir persist]
+with_data_dir $d11 {} {
+    set fd [mc_connect]
+    test {persistence: a batch qack and qrelease before a kill -9} {
+        foreach d {a b c d e} { q_push $fd bq $d }
+        set ::p11 [lmap it [q_pop $fd bq 5 lease=100] { lindex $it 0 }]
+        lassign $::p11 a b c d e
+        assert_equal [mc_exchange $fd "qack bq $a $c $e\r\nqrelease bq $b $d delay=0\r\n"] \
+            "ACKED\r\nACKED\r\nACKED\r\nRELEASED\r\nRELEASED\r\n"
+        q_counts $fd bq
+    } {2 0 0}
+}
+with_data_dir $d11 {} {
+    set fd [mc_connect]
+    test {persistence: after the restart the batch-acked messages stay gone, the released ones are ready} {
+        lmap it [ready_of $fd bq] { lindex $it 0 }
+    } [list [lindex $::p11 1] [lindex $::p11 3]]
+}
