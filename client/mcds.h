@@ -346,6 +346,8 @@ typedef struct mcds_queue_opts {
     uint32_t max_deliveries;  /* dead-letter a message after this many */
     uint64_t max_length;      /* bound on ready + delayed + in flight */
     const char *dlq;          /* dead-letter queue (default "<queue>:dead") */
+    unsigned max_age_ms;      /* dead-letter a message not acked this long
+                                 after its push (0: no maximum age) */
 } mcds_queue_opts_t;
 
 /* One leased message. data is NUL-terminated after len bytes. */
@@ -364,6 +366,8 @@ typedef struct mcds_queue_stats {
     uint64_t age_oldest_ready_s;
     uint64_t lease_ms, max_deliveries, max_length; /* 0: no limit */
     char dlq[MCDS_QUEUE_NAME_MAX + 1];
+    uint64_t max_age_ms;      /* 0: no maximum age */
+    uint64_t expired_age;     /* dead-lettered for their age */
 } mcds_queue_stats_t;
 
 /* MCDS_OK (created) or MCDS_EXISTS (already there; options unchanged). */

@@ -76,7 +76,7 @@ static const struct cmd_def cmd_defs[] = {
     { "watch", watch_cmd, 1, CMD_ANY, 0, 0, "stream events: watch [fetchers] [mutations] [evictions]" },
     { "help", cmd_help, 1, 2, 0, 0, "this list, or one verb's line: help [<verb>]" },
     /* queues (verb_queue.c) */
-    { "qcreate", qverb_create, 2, 6, 0, 0, "create a queue: qcreate <q> [lease=] [maxdeliver=] [maxlen=] [dlq=]" },
+    { "qcreate", qverb_create, 2, 7, 0, 0, "create a queue: qcreate <q> [lease=] [maxdeliver=] [maxlen=] [dlq=] [maxage=]" },
     { "qpush", qverb_push, 5, 7, CMD_DATA | CMD_NOREPLY, 0, "push a message: qpush <q> <flags> <delay> <bytes> [<priority>]" },
     { "qpop", qverb_pop, 2, 6, 0, 0, "pop messages: qpop <q> [<count>] [lease=] [wait=] [ack=]" },
     { "qack", qbatch_run, 1, CMD_ANY, CMD_RAW | CMD_NOREPLY, QVERB_ACK, "acknowledge popped messages: qack <q> <id> [<id>...]" },

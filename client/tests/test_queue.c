@@ -91,7 +91,7 @@ static void test_verbs(mcds_t *h)
 {
     char q[128], dlq[140];
     const char bin[] = "a\r\nEND\r\n\0b";
-    mcds_queue_opts_t o = {5000, 3, 100, NULL};
+    mcds_queue_opts_t o = {5000, 3, 100, NULL, 0};
     mcds_queue_stats_t s;
     mcds_queue_msg_t *m;
     uint64_t id[5], purged = 99;
@@ -122,6 +122,7 @@ static void test_verbs(mcds_t *h)
     CHECK(s.lease_ms == 5000 && s.max_deliveries == 3 && s.max_length == 100);
     CHECK(strcmp(s.dlq, dlq) == 0);
     CHECK(s.ready == 0 && s.pushed == 0);
+    CHECK(s.max_age_ms == 0 && s.expired_age == 0);
 
     /* push: flags, binary data, an empty message, priorities */
     CHECK_ST(mcds_queue_push(h, q, "one", 3, 7, 0, MCDS_QUEUE_PRIORITY_DEFAULT,
@@ -241,6 +242,16 @@ static void test_batch(mcds_t *h)
     CHECK(s.ready == 2 && s.in_flight == MCDS_QUEUE_BATCH_MAX - 2);
     tu_ok("release_many, touch_many: one result per id, in order");
 
+    {
+        mcds_queue_opts_t ao = {0, 0, 0, NULL, 86400500};
+        char aq[160];
+        snprintf(aq, sizeof aq, "%s-age", q);
+        CHECK_ST(mcds_queue_create(h, aq, &ao), MCDS_OK);
+        s = stats_of(h, aq);
+        CHECK(s.max_age_ms == 86400500 && s.expired_age == 0 && s.max_deliveries == 0);
+        CHECK_ST(mcds_queue_delete(h, aq), MCDS_OK);
+    }
+
     ids[0] = ids[2]; /* a repeated id: NOT_FOUND the second time */
     ids[1] = 999999999999ULL;
     CHECK_ST(mcds_queue_ack_many(h, q, ids, MCDS_QUEUE_BATCH_MAX, res), MCDS_OK);
@@ -261,7 +272,7 @@ static void test_arguments(mcds_t *h)
     char name[300];
     mcds_queue_msg_t *m;
     mcds_queue_stats_t s;
-    mcds_queue_opts_t bad = {0, 0, 0, "has space"};
+    mcds_queue_opts_t bad = {0, 0, 0, "has space", 0};
     size_t n;
 
     CHECK_ST(mcds_queue_push(NULL, "q", "x", 1, 0, 0, 0, NULL), MCDS_INVALID);
@@ -298,7 +309,7 @@ static void test_arguments(mcds_t *h)
 static void test_full(mcds_t *h)
 {
     const char *q = tu_name("full");
-    mcds_queue_opts_t o = {0, 0, 2, NULL};
+    mcds_queue_opts_t o = {0, 0, 2, NULL, 0};
     mcds_queue_msg_t *m;
 
     CHECK_ST(mcds_queue_create(h, q, &o), MCDS_OK);
@@ -417,7 +428,7 @@ static void test_out_of_memory(mcds_t *h)
 static void test_leases(mcds_t *h)
 {
     char q[128], dead[140];
-    mcds_queue_opts_t o = {1000, 2, 0, NULL};
+    mcds_queue_opts_t o = {1000, 2, 0, NULL, 0};
     mcds_queue_msg_t *m, *again;
     mcds_queue_stats_t s;
     int64_t t0;

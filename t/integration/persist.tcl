@@ -420,3 +420,37 @@ with_data_dir $d11 {} {
         lmap it [ready_of $fd bq] { lindex $it 0 }
     } [list [lindex $::p11 1] [lindex $::p11 3]]
 }
+
+# ---- qcreate maxage= (issue 9) ----
+
+set d12 [tmpdir persist]
+with_data_dir $d12 {} {
+    set fd [mc_connect]
+    test {persistence: a queue with maxage= and a message before a kill -9} {
+        mc_exchange $fd "qcreate mq maxage=100 lease=7\r\nqcreate mqsnap maxage=200\r\n"
+        set ::p12 [q_push $fd mq aging]
+        q_push $fd mqsnap snapped
+        list [q_stat $fd mq max_age_ms] [q_stat $fd mq ready]
+    } {100000 1}
+}
+with_data_dir $d12 {} {
+    set fd [mc_connect]
+    test {persistence: maxage comes back from the log} {
+        list [q_stat $fd mq max_age_ms] [q_stat $fd mq lease_ms] [q_stat $fd mqsnap max_age_ms]
+    } {100000 7000 200000}
+    test {persistence: maxage is kept in a snapshot} {
+        assert_equal [mc_cmd $fd snapshot] OK
+        wait_for {[mc_stat $fd persist_snapshot_in_progress] == 0 && [mc_stat $fd persist_snapshots] == 1} 100 50
+        q_stat $fd mq ready
+    } 1
+}
+with_data_dir $d12 {} {
+    set fd [mc_connect]
+    test {persistence: after a restart from the snapshot, maxage is there and the age counts from the push} {
+        assert_equal [list [expr {[mc_stat $fd persist_snapshot_entries_loaded] >= 4}] [q_stat $fd mq max_age_ms] \
+                          [q_stat $fd mqsnap max_age_ms]] {1 100000 200000}
+        assert_equal [mc_exchange $fd "debugtime 90\r\nqstats mq:dead\r\n"] "OK\r\nNOT_FOUND\r\n"
+        mc_exchange $fd "debugtime 20\r\n"
+        list [q_stat $fd mq ready] [q_stat $fd mq expired_age] [expr {[lindex [q_pop $fd mq:dead] 0 0] == $::p12}]
+    } {0 1 1} {debugtime}
+}
