@@ -454,3 +454,34 @@ with_data_dir $d12 {} {
         list [q_stat $fd mq ready] [q_stat $fd mq expired_age] [expr {[lindex [q_pop $fd mq:dead] 0 0] == $::p12}]
     } {0 1 1} {debugtime}
 }
+
+# A log written before qcreate had maxage=: its Q_CREATE record ends at the
+# dlq key (doc/persistence.md). Built here byte by byte.
+proc crc32c {data} {
+    set c 0xFFFFFFFF
+    binary scan $data cu* bytes
+    foreach b $bytes {
+        set c [expr {$c ^ $b}]
+        for {set i 0} {$i < 8} {incr i} {
+            set c [expr {($c & 1) ? (($c >> 1) ^ 0x82F63B78) : ($c >> 1)}]
+        }
+    }
+    return [expr {$c ^ 0xFFFFFFFF}]
+}
+proc wal_record {type op payload} {
+    set h [binary format cucucucui 0xA7 $type $op 0 [string length $payload]]
+    return "$h[binary format i [crc32c $h$payload]]$payload"
+}
+set d13 [tmpdir persist]
+set old_create [string cat [binary format cu 5] oldmq [binary format wiw 7000 2 50] \
+                    [binary format cu 9] oldmq:rip]
+set f [open [file join $d13 log.0000000000000000] wb]
+puts -nonewline $f [wal_record 3 1 $old_create]
+close $f
+with_data_dir $d13 {} {
+    set fd [mc_connect]
+    test {persistence: a create record from before maxage= is read as no maximum age} {
+        set s [q_stats $fd oldmq]
+        lmap k {lease_ms max_deliveries max_length dlq max_age_ms} { dict get $s $k }
+    } {7000 2 50 oldmq:rip 0}
+}
