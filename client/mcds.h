@@ -346,6 +346,8 @@ typedef struct mcds_queue_opts {
     uint32_t max_deliveries;  /* dead-letter a message after this many */
     uint64_t max_length;      /* bound on ready + delayed + in flight */
     const char *dlq;          /* dead-letter queue (default "<queue>:dead") */
+    unsigned max_age_ms;      /* dead-letter a message not acked this long
+                                 after its push (0: no maximum age) */
 } mcds_queue_opts_t;
 
 /* One leased message. data is NUL-terminated after len bytes. */
@@ -364,6 +366,8 @@ typedef struct mcds_queue_stats {
     uint64_t age_oldest_ready_s;
     uint64_t lease_ms, max_deliveries, max_length; /* 0: no limit */
     char dlq[MCDS_QUEUE_NAME_MAX + 1];
+    uint64_t max_age_ms;      /* 0: no maximum age */
+    uint64_t expired_age;     /* dead-lettered for their age */
 } mcds_queue_stats_t;
 
 /* MCDS_OK (created) or MCDS_EXISTS (already there; options unchanged). */
@@ -394,6 +398,23 @@ mcds_status_t mcds_queue_release(mcds_t *h, const char *queue, uint64_t id,
 /* Extends a lease to lease_ms from now (0: the queue's lease). */
 mcds_status_t mcds_queue_touch(mcds_t *h, const char *queue, uint64_t id,
                                unsigned lease_ms);
+/* Batches of up to MCDS_QUEUE_BATCH_MAX ids in one request (each acts as
+ * the single call above): results[i] (n of them) gets MCDS_OK or
+ * MCDS_NOT_FOUND for ids[i]; a repeated id is MCDS_NOT_FOUND the second
+ * time. The call returns MCDS_OK when every id got its result, MCDS_INVALID
+ * for n 0 or over the maximum, or the error that refused the whole batch
+ * (then nothing was done and results[] is not set). */
+#define MCDS_QUEUE_BATCH_MAX 100
+mcds_status_t mcds_queue_ack_many(mcds_t *h, const char *queue,
+                                  const uint64_t *ids, size_t n,
+                                  mcds_status_t *results);
+mcds_status_t mcds_queue_release_many(mcds_t *h, const char *queue,
+                                      const uint64_t *ids, size_t n,
+                                      uint32_t delay_s, mcds_status_t *results);
+/* lease_ms 0: the queue's lease. */
+mcds_status_t mcds_queue_touch_many(mcds_t *h, const char *queue,
+                                    const uint64_t *ids, size_t n,
+                                    unsigned lease_ms, mcds_status_t *results);
 /* MCDS_NOT_FOUND for no such queue. */
 mcds_status_t mcds_queue_stats(mcds_t *h, const char *queue,
                                mcds_queue_stats_t *stats);

@@ -43,6 +43,10 @@ mcds_status_t mcds_queue_create(mcds_t *h, const char *queue,
                               (unsigned long long)opts->max_length);
     if (opts != NULL && opts->dlq != NULL)
         n += (size_t)snprintf(line + n, sizeof line - n, " dlq=%s", opts->dlq);
+    if (opts != NULL && opts->max_age_ms > 0) {
+        mcds__x_fmt_secs(secs, sizeof secs, opts->max_age_ms);
+        n += (size_t)snprintf(line + n, sizeof line - n, " maxage=%s", secs);
+    }
     n += (size_t)snprintf(line + n, sizeof line - n, "\r\n");
     st = mcds__x_send_line(&x, line, n);
     if (st == MCDS_OK) {
@@ -301,7 +305,8 @@ static void stat_line(const char *p, size_t len, mcds_queue_stats_t *s)
         F(popped), F(acked), F(released), F(lease_expired), F(dead),
         F(purged), {"age_oldest_ready", offsetof(mcds_queue_stats_t,
                                                  age_oldest_ready_s)},
-        F(lease_ms), F(max_deliveries), F(max_length),
+        F(lease_ms), F(max_deliveries), F(max_length), F(max_age_ms),
+        F(expired_age),
 #undef F
     };
     const char *name = p + 5, *sp;

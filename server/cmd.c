@@ -25,6 +25,7 @@
 #include "verb_list.h"
 #include "verb_scan.h"
 #include "verb_queue.h"
+#include "verb_queue_batch.h"
 #include "verb_operator.h"
 #include "watch.h"
 
@@ -75,12 +76,12 @@ static const struct cmd_def cmd_defs[] = {
     { "watch", watch_cmd, 1, CMD_ANY, 0, 0, "stream events: watch [fetchers] [mutations] [evictions]" },
     { "help", cmd_help, 1, 2, 0, 0, "this list, or one verb's line: help [<verb>]" },
     /* queues (verb_queue.c) */
-    { "qcreate", qverb_create, 2, 6, 0, 0, "create a queue: qcreate <q> [lease=] [maxdeliver=] [maxlen=] [dlq=]" },
+    { "qcreate", qverb_create, 2, 7, 0, 0, "create a queue: qcreate <q> [lease=] [maxdeliver=] [maxlen=] [dlq=] [maxage=]" },
     { "qpush", qverb_push, 5, 7, CMD_DATA | CMD_NOREPLY, 0, "push a message: qpush <q> <flags> <delay> <bytes> [<priority>]" },
     { "qpop", qverb_pop, 2, 6, 0, 0, "pop messages: qpop <q> [<count>] [lease=] [wait=] [ack=]" },
-    { "qack", qverb_by_id, 3, 4, CMD_NOREPLY, QVERB_ACK, "acknowledge a popped message: qack <q> <id>" },
-    { "qrelease", qverb_by_id, 3, 5, CMD_NOREPLY, QVERB_RELEASE, "give a popped message back: qrelease <q> <id> [<delay>]" },
-    { "qtouch", qverb_by_id, 3, 5, CMD_NOREPLY, QVERB_TOUCH, "extend a popped message's lease: qtouch <q> <id> [<lease>]" },
+    { "qack", qbatch_run, 1, CMD_ANY, CMD_RAW | CMD_NOREPLY, QVERB_ACK, "acknowledge popped messages: qack <q> <id> [<id>...]" },
+    { "qrelease", qbatch_run, 1, CMD_ANY, CMD_RAW | CMD_NOREPLY, QVERB_RELEASE, "give popped messages back: qrelease <q> <id> [<delay>] | <id>... [delay=]" },
+    { "qtouch", qbatch_run, 1, CMD_ANY, CMD_RAW | CMD_NOREPLY, QVERB_TOUCH, "extend popped messages' leases: qtouch <q> <id> [<lease>] | <id>... [lease=]" },
     { "qpeek", qverb_peek, 2, 3, 0, 0, "look at the next messages without popping: qpeek <q> [<count>]" },
     { "qpending", qverb_pending, 2, 4, 0, 0, "list popped, unacknowledged messages: qpending <q> [values] [<count>]" },
     { "qstats", qverb_stats, 2, 2, 0, 0, "one queue's figures: qstats <q>" },

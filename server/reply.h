@@ -117,6 +117,8 @@ enum reply_id {
     REPLY_X_BAD_CT_DELTA,
     REPLY_X_RAISE_LIMITS,
     REPLY_X_PERIODS_TYPE,
+    /* batch qack/qrelease/qtouch */
+    REPLY_TOO_MANY_IDS,
     REPLY_COUNT
 };
 

@@ -71,7 +71,7 @@ enum store_queue_check store_queue_check_opts(const char *key, size_t nkey, cons
     enum store_status st;
     item *it;
 
-    if (o->max_deliveries == 0)
+    if (o->max_deliveries == 0 && o->max_age_ms == 0)
         return STORE_QUEUE_OPTS_OK;
     if (o->ndlq == 0)
         return STORE_QUEUE_DLQ_NEEDED;

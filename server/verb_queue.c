@@ -1,7 +1,7 @@
 /*
  * verb_queue: the queue verbs, as entries of the command table.
  *
- *   qcreate <q> [lease=<s>] [maxdeliver=<n>] [maxlen=<n>] [dlq=<key>]
+ *   qcreate <q> [lease=<s>] [maxdeliver=<n>] [maxlen=<n>] [dlq=<key>] [maxage=<s>]
  *   qpush <q> <flags> <delay> <bytes> [<priority>] [noreply]  + data block
  *   qpop <q> [<count>] [lease=<s>] [wait=<s>] [ack=<id>[:<n>]]
  *   qack <q> <id>[:<n>] [noreply]    qrelease <q> <id>[:<n>] [<delay>] [noreply]
@@ -122,6 +122,10 @@ static bool qverb_create_option(conn *c, struct queue_opts *o, const char *tok) 
         if (cmd_parse_ms(v, &o->lease_ms) && o->lease_ms > 0)
             return true;
         cmd_bad_value(c, "lease");
+    } else if ((v = cmd_option(tok, "maxage")) != NULL) {
+        if (cmd_parse_ms(v, &o->max_age_ms) && o->max_age_ms > 0)
+            return true;
+        cmd_bad_value(c, "maxage");
     } else if ((v = cmd_option(tok, "maxdeliver")) != NULL) {
         if (cmd_parse_count(v, UINT32_MAX, &n32)) {
             o->max_deliveries = n32;
@@ -556,6 +560,8 @@ enum conn_parse_result qverb_stats(conn *c, struct cmd_line *t) {
     memcpy(p + 9, o->dlq, o->ndlq);
     memcpy(p + 9 + o->ndlq, "\r\n", 2);
     conn_out_commit(c, o->ndlq + 11);
+    qverb_stat(c, "max_age_ms", o->max_age_ms);
+    qverb_stat(c, "expired_age", st.expired_age);
     conn_out_reply(c, REPLY_END);
     item_release(pin);
     return PARSE_DONE;

@@ -91,7 +91,7 @@ static void test_verbs(mcds_t *h)
 {
     char q[128], dlq[140];
     const char bin[] = "a\r\nEND\r\n\0b";
-    mcds_queue_opts_t o = {5000, 3, 100, NULL};
+    mcds_queue_opts_t o = {5000, 3, 100, NULL, 0};
     mcds_queue_stats_t s;
     mcds_queue_msg_t *m;
     uint64_t id[5], purged = 99;
@@ -122,6 +122,7 @@ static void test_verbs(mcds_t *h)
     CHECK(s.lease_ms == 5000 && s.max_deliveries == 3 && s.max_length == 100);
     CHECK(strcmp(s.dlq, dlq) == 0);
     CHECK(s.ready == 0 && s.pushed == 0);
+    CHECK(s.max_age_ms == 0 && s.expired_age == 0);
 
     /* push: flags, binary data, an empty message, priorities */
     CHECK_ST(mcds_queue_push(h, q, "one", 3, 7, 0, MCDS_QUEUE_PRIORITY_DEFAULT,
@@ -202,12 +203,76 @@ static void test_verbs(mcds_t *h)
     tu_ok("delayed push, purge (count), delete");
 }
 
+/* mcds_queue_ack_many / release_many / touch_many: one result per id. */
+static void test_batch(mcds_t *h)
+{
+    const char *q = tu_name("batch");
+    uint64_t ids[MCDS_QUEUE_BATCH_MAX + 1], two[2];
+    mcds_status_t res[MCDS_QUEUE_BATCH_MAX + 1];
+    mcds_queue_msg_t *m;
+    mcds_queue_stats_t s;
+    size_t n, i;
+
+    CHECK_ST(mcds_queue_ack_many(h, q, ids, 0, res), MCDS_INVALID);
+    CHECK_ST(mcds_queue_ack_many(h, q, ids, MCDS_QUEUE_BATCH_MAX + 1, res),
+             MCDS_INVALID);
+    CHECK_ST(mcds_queue_ack_many(h, q, NULL, 1, res), MCDS_INVALID);
+    CHECK_ST(mcds_queue_release_many(h, q, ids, 1, 0x80000000u, res),
+             MCDS_INVALID);
+    ids[0] = 1;
+    ids[1] = 2;
+    CHECK_ST(mcds_queue_ack_many(h, q, ids, 2, res), MCDS_OK); /* no queue */
+    CHECK(res[0] == MCDS_NOT_FOUND && res[1] == MCDS_NOT_FOUND);
+    for (i = 0; i < MCDS_QUEUE_BATCH_MAX; i++)
+        push_str(h, q, "m", NULL);
+    CHECK_ST(mcds_queue_pop(h, q, MCDS_QUEUE_BATCH_MAX, 0, 0, &m, &n), MCDS_OK);
+    CHECK(n == MCDS_QUEUE_BATCH_MAX);
+    for (i = 0; i < n; i++)
+        ids[i] = m[i].id;
+    mcds_queue_msgs_free(m);
+    two[0] = ids[0];
+    two[1] = ids[1];
+    CHECK_ST(mcds_queue_release_many(h, q, two, 2, 0, res), MCDS_OK);
+    CHECK(res[0] == MCDS_OK && res[1] == MCDS_OK);
+    CHECK_ST(mcds_queue_touch_many(h, q, ids + 2, 3, 60000, res), MCDS_OK);
+    CHECK(res[0] == MCDS_OK && res[1] == MCDS_OK && res[2] == MCDS_OK);
+    CHECK_ST(mcds_queue_touch_many(h, q, ids, 3, 0, res), MCDS_OK);
+    CHECK(res[0] == MCDS_NOT_FOUND && res[1] == MCDS_NOT_FOUND && res[2] == MCDS_OK);
+    s = stats_of(h, q);
+    CHECK(s.ready == 2 && s.in_flight == MCDS_QUEUE_BATCH_MAX - 2);
+    tu_ok("release_many, touch_many: one result per id, in order");
+
+    {
+        mcds_queue_opts_t ao = {0, 0, 0, NULL, 86400500};
+        char aq[160];
+        snprintf(aq, sizeof aq, "%s-age", q);
+        CHECK_ST(mcds_queue_create(h, aq, &ao), MCDS_OK);
+        s = stats_of(h, aq);
+        CHECK(s.max_age_ms == 86400500 && s.expired_age == 0 && s.max_deliveries == 0);
+        CHECK_ST(mcds_queue_delete(h, aq), MCDS_OK);
+    }
+
+    ids[0] = ids[2]; /* a repeated id: NOT_FOUND the second time */
+    ids[1] = 999999999999ULL;
+    CHECK_ST(mcds_queue_ack_many(h, q, ids, MCDS_QUEUE_BATCH_MAX, res), MCDS_OK);
+    CHECK(res[0] == MCDS_OK && res[1] == MCDS_NOT_FOUND && res[2] == MCDS_NOT_FOUND);
+    for (i = 3; i < MCDS_QUEUE_BATCH_MAX; i++)
+        CHECK(res[i] == MCDS_OK);
+    s = stats_of(h, q);
+    CHECK(s.in_flight == 0 && s.acked == MCDS_QUEUE_BATCH_MAX - 2);
+    CHECK_ST(mcds_queue_delete(h, q), MCDS_OK);
+    CHECK(memcached_set(mcds_memcached(h), q, strlen(q), "v", 1, 0, 0) == MEMCACHED_SUCCESS);
+    CHECK_ST(mcds_queue_ack_many(h, q, ids, 2, res), MCDS_WRONG_TYPE);
+    CHECK_ST(mcds_queue_ack(h, q, ids[0]), MCDS_WRONG_TYPE); /* still in step */
+    tu_ok("ack_many of 100 ids: repeated and unknown ids NOT_FOUND; wrong type refuses all");
+}
+
 static void test_arguments(mcds_t *h)
 {
     char name[300];
     mcds_queue_msg_t *m;
     mcds_queue_stats_t s;
-    mcds_queue_opts_t bad = {0, 0, 0, "has space"};
+    mcds_queue_opts_t bad = {0, 0, 0, "has space", 0};
     size_t n;
 
     CHECK_ST(mcds_queue_push(NULL, "q", "x", 1, 0, 0, 0, NULL), MCDS_INVALID);
@@ -244,7 +309,7 @@ static void test_arguments(mcds_t *h)
 static void test_full(mcds_t *h)
 {
     const char *q = tu_name("full");
-    mcds_queue_opts_t o = {0, 0, 2, NULL};
+    mcds_queue_opts_t o = {0, 0, 2, NULL, 0};
     mcds_queue_msg_t *m;
 
     CHECK_ST(mcds_queue_create(h, q, &o), MCDS_OK);
@@ -363,7 +428,7 @@ static void test_out_of_memory(mcds_t *h)
 static void test_leases(mcds_t *h)
 {
     char q[128], dead[140];
-    mcds_queue_opts_t o = {1000, 2, 0, NULL};
+    mcds_queue_opts_t o = {1000, 2, 0, NULL, 0};
     mcds_queue_msg_t *m, *again;
     mcds_queue_stats_t s;
     int64_t t0;
@@ -818,6 +883,8 @@ static void test_unsupported(mcds_t *h)
     mcds_queue_stats_t s;
     size_t n, vlen;
     uint32_t flags;
+    uint64_t one = 1;
+    mcds_status_t res;
     memcached_return_t rc;
     char *v;
 
@@ -828,6 +895,7 @@ static void test_unsupported(mcds_t *h)
     CHECK_ST(mcds_queue_create(h, q, NULL), MCDS_UNSUPPORTED);
     CHECK_ST(mcds_queue_pop(h, q, 1, 0, 100, &m, &n), MCDS_UNSUPPORTED);
     CHECK_ST(mcds_queue_ack(h, q, 1), MCDS_UNSUPPORTED);
+    CHECK_ST(mcds_queue_ack_many(h, q, &one, 1, &res), MCDS_UNSUPPORTED);
     CHECK_ST(mcds_queue_stats(h, q, &s), MCDS_UNSUPPORTED);
     CHECK_ST(mcds_queue_purge(h, q, NULL), MCDS_UNSUPPORTED);
     CHECK_ST(mcds_queue_delete(h, q), MCDS_UNSUPPORTED);
@@ -850,6 +918,7 @@ int main(int argc, char **argv)
     }
     test_verbs(base);
     test_arguments(base);
+    test_batch(base);
     test_full(base);
     test_wrong_type(base);
     test_too_large(base);

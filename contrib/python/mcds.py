@@ -157,10 +157,10 @@ class Client(_base.Client):
 
     # ---- the queue verbs ----
 
-    def qcreate(self, queue, lease=None, maxdeliver=None, maxlen=None, dlq=None):
+    def qcreate(self, queue, lease=None, maxdeliver=None, maxlen=None, dlq=None, maxage=None):
         """Creates a queue: True, or False if it exists (options unchanged)."""
         line = b"qcreate " + _key(queue) + _options(lease=lease, maxdeliver=maxdeliver,
-                                                    maxlen=maxlen, dlq=dlq)
+                                                    maxlen=maxlen, dlq=dlq, maxage=maxage)
         return self._mcds_call(line) == b"CREATED"
 
     def qpush(self, queue, data, flags=0, delay=0, priority=None):

@@ -294,6 +294,17 @@ static void queue_arm(uint64_t due) {
         queue_kick();
 }
 
+/* When the oldest ready message reaches the queue's max_age_ms (UINT64_MAX:
+ * no limit, or nothing ready); q locked. The by-age heap is in push
+ * order, so its top is the oldest. */
+static uint64_t queue_age_due(const struct queue *q) {
+    struct qmsg *a = qheap_top(&q->ready_age);
+
+    if (q->opts.max_age_ms == 0 || a == NULL)
+        return UINT64_MAX;
+    return a->pushed_ms + q->opts.max_age_ms;
+}
+
 /* Recomputes when q next needs the timer; q locked. */
 void queue_update_due(struct queue *q) {
     struct qmsg *d = qheap_top(&q->delayed), *f = qheap_top(&q->inflight);
@@ -305,6 +316,8 @@ void queue_update_due(struct queue *q) {
         next = f->due_ms;
     if (q->buried.n > 0 && q->bury_retry_at < next)
         next = q->bury_retry_at;
+    if (queue_age_due(q) < next)
+        next = queue_age_due(q);
     __atomic_store_n(&q->next_due, next, __ATOMIC_RELEASE);
     /* The heap only needs to hear of a time earlier than the one it has:
      * a later one is found when the timer visits (and finds nothing due). */
@@ -437,6 +450,21 @@ static void queue_unbury(struct queue *q, uint64_t now, struct queue_dead_list *
     }
 }
 
+/* Ready messages past the queue's max_age_ms go to dl, as dead letters
+ * past max_deliveries do (a delayed one is checked when it comes due, an
+ * in-flight one when its lease runs out or it is released). Without room
+ * to send one off, it stays ready and is tried at the next catch-up. */
+static void queue_expire_aged(struct queue *q, uint64_t now, struct queue_dead_list *dl) {
+    struct qmsg *m;
+
+    while (queue_age_due(q) <= now && queue_dead_room(q, dl)) {
+        m = qheap_top(&q->ready_age);
+        queue_msg_detach(q, m);
+        q->counts.expired_age++;
+        queue_dead_add(q, m, dl, now);
+    }
+}
+
 /* Brings q up to now: due delays become ready, run-out leases go back to
  * ready or, past max_deliveries, to dl. Every access does this first, so
  * what a client sees never depends on when the timer last ran. q locked. */
@@ -458,6 +486,7 @@ static void queue_catch_up(struct queue *q, uint64_t now, struct queue_dead_list
             queue_dead_add(q, m, dl, now);
         }
     }
+    queue_expire_aged(q, now, dl);
     queue_unbury(q, now, dl);
 }
 
@@ -967,6 +996,7 @@ void queue_totals(struct queue_stats *total, uint64_t *nqueues) {
         total->expired += st.expired;
         total->dead += st.dead;
         total->purged += st.purged;
+        total->expired_age += st.expired_age;
     }
     pthread_mutex_unlock(&queue_reg_lock);
 }

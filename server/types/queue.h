@@ -55,6 +55,8 @@ struct queue_opts {
     uint64_t max_length;        /* ready + delayed + in flight; 0: unbounded */
     char dlq[ITEM_KEY_MAX];     /* dead-letter queue key */
     size_t ndlq;
+    uint64_t max_age_ms;        /* a message not acked this long after its
+                                   push is dead-lettered; 0: no limit */
 };
 
 /* Names one delivery of a message: its id and, when delivery is not 0,
@@ -90,6 +92,7 @@ struct queue_stats {
     uint64_t ready, delayed, inflight, buried, waiters;
     uint64_t pushed, popped, acked, released, expired, dead, purged;
     uint64_t oldest_ready_ms;   /* age of the oldest ready message */
+    uint64_t expired_age;       /* dead-lettered for their age (max_age_ms) */
 };
 
 enum queue_result { QUEUE_OK, QUEUE_FULL, QUEUE_NOMEM, QUEUE_NOT_FOUND, QUEUE_GONE };

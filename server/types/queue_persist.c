@@ -4,7 +4,9 @@
  * dumping a queue into a snapshot (and loading it back).
  *
  * Record payloads (after the queue's key, one length byte and the bytes):
- *   Q_CREATE  lease_ms u64, max_deliveries u32, max_length u64, dlq key
+ *   Q_CREATE  lease_ms u64, max_deliveries u32, max_length u64, dlq key,
+ *             max_age_ms u64 (left out by logs written before it existed:
+ *             read as 0, no limit)
  *   Q_DROP    -
  *   Q_TTL     exptime (Unix seconds, 0 never) u64
  *   Q_PUSH    a message (below)
@@ -15,8 +17,9 @@
  * A message: id u64, seq u64, state u8, priority u32, deliveries u32,
  * due u64 (Unix ms; a lease end for in-flight, UINT64_MAX when held by a
  * Kestrel open read), pushed (Unix ms) u64, flags u32, data length u32,
- * data. Snapshot entries: S_QUEUE (the Q_CREATE fields, exptime, seq,
- * totals, the log position it was dumped at) and S_MSG (queue key, message).
+ * data. Snapshot entries: S_QUEUE (the Q_CREATE fields but max_age_ms,
+ * exptime, seq, totals, the log position it was dumped at, then max_age_ms,
+ * which older snapshots leave out) and S_MSG (queue key, message).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +99,7 @@ void qlog_create(struct queue *q) {
         return;
     qp_start(&o, buf, q);
     qp_put_opts(&o, &q->opts);
+    codec_put_u64(&o, q->opts.max_age_ms);
     qp_log(Q_CREATE, &o, NULL);
 }
 
@@ -206,6 +210,12 @@ static bool qp_get_opts(struct codec_in *in, struct queue_opts *o) {
         return false;
     memcpy(o->dlq, dlq, o->ndlq);
     return true;
+}
+
+/* The max_age_ms at the end of a Q_CREATE or S_QUEUE: 0 when the record
+ * ends before it (written before the field existed). */
+static uint64_t qp_get_max_age(struct codec_in *in) {
+    return in->n == 0 ? 0 : codec_get_u64(in);
 }
 
 /* ---- replay ---- */
@@ -385,6 +395,9 @@ static int qp_apply_create(const char *key, size_t nkey, struct codec_in *in) {
 
     if (!qp_get_opts(in, &o))
         return -1;
+    o.max_age_ms = qp_get_max_age(in);
+    if (in->bad)
+        return -1;
     pin = qp_queue(key, nkey, true, &o);
     if (pin != NULL)
         item_release(pin);
@@ -497,6 +510,7 @@ static int qp_copy(struct queue *q, item *self, struct qp_copy *c) {
     codec_put_u64(&o, q->counts.dead);
     codec_put_u64(&o, q->counts.purged);
     codec_put_u64(&o, persist_position());
+    codec_put_u64(&o, q->opts.max_age_ms);
     c->nhead = o.n;
     c->n = 0;
     qp_copy_heap(c, &q->ready);
@@ -562,6 +576,7 @@ static int qp_load_queue(struct codec_in *in) {
     dead = codec_get_u64(in);
     purged = codec_get_u64(in);
     lsn = codec_get_u64(in);
+    o.max_age_ms = qp_get_max_age(in);
     if (in->bad || (pin = qp_queue(key, nkey, true, &o)) == NULL)
         return -1;
     q = store_queue_of(pin);

@@ -34,6 +34,8 @@ def main():
 
     check("qcreate creates, then says it exists",
           [c.qcreate("py:q", lease=30, maxdeliver=3, maxlen=5), c.qcreate("py:q")], [True, False])
+    check("qcreate maxage= (retention)", [c.qcreate("py:aged", maxage=1.5), c.qstats("py:aged")["max_age_ms"]],
+          [True, 1500])
     a = c.qpush("py:q", b"one\r\ntwo")
     b = c.qpush("py:q", "caf\u00e9", flags=7)
     check("qpush answers increasing ids", b > a > 0, True)

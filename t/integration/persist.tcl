@@ -399,3 +399,89 @@ start_server [list tags {persist mcds-only} args [list --data-dir [tmpdir persis
         expr {[mc_stat $fd persist_log_position] - $before}
     } 0
 }
+
+# ---- batch qack / qrelease (issue 9) ----
+
+set d11 [tmpdir persist]
+with_data_dir $d11 {} {
+    set fd [mc_connect]
+    test {persistence: a batch qack and qrelease before a kill -9} {
+        foreach d {a b c d e} { q_push $fd bq $d }
+        set ::p11 [lmap it [q_pop $fd bq 5 lease=100] { lindex $it 0 }]
+        lassign $::p11 a b c d e
+        assert_equal [mc_exchange $fd "qack bq $a $c $e\r\nqrelease bq $b $d delay=0\r\n"] \
+            "ACKED\r\nACKED\r\nACKED\r\nRELEASED\r\nRELEASED\r\n"
+        q_counts $fd bq
+    } {2 0 0}
+}
+with_data_dir $d11 {} {
+    set fd [mc_connect]
+    test {persistence: after the restart the batch-acked messages stay gone, the released ones are ready} {
+        lmap it [ready_of $fd bq] { lindex $it 0 }
+    } [list [lindex $::p11 1] [lindex $::p11 3]]
+}
+
+# ---- qcreate maxage= (issue 9) ----
+
+set d12 [tmpdir persist]
+with_data_dir $d12 {} {
+    set fd [mc_connect]
+    test {persistence: a queue with maxage= and a message before a kill -9} {
+        mc_exchange $fd "qcreate mq maxage=100 lease=7\r\nqcreate mqsnap maxage=200\r\n"
+        set ::p12 [q_push $fd mq aging]
+        q_push $fd mqsnap snapped
+        list [q_stat $fd mq max_age_ms] [q_stat $fd mq ready]
+    } {100000 1}
+}
+with_data_dir $d12 {} {
+    set fd [mc_connect]
+    test {persistence: maxage comes back from the log} {
+        list [q_stat $fd mq max_age_ms] [q_stat $fd mq lease_ms] [q_stat $fd mqsnap max_age_ms]
+    } {100000 7000 200000}
+    test {persistence: maxage is kept in a snapshot} {
+        assert_equal [mc_cmd $fd snapshot] OK
+        wait_for {[mc_stat $fd persist_snapshot_in_progress] == 0 && [mc_stat $fd persist_snapshots] == 1} 100 50
+        q_stat $fd mq ready
+    } 1
+}
+with_data_dir $d12 {} {
+    set fd [mc_connect]
+    test {persistence: after a restart from the snapshot, maxage is there and the age counts from the push} {
+        assert_equal [list [expr {[mc_stat $fd persist_snapshot_entries_loaded] >= 4}] [q_stat $fd mq max_age_ms] \
+                          [q_stat $fd mqsnap max_age_ms]] {1 100000 200000}
+        assert_equal [mc_exchange $fd "debugtime 90\r\nqstats mq:dead\r\n"] "OK\r\nNOT_FOUND\r\n"
+        mc_exchange $fd "debugtime 20\r\n"
+        list [q_stat $fd mq ready] [q_stat $fd mq expired_age] [expr {[lindex [q_pop $fd mq:dead] 0 0] == $::p12}]
+    } {0 1 1} {debugtime}
+}
+
+# A log written before qcreate had maxage=: its Q_CREATE record ends at the
+# dlq key (doc/persistence.md). Built here byte by byte.
+proc crc32c {data} {
+    set c 0xFFFFFFFF
+    binary scan $data cu* bytes
+    foreach b $bytes {
+        set c [expr {$c ^ $b}]
+        for {set i 0} {$i < 8} {incr i} {
+            set c [expr {($c & 1) ? (($c >> 1) ^ 0x82F63B78) : ($c >> 1)}]
+        }
+    }
+    return [expr {$c ^ 0xFFFFFFFF}]
+}
+proc wal_record {type op payload} {
+    set h [binary format cucucucui 0xA7 $type $op 0 [string length $payload]]
+    return "$h[binary format i [crc32c $h$payload]]$payload"
+}
+set d13 [tmpdir persist]
+set old_create [string cat [binary format cu 5] oldmq [binary format wiw 7000 2 50] \
+                    [binary format cu 9] oldmq:rip]
+set f [open [file join $d13 log.0000000000000000] wb]
+puts -nonewline $f [wal_record 3 1 $old_create]
+close $f
+with_data_dir $d13 {} {
+    set fd [mc_connect]
+    test {persistence: a create record from before maxage= is read as no maximum age} {
+        set s [q_stats $fd oldmq]
+        lmap k {lease_ms max_deliveries max_length dlq max_age_ms} { dict get $s $k }
+    } {7000 2 50 oldmq:rip 0}
+}

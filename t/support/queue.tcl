@@ -90,9 +90,12 @@ proc q_pending {fd q} {
 # The full qstats reply for the given values, in the documented order.
 proc q_stats_reply {args} {
     set names {ready delayed in_flight buried waiters pushed popped acked released lease_expired
-        dead purged age_oldest_ready lease_ms max_deliveries max_length dlq}
+        dead purged age_oldest_ready lease_ms max_deliveries max_length dlq max_age_ms expired_age}
     set out {}
-    foreach name $names value $args { append out "STAT $name $value\r\n" }
+    # max_age_ms and expired_age default to 0.
+    foreach name $names value [concat $args [lrange {0 0} [expr {[llength $args] - 17}] end]] {
+        append out "STAT $name $value\r\n"
+    }
     return "${out}END\r\n"
 }
 

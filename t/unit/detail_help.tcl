@@ -57,5 +57,5 @@ start_server {tags {stats mcds-only}} {
 
     test {help <verb> answers that verb's line; an unknown one is refused} {
         list [mc_exchange $fd "help qack\r\n"] [mc_exchange $fd "help nope\r\n"] [mc_exchange $fd "help a b\r\n"]
-    } [list "HELP qack acknowledge a popped message: qack <q> <id>\r\nEND\r\n" "CLIENT_ERROR unknown verb\r\n" "ERROR\r\n"]
+    } [list "HELP qack acknowledge popped messages: qack <q> <id> \[<id>...\]\r\nEND\r\n" "CLIENT_ERROR unknown verb\r\n" "ERROR\r\n"]
 }

@@ -14,7 +14,7 @@ start_server {tags {clients pymemcache mcds-only} args {-I 1m}} {
         if {![string match "*all checks passed*" $out]} { fail "mcds_module_check.py did not finish:\n$out" }
         verbose $out
         regexp -all -line {^ok - } $out
-    } 24
+    } 25
 
     test {contrib/python/mcds.py: what it left, seen over the text protocol} {
         set fd [mc_connect]
