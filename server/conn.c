@@ -255,7 +255,8 @@ void conn_out(conn *c, const char *s, size_t n) {
 }
 
 void conn_out_reply(conn *c, enum reply_id r) {
-    log_msg(2, ">%d %.*s", c->fd, (int)reply_lines[r].len - 2, reply_lines[r].text);
+    if (log_level() >= 2)   /* -vv: memcached's ">fd REPLY" lines */
+        log_msg(2, ">%d %.*s", c->fd, (int)reply_lines[r].len - 2, reply_lines[r].text);
     conn_out(c, reply_lines[r].text, reply_lines[r].len);
 }
 

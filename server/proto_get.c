@@ -133,8 +133,10 @@ static bool get_one(conn *c, const struct text_get *g, const char *key, size_t n
 
     stats_incr(g->touch ? STATS_CMD_TOUCH : STATS_CMD_GET);
     it = g->touch ? store_get_touch(key, nkey, g->exptime) : store_get_any(key, nkey);
-    if (it != NULL && it->type != ITEM_STRING && it->type != ITEM_QUEUE) {
-        item_release(it);       /* a list reads as a miss */
+    /* Cache values answer, a queue through Kestrel's reads (not gat); any
+     * other structure (a list, a tree-counter object) reads as a miss. */
+    if (it != NULL && it->type != ITEM_STRING && (g->touch || it->type != ITEM_QUEUE)) {
+        item_release(it);
         it = NULL;
     }
     detail_get(key, nkey, it != NULL && it->type == ITEM_STRING);
@@ -148,10 +150,6 @@ static bool get_one(conn *c, const struct text_get *g, const char *key, size_t n
         if (it != NULL)
             item_release(it);
         return go_on;
-    }
-    if (it != NULL && it->type != ITEM_STRING) {
-        item_release(it);       /* another structure (tree-counter object): a miss */
-        it = NULL;
     }
     if (it == NULL) {
         stats_incr(g->touch ? STATS_TOUCH_MISSES : STATS_GET_MISSES);
