@@ -256,6 +256,11 @@ void cmd_reply(conn *c, enum reply_id r) {
         conn_out_reply(c, r);
 }
 
+void cmd_created_reply(conn *c, enum store_status st, enum reply_id oom) {
+    conn_out_reply(c, st == STORE_STORED ? REPLY_CREATED : st == STORE_EXISTS ? REPLY_EXISTS
+                      : st == STORE_WRONG_TYPE ? REPLY_WRONG_TYPE : oom);
+}
+
 void cmd_number_line(conn *c, uint64_t v) {
     char *p = conn_out_reserve(c, 22);
     size_t n = parse_format_u64(p, v);

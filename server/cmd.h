@@ -68,6 +68,9 @@ enum conn_parse_result cmd_help(conn *c, struct cmd_line *l);
 bool cmd_is_noreply(const struct cmd_line *l, int at);
 /* Queues r unless the command's replies are silenced (noreply). */
 void cmd_reply(conn *c, enum reply_id r);
+/* The reply of a structure's create verb for st: CREATED, EXISTS, the
+ * wrong-type error, or (any other status) oom. */
+void cmd_created_reply(conn *c, enum store_status st, enum reply_id oom);
 /* Queues "<v>\r\n". */
 void cmd_number_line(conn *c, uint64_t v);
 /* The value of a "name=value" token, or NULL if tok is not that option. */

@@ -439,14 +439,7 @@ enum conn_parse_result ctverb_obj(conn *c, struct cmd_line *t) {
         item_release(pin);
     if (parent != NULL)
         item_release(parent);
-    if (st == STORE_STORED)
-        conn_out_reply(c, REPLY_CREATED);
-    else if (st == STORE_EXISTS)
-        conn_out_reply(c, REPLY_EXISTS);
-    else if (st == STORE_WRONG_TYPE)
-        conn_out_reply(c, REPLY_WRONG_TYPE);
-    else
-        conn_out_reply(c, nw.r != CTREE_OK ? ctv_reply_of(nw.r) : REPLY_OOM_STORE);
+    cmd_created_reply(c, st, nw.r != CTREE_OK ? ctv_reply_of(nw.r) : REPLY_OOM_STORE);
     return PARSE_DONE;
 }
 

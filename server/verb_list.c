@@ -157,8 +157,7 @@ enum conn_parse_result lverb_create(conn *c, struct cmd_line *t) {
     pin = store_list_open(t->v[1], t->vlen[1], true, &o, &st);
     if (pin != NULL)
         item_release(pin);
-    conn_out_reply(c, st == STORE_STORED ? REPLY_CREATED : st == STORE_EXISTS ? REPLY_EXISTS
-                      : st == STORE_WRONG_TYPE ? REPLY_WRONG_TYPE : REPLY_OOM_STORE);
+    cmd_created_reply(c, st, REPLY_OOM_STORE);
     return PARSE_DONE;
 }
 

@@ -183,14 +183,7 @@ enum conn_parse_result qverb_create(conn *c, struct cmd_line *t) {
     pin = store_queue_open(t->v[1], t->vlen[1], true, &o, &st);
     if (pin != NULL)
         item_release(pin);
-    if (st == STORE_STORED)
-        conn_out_reply(c, REPLY_CREATED);
-    else if (st == STORE_EXISTS)
-        conn_out_reply(c, REPLY_EXISTS);
-    else if (st == STORE_WRONG_TYPE)
-        conn_out_reply(c, REPLY_WRONG_TYPE);
-    else
-        conn_out_reply(c, REPLY_OOM_STORE);
+    cmd_created_reply(c, st, REPLY_OOM_STORE);
     return PARSE_DONE;
 }
 
