@@ -249,9 +249,15 @@ void conn_out_commit(conn *c, size_t used) {
     c->out_bytes += used;
 }
 
+/* Copies n bytes of any length out, in pieces a reserve can take. */
 void conn_out(conn *c, const char *s, size_t n) {
-    memcpy(conn_out_reserve(c, n), s, n < CONN_SCRATCH ? n : CONN_SCRATCH);
-    conn_out_commit(c, n);
+    do {
+        size_t part = n < CONN_SCRATCH ? n : CONN_SCRATCH;
+        memcpy(conn_out_reserve(c, part), s, part);
+        conn_out_commit(c, part);
+        s += part;
+        n -= part;
+    } while (n > 0 && !c->broken);
 }
 
 void conn_out_reply(conn *c, enum reply_id r) {

@@ -104,3 +104,19 @@ start_server {tags {watch mcds-only} args {-o watcher_logbuf_size=1}} {
         regexp {^skipped=\d+$} [watch_until $w {^skipped=}]
     } 1
 }
+
+start_server {tags {watch mcds-only}} {
+    test {a watcher whose buffer holds more than 64 KB when it is flushed gets all of it} {
+        set fd [mc_connect]
+        set w [watch_start mutations]
+        set batch {}
+        # about 150 KB of lines: over 64 KB, under the 256 KB buffer
+        for {set i 0} {$i < 1000} {incr i} {
+            append batch "set [string repeat k 60]$i 0 0 1 noreply\r\nx\r\n"
+        }
+        append batch "set last-key 0 0 1 noreply\r\nx\r\n"
+        mc_send $fd $batch
+        mc_exchange $fd "mn\r\n"
+        regexp {key=last-key } [watch_until $w {key=last-key }]
+    } 1
+}
