@@ -124,12 +124,14 @@ struct lverb_out {
     size_t nkey;
 };
 
-/* Writes one element; stops a long answer at the output limit. */
+/* Writes one element; stops a long answer at the output limit, and at
+ * once when the connection could not buffer it (it is being closed: a
+ * pop must not take elements nobody will receive). */
 static bool lverb_out_one(const char *p, size_t n, void *arg) {
     struct lverb_out *o = arg;
 
     lverb_out_value(o->c, o->key, o->nkey, p, n);
-    return o->c->out_bytes < settings.conn_output_max;
+    return !o->c->broken && o->c->out_bytes < settings.conn_output_max;
 }
 
 /* ---- lcreate ---- */

@@ -492,3 +492,20 @@ start_server {tags {list mcds-only} args {--conn-output-max 64k}} {
         mc_exchange $fd "llen o1\r\n"
     } "6\r\n"
 }
+
+# A pop whose reply cannot be buffered (the connection is closed for it)
+# stops at once: the elements it did not reach stay in the list.
+start_server {tags {list mcds-only} args {-I 1m --conn-buffer-limit 400k}} {
+    test {a pop into a connection closed for its buffer limit takes no more elements} {
+        set fd [mc_connect]
+        set v [string repeat x 100000]
+        for {set i 0} {$i < 20} {incr i} {
+            assert_equal [mc_exchange $fd "rpush big 100000\r\n$v\r\n"] "[expr {$i + 1}]\r\n"
+        }
+        set p [mc_connect]
+        mc_send $p "lpop big 20\r\n"
+        mc_read_until_close $p
+        set left [lindex [mc_exchange $fd "llen big\r\n"] 0]
+        expr {$left >= 15}
+    } 1
+}
