@@ -15,6 +15,7 @@
 #include "clock.h"
 #include "cmd.h"
 #include "parse.h"
+#include "persist/persist.h"
 #include "proto_get.h"
 #include "proto_meta.h"
 #include "settings.h"
@@ -259,6 +260,13 @@ void cmd_reply(conn *c, enum reply_id r) {
 void cmd_created_reply(conn *c, enum store_status st, enum reply_id oom) {
     conn_out_reply(c, st == STORE_STORED ? REPLY_CREATED : st == STORE_EXISTS ? REPLY_EXISTS
                       : st == STORE_WRONG_TYPE ? REPLY_WRONG_TYPE : oom);
+}
+
+bool cmd_log_ok(conn *c) {
+    if (persist_writable())
+        return true;
+    cmd_reply(c, REPLY_LOG_FAILED);
+    return false;
 }
 
 void cmd_number_line(conn *c, uint64_t v) {

@@ -71,6 +71,9 @@ void cmd_reply(conn *c, enum reply_id r);
 /* The reply of a structure's create verb for st: CREATED, EXISTS, the
  * wrong-type error, or (any other status) oom. */
 void cmd_created_reply(conn *c, enum store_status st, enum reply_id oom);
+/* Whether a change may be made: with --data-dir, not while the log cannot
+ * be written (the reply then says so). */
+bool cmd_log_ok(conn *c);
 /* Queues "<v>\r\n". */
 void cmd_number_line(conn *c, uint64_t v);
 /* The value of a "name=value" token, or NULL if tok is not that option. */

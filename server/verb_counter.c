@@ -170,13 +170,6 @@ static struct ctree_obj *ctv_obj(item *pin) {
     return store_struct_of(pin);
 }
 
-static bool ctv_log_ok(conn *c) {
-    if (persist_writable())
-        return true;
-    cmd_reply(c, REPLY_LOG_FAILED);
-    return false;
-}
-
 /* ---- counters ---- */
 
 /* "<type>[:<keep>[:m]]" */
@@ -253,7 +246,7 @@ enum conn_parse_result ctverb_def(conn *c, struct cmd_line *t) {
     for (i = 3; i < t->n; i++)
         if (!ctv_def_option(c, &d, t->v[i]))
             return PARSE_DONE;
-    if (!ctv_log_ok(c))
+    if (!cmd_log_ok(c))
         return PARSE_DONE;
     r = ctree_counter_create(&d);
     conn_out_reply(c, r == CTREE_OK ? REPLY_CREATED : ctv_reply_of(r));
@@ -314,7 +307,7 @@ enum conn_parse_result ctverb_undef(conn *c, struct cmd_line *t) {
         cmd_reply(c, cmd_extra_tokens(t, 2));
         return PARSE_DONE;
     }
-    if (!ctv_log_ok(c))
+    if (!cmd_log_ok(c))
         return PARSE_DONE;
     r = ctree_counter_delete(id);
     cmd_reply(c, r == CTREE_OK ? REPLY_DELETED : r == CTREE_NO_COUNTER ? REPLY_NOT_FOUND : ctv_reply_of(r));
@@ -425,7 +418,7 @@ enum conn_parse_result ctverb_obj(conn *c, struct cmd_line *t) {
 
     if (!ctv_obj_opts(c, t, &o, true))
         return PARSE_DONE;
-    if (!ctv_log_ok(c))
+    if (!cmd_log_ok(c))
         return PARSE_DONE;
     if (o.parent != NULL && (parent = ctv_obj_pin(c, o.parent, o.nparent)) == NULL)
         return PARSE_DONE;
@@ -455,7 +448,7 @@ enum conn_parse_result ctverb_limits(conn *c, struct cmd_line *t) {
         conn_out_reply(c, REPLY_X_RAISE_LIMITS);
         return PARSE_DONE;
     }
-    if (!ctv_log_ok(c) || (pin = ctv_obj_pin(c, t->v[1], t->vlen[1])) == NULL)
+    if (!cmd_log_ok(c) || (pin = ctv_obj_pin(c, t->v[1], t->vlen[1])) == NULL)
         return PARSE_DONE;
     r = ctree_obj_set(ctv_obj(pin), o.limits, o.nlimits, raise, o.quantize);
     item_release(pin);
@@ -647,7 +640,7 @@ enum conn_parse_result ctverb_incr(conn *c, struct cmd_line *t) {
         cmd_reply(c, REPLY_X_BAD_CT_DELTA);
         return PARSE_DONE;
     }
-    if (!ctv_log_ok(c) || (pin = ctv_obj_pin(c, t->v[1], t->vlen[1])) == NULL)
+    if (!cmd_log_ok(c) || (pin = ctv_obj_pin(c, t->v[1], t->vlen[1])) == NULL)
         return PARSE_DONE;
     r = ctree_incr(ctv_obj(pin), &in, &refused, values && !c->noreply ? ctv_out_value : NULL, c);
     if (r == CTREE_LIMIT && !c->noreply)

@@ -76,13 +76,6 @@ static item *lverb_list(conn *c, const char *key, size_t nkey, bool create, enum
     return pin;
 }
 
-static bool lverb_log_ok(conn *c) {
-    if (persist_writable())
-        return true;
-    cmd_reply(c, REPLY_LOG_FAILED);
-    return false;
-}
-
 static void lverb_result(conn *c, enum list_result r, uint64_t n) {
     switch (r) {
     case LIST_OK:
@@ -154,7 +147,7 @@ enum conn_parse_result lverb_create(conn *c, struct cmd_line *t) {
         cmd_bad_value(c, "maxlen");
         return PARSE_DONE;
     }
-    if (!lverb_log_ok(c))
+    if (!cmd_log_ok(c))
         return PARSE_DONE;
     pin = store_list_open(t->v[1], t->vlen[1], true, &o, &st);
     if (pin != NULL)
@@ -371,7 +364,7 @@ static void lverb_data_done(conn *c) {
     push = r.verb == LVERB_LPUSH || r.verb == LVERB_RPUSH;
     if (!lverb_split(it, &r, vals)) {
         cmd_reply(c, REPLY_BAD_CHUNK);
-    } else if (r.verb == LVERB_EXISTS || lverb_log_ok(c)) {
+    } else if (r.verb == LVERB_EXISTS || cmd_log_ok(c)) {
         pin = lverb_list(c, item_key(it), it->nkey, push, REPLY_NOT_FOUND);
         if (pin != NULL) {
             lverb_apply(c, pin, it, &r, vals);
@@ -407,7 +400,7 @@ enum conn_parse_result lverb_pop(conn *c, struct cmd_line *t) {
             return PARSE_DONE;
         }
     }
-    if (!lverb_log_ok(c))
+    if (!cmd_log_ok(c))
         return PARSE_DONE;
     pin = lverb_list(c, t->v[1], t->vlen[1], wait_ms > 0, REPLY_END);
     if (pin == NULL)
@@ -490,7 +483,7 @@ enum conn_parse_result lverb_trim(conn *c, struct cmd_line *t) {
         cmd_reply(c, bad);
         return PARSE_DONE;
     }
-    if (!lverb_log_ok(c))
+    if (!cmd_log_ok(c))
         return PARSE_DONE;
     pin = lverb_list(c, t->v[1], t->vlen[1], false, REPLY_NOT_FOUND);
     if (pin == NULL)

@@ -81,15 +81,6 @@ static item *qverb_queue(conn *c, struct cmd_line *t, bool create, enum reply_id
     return pin;
 }
 
-/* Whether a change may be made: with --data-dir, not while the log
- * cannot be written (the reply then says so). */
-static bool qverb_log_ok(conn *c) {
-    if (persist_writable())
-        return true;
-    cmd_reply(c, REPLY_LOG_FAILED);
-    return false;
-}
-
 /* ---- replies with messages ---- */
 
 static void qverb_out_pushed(conn *c, uint64_t id) {
@@ -178,7 +169,7 @@ enum conn_parse_result qverb_create(conn *c, struct cmd_line *t) {
         conn_out_reply(c, qverb_opts_errors[check]);
         return PARSE_DONE;
     }
-    if (!qverb_log_ok(c))
+    if (!cmd_log_ok(c))
         return PARSE_DONE;
     pin = store_queue_open(t->v[1], t->vlen[1], true, &o, &st);
     if (pin != NULL)
@@ -257,7 +248,7 @@ static void qverb_push_done(conn *c) {
         item_release(it);
         return;
     }
-    if (!qverb_log_ok(c)) {
+    if (!cmd_log_ok(c)) {
         item_release(it);
         return;
     }
@@ -350,7 +341,7 @@ enum conn_parse_result qverb_pop(conn *c, struct cmd_line *t) {
 
     if (!qverb_pop_args(c, t, &a))
         return PARSE_DONE;
-    if (!qverb_log_ok(c))
+    if (!cmd_log_ok(c))
         return PARSE_DONE;
     pin = qverb_queue(c, t, a.wait_ms > 0, a.has_ack ? REPLY_NOT_FOUND : REPLY_END, &st);
     if (pin == NULL) {
@@ -407,7 +398,7 @@ enum conn_parse_result qverb_by_id(conn *c, struct cmd_line *t) {
         cmd_reply(c, bad);
         return PARSE_DONE;
     }
-    if (!qverb_log_ok(c))
+    if (!cmd_log_ok(c))
         return PARSE_DONE;
     pin = qverb_queue(c, t, false, REPLY_NOT_FOUND, NULL);
     if (pin == NULL)
@@ -569,7 +560,7 @@ enum conn_parse_result qverb_purge(conn *c, struct cmd_line *t) {
         cmd_reply(c, REPLY_X_TOO_MANY);
         return PARSE_DONE;
     }
-    if (!qverb_log_ok(c))
+    if (!cmd_log_ok(c))
         return PARSE_DONE;
     pin = qverb_queue(c, t, false, REPLY_NOT_FOUND, NULL);
     if (pin == NULL)
