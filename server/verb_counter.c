@@ -395,20 +395,6 @@ static bool ctv_obj_opts(conn *c, struct cmd_line *t, struct ctv_obj_opts *o, bo
 }
 
 /* Creates the object; a key left by a removed subtree is taken over. */
-static item *ctv_obj_create(struct cmd_line *t, struct ctree_new *nw, enum store_status *st) {
-    int attempt;
-    item *pin = NULL;
-
-    for (attempt = 0; attempt < 2; attempt++) {
-        nw->r = CTREE_OK;
-        pin = store_struct_find(t->v[1], t->vlen[1], ITEM_CTREE, ctree_obj_make, nw, st);
-        if (pin == NULL || *st != STORE_EXISTS || ctree_obj_live(store_struct_of(pin)))
-            return pin;
-        store_delete(t->v[1], t->vlen[1], item_cas(pin));
-        item_release(pin);
-    }
-    return NULL;
-}
 
 enum conn_parse_result ctverb_obj(conn *c, struct cmd_line *t) {
     static __thread struct ctv_obj_opts o;
@@ -427,7 +413,7 @@ enum conn_parse_result ctverb_obj(conn *c, struct cmd_line *t) {
     nw.quantize = o.quantize > 0 ? o.quantize : 0;
     nw.limits = o.limits;
     nw.nlimits = o.nlimits;
-    pin = ctv_obj_create(t, &nw, &st);
+    pin = ctree_obj_create(t->v[1], t->vlen[1], &nw, &st);
     if (pin != NULL)
         item_release(pin);
     if (parent != NULL)

@@ -561,6 +561,21 @@ bool ctree_obj_live(struct ctree_obj *o) {
     return live;
 }
 
+item *ctree_obj_create(const char *key, size_t nkey, struct ctree_new *nw, enum store_status *st) {
+    int attempt;
+    item *pin;
+
+    for (attempt = 0; attempt < 2; attempt++) {
+        nw->r = CTREE_OK;
+        pin = store_struct_find(key, nkey, ITEM_CTREE, ctree_obj_make, nw, st);
+        if (pin == NULL || *st != STORE_EXISTS || ctree_obj_live(store_struct_of(pin)))
+            return pin;
+        store_delete(key, nkey, item_cas(pin));
+        item_release(pin);
+    }
+    return NULL;
+}
+
 /* Takes o's values out of every ancestor (aggregating counters). */
 static void ctree_subtract_from_ancestors(struct ctree_obj *o, int64_t now) {
     uint32_t i, k;

@@ -130,6 +130,11 @@ void *ctree_obj_make(const char *key, size_t nkey, item *self, void *arg);
 void ctree_obj_closed(struct ctree_obj *o);
 /* Whether o is still in its tree (not removed with a subtree). */
 bool ctree_obj_live(struct ctree_obj *o);
+/* Finds or makes the object under key (pinned; *st STORE_STORED when it
+ * was made, STORE_EXISTS when it was there). A key still holding an
+ * object removed with its parent's subtree (not yet cleared away) is
+ * deleted and made again, by a client's ctobj as by replay. */
+item *ctree_obj_create(const char *key, size_t nkey, struct ctree_new *nw, enum store_status *st);
 
 /* Limits: raise (add amounts to existing limits; a missing one is set)
  * or redefine (replace every limit). quantize < 0 leaves it unchanged. */

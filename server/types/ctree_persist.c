@@ -223,7 +223,7 @@ static item *cp_make(const char *key, size_t nkey, const char *parent, size_t np
 
     if (nparent == 0 || ppin != NULL) {
         nw.parent = ppin != NULL ? store_struct_of(ppin) : NULL;
-        pin = store_struct_find(key, nkey, ITEM_CTREE, ctree_obj_make, &nw, &st);
+        pin = ctree_obj_create(key, nkey, &nw, &st);
     }
     if (ppin != NULL)
         item_release(ppin);

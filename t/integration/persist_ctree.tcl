@@ -124,3 +124,24 @@ with_data_dir $d2 {} {
         ct_world $fd {root a b a1 a2 b1}
     } $::fuzzy
 }
+
+# A child key deleted with its parent's subtree and created again at once
+# (before the deleted objects are cleared away): the restart replays the
+# delete and the new object, and the new object's increments count.
+set d9 [tmpdir persist-ctree]
+set ::recreated {}
+with_data_dir $d9 {} {
+    set fd [mc_connect]
+    test {ctree persistence: a child re-created right after its parent's subtree was deleted} {
+        assert_equal [mc_exchange $fd "ctdef 1 104\r\nctobj p\r\nctobj p.k parent=p\r\nctincr p.k 1 104 20210101 5\r\n"] \
+            "CREATED\r\nCREATED\r\nCREATED\r\nSTORED\r\n"
+        assert_equal [mc_exchange $fd "delete p\r\nctobj p.k\r\nctincr p.k 1 104 20210101 7\r\n"] \
+            "DELETED\r\nCREATED\r\nSTORED\r\n"
+        set ::recreated [mc_exchange $fd "ctget p.k 1 104 20210101\r\n"]
+    } "VALUE p.k 1 104 20210101 7 0\r\nEND\r\n"
+}
+with_data_dir $d9 {} {
+    test {ctree persistence: after the restart the re-created object holds its own increments} {
+        mc_exchange [mc_connect] "ctget p.k 1 104 20210101\r\n"
+    } [set ::recreated]
+}
