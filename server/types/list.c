@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "../item.h"
+#include "../log.h"
 #include "list.h"
 #include "list_int.h"
 #include "list_persist.h"
@@ -569,32 +570,28 @@ bool list_unwait(struct list *l, struct list_waiter *w) {
     return was;
 }
 
+/* Puts a waiter's elements back, last first, so each end reads as before
+ * the pop (the packed elements are walked from their end: no memory is
+ * needed but the list's own). */
 void list_give_back(struct list *l, struct list_waiter *w) {
-    const char **ps = NULL;
-    size_t *ns = NULL, off = 0;
+    size_t end = w->ngotbytes, n;
     int k;
 
     pthread_mutex_lock(&l->lock);
-    if (!l->closed && w->ngot > 0) {
-        ps = malloc((size_t)w->ngot * sizeof(*ps));
-        ns = malloc((size_t)w->ngot * sizeof(*ns));
-    }
-    for (k = 0; ps != NULL && ns != NULL && k < w->ngot; k++) {
-        size_t h = list_var_get(w->got + off, &ns[k]);
-        ps[k] = w->got + off + h;
-        off += 2 * h + ns[k];
-    }
-    /* Back in reverse, so each end reads as before the pop. */
-    for (k = ps != NULL && ns != NULL ? w->ngot - 1 : -1; k >= 0; k--) {
-        struct list_val v = { ps[k], ns[k] };
-        if (list_put_at(l, w->end == LIST_HEAD ? 0 : l->count, v.p, v.n) == LIST_OK)
-            llog_push(l, w->end, &v);
+    for (k = w->ngot - 1; !l->closed && k >= 0; k--) {
+        size_t start = list_var_back(w->got, end, &n);
+        struct list_val v = { w->got + start + (end - start - n) / 2, n };
+        if (list_put_at(l, w->end == LIST_HEAD ? 0 : l->count, v.p, v.n) != LIST_OK) {
+            log_msg(0, "list %.*s: no memory to give back %d element(s) of a pop that "
+                       "was not delivered; they are lost", (int)l->nname, l->name, k + 1);
+            break;
+        }
+        llog_push(l, w->end, &v);
+        end = start;
     }
     if (w->ngot > 0)
         list_serve(l);
     pthread_mutex_unlock(&l->lock);
-    free(ps);
-    free(ns);
     free(w->got);
     w->got = NULL;
     w->ngot = 0;

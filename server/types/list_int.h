@@ -131,6 +131,8 @@ static inline struct lvhint *list_vent_hints(struct lvent *e) {
 
 /* Chunks and elements. */
 size_t list_var_get(const char *p, size_t *n);
+/* The start of the packed element ending at end of buf; *n its length. */
+size_t list_var_back(const char *buf, size_t end, size_t *n);
 /* Offset in c->buf of element i of c. */
 uint32_t list_chunk_at(const struct lchunk *c, uint32_t i);
 /* Rank of c's first element in the list. */

@@ -56,7 +56,7 @@ size_t list_var_get(const char *p, size_t *n) {
 }
 
 /* The length stored after an element ending at end: its start. */
-static size_t list_var_back(const char *buf, size_t end, size_t *n) {
+size_t list_var_back(const char *buf, size_t end, size_t *n) {
     size_t v = 0, k = 0;
     unsigned shift = 0;
     unsigned char b;

@@ -115,4 +115,15 @@ start_server {tags {list mcds-only}} {
         assert_equal [llength $rest] 10
         lsort [concat $got $rest]
     } [lsort [lmap i [lrange {0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19} 0 end] {format %03d $i}]]
+
+    test {a waiter for 3 that hung up: the 3 elements it was handed go back in order} {
+        set long [string repeat z 200]
+        set w [mc_connect]
+        mc_send $w "lpop g3 3 wait=100\r\n"
+        l_waiters $fd 1
+        mc_close $w
+        assert_equal [mc_exchange $fd "rpush g3 1 4 200\r\na\r\nbbbb\r\n$long\r\n"] "3\r\n"
+        l_waiters $fd 0
+        mc_exchange $fd "lrange g3 0 10\r\n"
+    } "VALUE g3 0 1\r\na\r\nVALUE g3 0 4\r\nbbbb\r\nVALUE g3 0 200\r\n[string repeat z 200]\r\nEND\r\n"
 }
