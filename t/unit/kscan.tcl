@@ -137,3 +137,22 @@ start_server {tags {kscan mcds-only} args {-o hashpower=12}} {
         mc_exchange $fd "kscan 0 count=1\r\n"
     } "SERVER_ERROR too many open scans\r\n"
 }
+
+# A hostile glob does not stall the scan (glibc's fnmatch does not blow up on
+# stars; checked here), and the glob features work as documented.
+start_server {tags {kscan mcds-only}} {
+    set fd [mc_connect]
+    for {set i 0} {$i < 50} {incr i} { mc_send $fd "set [string repeat a 245]$i 0 0 1 noreply\r\nx\r\n" }
+    mc_exchange $fd ""
+
+    test {a hostile glob (*a*a*…*b on 250-byte keys) is answered at once and matches nothing} {
+        llength [k_all $fd match=[string repeat *a 20]*b count=1000]
+    } 0
+
+    test {glob features: ?, [classes], [!negation], ranges, \ escapes} {
+        foreach k {ab1 ab2 abx a*c} { mc_exchange $fd "set $k 0 0 1\r\nx\r\n" }
+        lmap pat {ab? ab\[12\] ab\[!12\] ab\[0-9\] a\\*c} {
+            lsort [lmap k [k_all $fd match=$pat count=1000] { lindex $k 0 }]
+        }
+    } {{ab1 ab2 abx} {ab1 ab2} abx {ab1 ab2} a*c}
+}
