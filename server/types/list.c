@@ -19,6 +19,7 @@
 
 #include "../item.h"
 #include "../log.h"
+#include "../settings.h"
 #include "list.h"
 #include "list_int.h"
 #include "list_persist.h"
@@ -69,14 +70,16 @@ static bool list_take_one(const char *p, size_t n, void *arg) {
     return true;
 }
 
-/* Serves waiters, in order, while the list has elements. A waiter whose
- * copy finds no memory stays waiting. */
+/* Serves waiters, in order, while the list has elements: each takes what
+ * it asked for, up to --conn-output-max bytes (at least one element), so
+ * that its reply is bounded as a plain pop's is. A waiter whose copy finds
+ * no memory stays waiting. */
 static void list_serve(struct list *l) {
     while (l->whead != NULL && l->count > 0) {
         struct list_waiter *w = l->whead;
         int k = (uint64_t)w->want < l->count ? w->want : (int)l->count;
         struct list_take t = { NULL, 0 };
-        size_t bytes = list_end_bytes(l, w->end, k);
+        size_t bytes = list_end_bytes(l, w->end, &k, settings.conn_output_max);
 
         t.buf = malloc(bytes > 0 ? bytes : 1);
         if (t.buf == NULL)

@@ -90,8 +90,9 @@ struct lchunk *list_chunk_next(struct lchunk *c);
 struct lchunk *list_chunk_of(struct list *l, uint64_t idx, uint32_t *i);
 /* Removes element i of c; frees c when it empties. */
 void list_cut(struct list *l, struct lchunk *c, uint32_t i);
-/* Bytes the first k elements at end e take, packed. */
-size_t list_end_bytes(struct list *l, enum list_end e, int k);
+/* Bytes the first *k elements at end e take, packed; *k is lowered to
+ * the elements that fit in budget (at least one). */
+size_t list_end_bytes(struct list *l, enum list_end e, int *k, size_t budget);
 /* Frees the chunks under c. */
 void list_free_chunks(struct list *l, struct lchunk *c);
 /* The first element of c equal to v (the last if last), or -1. */

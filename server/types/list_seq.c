@@ -517,14 +517,17 @@ void list_keep(struct list *l, uint64_t start, uint64_t end) {
 
 /* ---- reading and removing in place ---- */
 
-/* Bytes the first k elements at end e take, packed. */
-size_t list_end_bytes(struct list *l, enum list_end e, int k) {
+/* Bytes the first *k elements at end e take, packed; *k is lowered to
+ * the elements that fit in budget (at least one). */
+size_t list_end_bytes(struct list *l, enum list_end e, int *k, size_t budget) {
     size_t total = 0, n;
     struct lchunk *c = e == LIST_HEAD ? list_chunk_first(l->root) : list_chunk_last(l->root);
     uint32_t off = e == LIST_HEAD ? c->lo : c->hi;
     const char *p;
+    int i;
 
-    while (k-- > 0) {
+    for (i = 0; i < *k; i++) {
+        size_t step;
         if (e == LIST_HEAD && off == c->hi) {
             c = list_chunk_next(c);
             off = c->lo;
@@ -534,14 +537,18 @@ size_t list_end_bytes(struct list *l, enum list_end e, int k) {
         }
         if (e == LIST_HEAD) {
             uint32_t next = list_elem_read(c, off, &p, &n);
-            total += next - off;
+            step = next - off;
             off = next;
         } else {
             uint32_t start = (uint32_t)list_var_back(c->buf, off, &n);
-            total += off - start;
+            step = off - start;
             off = start;
         }
+        if (i > 0 && total + step > budget)
+            break;
+        total += step;
     }
+    *k = i;
     return total;
 }
 

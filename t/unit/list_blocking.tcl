@@ -127,3 +127,25 @@ start_server {tags {list mcds-only}} {
         mc_exchange $fd "lrange g3 0 10\r\n"
     } "VALUE g3 0 1\r\na\r\nVALUE g3 0 4\r\nbbbb\r\nVALUE g3 0 200\r\n[string repeat z 200]\r\nEND\r\n"
 }
+
+# A waiting pop's reply is bounded as a plain pop's: it takes what fits in
+# --conn-output-max (at least one element); the rest stays in the list.
+start_server {tags {list mcds-only} args {-I 1m --conn-output-max 256k}} {
+    set fd [mc_connect]
+    test {a waiting pop for 8 elements of 100 KB takes what fits in --conn-output-max} {
+        set w [mc_connect]
+        mc_send $w "lpop wb 8 wait=100\r\n"
+        l_waiters $fd 1
+        set v [string repeat y 100000]
+        set push "rpush wb[string repeat { 100000} 8]\r\n"
+        for {set i 0} {$i < 8} {incr i} { append push "$v\r\n" }
+        assert_equal [mc_exchange $fd $push] "8\r\n"
+        set got 0
+        while {[set line [mc_readline $w]] ne "END"} {
+            assert_equal $line "VALUE wb 0 100000"
+            mc_read_bytes $w 100002
+            incr got
+        }
+        list $got [lindex [mc_exchange $fd "llen wb\r\n"] 0]
+    } {2 6}
+}
