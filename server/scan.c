@@ -78,12 +78,11 @@ static struct scan **scan_find(uint64_t id) {
     return NULL;
 }
 
-enum scan_result scan_close(uint64_t id) {
-    struct scan **p, *s;
+/* scan_lock held. */
+static enum scan_result scan_close_locked(uint64_t id) {
+    struct scan **p = scan_find(id), *s;
     enum scan_result r = SCAN_NOT_FOUND;
 
-    pthread_mutex_lock(&scan_lock);
-    p = scan_find(id);
     if (p != NULL && (*p)->busy) {
         r = SCAN_BUSY;
     } else if (p != NULL) {
@@ -93,6 +92,14 @@ enum scan_result scan_close(uint64_t id) {
         scan_n--;
         r = SCAN_OK;
     }
+    return r;
+}
+
+enum scan_result scan_close(uint64_t id) {
+    enum scan_result r;
+
+    pthread_mutex_lock(&scan_lock);
+    r = scan_close_locked(id);
     pthread_mutex_unlock(&scan_lock);
     return r;
 }
@@ -180,10 +187,10 @@ enum scan_result scan_step(uint64_t id, uint32_t nbuckets, struct scan_page *pag
     s->v = v;
     s->used = clock_now();
     s->busy = false;
+    if (v == 0)             /* finished: closed before another can step it */
+        scan_close_locked(id);
     pthread_mutex_unlock(&scan_lock);
     *next = v == 0 ? 0 : id;
-    if (v == 0)
-        scan_close(id);
     return sv.nomem && page->n == 0 ? SCAN_NOMEM : SCAN_OK;
 }
 
