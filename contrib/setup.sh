@@ -7,28 +7,30 @@
 #   contrib/setup.sh --test   that, and what the test suite uses (tcl,
 #                             procps, groff-base, memcached,
 #                             libmemcached-tools, valgrind,
-#                             python3-pymemcache, nutcracker)
+#                             python3-pymemcache, nutcracker, openssl,
+#                             tcl-tls)
 #
 # Used by the README's two commands and by .ci/run.
 set -e
 cd "$(dirname "$0")/.."
 
-# libssl-dev: Debian 12's libmemcached.pc requires libcrypto's .pc file, but
-# libmemcached-dev does not depend on it, so configure cannot find
-# libmemcached without it.
+# libssl-dev: TLS (-Z) is built with OpenSSL; and Debian 12's
+# libmemcached.pc requires libcrypto's .pc file, but libmemcached-dev does
+# not depend on it, so configure cannot find libmemcached without it.
 BUILD_PKGS="build-essential autoconf automake libtool pkg-config libevent-dev
 libmemcached-dev libssl-dev"
 # procps: the suite stops servers with kill(1), which a minimal Debian
 # (debootstrap's minbase, the debian:12 container image) lacks; groff-base:
-# t/unit/docs.tcl formats the man pages.
+# t/unit/docs.tcl formats the man pages; openssl (the command) and tcl-tls:
+# t/unit/tls.tcl makes its certificates and speaks TLS.
 TEST_PKGS="tcl procps groff-base libmemcached-tools memcached valgrind
-python3-pymemcache nutcracker"
+python3-pymemcache nutcracker openssl tcl-tls"
 
 case "$1" in
 "") PKGS=$BUILD_PKGS ;;
 --test) PKGS="$BUILD_PKGS $TEST_PKGS" ;;
 -h|--help)
-    sed -n '2,12s/^# \{0,1\}//p' "$0"
+    sed -n '2,13s/^# \{0,1\}//p' "$0"
     exit 0 ;;
 *)
     echo "usage: contrib/setup.sh [--test]" >&2

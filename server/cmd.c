@@ -28,6 +28,7 @@
 #include "verb_queue.h"
 #include "verb_queue_batch.h"
 #include "verb_operator.h"
+#include "verb_tls.h"
 #include "watch.h"
 
 #define CMD_HASH_SIZE 256           /* a power of two, well above the verbs */
@@ -119,6 +120,8 @@ static const struct cmd_def cmd_defs[] = {
     /* key scans (verb_scan.c) */
     { "kscan", sverb_scan, 2, 7, 0, 0, "walk the keys: kscan 0|<cursor> [count=] [match=] [type=] [minttl=] [maxttl=]" },
     { "kscanclose", sverb_close, 2, 2, 0, 0, "end a scan: kscanclose <cursor>" },
+    /* TLS (verb_tls.c) */
+    { "refresh_certs", tls_cmd_refresh, 1, CMD_ANY, CMD_NOREPLY | CMD_ADMIN, 0, "reload the TLS certificate, key and CA files (with -Z)" },
     { NULL, NULL, 0, 0, 0, 0 },
 };
 #pragma GCC diagnostic pop
