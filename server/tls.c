@@ -9,10 +9,11 @@
  * were made from.
  *
  * Reads and writes are non-blocking and run the handshake as they go:
- *  - tls_read fills the buffer from as many records as the session has,
- *    so a short read means both the session and the socket are empty and
- *    conn.c's "drained" rule holds (no decrypted byte is left waiting for
- *    a socket event that will not come);
+ *  - tls_read stops only when the session holds no byte, decrypted or
+ *    not (OpenSSL reads no further than the record it decrypts), or the
+ *    buffer is full: after a short read whatever is left is in the socket,
+ *    whose event will come, so conn.c's "drained" rule holds and no byte
+ *    waits in the session for an event that will not come;
  *  - tls_writev gathers queued output into records of ssl_wbuf_size bytes
  *    (from the item itself when one segment is long enough). A write that
  *    could not finish is repeated with the same bytes, which stay at the
@@ -275,6 +276,8 @@ ssize_t tls_read(conn *c, char *buf, size_t n) {
         r = SSL_read(t->ssl, buf + got, want);
         if (r > 0) {
             got += (size_t)r;
+            if (!SSL_has_pending(t->ssl))
+                break;      /* the rest, if any, is in the socket: its event comes */
             continue;
         }
         how = tls_outcome(t, r, &wants);

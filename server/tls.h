@@ -34,7 +34,8 @@ void tls_conn_free(struct tls_conn *t);
 
 /* As read(2): bytes read (> 0), 0 at the end of the stream, -1 with errno
  * EAGAIN to wait for an event, or another errno on a failure. A read
- * shorter than n means the session holds no more decrypted bytes. */
+ * shorter than n leaves no byte in the session: the rest, if any, is in
+ * the socket. */
 ssize_t tls_read(struct conn *c, char *buf, size_t n);
 /* As writev(2), in records of up to ssl_wbuf_size bytes. After EAGAIN the
  * same leading bytes must still be queued for the next call: it sets
