@@ -19,7 +19,8 @@
  *    point (c->resume) and goes on when the socket drains;
  *  - every buffer allocation is counted against settings.conn_buffer_limit,
  *    and one that fails or would pass it drops that connection (never the
- *    server). *
+ *    server).
+ *
  * A connection from a TLS listener reads and writes through tls.c's
  * wrappers (tls_read, tls_writev) instead of read and writev, and waits
  * for the extra events its session asks for (tls_events); nothing else

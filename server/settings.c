@@ -171,8 +171,7 @@ const char *settings_protocol_name(void) {
     }
 }
 
-/* A whole decimal number in [min, max]. */
-static int settings_number(const char *arg, long min, long max, long *out) {
+int settings_number(const char *arg, long min, long max, long *out) {
     char *end;
     long v;
 

@@ -4,11 +4,11 @@
  * OpenSSL's flag word (0, 1, 3, 7), ssl_wbuf_size is in bytes, a file not
  * given is "(null)" and a list not given "NULL".
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "settings.h"
 #include "tls_opts.h"
 
 #define TLS_OPTS_WBUF_DEFAULT 16384
@@ -44,12 +44,9 @@ const char *tls_opts_version_name(int v) {
 
 /* A whole number in [min, max]. */
 static int tls_opts_int(const char *val, long min, long max, int *out) {
-    char *end;
     long v;
 
-    errno = 0;
-    v = strtol(val, &end, 10);
-    if (errno != 0 || end == val || *end != '\0' || v < min || v > max)
+    if (settings_number(val, min, max, &v) < 0)
         return -1;
     *out = (int)v;
     return 0;
