@@ -316,6 +316,25 @@ start_server [list tags {tls mcds-only} args [tls_server_args \
     } 1
 }
 
+# -Y inside TLS; refresh_certs is an admin command.
+set f [open $::tls_dir/users w]
+puts $f "root:r00t\napp:4pp"
+close $f
+start_server [list tags {tls mcds-only} args [concat [tls_server_args] \
+        [list -Y $::tls_dir/users --admin-users root]]] {
+    test {TLS: -Y authentication inside TLS; refresh_certs is for --admin-users only} {
+        tls_need
+        set out {}
+        foreach {user pass} {app 4pp root r00t} {
+            set fd [tls_connect]
+            mc_send $fd "set a 0 0 [string length "$user $pass"]\r\n$user $pass\r\n"
+            assert_equal [mc_readline $fd] STORED
+            lappend out [mc_exchange $fd "refresh_certs\r\n"]
+        }
+        set out
+    } [list "CLIENT_ERROR admin commands are for --admin-users only\r\n" "OK\r\n"]
+}
+
 # In every build, TLS or not.
 start_server {tags {mcds-only}} {
     test {TLS: without -Z, refresh_certs answers as memcached and ssl_enabled is no} {
