@@ -282,7 +282,7 @@ start_server [list tags {tls mcds-only} args [concat [tls_server_args] [list -t 
 
 # ssl_verify_mode=2: a client certificate signed by ssl_ca_cert is required.
 start_server [list tags {tls mcds-only} args [tls_server_args \
-        "ssl_verify_mode=2,ssl_ca_cert=$::tls_dir/ca.crt,ssl_min_version=3,ssl_session_cache"]] {
+        "ssl_verify_mode=2,ssl_ca_cert=$::tls_dir/ca.crt,ssl_min_version=3,ssl_session_cache,ssl_kernel_tls"]] {
     test {TLS: ssl_verify_mode=2 serves a client with a certificate from ssl_ca_cert} {
         tls_need
         set fd [tls_connect {} -certfile $::tls_dir/client.crt -keyfile $::tls_dir/client.key]
@@ -290,6 +290,14 @@ start_server [list tags {tls mcds-only} args [tls_server_args \
         list [mc_exchange $fd "set v 0 0 1\r\nx\r\n"] [dict get $s ssl_verify_mode] \
             [dict get $s ssl_ca_cert] [dict get $s ssl_min_version] [dict get $s ssl_session_cache]
     } [list "STORED\r\n" 3 $::tls_dir/ca.crt tlsv1.3 yes]
+
+    test {TLS: with ssl_kernel_tls (used where the kernel offers it) a 300 KB value goes both ways} {
+        tls_need
+        set fd [tls_connect {} -certfile $::tls_dir/client.crt -keyfile $::tls_dir/client.key]
+        set v [randstring 300000]
+        assert_equal [mc_set $fd ktls $v] STORED
+        list [string equal [mc_get $fd ktls] $v] [dict get [mc_stats $fd settings] ssl_kernel_tls]
+    } {1 yes}
 
     test {TLS: ssl_verify_mode=2 refuses a client without a certificate} {
         tls_need
