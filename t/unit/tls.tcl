@@ -267,8 +267,10 @@ print(c.get("py-tls").decode(), c.get_many(["py-tls", "k"])["k"].decode())
 }
 
 # A stalled handshake holds neither the only worker nor, past
-# -o idle_timeout, its connection.
-start_server [list tags {tls mcds-only} args [concat [tls_server_args] [list -t 1 -o idle_timeout=1]]] {
+# -o idle_timeout, its connection. The timeout also bounds a real client's
+# handshake, which takes seconds under valgrind: 3 s, 30 s there.
+start_server [list tags {tls mcds-only} args [concat [tls_server_args] \
+        [list -t 1 -o idle_timeout=[expr {3 * [time_factor]}]]]] {
     test {TLS: a client that stalls its handshake does not hold the worker, and idle_timeout closes it} {
         tls_need
         set stalled [mc_connect]
