@@ -415,6 +415,42 @@ mcds_status_t mcds_queue_release_many(mcds_t *h, const char *queue,
 mcds_status_t mcds_queue_touch_many(mcds_t *h, const char *queue,
                                     const uint64_t *ids, size_t n,
                                     unsigned lease_ms, mcds_status_t *results);
+/* Receipts (doc/protocol.md, "Receipts"): the *_msg and *_msgs calls act
+ * on the delivery a message from mcds_queue_pop names (its id and
+ * deliveries), and answer MCDS_NOT_FOUND, changing nothing, once that
+ * delivery is over: its lease ran out, even if the message has since been
+ * leased again (to this consumer or another). The calls by bare id above
+ * act on whatever delivery of the message is in flight now: use them only
+ * where a lease cannot run out under you. MCDS_INVALID for a NULL msg. */
+mcds_status_t mcds_queue_ack_msg(mcds_t *h, const char *queue,
+                                 const mcds_queue_msg_t *msg);
+mcds_status_t mcds_queue_release_msg(mcds_t *h, const char *queue,
+                                     const mcds_queue_msg_t *msg,
+                                     uint32_t delay_s);
+mcds_status_t mcds_queue_touch_msg(mcds_t *h, const char *queue,
+                                   const mcds_queue_msg_t *msg,
+                                   unsigned lease_ms);
+/* The batches of the calls above: msgs[0..n) (n up to
+ * MCDS_QUEUE_BATCH_MAX), results as for mcds_queue_ack_many. */
+mcds_status_t mcds_queue_ack_msgs(mcds_t *h, const char *queue,
+                                  const mcds_queue_msg_t *msgs, size_t n,
+                                  mcds_status_t *results);
+mcds_status_t mcds_queue_release_msgs(mcds_t *h, const char *queue,
+                                      const mcds_queue_msg_t *msgs, size_t n,
+                                      uint32_t delay_s, mcds_status_t *results);
+mcds_status_t mcds_queue_touch_msgs(mcds_t *h, const char *queue,
+                                    const mcds_queue_msg_t *msgs, size_t n,
+                                    unsigned lease_ms, mcds_status_t *results);
+/* Acks ack's delivery and leases the next messages in one round trip (qpop
+ * ack=): *acked gets MCDS_OK or MCDS_NOT_FOUND (as mcds_queue_ack_msg),
+ * then the pop goes on as mcds_queue_pop, even when the ack found nothing.
+ * The call's status is the pop's (or the error that refused the whole
+ * request; then *acked is not set). */
+mcds_status_t mcds_queue_pop_ack(mcds_t *h, const char *queue,
+                                 const mcds_queue_msg_t *ack,
+                                 mcds_status_t *acked, unsigned max,
+                                 unsigned lease_ms, unsigned wait_ms,
+                                 mcds_queue_msg_t **msgs, size_t *count);
 /* MCDS_NOT_FOUND for no such queue. */
 mcds_status_t mcds_queue_stats(mcds_t *h, const char *queue,
                                mcds_queue_stats_t *stats);
