@@ -90,7 +90,7 @@ static const struct cmd_def cmd_defs[] = {
     /* tree counters (verb_counter.c) */
     { "ctdef", ctverb_def, 3, 5, 0, 0, "define a counter: ctdef <counter> <type>[:<keep>[:m]],... [aggregate=] [quantize=]" },
     { "ctcounter", ctverb_counter, 2, 2, 0, 0, "a counter's settings: ctcounter <counter>" },
-    { "ctcounters", ctverb_counters, 1, 1, 0, 0, "every counter's settings" },
+    { "ctcounters", ctverb_counters, 1, 3, 0, 0, "the counters' settings: ctcounters [count=] [after=<counter>]" },
     { "ctundef", ctverb_undef, 2, 3, CMD_NOREPLY, 0, "delete an unused counter: ctundef <counter>" },
     { "ctobj", ctverb_obj, 2, 5, 0, 0, "create an object: ctobj <key> [parent=] [quantize=] [limits=]" },
     { "ctlimits", ctverb_limits, 2, 4, 0, CTVERB_REDEFINE, "redefine an object's limits: ctlimits <key> [quantize=] [limits=]" },

@@ -2,7 +2,7 @@
  * verb_counter: the tree-counter verbs.
  *
  *   ctdef <counter> <type>[:<keep>[:m]],... [aggregate=0|1] [quantize=<n>]
- *   ctcounter <counter>   ctcounters   ctundef <counter> [noreply]
+ *   ctcounter <counter>   ctcounters [count=<n>] [after=<counter>]   ctundef <counter> [noreply]
  *   ctobj <key> [parent=<key>] [quantize=<n>] [limits=<counter>:<type>:<max>,...]
  *   ctlimits <key> [quantize=<n>] [limits=...]     (redefine)
  *   ctraise <key> limits=<counter>:<type>:<amount>,...
@@ -258,15 +258,34 @@ enum conn_parse_result ctverb_counter(conn *c, struct cmd_line *t) {
     return PARSE_DONE;
 }
 
+static bool ctv_list_option(conn *c, const char *tok, uint32_t *count, const char **after);
+
+/* ctcounters [count=<n>] [after=<counter>]: by id, a page at a time. */
 enum conn_parse_result ctverb_counters(conn *c, struct cmd_line *t) {
+    uint32_t count = CTV_COUNT_DEFAULT, id = 0, n = 0;
+    const char *after = NULL;
     struct ctree_def d;
     bool started = false;
     uint64_t objects;
-    uint32_t id = 0;
+    int i;
 
-    (void)t;
-    while (ctree_counter_next(&started, &id, &d, &objects))
+    for (i = 1; i < t->n; i++)
+        if (!ctv_list_option(c, t->v[i], &count, &after))
+            return PARSE_DONE;
+    if (after != NULL && !ctv_u32(after, &id)) {
+        cmd_bad_value(c, "after");
+        return PARSE_DONE;
+    }
+    started = after != NULL;
+    while (n < count && ctree_counter_next(&started, &id, &d, &objects)) {
         ctv_out_counter(c, &d, objects);
+        n++;
+    }
+    if (n == count) {
+        uint32_t last = id;     /* the last one listed: is there one after it? */
+        if (ctree_counter_next(&started, &id, &d, &objects))
+            ctv_line(c, "MORE %u\r\n", (unsigned)last);
+    }
     conn_out_reply(c, REPLY_END);
     return PARSE_DONE;
 }
