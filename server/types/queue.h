@@ -47,6 +47,9 @@ struct qmsg {
     struct qmsg *id_next;   /* in-flight id map chain */
     item *payload;          /* client flags and value with "\r\n" */
     uint8_t state;
+    uint32_t src;           /* a dead letter: the queue it came from, an
+                               index into its queue's source table (1 up;
+                               0: none); fits in what was padding */
 };
 
 struct queue_opts {
@@ -93,6 +96,7 @@ struct queue_stats {
     uint64_t pushed, popped, acked, released, expired, dead, purged;
     uint64_t oldest_ready_ms;   /* age of the oldest ready message */
     uint64_t expired_age;       /* dead-lettered for their age (max_age_ms) */
+    uint64_t redriven, kicked;  /* sent back by queue_redrive, made ready by queue_kick */
 };
 
 enum queue_result { QUEUE_OK, QUEUE_FULL, QUEUE_NOMEM, QUEUE_NOT_FOUND, QUEUE_GONE };
@@ -157,6 +161,23 @@ bool queue_unwait(struct queue *q, struct queue_waiter *w);
 #define QUEUE_ID_BLOCK (1ULL << 20)
 void queue_on_id_block(void (*fn)(uint64_t upto));
 void queue_id_floor(uint64_t v);
+
+/* ---- moving messages back (queue_move.c) ---- */
+
+#define QUEUE_MOVE_MAX 10000        /* most messages one redrive or kick considers */
+
+/* Opens the queue named name for a redrive, pinned (*pin to release), or
+ * NULL when there is none (missing, or the key holds another type). */
+typedef struct queue *(*queue_open_fn)(const char *name, size_t n, item **pin);
+/* Sends up to max ready messages of dead-letter queue q (in delivery
+ * order) back to the queue each came from, in batches: ready there now,
+ * id, priority and data kept, delivery count and age starting again.
+ * One whose source is unknown, gone, full or out of memory stays in q
+ * where it was. *moved and *left count both kinds. */
+void queue_redrive(struct queue *q, uint64_t max, queue_open_fn open, uint64_t *moved, uint64_t *left);
+/* Makes up to max buried messages of q ready again, in their order, with
+ * their delivery count and age starting again; returns how many. */
+uint64_t queue_kick_buried(struct queue *q, uint64_t max);
 
 /* Server-wide totals for `stats`. */
 void queue_totals(struct queue_stats *st, uint64_t *nqueues);

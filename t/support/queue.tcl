@@ -90,10 +90,11 @@ proc q_pending {fd q} {
 # The full qstats reply for the given values, in the documented order.
 proc q_stats_reply {args} {
     set names {ready delayed in_flight buried waiters pushed popped acked released lease_expired
-        dead purged age_oldest_ready lease_ms max_deliveries max_length dlq max_age_ms expired_age}
+        dead purged age_oldest_ready lease_ms max_deliveries max_length dlq max_age_ms expired_age
+        redriven kicked}
     set out {}
-    # max_age_ms and expired_age default to 0.
-    foreach name $names value [concat $args [lrange {0 0} [expr {[llength $args] - 17}] end]] {
+    # max_age_ms, expired_age, redriven and kicked default to 0.
+    foreach name $names value [concat $args [lrange {0 0 0 0} [expr {[llength $args] - 17}] end]] {
         append out "STAT $name $value\r\n"
     }
     return "${out}END\r\n"

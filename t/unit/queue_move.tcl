@@ -1,0 +1,287 @@
+# Moving queued messages back where they can be delivered (doc/protocol.md,
+# "3. Queues", qredrive and qkick): a dead-letter queue's ready messages go
+# back to the queue each came from, a queue's buried messages become ready
+# again. Every test counts the messages: none is lost or doubled. Time
+# moves with debugtime only. Restarts are in t/integration/persist_queue_move.tcl.
+# Helpers are in t/support/queue.tcl.
+
+# qm_dead fd queue n ?opts? -> the ids of n messages "<queue>-<i>" pushed on
+# a new queue (maxage=1000 and opts) and moved to its dead-letter queue by
+# age. Times here are long and moved by debugtime, so that a slow run
+# (valgrind) does not age or expire anything on its own.
+proc qm_dead {fd q n {opts {}}} {
+    assert_equal [mc_exchange $fd "qcreate $q maxage=1000 $opts\r\n"] "CREATED\r\n"
+    set ids {}
+    for {set i 0} {$i < $n} {incr i} { lappend ids [q_push $fd $q $q-$i $i] }
+    assert_equal [mc_exchange $fd "debugtime 1001\r\n"] "OK\r\n"
+    return $ids
+}
+
+# qm_ids fd queue -> the ids of the ready messages (up to 100), in order.
+proc qm_ids {fd q} {
+    return [lmap m [q_parse [mc_exchange $fd "qpeek $q 100\r\n"]] { lindex $m 0 }]
+}
+
+start_server {tags {queue mcds-only}} {
+    set fd [mc_connect]
+
+    test {qredrive: dead letters go back to their queue, ids, flags and data kept, counts start again} {
+        set ids [qm_dead $fd rd1 3 maxdeliver=2]
+        assert_equal [qm_ids $fd rd1:dead] $ids
+        assert_equal [mc_exchange $fd "qredrive rd1:dead\r\n"] "REDRIVEN 3 0\r\n"
+        set want {}
+        foreach id $ids i {0 1 2} { append want [q_item $id $i rd1-$i 0] }
+        assert_equal [mc_exchange $fd "qpeek rd1 5\r\nqpeek rd1:dead\r\n"] "${want}END\r\nEND\r\n"
+        list [q_stat $fd rd1:dead redriven] [q_stat $fd rd1:dead ready] [q_stat $fd rd1 ready] \
+            [q_stat $fd rd1 pushed] [q_stat $fd rd1 dead]
+    } {3 0 3 6 3} {debugtime}
+
+    test {qredrive: a redriven message's delivery count and age start again} {
+        # rd1 has maxdeliver=2 and maxage=1000: each message gets two more deliveries.
+        set m [lindex [q_pop $fd rd1 1] 0]
+        assert_equal [lindex $m 3] 1
+        assert_equal [mc_exchange $fd "qrelease rd1 [lindex $m 0]\r\n"] "RELEASED\r\n"
+        set m [lindex [q_pop $fd rd1 1] 0]
+        assert_equal [lindex $m 3] 2
+        assert_equal [mc_exchange $fd "qack rd1 [lindex $m 0]:2\r\n"] "ACKED\r\n"
+        assert_equal [mc_exchange $fd "debugtime 999\r\n"] "OK\r\n"
+        assert_equal [q_stat $fd rd1 ready] 2
+        assert_equal [mc_exchange $fd "debugtime 2\r\n"] "OK\r\n"
+        list [q_stat $fd rd1 ready] [q_stat $fd rd1:dead ready]
+    } {0 2} {debugtime}
+
+    test {qredrive <count>: at most count messages, in delivery order} {
+        set ids [qm_dead $fd rd2 5]
+        assert_equal [mc_exchange $fd "qredrive rd2:dead 2\r\n"] "REDRIVEN 2 0\r\n"
+        assert_equal [qm_ids $fd rd2] [lrange $ids 0 1]
+        assert_equal [qm_ids $fd rd2:dead] [lrange $ids 2 end]
+        assert_equal [mc_exchange $fd "qredrive rd2:dead 10000\r\nqredrive rd2:dead\r\n"] \
+            "REDRIVEN 3 0\r\nREDRIVEN 0 0\r\n"
+        expr {[qm_ids $fd rd2] eq $ids}
+    } 1 {debugtime}
+
+    test {qredrive: one dead-letter queue shared by two queues sends each message home} {
+        set a [qm_dead $fd rd3a 2 dlq=rd3dlq]
+        set b [qm_dead $fd rd3b 2 dlq=rd3dlq]
+        assert_equal [q_stat $fd rd3dlq ready] 4
+        assert_equal [mc_exchange $fd "qredrive rd3dlq\r\n"] "REDRIVEN 4 0\r\n"
+        list [expr {[qm_ids $fd rd3a] eq $a}] [expr {[qm_ids $fd rd3b] eq $b}] [q_stat $fd rd3dlq ready]
+    } {1 1 0} {debugtime}
+
+    test {qredrive: a source that is gone, holds a cache value or is full keeps its messages in place} {
+        set a [qm_dead $fd rd4a 2 dlq=rd4dlq]
+        set b [qm_dead $fd rd4b 2 dlq=rd4dlq]
+        set c [qm_dead $fd rd4c 3 "dlq=rd4dlq maxlen=3"]
+        set all [qm_ids $fd rd4dlq]
+        assert_equal [lsort $all] [lsort [concat $a $b $c]]
+        # rd4a deleted, rd4b a cache value now, rd4c takes one more only.
+        assert_equal [mc_exchange $fd "delete rd4a\r\n"] "DELETED\r\n"
+        assert_equal [mc_exchange $fd "delete rd4b\r\nset rd4b 0 0 1\r\nx\r\n"] "DELETED\r\nSTORED\r\n"
+        q_push $fd rd4c new1
+        q_push $fd rd4c new2
+        assert_equal [mc_exchange $fd "qredrive rd4dlq\r\n"] "REDRIVEN 1 6\r\n"
+        # What stayed keeps its order; the message that went is the first of rd4c.
+        set left [qm_ids $fd rd4dlq]
+        assert_equal $left [lsearch -all -inline -not -exact $all [lindex $c 0]]
+        assert_equal [lindex [qm_ids $fd rd4c] end] [lindex $c 0]
+        # Once the sources can take them, they go.
+        assert_equal [mc_exchange $fd "qcreate rd4a\r\ndelete rd4b\r\nqpurge rd4c\r\n"] \
+            "CREATED\r\nDELETED\r\nPURGED 3\r\n"
+        assert_equal [mc_exchange $fd "qredrive rd4dlq\r\n"] "REDRIVEN 4 2\r\n"
+        # rd4b is still missing: a redrive creates no queue.
+        list [expr {[qm_ids $fd rd4a] eq $a}] [llength [qm_ids $fd rd4c]] \
+            [expr {[qm_ids $fd rd4dlq] eq $b}] [mc_exchange $fd "qstats rd4b\r\n"]
+    } [list 1 2 1 "NOT_FOUND\r\n"] {debugtime}
+
+    test {qredrive: messages pushed straight onto a dead-letter queue have no source and stay} {
+        set a [q_push $fd rd5 direct1]
+        set b [q_push $fd rd5 direct2]
+        list [mc_exchange $fd "qredrive rd5\r\n"] [expr {[qm_ids $fd rd5] eq [list $a $b]}]
+    } [list "REDRIVEN 0 2\r\n" 1]
+
+    test {qredrive: in-flight and delayed dead letters are not moved} {
+        set ids [qm_dead $fd rd6 3]
+        set m [lindex [q_pop $fd rd6:dead 1] 0]
+        assert_equal [lindex $m 0] [lindex $ids 0]
+        set r [q_pop $fd rd6:dead 1]
+        assert_equal [mc_exchange $fd "qrelease rd6:dead [lindex $r 0 0] 100\r\n"] "RELEASED\r\n"
+        assert_equal [mc_exchange $fd "qredrive rd6:dead\r\n"] "REDRIVEN 1 0\r\n"
+        assert_equal [qm_ids $fd rd6] [lindex $ids 2]
+        assert_equal [q_counts $fd rd6:dead] {0 1 1}
+        # The in-flight one can still be acked where it is.
+        mc_exchange $fd "qack rd6:dead [lindex $ids 0]\r\n"
+    } "ACKED\r\n" {debugtime}
+
+    test {qredrive: 10050 dead letters take two requests (at most 10000 each), each moved once} {
+        assert_equal [mc_exchange $fd "qcreate rd7 maxage=1000\r\n"] "CREATED\r\n"
+        set batch {}
+        for {set i 0} {$i < 10050} {incr i} { append batch "qpush rd7 0 0 [string length $i]\r\n$i\r\n" }
+        mc_send $fd $batch
+        for {set i 0} {$i < 10050} {incr i} { mc_readline $fd }
+        assert_equal [mc_exchange $fd "debugtime 1001\r\n"] "OK\r\n"
+        assert_equal [q_stat $fd rd7:dead ready] 10050
+        assert_equal [mc_exchange $fd "qredrive rd7:dead\r\nqredrive rd7:dead\r\n"] \
+            "REDRIVEN 10000 0\r\nREDRIVEN 50 0\r\n"
+        # Every message is in rd7 exactly once, in push order.
+        set seen {}
+        while {[llength [set items [q_pop $fd rd7 100]]]} {
+            set acks {}
+            foreach it $items {
+                lappend seen [lindex $it 2]
+                append acks "qack rd7 [lindex $it 0]\r\n"
+            }
+            mc_exchange $fd $acks
+        }
+        set want {}
+        for {set i 0} {$i < 10050} {incr i} { lappend want $i }
+        list [expr {$seen eq $want}] [q_stat $fd rd7:dead ready] [q_stat $fd rd7:dead redriven]
+    } {1 0 10050} {debugtime}
+
+    test {qredrive while consumers pop the source: every message is seen exactly once} {
+        assert_equal [mc_exchange $fd "qcreate rd8 maxage=1000\r\n"] "CREATED\r\n"
+        set batch {}
+        for {set i 0} {$i < 3000} {incr i} { append batch "qpush rd8 0 0 [string length $i]\r\n$i\r\n" }
+        mc_send $fd $batch
+        for {set i 0} {$i < 3000} {incr i} { mc_readline $fd }
+        assert_equal [mc_exchange $fd "debugtime 1001\r\n"] "OK\r\n"
+        set c [mc_connect]
+        mc_send $fd "qredrive rd8:dead\r\n"
+        set seen {}
+        for {set k 0} {$k < 20} {incr k} {
+            foreach it [q_pop $c rd8 100] {
+                lappend seen [lindex $it 2]
+                assert_equal [mc_exchange $c "qack rd8 [lindex $it 0]:1\r\n"] "ACKED\r\n"
+            }
+        }
+        assert_equal [mc_readline $fd] "REDRIVEN 3000 0"
+        while {[llength [set items [q_pop $c rd8 100]]]} {
+            foreach it $items {
+                lappend seen [lindex $it 2]
+                mc_exchange $c "qack rd8 [lindex $it 0]\r\n"
+            }
+        }
+        mc_close $c
+        set want {}
+        for {set i 0} {$i < 3000} {incr i} { lappend want $i }
+        list [expr {[lsort -integer $seen] eq $want}] [q_stat $fd rd8:dead ready] [q_stat $fd rd8 in_flight]
+    } {1 0 0} {debugtime}
+
+    test {qredrive: a consumer waiting on the source gets a redriven message} {
+        set ids [qm_dead $fd rd9 1]
+        set w [mc_connect]
+        mc_send $w "qpop rd9 wait=100\r\n"
+        q_wait_waiters $fd rd9 1
+        assert_equal [mc_exchange $fd "qredrive rd9:dead\r\n"] "REDRIVEN 1 0\r\n"
+        set r [mc_exchange $w ""]
+        mc_close $w
+        set r
+    } {ITEM * 0 5 1*END*} {debugtime}
+
+    test {qredrive: bad lines are CLIENT_ERROR and move nothing} {
+        set ids [qm_dead $fd rd10 2]
+        set r {}
+        foreach args {0 10001 -1 abc 1.5 99999999999999999999 {1 2} {1 x}} {
+            append r [mc_exchange $fd "qredrive rd10:dead $args\r\n"]
+        }
+        append r [mc_exchange $fd "qredrive [string repeat k 251]\r\nqredrive\r\nqredrive a b c d\r\n"]
+        append r [mc_exchange $fd "qredrive rd10:dead noreply 5\r\n"]
+        assert_equal $r [string cat [string repeat "CLIENT_ERROR count must be 1..10000\r\n" 6] \
+            "CLIENT_ERROR too many tokens\r\n" "CLIENT_ERROR too many tokens\r\n" \
+            "CLIENT_ERROR key too long\r\n" "ERROR\r\n" "ERROR\r\n" \
+            "CLIENT_ERROR noreply must be the last token\r\n"]
+        list [q_stat $fd rd10:dead ready] [mc_exchange $fd "qredrive nosuch\r\nqredrive nosuch 5\r\n"]
+    } [list 2 "NOT_FOUND\r\nNOT_FOUND\r\n"] {debugtime}
+
+    test {qredrive: a key holding a cache value; noreply answers nothing} {
+        mc_set $fd rd11plain v
+        assert_equal [mc_exchange $fd "qredrive rd11plain\r\n"] "CLIENT_ERROR key holds another type of value\r\n"
+        set ids [qm_dead $fd rd11 2]
+        mc_send $fd "qredrive rd11:dead 1 noreply\r\nqredrive rd11:dead noreply\r\n"
+        list [mc_exchange $fd "qstats rd11\r\n" ] [q_stat $fd rd11:dead redriven]
+    } [list "*STAT ready 2\r\n*" 2] {debugtime}
+}
+
+start_server {tags {queue mcds-only}} {
+    set fd [mc_connect]
+
+    # qm_buried fd queue n -> the ids of n messages buried in a new queue
+    # (maxdeliver=1) whose dead-letter queue <queue>.dlq is full.
+    proc qm_buried {fd q n} {
+        assert_equal [mc_exchange $fd "qcreate $q.dlq maxlen=1\r\n"] "CREATED\r\n"
+        q_push $fd $q.dlq filler
+        assert_equal [mc_exchange $fd "qcreate $q maxdeliver=1 lease=100 dlq=$q.dlq\r\n"] "CREATED\r\n"
+        set ids {}
+        for {set i 0} {$i < $n} {incr i} { lappend ids [q_push $fd $q $q-$i] }
+        assert_equal [llength [q_pop $fd $q 100]] $n
+        assert_equal [mc_exchange $fd "debugtime 101\r\n"] "OK\r\n"
+        assert_equal [q_stat $fd $q buried] $n
+        return $ids
+    }
+
+    test {qkick: buried messages are ready again in their order, their delivery count starting again} {
+        set ids [qm_buried $fd kk1 3]
+        assert_equal [mc_exchange $fd "qkick kk1\r\n"] "KICKED 3\r\n"
+        assert_equal [qm_ids $fd kk1] $ids
+        set m [lindex [q_pop $fd kk1 1] 0]
+        assert_equal [lindex $m 3] 1
+        list [q_stat $fd kk1 buried] [q_stat $fd kk1 kicked] [q_stat $fd kk1 ready] [q_stat $fd kk1 in_flight]
+    } {0 3 2 1} {debugtime}
+
+    test {qkick: a kicked message that fails again is buried again (the dead-letter queue is still full)} {
+        assert_equal [mc_exchange $fd "debugtime 101\r\n"] "OK\r\n"
+        assert_equal [q_stat $fd kk1 buried] 1
+        # Room in the dead-letter queue: the buried one goes there on the next offer.
+        assert_equal [mc_exchange $fd "qpurge kk1.dlq\r\ndebugtime 2\r\n"] "PURGED 1\r\nOK\r\n"
+        list [q_stat $fd kk1 buried] [q_stat $fd kk1.dlq ready]
+    } {0 1} {debugtime}
+
+    test {qkick <count>: at most count; on a queue with none buried, KICKED 0} {
+        set ids [qm_buried $fd kk2 4]
+        assert_equal [mc_exchange $fd "qkick kk2 1\r\nqkick kk2 2\r\n"] "KICKED 1\r\nKICKED 2\r\n"
+        assert_equal [qm_ids $fd kk2] [lrange $ids 0 2]
+        assert_equal [mc_exchange $fd "qkick kk2 10000\r\nqkick kk2\r\n"] "KICKED 1\r\nKICKED 0\r\n"
+        list [expr {[qm_ids $fd kk2] eq $ids}] [q_stat $fd kk2 kicked]
+    } {1 4} {debugtime}
+
+    test {qkick: a message buried for its age ages again from the kick} {
+        assert_equal [mc_exchange $fd "qcreate kk3.dlq maxlen=1\r\n"] "CREATED\r\n"
+        q_push $fd kk3.dlq filler
+        assert_equal [mc_exchange $fd "qcreate kk3 maxage=500 dlq=kk3.dlq\r\n"] "CREATED\r\n"
+        set id [q_push $fd kk3 old]
+        assert_equal [mc_exchange $fd "debugtime 501\r\n"] "OK\r\n"
+        assert_equal [q_stat $fd kk3 buried] 1
+        assert_equal [mc_exchange $fd "qkick kk3\r\ndebugtime 300\r\n"] "KICKED 1\r\nOK\r\n"
+        assert_equal [qm_ids $fd kk3] $id
+        assert_equal [mc_exchange $fd "debugtime 300\r\n"] "OK\r\n"
+        list [q_stat $fd kk3 ready] [q_stat $fd kk3 buried]
+    } {0 1} {debugtime}
+
+    test {qkick: bad lines are CLIENT_ERROR and kick nothing; missing queue NOT_FOUND} {
+        set ids [qm_buried $fd kk4 2]
+        set r {}
+        foreach args {0 10001 -5 x 1e3 {1 2}} {
+            append r [mc_exchange $fd "qkick kk4 $args\r\n"]
+        }
+        mc_set $fd kk4plain v
+        append r [mc_exchange $fd "qkick kk4plain\r\nqkick nosuch\r\nqkick\r\n"]
+        assert_equal $r [string cat [string repeat "CLIENT_ERROR count must be 1..10000\r\n" 5] \
+            "CLIENT_ERROR too many tokens\r\n" "CLIENT_ERROR key holds another type of value\r\n" \
+            "NOT_FOUND\r\n" "ERROR\r\n"]
+        mc_send $fd "qkick kk4 noreply\r\n"
+        list [q_stat $fd kk4 buried] [q_stat $fd kk4 ready]
+    } {0 2} {debugtime}
+
+    test {qredrive after qkick: a dead letter buried in its dead-letter queue still knows its source} {
+        # d2 is rd's dead-letter queue and has one of its own (d2.dlq, full):
+        # rd's messages die into d2, die again there and are buried in d2.
+        assert_equal [mc_exchange $fd "qcreate d2.dlq maxlen=1\r\nqcreate d2 maxdeliver=1 lease=100 dlq=d2.dlq\r\n"] \
+            "CREATED\r\nCREATED\r\n"
+        q_push $fd d2.dlq filler
+        set ids [qm_dead $fd kk5 2 dlq=d2]
+        assert_equal [llength [q_pop $fd d2 10]] 2
+        assert_equal [mc_exchange $fd "debugtime 101\r\n"] "OK\r\n"
+        assert_equal [q_stat $fd d2 buried] 2
+        assert_equal [mc_exchange $fd "qkick d2\r\nqredrive d2\r\n"] "KICKED 2\r\nREDRIVEN 2 0\r\n"
+        list [expr {[qm_ids $fd kk5] eq $ids}] [q_counts $fd d2] [q_stat $fd d2 buried]
+    } {1 {0 0 0} 0} {debugtime}
+}
