@@ -424,6 +424,20 @@ mcds_status_t mcds_queue_purge(mcds_t *h, const char *queue,
 /* A plain delete of the key (whatever it holds): MCDS_OK or MCDS_NOT_FOUND.
  * Consumers waiting on the queue get nothing. */
 mcds_status_t mcds_queue_delete(mcds_t *h, const char *queue);
+/* Moving messages back (qredrive, qkick). max: at most that many messages
+ * (1..MCDS_QUEUE_MOVE_MAX; 0: the server's bound, MCDS_QUEUE_MOVE_MAX);
+ * more than that is MCDS_INVALID. MCDS_NOT_FOUND for no such queue. */
+#define MCDS_QUEUE_MOVE_MAX 10000
+/* Sends ready messages of dead-letter queue dlq back to the queue each
+ * came from (ids kept, delivery counts starting again): *moved (may be
+ * NULL) went back, *left (may be NULL) stayed in dlq because their queue
+ * is gone, full, holds another type, or they have none. */
+mcds_status_t mcds_queue_redrive(mcds_t *h, const char *dlq, unsigned max,
+                                 uint64_t *moved, uint64_t *left);
+/* Makes buried messages of queue ready again; *kicked (may be NULL)
+ * counts them. */
+mcds_status_t mcds_queue_kick(mcds_t *h, const char *queue, unsigned max,
+                              uint64_t *kicked);
 
 /* ---- Tree counters: mcds-server's ct* verbs (doc/protocol.md, "5. Tree
  * counters") ----

@@ -285,3 +285,21 @@ start_server {tags {queue mcds-only}} {
         list [expr {[qm_ids $fd kk5] eq $ids}] [q_counts $fd d2] [q_stat $fd d2 buried]
     } {1 {0 0 0} 0} {debugtime}
 }
+
+# libmcds: mcds_queue_redrive and mcds_queue_kick (client/queue_move.c), run
+# by client/tests/test_queue_move, which prints "ok - " per passed check and
+# exits 0 only when every check passed (under valgrind with --valgrind).
+start_server {tags {libmcds queue mcds-only}} {
+    test {libmcds: mcds_queue_redrive and mcds_queue_kick move every message once} {
+        set bin [file join [builddir] client tests test_queue_move]
+        if {![file executable $bin]} { skip "$bin is not built (make check builds it)" }
+        set cmd [list $bin 127.0.0.1:[srv port]]
+        if {$::cfg(valgrind)} {
+            set cmd [list valgrind -q --leak-check=full --errors-for-leak-kinds=definite \
+                --error-exitcode=99 {*}$cmd]
+        }
+        lassign [run_cmd 300 {*}$cmd] status out
+        if {$status ne "0"} { fail "test_queue_move exited $status:\n$out" }
+        regexp -all -line {^ok - } $out
+    } 4
+}

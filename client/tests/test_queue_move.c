@@ -1,0 +1,142 @@
+/*
+ * test_queue_move.c - mcds_queue_redrive and mcds_queue_kick against
+ * mcds-server (--debug, whose clock debugtime moves): dead letters go
+ * back to their queues and buried messages become ready again, every
+ * message counted; a source that is gone keeps its messages in the
+ * dead-letter queue; bad arguments and wrong types.
+ */
+#include <libmemcached/memcached.h>
+#include <string.h>
+
+#include "testutil.h"
+
+static const char *servers;
+
+/* A queue q whose messages age out (1000 s) into dlq, with n of them
+ * moved there by debugtime. */
+static void make_dead(mcds_t *h, const char *q, const char *dlq, int n)
+{
+    mcds_queue_opts_t o = { .max_age_ms = 1000000, .dlq = dlq };
+    char data[32];
+    int i;
+
+    CHECK_ST(mcds_queue_create(h, q, &o), MCDS_OK);
+    for (i = 0; i < n; i++) {
+        snprintf(data, sizeof data, "m%d", i);
+        CHECK_ST(mcds_queue_push(h, q, data, strlen(data), 0, 0,
+                                 MCDS_QUEUE_PRIORITY_DEFAULT, NULL), MCDS_OK);
+    }
+    CHECK(tu_debugtime(servers, 1001) == 1);
+}
+
+/* Pops and acks every message of q; checks they are m0..m(n-1) in order. */
+static void drain(mcds_t *h, const char *q, int n)
+{
+    mcds_queue_msg_t *m;
+    size_t got, i;
+    char want[32];
+    int seen = 0;
+
+    do {
+        CHECK_ST(mcds_queue_pop(h, q, MCDS_QUEUE_POP_MAX, 0, 0, &m, &got), MCDS_OK);
+        for (i = 0; i < got; i++, seen++) {
+            snprintf(want, sizeof want, "m%d", seen);
+            CHECK(m[i].len == strlen(want) && memcmp(m[i].data, want, m[i].len) == 0);
+            CHECK(m[i].deliveries == 1);
+            CHECK_ST(mcds_queue_ack(h, q, m[i].id), MCDS_OK);
+        }
+        mcds_queue_msgs_free(m);
+    } while (got > 0);
+    CHECK(seen == n);
+}
+
+static void test_redrive(mcds_t *h)
+{
+    const char *q = tu_name("rq"), *dlq = tu_name("rdlq");
+    uint64_t moved = 99, left = 99;
+    mcds_queue_stats_t s;
+
+    make_dead(h, q, dlq, 5);
+    CHECK_ST(mcds_queue_stats(h, dlq, &s), MCDS_OK);
+    CHECK(s.ready == 5);
+    CHECK_ST(mcds_queue_redrive(h, dlq, 2, &moved, &left), MCDS_OK);
+    CHECK(moved == 2 && left == 0);
+    CHECK_ST(mcds_queue_redrive(h, dlq, 0, &moved, NULL), MCDS_OK);
+    CHECK(moved == 3);
+    CHECK_ST(mcds_queue_redrive(h, dlq, MCDS_QUEUE_MOVE_MAX, NULL, &left), MCDS_OK);
+    CHECK(left == 0);
+    drain(h, q, 5);
+    CHECK_ST(mcds_queue_stats(h, dlq, &s), MCDS_OK);
+    CHECK(s.ready == 0 && s.in_flight == 0);
+    tu_ok("redrive: dead letters go back in order, each once, in batches of max");
+}
+
+static void test_source_gone(mcds_t *h)
+{
+    const char *q = tu_name("gq"), *dlq = tu_name("gdlq");
+    uint64_t moved = 99, left = 99;
+
+    make_dead(h, q, dlq, 3);
+    CHECK_ST(mcds_queue_delete(h, q), MCDS_OK);
+    CHECK_ST(mcds_queue_redrive(h, dlq, 0, &moved, &left), MCDS_OK);
+    CHECK(moved == 0 && left == 3);
+    CHECK_ST(mcds_queue_create(h, q, NULL), MCDS_OK);
+    CHECK_ST(mcds_queue_redrive(h, dlq, 0, &moved, &left), MCDS_OK);
+    CHECK(moved == 3 && left == 0);
+    drain(h, q, 3);
+    tu_ok("redrive: a source that is gone keeps its messages in the dead-letter queue");
+}
+
+static void test_kick(mcds_t *h)
+{
+    const char *q = tu_name("kq"), *dlq = tu_name("kdlq");
+    mcds_queue_opts_t full = { .max_length = 1 };
+    mcds_queue_stats_t s;
+    uint64_t n = 99;
+
+    /* The dead-letter queue is full: the dead letters are buried in q. */
+    CHECK_ST(mcds_queue_create(h, dlq, &full), MCDS_OK);
+    CHECK_ST(mcds_queue_push(h, dlq, "x", 1, 0, 0, MCDS_QUEUE_PRIORITY_DEFAULT, NULL), MCDS_OK);
+    make_dead(h, q, dlq, 4);
+    CHECK_ST(mcds_queue_kick(h, q, 1, &n), MCDS_OK);
+    CHECK(n == 1);
+    CHECK_ST(mcds_queue_kick(h, q, 0, &n), MCDS_OK);
+    CHECK(n == 3);
+    CHECK_ST(mcds_queue_kick(h, q, 0, NULL), MCDS_OK);
+    CHECK_ST(mcds_queue_stats(h, q, &s), MCDS_OK);
+    CHECK(s.ready == 4);
+    drain(h, q, 4);
+    tu_ok("kick: buried messages are ready again, in order");
+}
+
+static void test_errors(mcds_t *h)
+{
+    const char *plain = tu_name("plain");
+    uint64_t n = 7, left = 7;
+
+    CHECK_ST(mcds_queue_redrive(h, tu_name("none"), 0, &n, &left), MCDS_NOT_FOUND);
+    CHECK_ST(mcds_queue_kick(h, tu_name("none"), 0, &n), MCDS_NOT_FOUND);
+    CHECK(n == 7 && left == 7);
+    CHECK_ST(mcds_queue_redrive(h, "q", MCDS_QUEUE_MOVE_MAX + 1, &n, &left), MCDS_INVALID);
+    CHECK_ST(mcds_queue_kick(h, "q", MCDS_QUEUE_MOVE_MAX + 1, &n), MCDS_INVALID);
+    CHECK_ST(mcds_queue_redrive(h, "bad name", 0, &n, &left), MCDS_INVALID);
+    CHECK_ST(mcds_queue_kick(h, "", 0, &n), MCDS_INVALID);
+    CHECK(memcached_set(mcds_memcached(h), plain, strlen(plain), "v", 1, 0, 0) == MEMCACHED_SUCCESS);
+    CHECK_ST(mcds_queue_redrive(h, plain, 0, &n, &left), MCDS_WRONG_TYPE);
+    CHECK_ST(mcds_queue_kick(h, plain, 0, &n), MCDS_WRONG_TYPE);
+    tu_ok("redrive, kick: missing queue, bad max or name, wrong type");
+}
+
+int main(int argc, char **argv)
+{
+    mcds_t *h;
+
+    servers = tu_init(argc, argv, 120);
+    h = tu_open(servers);
+    test_redrive(h);
+    test_source_gone(h);
+    test_kick(h);
+    test_errors(h);
+    mcds_close(h);
+    return 0;
+}
