@@ -424,6 +424,16 @@ mcds_status_t mcds_queue_purge(mcds_t *h, const char *queue,
 /* A plain delete of the key (whatever it holds): MCDS_OK or MCDS_NOT_FOUND.
  * Consumers waiting on the queue get nothing. */
 mcds_status_t mcds_queue_delete(mcds_t *h, const char *queue);
+/* Queues n (1..MCDS_QUEUE_PUSH_MAX) messages in one request (qpushn), all
+ * or none, with the same flags, delay_s and priority (as mcds_queue_push):
+ * message i is lens[i] bytes at data[i]; ids[i] (ids may be NULL) gets
+ * its id. MCDS_FULL, MCDS_NO_MEMORY, MCDS_TOO_LARGE (the data together over
+ * the server's item size) queue nothing. */
+#define MCDS_QUEUE_PUSH_MAX 100
+mcds_status_t mcds_queue_push_many(mcds_t *h, const char *queue,
+                                   const void *const *data, const size_t *lens,
+                                   size_t n, uint32_t flags, uint32_t delay_s,
+                                   uint32_t priority, uint64_t *ids);
 /* Moving messages back (qredrive, qkick). max: at most that many messages
  * (1..MCDS_QUEUE_MOVE_MAX; 0: the server's bound, MCDS_QUEUE_MOVE_MAX);
  * more than that is MCDS_INVALID. MCDS_NOT_FOUND for no such queue. */

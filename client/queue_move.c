@@ -1,13 +1,101 @@
 /*
- * queue_move.c - qredrive and qkick (doc/protocol.md, "Moving messages
- * back"): a dead-letter queue's messages back to the queues they came
- * from, a queue's buried messages ready again.
+ * queue_move.c - the queue verbs that move several messages in one
+ * request (doc/protocol.md, "qpushn" and "Moving messages back"): a batch
+ * push, a dead-letter queue's messages back to the queues they came from,
+ * a queue's buried messages ready again. No allocation: requests are
+ * built on the stack.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include "xconn.h"
+
+/* "qpushn " + queue + flags, delay, priority + " <len>" per message + "\r\n". */
+#define PUSHN_LINE_MAX (16 + MCDS_QUEUE_NAME_MAX + 3 * 11 + MCDS_QUEUE_PUSH_MAX * 11 + 2)
+
+/* "PUSHED <id> ..." (n ids) into ids (may be NULL): 0, or -1 if the line
+ * is not that. */
+static int parse_pushed(const char *p, size_t len, size_t n, uint64_t *ids)
+{
+    char buf[8 + MCDS_QUEUE_PUSH_MAX * 21], *s, *e;
+    size_t i;
+
+    if (len >= sizeof buf || !mcds__x_line_starts(p, len, "PUSHED "))
+        return -1;
+    memcpy(buf, p, len);
+    buf[len] = '\0';
+    s = buf + 6;
+    for (i = 0; i < n; i++) {
+        uint64_t v;
+        if (s[0] != ' ' || s[1] < '0' || s[1] > '9')
+            return -1;
+        errno = 0;
+        v = strtoull(s + 1, &e, 10);
+        if (errno != 0)
+            return -1;
+        if (ids != NULL)
+            ids[i] = v;
+        s = e;
+    }
+    return *s == '\0' ? 0 : -1;
+}
+
+/* The "qpushn" line and iov (line, then each block and its "\r\n"). */
+static mcds_status_t pushn_request(char *line, struct iovec *iov, const char *queue,
+                                   const void *const *data, const size_t *lens,
+                                   size_t n, uint32_t flags, uint32_t delay_s,
+                                   uint32_t priority)
+{
+    size_t len, i, total = 0;
+
+    len = (size_t)snprintf(line, PUSHN_LINE_MAX, "qpushn %s %u %u %u", queue,
+                           (unsigned)flags, (unsigned)delay_s, (unsigned)priority);
+    for (i = 0; i < n; i++) {
+        if ((data[i] == NULL && lens[i] > 0) || lens[i] > INT32_MAX - 2)
+            return lens[i] > INT32_MAX - 2 ? MCDS_TOO_LARGE : MCDS_INVALID;
+        total += lens[i];
+        if (total > INT32_MAX)
+            return MCDS_TOO_LARGE; /* more than any server takes in one request */
+        len += (size_t)snprintf(line + len, PUSHN_LINE_MAX - len, " %zu", lens[i]);
+        iov[1 + 2 * i].iov_base = (void *)data[i];
+        iov[1 + 2 * i].iov_len = lens[i];
+        iov[2 + 2 * i].iov_base = (void *)"\r\n";
+        iov[2 + 2 * i].iov_len = 2;
+    }
+    memcpy(line + len, "\r\n", 2);
+    iov[0].iov_base = line;
+    iov[0].iov_len = len + 2;
+    return MCDS_OK;
+}
+
+mcds_status_t mcds_queue_push_many(mcds_t *h, const char *queue,
+                                   const void *const *data, const size_t *lens,
+                                   size_t n, uint32_t flags, uint32_t delay_s,
+                                   uint32_t priority, uint64_t *ids)
+{
+    char line[PUSHN_LINE_MAX];
+    struct iovec iov[1 + 2 * MCDS_QUEUE_PUSH_MAX];
+    size_t off, llen;
+    xcall_t x;
+    mcds_status_t st;
+
+    if (data == NULL || lens == NULL || n == 0 || n > MCDS_QUEUE_PUSH_MAX ||
+        delay_s > INT32_MAX)
+        return MCDS_INVALID;
+    st = mcds__x_begin(&x, h, queue);
+    if (st == MCDS_OK)
+        st = pushn_request(line, iov, queue, data, lens, n, flags, delay_s, priority);
+    if (st == MCDS_OK)
+        st = mcds__x_send_all(&x, iov, 1 + 2 * (int)n);
+    if (st == MCDS_OK)
+        st = mcds__x_read_line(&x, &off, &llen);
+    if (st == MCDS_OK && parse_pushed(x.c->buf + off, llen, n, ids) < 0)
+        st = mcds__x_reply_error(&x, off, llen, 0, 1);
+    return mcds__x_end(&x, st);
+}
 
 /* "<verb> <queue>[ <max>]\r\n" into line; MCDS_INVALID for max over the
  * server's bound. */

@@ -119,6 +119,8 @@ enum reply_id {
     REPLY_X_PERIODS_TYPE,
     /* batch qack/qrelease/qtouch */
     REPLY_TOO_MANY_IDS,
+    /* qpushn */
+    REPLY_X_TOO_MANY_MESSAGES,
     REPLY_COUNT
 };
 

@@ -1,9 +1,10 @@
 /*
- * test_queue_move.c - mcds_queue_redrive and mcds_queue_kick against
- * mcds-server (--debug, whose clock debugtime moves): dead letters go
- * back to their queues and buried messages become ready again, every
- * message counted; a source that is gone keeps its messages in the
- * dead-letter queue; bad arguments and wrong types.
+ * test_queue_move.c - mcds_queue_push_many, mcds_queue_redrive and
+ * mcds_queue_kick against mcds-server (--debug, whose clock debugtime
+ * moves): a batch pushed all or nothing, dead letters back to their
+ * queues and buried messages ready again, every message counted; a source
+ * that is gone keeps its messages in the dead-letter queue; bad arguments
+ * and wrong types.
  */
 #include <libmemcached/memcached.h>
 #include <string.h>
@@ -45,6 +46,22 @@ static void drain(mcds_t *h, const char *q, int n)
             CHECK(m[i].deliveries == 1);
             CHECK_ST(mcds_queue_ack(h, q, m[i].id), MCDS_OK);
         }
+        mcds_queue_msgs_free(m);
+    } while (got > 0);
+    CHECK(seen == n);
+}
+
+/* Pops and acks every message of q; checks there are n. */
+static void drain_count(mcds_t *h, const char *q, size_t n)
+{
+    mcds_queue_msg_t *m;
+    size_t got, i, seen = 0;
+
+    do {
+        CHECK_ST(mcds_queue_pop(h, q, MCDS_QUEUE_POP_MAX, 0, 0, &m, &got), MCDS_OK);
+        for (i = 0; i < got; i++)
+            CHECK_ST(mcds_queue_ack(h, q, m[i].id), MCDS_OK);
+        seen += got;
         mcds_queue_msgs_free(m);
     } while (got > 0);
     CHECK(seen == n);
@@ -127,12 +144,62 @@ static void test_errors(mcds_t *h)
     tu_ok("redrive, kick: missing queue, bad max or name, wrong type");
 }
 
+static void test_push_many(mcds_t *h)
+{
+    const char *q = tu_name("pq"), *full = tu_name("pfull"), *plain = tu_name("pplain");
+    const void *data[MCDS_QUEUE_PUSH_MAX + 1];
+    size_t lens[MCDS_QUEUE_PUSH_MAX + 1], got, i;
+    uint64_t ids[MCDS_QUEUE_PUSH_MAX];
+    mcds_queue_opts_t o = { .max_length = 3 };
+    mcds_queue_msg_t *m;
+    static char big[600000];
+
+    data[0] = "m0";
+    data[1] = "m\r\n1";
+    data[2] = "";
+    for (i = 0; i < 3; i++)
+        lens[i] = strlen(data[i]);
+    CHECK_ST(mcds_queue_push_many(h, q, data, lens, 3, 9, 0, 5, ids), MCDS_OK);
+    CHECK(ids[0] != ids[1] && ids[1] != ids[2] && ids[0] != ids[2]);
+    CHECK_ST(mcds_queue_pop(h, q, MCDS_QUEUE_POP_MAX, 0, 0, &m, &got), MCDS_OK);
+    CHECK(got == 3);
+    for (i = 0; i < got; i++) {
+        CHECK(m[i].id == ids[i] && m[i].flags == 9 && m[i].len == lens[i]);
+        CHECK(memcmp(m[i].data, data[i], lens[i]) == 0);
+    }
+    mcds_queue_msgs_free(m);
+    /* All or nothing at max_length; NULL ids. */
+    CHECK_ST(mcds_queue_create(h, full, &o), MCDS_OK);
+    CHECK_ST(mcds_queue_push_many(h, full, data, lens, 2, 0, 0, 1, NULL), MCDS_OK);
+    CHECK_ST(mcds_queue_push_many(h, full, data, lens, 2, 0, 0, 1, ids), MCDS_FULL);
+    CHECK_ST(mcds_queue_push_many(h, full, data, lens, 1, 0, 0, 1, ids), MCDS_OK);
+    /* Bad arguments, the data together over -I, a cache value. */
+    for (i = 0; i <= MCDS_QUEUE_PUSH_MAX; i++) {
+        data[i] = "x";
+        lens[i] = 1;
+    }
+    CHECK_ST(mcds_queue_push_many(h, q, data, lens, 0, 0, 0, 1, ids), MCDS_INVALID);
+    CHECK_ST(mcds_queue_push_many(h, q, data, lens, MCDS_QUEUE_PUSH_MAX + 1, 0, 0, 1, ids),
+             MCDS_INVALID);
+    CHECK_ST(mcds_queue_push_many(h, q, data, lens, MCDS_QUEUE_PUSH_MAX, 0, 0, 1, ids), MCDS_OK);
+    data[1] = NULL;
+    CHECK_ST(mcds_queue_push_many(h, q, data, lens, 2, 0, 0, 1, ids), MCDS_INVALID);
+    data[0] = data[1] = big;
+    lens[0] = lens[1] = sizeof big;
+    CHECK_ST(mcds_queue_push_many(h, q, data, lens, 2, 0, 0, 1, ids), MCDS_TOO_LARGE);
+    CHECK(memcached_set(mcds_memcached(h), plain, strlen(plain), "v", 1, 0, 0) == MEMCACHED_SUCCESS);
+    CHECK_ST(mcds_queue_push_many(h, plain, data, lens, 1, 0, 0, 1, ids), MCDS_WRONG_TYPE);
+    drain_count(h, q, MCDS_QUEUE_PUSH_MAX);
+    tu_ok("push_many: one id per message, all or nothing, bad arguments, too large, wrong type");
+}
+
 int main(int argc, char **argv)
 {
     mcds_t *h;
 
     servers = tu_init(argc, argv, 120);
     h = tu_open(servers);
+    test_push_many(h);
     test_redrive(h);
     test_source_gone(h);
     test_kick(h);

@@ -730,41 +730,73 @@ const struct queue_opts *queue_options(const struct queue *q) {
 /* ---- operations ---- */
 
 enum queue_result queue_push(struct queue *q, item *payload, uint32_t pri, uint64_t due_ms, uint64_t *id) {
-    uint64_t now = clock_now_ms();
-    struct qmsg *m;
-    int rc;
+    return queue_push_many(q, &payload, 1, pri, due_ms, id);
+}
 
+/* ---- several messages in one push ---- */
+
+/* n new messages, or none (NULL in m[0]) without memory. */
+static bool queue_new_msgs(struct qmsg **m, int n) {
+    int i;
+
+    for (i = 0; i < n; i++) {
+        if ((m[i] = calloc(1, sizeof(**m))) == NULL) {
+            while (i > 0)
+                free(m[--i]);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Room for n more messages in the heap(s) a push due at due_ms goes to. */
+static bool queue_push_room(struct queue *q, int n, bool delayed) {
+    size_t room = q->ready.n + q->move_reserved + (size_t)n;
+
+    if (delayed)
+        return qheap_reserve(&q->delayed, q->delayed.n + (size_t)n) == 0;
+    return qheap_reserve(&q->ready, room) == 0 && qheap_reserve(&q->ready_age, room) == 0;
+}
+
+enum queue_result queue_push_many(struct queue *q, item **payloads, int n, uint32_t pri,
+                                  uint64_t due_ms, uint64_t *ids) {
+    uint64_t now = clock_now_ms();
+    bool delayed = due_ms > now;
+    struct qmsg *m[QUEUE_PUSH_MAX];
+    int i;
+
+    if (n < 1 || n > QUEUE_PUSH_MAX)
+        return QUEUE_FULL;
     pthread_mutex_lock(&q->lock);
     if (q->closed) {
         pthread_mutex_unlock(&q->lock);
         return QUEUE_GONE;
     }
-    if (q->opts.max_length != 0 && queue_length(q) >= q->opts.max_length) {
+    if (q->opts.max_length != 0 && queue_length(q) + (size_t)n > q->opts.max_length) {
         pthread_mutex_unlock(&q->lock);
         return QUEUE_FULL;
     }
-    m = calloc(1, sizeof(*m));
-    if (m == NULL) {
+    if (!queue_push_room(q, n, delayed) || !queue_new_msgs(m, n)) {
         pthread_mutex_unlock(&q->lock);
         return QUEUE_NOMEM;
     }
-    m->id = queue_next_id();
-    m->seq = q->seq++;
-    m->pri = pri;
-    m->due_ms = due_ms;
-    m->pushed_ms = now;
-    m->payload = payload;
-    m->state = due_ms > now ? QMSG_DELAYED : QMSG_READY;
-    rc = m->state == QMSG_DELAYED ? qheap_push(&q->delayed, m) : queue_ready_add(q, m);
-    if (rc < 0) {
-        pthread_mutex_unlock(&q->lock);
-        free(m);
-        return QUEUE_NOMEM;
+    for (i = 0; i < n; i++) {
+        m[i]->id = queue_next_id();
+        m[i]->seq = q->seq++;
+        m[i]->pri = pri;
+        m[i]->due_ms = due_ms;
+        m[i]->pushed_ms = now;
+        m[i]->payload = payloads[i];
+        m[i]->state = delayed ? QMSG_DELAYED : QMSG_READY;
+        if (delayed)
+            qheap_push(&q->delayed, m[i]);      /* room was made above */
+        else
+            queue_ready_add(q, m[i]);
+        item_mem_charge((long)sizeof(*m[i]));
+        q->counts.pushed++;
+        qlog_push(q, m[i]);
+        ids[i] = m[i]->id;
     }
-    item_mem_charge((long)sizeof(*m));
-    q->counts.pushed++;
-    qlog_push(q, m);
-    *id = m->id;
     queue_serve(q);
     queue_update_due(q);
     pthread_mutex_unlock(&q->lock);

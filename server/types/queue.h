@@ -124,6 +124,12 @@ const struct queue_opts *queue_options(const struct queue *q);
 
 /* On QUEUE_OK the queue owns the payload reference. */
 enum queue_result queue_push(struct queue *q, item *payload, uint32_t pri, uint64_t due_ms, uint64_t *id);
+/* Several messages (1 to QUEUE_PUSH_MAX) with the same priority and due
+ * time, all or none: on QUEUE_OK the queue owns every payload reference
+ * and ids[i] is payloads[i]'s id; otherwise nothing was queued. */
+#define QUEUE_PUSH_MAX 100
+enum queue_result queue_push_many(struct queue *q, item **payloads, int n, uint32_t pri,
+                                  uint64_t due_ms, uint64_t *ids);
 /* Takes over a whole message from queue src (a dead letter): ready now,
  * its id kept, its delivery count starting again. */
 enum queue_result queue_push_msg(struct queue *q, struct qmsg *m, const char *src, size_t nsrc);

@@ -53,10 +53,21 @@ pm_server $d1 {
         list [expr {[pm_ids $fd pa] eq [lindex $::pm_a 0]}] \
             [expr {[pm_ids $fd kq] eq [lrange $::pm_k 0 1]}] [q_stat $fd kq buried]
     } {1 1 1} {debugtime}
+
+    test {queue moves persistence: a qpushn batch before a kill -9} {
+        set r [mc_exchange $fd "qpushn pn 7 0 9 1 2 0\r\na\r\nbb\r\n\r\n"]
+        regexp {^PUSHED (\d+) (\d+) (\d+)\r\n$} $r -> a b c
+        set ::pm_n [string cat [q_item $a 7 a 0] [q_item $b 7 bb 0] [q_item $c 7 {} 0] END\r\n]
+        expr {[mc_exchange $fd "qpeek pn 5\r\n"] eq $::pm_n}
+    } 1
 }
 
 pm_server $d1 {
     set fd [mc_connect]
+    test {queue moves persistence: the qpushn batch is back after the restart} {
+        expr {[mc_exchange $fd "qpeek pn 5\r\n"] eq $::pm_n}
+    } 1
+
     test {queue moves persistence: after the restart every message is where it was} {
         list [expr {[pm_ids $fd pa] eq [lindex $::pm_a 0]}] \
             [expr {[pm_ids $fd pdlq] eq [concat [lrange $::pm_a 1 end] $::pm_b]}] \

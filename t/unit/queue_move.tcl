@@ -286,11 +286,12 @@ start_server {tags {queue mcds-only}} {
     } {1 {0 0 0} 0} {debugtime}
 }
 
-# libmcds: mcds_queue_redrive and mcds_queue_kick (client/queue_move.c), run
+# libmcds: mcds_queue_push_many, mcds_queue_redrive and mcds_queue_kick
+# (client/queue_move.c), run
 # by client/tests/test_queue_move, which prints "ok - " per passed check and
 # exits 0 only when every check passed (under valgrind with --valgrind).
 start_server {tags {libmcds queue mcds-only}} {
-    test {libmcds: mcds_queue_redrive and mcds_queue_kick move every message once} {
+    test {libmcds: mcds_queue_push_many, mcds_queue_redrive and mcds_queue_kick move every message once} {
         set bin [file join [builddir] client tests test_queue_move]
         if {![file executable $bin]} { skip "$bin is not built (make check builds it)" }
         set cmd [list $bin 127.0.0.1:[srv port]]
@@ -301,5 +302,173 @@ start_server {tags {libmcds queue mcds-only}} {
         lassign [run_cmd 300 {*}$cmd] status out
         if {$status ne "0"} { fail "test_queue_move exited $status:\n$out" }
         regexp -all -line {^ok - } $out
-    } 4
+    } 5
+}
+
+# qm_pushn queue flags delay pri values ?tail? -> the qpushn request with
+# one data block per value (tail goes after the lengths, e.g. noreply).
+proc qm_pushn {q flags delay pri values {tail {}}} {
+    set line "qpushn $q $flags $delay $pri"
+    set blocks {}
+    foreach v $values {
+        append line " [string length $v]"
+        append blocks "$v\r\n"
+    }
+    if {$tail ne {}} { append line " $tail" }
+    return "$line\r\n$blocks"
+}
+
+# qm_pushed reply n -> the n ids of "PUSHED <id> ..." (fails on anything else).
+proc qm_pushed {r n} {
+    if {![regexp "^PUSHED((?: \\d+){$n})\r\n\$" $r -> ids]} { fail "qpushn answered '[visible $r]'" }
+    return $ids
+}
+
+start_server {tags {queue mcds-only}} {
+    set fd [mc_connect]
+
+    test {qpushn: several messages in one request, in order, one id each} {
+        set ids [qm_pushed [mc_exchange $fd [qm_pushn pn1 5 0 1024 {a bb {} ccc}]] 4]
+        assert_equal [llength [lsort -unique $ids]] 4
+        set want {}
+        foreach id $ids v {a bb {} ccc} { append want [q_item $id 5 $v 0] }
+        assert_equal [mc_exchange $fd "qpeek pn1 10\r\n"] "${want}END\r\n"
+        list [q_stat $fd pn1 pushed] [q_stat $fd pn1 ready]
+    } {4 4}
+
+    test {qpushn: priority and delay apply to every message; binary data kept} {
+        set bin "x\r\ny\0z"
+        set ids [qm_pushed [mc_exchange $fd [qm_pushn pn2 0 10 7 [list $bin two]]] 2]
+        set one [q_push $fd pn2 first 0 0 8]
+        assert_equal [q_counts $fd pn2] {1 2 0}
+        assert_equal [mc_exchange $fd "debugtime 11\r\n"] "OK\r\n"
+        assert_equal [mc_exchange $fd "qpeek pn2 5\r\n"] \
+            "[q_item [lindex $ids 0] 0 $bin 0][q_item [lindex $ids 1] 0 two 0][q_item $one 0 first 0]END\r\n"
+    } {} {debugtime}
+
+    test {qpushn: 100 messages fit; 101 are CLIENT_ERROR too many messages, data skipped, nothing queued} {
+        set vals {}
+        for {set i 0} {$i < 100} {incr i} { lappend vals v$i }
+        qm_pushed [mc_exchange $fd [qm_pushn pn3 0 0 1 $vals]] 100
+        lappend vals v100
+        assert_equal [mc_exchange $fd "[qm_pushn pn3 0 0 1 $vals]qpeek nosuch\r\n"] \
+            "CLIENT_ERROR too many messages\r\nEND\r\n"
+        q_stat $fd pn3 ready
+    } 100
+
+    test {qpushn: all or nothing against maxlen} {
+        assert_equal [mc_exchange $fd "qcreate pn4 maxlen=3\r\n"] "CREATED\r\n"
+        q_push $fd pn4 one
+        assert_equal [mc_exchange $fd [qm_pushn pn4 0 0 1 {a b c}]] "NOT_STORED\r\n"
+        assert_equal [q_stat $fd pn4 ready] 1
+        qm_pushed [mc_exchange $fd [qm_pushn pn4 0 0 1 {a b}]] 2
+        list [q_stat $fd pn4 ready] [mc_exchange $fd [qm_pushn pn4 0 0 1 {d}]]
+    } [list 3 "NOT_STORED\r\n"]
+
+    test {qpushn: a waiting consumer is served from the batch} {
+        set w [mc_connect]
+        mc_send $w "qpop pn5 2 wait=100\r\n"
+        q_wait_waiters $fd pn5 1
+        set ids [qm_pushed [mc_exchange $fd [qm_pushn pn5 0 0 1 {p q r}]] 3]
+        set r [mc_exchange $w ""]
+        mc_close $w
+        list [expr {$r eq "[q_item [lindex $ids 0] 0 p 1][q_item [lindex $ids 1] 0 q 1]END\r\n"}] \
+            [q_counts $fd pn5]
+    } {1 {1 0 2}}
+
+    test {qpushn: bad lines are CLIENT_ERROR, their blocks skipped when the lengths parse} {
+        set r {}
+        foreach line {
+            "qpushn pn6 4294967296 0 1 1 1" "qpushn pn6 x 0 1 1 1" "qpushn pn6 0 2147483648 1 1 1"
+            "qpushn pn6 0 0 4294967296 1 1" "qpushn pn6 0 0 -1 1 1"
+        } { append r [mc_exchange $fd "$line\r\na\r\nb\r\n"] }
+        append r [mc_exchange $fd "qpushn [string repeat k 251] 0 0 1 1\r\na\r\n"]
+        # A bad length: nothing can be skipped, the blocks are read as commands.
+        append r [mc_exchange $fd "qpushn pn6 0 0 1 1 -1\r\nqpushn pn6 0 0 1 1 2147483646\r\n"]
+        append r [mc_exchange $fd "qpushn pn6 0 0 1 1 noreply 1\r\nqpushn pn6 0 0 1\r\nqpushn\r\n"]
+        assert_equal $r [string cat "CLIENT_ERROR bad flags\r\n" "CLIENT_ERROR bad flags\r\n" \
+            "CLIENT_ERROR bad delay\r\n" "CLIENT_ERROR bad priority\r\n" "CLIENT_ERROR bad priority\r\n" \
+            "CLIENT_ERROR key too long\r\n" "CLIENT_ERROR bad length\r\n" "CLIENT_ERROR bad length\r\n" \
+            "CLIENT_ERROR noreply must be the last token\r\n" "ERROR\r\n" "ERROR\r\n"]
+        mc_exchange $fd "qstats pn6\r\n"
+    } "NOT_FOUND\r\n"
+
+    test {qpushn: a bad block, a key holding a cache value: nothing queued} {
+        assert_equal [mc_exchange $fd "qpushn pn7 0 0 1 1 1\r\na\r\nbXYqpeek nosuch\r\n"] \
+            "CLIENT_ERROR bad data chunk\r\nEND\r\n"
+        mc_set $fd pn7plain v
+        list [mc_exchange $fd [qm_pushn pn7plain 0 0 1 {a b}]] [mc_exchange $fd "qstats pn7\r\n"] \
+            [mc_get $fd pn7plain]
+    } [list "CLIENT_ERROR key holds another type of value\r\n" "NOT_FOUND\r\n" v]
+
+    test {qpushn noreply: nothing answered, every message queued} {
+        mc_send $fd [qm_pushn pn8 0 0 1 {a b c} noreply]
+        list [mc_exchange $fd "qpeek nosuch\r\n"] [q_stat $fd pn8 ready]
+    } [list "END\r\n" 3]
+
+    test {qpushn from three connections while a consumer drains: every message once} {
+        set conns {}
+        for {set c 0} {$c < 3} {incr c} {
+            set p [mc_connect]
+            lappend conns $p
+            set req {}
+            for {set b 0} {$b < 20} {incr b} {
+                set vals {}
+                for {set i 0} {$i < 50} {incr i} { lappend vals $c.$b.$i }
+                append req [qm_pushn pn9 0 0 1 $vals]
+            }
+            mc_send $p $req
+        }
+        set seen {}
+        for {set k 0} {$k < 10} {incr k} {
+            foreach it [q_pop $fd pn9 100] {
+                lappend seen [lindex $it 2]
+                mc_exchange $fd "qack pn9 [lindex $it 0]\r\n"
+            }
+        }
+        set ids {}
+        foreach p $conns {
+            for {set b 0} {$b < 20} {incr b} { lappend ids {*}[qm_pushed "[mc_readline $p]\r\n" 50] }
+            mc_close $p
+        }
+        while {[llength [set items [q_pop $fd pn9 100]]]} {
+            foreach it $items {
+                lappend seen [lindex $it 2]
+                mc_exchange $fd "qack pn9 [lindex $it 0]\r\n"
+            }
+        }
+        list [llength [lsort -unique $ids]] [llength $seen] [llength [lsort -unique $seen]]
+    } {3000 3000 3000}
+}
+
+start_server {tags {queue mcds-only} args {-I 2k}} {
+    set fd [mc_connect]
+
+    test {qpushn: the data of one request together counts against -I (blocks skipped)} {
+        set a [string repeat a 1000]
+        qm_pushed [mc_exchange $fd [qm_pushn pi 0 0 1 [list $a $a]]] 2
+        assert_equal [mc_exchange $fd "[qm_pushn pi 0 0 1 [list $a $a $a]]qpeek nosuch\r\n"] \
+            "SERVER_ERROR object too large for cache\r\nEND\r\n"
+        q_stat $fd pi ready
+    } 2
+}
+
+start_server {tags {queue mcds-only} args {-m 2 -M}} {
+    set fd [mc_connect]
+
+    test {qpushn -M: out of memory pushes nothing; room again after an ack} {
+        set n [q_fill $fd pm 40000 200]
+        set v [string repeat y 20000]
+        assert_equal [mc_exchange $fd "[qm_pushn pm 0 0 1 [list $v $v]]qpeek nosuch\r\n"] \
+            "SERVER_ERROR out of memory storing object\r\nEND\r\n"
+        assert_equal [q_stat $fd pm ready] $n
+        set m [lindex [q_pop $fd pm 1] 0]
+        assert_equal [mc_exchange $fd "qack pm [lindex $m 0]\r\n"] "ACKED\r\n"
+        set v [string repeat z 15000]
+        assert_equal [mc_exchange $fd [qm_pushn pm 0 0 1 [list $v $v]]] \
+            "SERVER_ERROR out of memory storing object\r\n"
+        assert_equal [q_stat $fd pm ready] [expr {$n - 1}]
+        qm_pushed [mc_exchange $fd [qm_pushn pm 0 0 1 {small1 small2}]] 2
+        expr {[q_stat $fd pm ready] - $n}
+    } 1
 }
