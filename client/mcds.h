@@ -434,6 +434,17 @@ mcds_status_t mcds_queue_push_many(mcds_t *h, const char *queue,
                                    const void *const *data, const size_t *lens,
                                    size_t n, uint32_t flags, uint32_t delay_s,
                                    uint32_t priority, uint64_t *ids);
+/* Leases up to max (1..MCDS_QUEUE_POP_MAX) messages from the first of
+ * queues[0..nqueues) (1..MCDS_QUEUE_ANY_MAX queues, all on one server:
+ * give them one {tag}) that has a message ready (qpopany); with none
+ * ready, waits up to wait_ms for a message in any of them. All come from
+ * one queue: *which (may be NULL) is its index. lease_ms 0: each queue's
+ * lease. MCDS_OK with *count 0 when there is nothing. Free *msgs with
+ * mcds_queue_msgs_free. */
+#define MCDS_QUEUE_ANY_MAX 16
+mcds_status_t mcds_queue_pop_any(mcds_t *h, const char *const *queues, size_t nqueues,
+                                 unsigned max, unsigned lease_ms, unsigned wait_ms,
+                                 mcds_queue_msg_t **msgs, size_t *count, size_t *which);
 /* Moving messages back (qredrive, qkick). max: at most that many messages
  * (1..MCDS_QUEUE_MOVE_MAX; 0: the server's bound, MCDS_QUEUE_MOVE_MAX);
  * more than that is MCDS_INVALID. MCDS_NOT_FOUND for no such queue. */

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/uio.h>
 
@@ -128,6 +129,174 @@ static int parse_redriven(const char *p, size_t len, uint64_t *moved,
     *moved = a;
     *left = b;
     return 0;
+}
+
+/* ---- qpopany ---- */
+
+/* "ITEM <id> <flags> <bytes> <deliveries> <queue>" into m and the index
+ * of <queue> in queues: 0, or -1 if the line is not that. */
+static int parse_item_q(const char *p, size_t len, const char *const *queues,
+                        size_t nq, mcds_queue_msg_t *m, size_t *which)
+{
+    char tmp[LINE_MAX_LEN + 1], tail;
+    unsigned long long v[4];
+    char *name;
+    size_t i;
+
+    if (len > LINE_MAX_LEN || !mcds__x_line_starts(p, len, "ITEM "))
+        return -1;
+    memcpy(tmp, p, len);
+    tmp[len] = '\0';
+    name = strrchr(tmp, ' ');
+    if (name == NULL || tmp[5] < '0' || tmp[5] > '9')
+        return -1;
+    *name++ = '\0';
+    if (sscanf(tmp, "ITEM %llu %llu %llu %llu%c", &v[0], &v[1], &v[2], &v[3], &tail) != 4 ||
+        v[1] > UINT32_MAX || v[3] > UINT32_MAX || v[2] > SIZE_MAX / 2)
+        return -1;
+    for (i = 0; i < nq && strcmp(queues[i], name) != 0; i++)
+        ;
+    if (i == nq)
+        return -1;
+    m->id = v[0];
+    m->flags = (uint32_t)v[1];
+    m->len = (size_t)v[2];
+    m->deliveries = (uint32_t)v[3];
+    *which = i;
+    return 0;
+}
+
+/* "qpopany <queues...> count=<max>[ lease=][ wait=]\r\n" into line. */
+static size_t popany_line(char *line, size_t size, const char *const *queues,
+                          size_t nq, unsigned max, unsigned lease_ms, unsigned wait_ms)
+{
+    char secs[24];
+    size_t n = (size_t)snprintf(line, size, "qpopany"), i;
+
+    for (i = 0; i < nq; i++)
+        n += (size_t)snprintf(line + n, size - n, " %s", queues[i]);
+    n += (size_t)snprintf(line + n, size - n, " count=%u", max);
+    if (lease_ms > 0) {
+        mcds__x_fmt_secs(secs, sizeof secs, lease_ms);
+        n += (size_t)snprintf(line + n, size - n, " lease=%s", secs);
+    }
+    if (wait_ms > 0) {
+        mcds__x_fmt_secs(secs, sizeof secs, wait_ms);
+        n += (size_t)snprintf(line + n, size - n, " wait=%s", secs);
+    }
+    n += (size_t)snprintf(line + n, size - n, "\r\n");
+    return n;
+}
+
+/* Whether every queue lives on the server of queues[0] (x's). */
+static mcds_status_t same_server(xcall_t *x, const char *const *queues, size_t nq)
+{
+    xcall_t y;
+    mcds_status_t st;
+    size_t i;
+
+    for (i = 1; i < nq; i++) {
+        st = mcds__x_begin(&y, x->h, queues[i]);
+        if (st != MCDS_OK)
+            return st;
+        if (y.c != x->c) {
+            mcds__x_detail(x, "the queues are on different servers (give them one {tag})");
+            return MCDS_INVALID;
+        }
+    }
+    return MCDS_OK;
+}
+
+/* Reads the ITEM lines and END of a qpopany reply into m (room for max;
+ * m[i].data is then the offset of its data in the reply buffer). */
+static mcds_status_t popany_read(xcall_t *x, const char *const *queues, size_t nq,
+                                 unsigned max, mcds_queue_msg_t *m, size_t *got,
+                                 size_t *which)
+{
+    size_t off, len;
+    mcds_status_t st = MCDS_OK;
+
+    while (st == MCDS_OK) {
+        st = mcds__x_read_line(x, &off, &len);
+        if (st != MCDS_OK || mcds__x_line_is(x->c->buf + off, len, "END"))
+            break;
+        if (*got == max || parse_item_q(x->c->buf + off, len, queues, nq, &m[*got], which) != 0)
+            return mcds__x_reply_error(x, off, len, 0, 0);
+        st = mcds__x_need(x, m[*got].len + 2);
+        if (st == MCDS_OK && memcmp(x->c->buf + x->c->pos + m[*got].len, "\r\n", 2) != 0) {
+            mcds__x_detail(x, "data block not ended by \\r\\n");
+            mcds__x_conn_close(x->c);
+            st = MCDS_SERVER_ERROR;
+        }
+        if (st != MCDS_OK)
+            break;
+        m[*got].data = (const char *)(uintptr_t)x->c->pos;
+        x->c->pos += m[(*got)++].len + 2;
+    }
+    return st;
+}
+
+/* The messages read (data at buffer offsets) as one block that
+ * mcds_queue_msgs_free frees, each data NUL-terminated. */
+static mcds_status_t popany_pack(const xcall_t *x, const mcds_queue_msg_t *at, size_t n,
+                                 mcds_queue_msg_t **out)
+{
+    size_t bytes = n * sizeof(mcds_queue_msg_t), i;
+    mcds_queue_msg_t *m;
+    char *text;
+
+    for (i = 0; i < n; i++)
+        bytes += at[i].len + 1;
+    if ((m = malloc(bytes)) == NULL)
+        return MCDS_NO_MEMORY;
+    text = (char *)(m + n);
+    for (i = 0; i < n; i++) {
+        m[i] = at[i];
+        memcpy(text, x->c->buf + (uintptr_t)at[i].data, at[i].len);
+        text[at[i].len] = '\0';
+        m[i].data = text;
+        text += at[i].len + 1;
+    }
+    *out = m;
+    return MCDS_OK;
+}
+
+mcds_status_t mcds_queue_pop_any(mcds_t *h, const char *const *queues, size_t nqueues,
+                                 unsigned max, unsigned lease_ms, unsigned wait_ms,
+                                 mcds_queue_msg_t **msgs, size_t *count, size_t *which)
+{
+    char line[16 + MCDS_QUEUE_ANY_MAX * (MCDS_QUEUE_NAME_MAX + 1) + 96];
+    mcds_queue_msg_t at[MCDS_QUEUE_POP_MAX];
+    size_t got = 0, n, w = 0;
+    xcall_t x;
+    mcds_status_t st;
+
+    if (msgs == NULL || count == NULL || queues == NULL)
+        return MCDS_INVALID;
+    *msgs = NULL;
+    *count = 0;
+    if (nqueues < 1 || nqueues > MCDS_QUEUE_ANY_MAX || max < 1 || max > MCDS_QUEUE_POP_MAX)
+        return MCDS_INVALID;
+    st = mcds__x_begin(&x, h, queues[0]);
+    if (st == MCDS_OK)
+        st = same_server(&x, queues, nqueues);
+    if (st != MCDS_OK)
+        return mcds__x_end(&x, st);
+    n = popany_line(line, sizeof line, queues, nqueues, max, lease_ms, wait_ms);
+    if (n >= 2048)
+        return mcds__x_end(&x, MCDS_INVALID);      /* longer than a server line */
+    x.first_ms = (int)(wait_ms > INT32_MAX / 2 ? INT32_MAX / 2 : wait_ms);
+    st = mcds__x_send_line(&x, line, n);
+    if (st == MCDS_OK)
+        st = popany_read(&x, queues, nqueues, max, at, &got, &w);
+    if (st == MCDS_OK && got > 0)
+        st = popany_pack(&x, at, got, msgs);
+    if (st == MCDS_OK) {
+        *count = got;
+        if (which != NULL)
+            *which = w;
+    }
+    return mcds__x_end(&x, st);
 }
 
 mcds_status_t mcds_queue_redrive(mcds_t *h, const char *dlq, unsigned max,

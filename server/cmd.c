@@ -92,6 +92,7 @@ static const struct cmd_def cmd_defs[] = {
     { "qredrive", qmverb_redrive, 2, 4, CMD_NOREPLY, 0, "dead letters back to their queues: qredrive <dlq> [<count>]" },
     { "qkick", qmverb_kick, 2, 4, CMD_NOREPLY, 0, "buried messages ready again: qkick <q> [<count>]" },
     { "qpushn", qmverb_pushn, 1, CMD_ANY, CMD_RAW | CMD_DATA | CMD_NOREPLY, 0, "push several messages: qpushn <q> <flags> <delay> <priority> <bytes> [<bytes>...]" },
+    { "qpopany", qmverb_popany, 1, CMD_ANY, CMD_RAW, 0, "pop from the first of several queues with a message: qpopany <q1> [<q2>...] [count=] [lease=] [wait=]" },
     /* tree counters (verb_counter.c) */
     { "ctdef", ctverb_def, 3, 5, 0, 0, "define a counter: ctdef <counter> <type>[:<keep>[:m]],... [aggregate=] [quantize=]" },
     { "ctcounter", ctverb_counter, 2, 2, 0, 0, "a counter's settings: ctcounter <counter>" },

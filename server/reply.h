@@ -121,6 +121,8 @@ enum reply_id {
     REPLY_TOO_MANY_IDS,
     /* qpushn */
     REPLY_X_TOO_MANY_MESSAGES,
+    /* qpopany */
+    REPLY_X_TOO_MANY_QUEUES,
     REPLY_COUNT
 };
 

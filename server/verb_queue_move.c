@@ -3,12 +3,16 @@
  *
  *   qpushn <queue> <flags> <delay> <priority> <bytes> [<bytes> ...] [noreply]
  *          + one data block per message      -> PUSHED <id> [<id> ...]
+ *   qpopany <q1> [<q2> ...] [count=<n>] [lease=<s>] [wait=<s>]
+ *          -> ITEM <id> <flags> <bytes> <deliveries> <queue> ... END
  *   qredrive <dlq> [<count>] [noreply]   -> REDRIVEN <moved> <left>
  *   qkick <queue> [<count>] [noreply]    -> KICKED <n>
  *
  * qpushn queues up to QUEUE_PUSH_MAX messages, all or none; its blocks
  * are read into one buffer (the parsed request in front of them), as the
- * list verbs read theirs. qredrive sends a dead-letter queue's ready
+ * list verbs read theirs. qpopany pops from the first of up to
+ * QPARK_MULTI_MAX queues that has a message ready, or waits on them all
+ * (queue_park_multi.c), as Redis's BLPOP over several keys. qredrive sends a dead-letter queue's ready
  * messages back to the queue each came from (beanstalkd's kick, SQS's
  * redrive); qkick makes a queue's buried messages (those its dead-letter
  * queue could not take) ready again in the queue itself. Both take at
@@ -24,6 +28,7 @@
 #include "settings.h"
 #include "stats.h"
 #include "store_queue.h"
+#include "queue_park_multi.h"
 #include "verb_queue.h"
 #include "verb_queue_move.h"
 
@@ -283,5 +288,167 @@ enum conn_parse_result qmverb_kick(conn *c, struct cmd_line *t) {
         p = conn_out_reserve(c, 32);
         conn_out_commit(c, (size_t)sprintf(p, "KICKED %llu\r\n", (unsigned long long)n));
     }
+    return PARSE_DONE;
+}
+
+/* ---- qpopany ---- */
+
+#define QPOPANY_TOKENS (1 + QPARK_MULTI_MAX + 3)
+#define QPOPANY_COUNT_MAX 100
+
+struct qpopany_args {
+    int nq;
+    char *names[QPARK_MULTI_MAX];
+    size_t nlen[QPARK_MULTI_MAX];
+    uint32_t count;
+    bool has_lease;
+    uint64_t lease_ms, wait_ms;
+};
+
+void qmverb_out_delivery(conn *c, struct qdelivery *d, const char *queue, size_t nqueue) {
+    item *it = d->payload;
+    char *p = conn_out_reserve(c, 96 + nqueue);
+    size_t n = (size_t)sprintf(p, "ITEM %llu %u %u %u ", (unsigned long long)d->id, it->flags,
+                               it->nbytes - 2, d->deliveries);
+
+    memcpy(p + n, queue, nqueue);
+    memcpy(p + n + nqueue, "\r\n", 2);
+    conn_out_commit(c, n + nqueue + 2);
+    conn_out_item(c, it, item_value(it), it->nbytes);
+}
+
+/* Reads tok as an option of qpopany into a: true when it is one; false
+ * when it is none (*bad false) or its value is wrong (*bad true, the
+ * reply made). */
+static bool qmverb_popany_option(conn *c, const char *tok, struct qpopany_args *a, bool *bad) {
+    const char *v;
+
+    *bad = false;
+    if ((v = cmd_option(tok, "count")) != NULL) {
+        if (cmd_parse_count(v, QPOPANY_COUNT_MAX, &a->count) && a->count > 0)
+            return true;
+        conn_out_reply(c, REPLY_X_COUNT_100);
+    } else if ((v = cmd_option(tok, "lease")) != NULL) {
+        if ((a->has_lease = cmd_parse_ms(v, &a->lease_ms) && a->lease_ms > 0))
+            return true;
+        cmd_bad_value(c, "lease");
+    } else if ((v = cmd_option(tok, "wait")) != NULL) {
+        if (cmd_parse_ms(v, &a->wait_ms))
+            return true;
+        cmd_bad_value(c, "wait");
+    } else {
+        return false;
+    }
+    *bad = true;
+    return false;
+}
+
+/* The tokens v[1..n) of a qpopany into a: the queues, then the options;
+ * false with the reply made when one is wrong. */
+static bool qmverb_popany_args(conn *c, char **v, size_t *vlen, int n, struct qpopany_args *a) {
+    bool options = false, bad;
+    int i;
+
+    memset(a, 0, sizeof(*a));
+    a->count = 1;
+    for (i = 1; i < n; i++) {
+        if (i > 1 && qmverb_popany_option(c, v[i], a, &bad)) {
+            options = true;
+            continue;
+        }
+        if (i > 1 && bad)
+            return false;
+        if (options) {
+            cmd_unknown_option(c, v[i]);
+            return false;
+        }
+        if (a->nq == QPARK_MULTI_MAX || vlen[i] > ITEM_KEY_MAX) {
+            conn_out_reply(c, a->nq == QPARK_MULTI_MAX ? REPLY_X_TOO_MANY_QUEUES : REPLY_X_KEY_TOO_LONG);
+            return false;
+        }
+        a->names[a->nq] = v[i];
+        a->nlen[a->nq++] = vlen[i];
+    }
+    return true;
+}
+
+static void qmverb_release_all(item **pins, int n) {
+    int i;
+
+    for (i = 0; i < n; i++)
+        if (pins[i] != NULL)
+            item_release(pins[i]);
+}
+
+/* Pins every queue of a (creating missing ones when create): false, with
+ * the reply made and nothing pinned, when a key holds another type or
+ * there is no memory. A missing queue is NULL without create. */
+static bool qmverb_popany_open(conn *c, const struct qpopany_args *a, bool create, item **pins) {
+    enum store_status st = STORE_EXISTS;
+    int i;
+
+    for (i = 0; i < a->nq; i++) {
+        pins[i] = store_queue_open(a->names[i], a->nlen[i], create, NULL, &st);
+        if (pins[i] == NULL && st != STORE_NOT_FOUND) {
+            qmverb_release_all(pins, i);
+            conn_out_reply(c, st == STORE_WRONG_TYPE ? REPLY_WRONG_TYPE : REPLY_OOM_STORE);
+            return false;
+        }
+    }
+    return true;
+}
+
+static uint64_t qmverb_lease(const struct qpopany_args *a, item *pin) {
+    return a->has_lease ? a->lease_ms : queue_options(store_queue_of(pin))->lease_ms;
+}
+
+/* Pops from the first queue of pins that has messages ready: true when
+ * one had (its ITEM lines are out). */
+static bool qmverb_popany_now(conn *c, const struct qpopany_args *a, item **pins) {
+    struct qdelivery got[QPOPANY_COUNT_MAX];
+    int i, k, n;
+
+    for (i = 0; i < a->nq; i++) {
+        if (pins[i] == NULL)
+            continue;
+        n = store_queue_pop(pins[i], (int)a->count, qmverb_lease(a, pins[i]), got);
+        for (k = 0; k < n; k++)
+            qmverb_out_delivery(c, &got[k], a->names[i], a->nlen[i]);
+        if (n > 0)
+            return true;
+    }
+    return false;
+}
+
+enum conn_parse_result qmverb_popany(conn *c, struct cmd_line *l) {
+    char *v[QPOPANY_TOKENS];
+    size_t vlen[QPOPANY_TOKENS];
+    uint64_t leases[QPARK_MULTI_MAX];
+    item *pins[QPARK_MULTI_MAX];
+    struct qpopany_args a;
+    int n = parse_tokenize(l->line, l->len, v, vlen, QPOPANY_TOKENS);
+    int i;
+
+    if (n < 2) {
+        conn_out_reply(c, REPLY_ERROR);
+        return PARSE_DONE;
+    }
+    if (n > QPOPANY_TOKENS) {
+        conn_out_reply(c, REPLY_X_TOO_MANY_QUEUES);
+        return PARSE_DONE;
+    }
+    if (!qmverb_popany_args(c, v, vlen, n, &a) || !cmd_log_ok(c) || !qmverb_popany_open(c, &a, false, pins))
+        return PARSE_DONE;
+    if (qmverb_popany_now(c, &a, pins) || a.wait_ms == 0) {
+        qmverb_release_all(pins, a.nq);
+        conn_out_reply(c, REPLY_END);
+        return PARSE_DONE;
+    }
+    qmverb_release_all(pins, a.nq);
+    if (!qmverb_popany_open(c, &a, true, pins))
+        return PARSE_DONE;
+    for (i = 0; i < a.nq; i++)
+        leases[i] = qmverb_lease(&a, pins[i]);
+    qmpark_start(c, pins, a.nq, (int)a.count, leases, a.wait_ms);
     return PARSE_DONE;
 }

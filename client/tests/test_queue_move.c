@@ -1,6 +1,6 @@
 /*
- * test_queue_move.c - mcds_queue_push_many, mcds_queue_redrive and
- * mcds_queue_kick against mcds-server (--debug, whose clock debugtime
+ * test_queue_move.c - mcds_queue_push_many, mcds_queue_pop_any,
+ * mcds_queue_redrive and mcds_queue_kick against mcds-server (--debug, whose clock debugtime
  * moves): a batch pushed all or nothing, dead letters back to their
  * queues and buried messages ready again, every message counted; a source
  * that is gone keeps its messages in the dead-letter queue; bad arguments
@@ -193,6 +193,46 @@ static void test_push_many(mcds_t *h)
     tu_ok("push_many: one id per message, all or nothing, bad arguments, too large, wrong type");
 }
 
+static void test_pop_any(mcds_t *h)
+{
+    const char *qs[MCDS_QUEUE_ANY_MAX + 1];
+    mcds_queue_msg_t *m;
+    size_t n = 9, which = 9, i;
+    uint64_t id;
+
+    for (i = 0; i <= MCDS_QUEUE_ANY_MAX; i++)
+        qs[i] = strdup(tu_name("any"));
+    CHECK_ST(mcds_queue_pop_any(h, qs, 3, 5, 0, 0, &m, &n, &which), MCDS_OK);
+    CHECK(n == 0 && m == NULL);
+    CHECK_ST(mcds_queue_push(h, qs[2], "c", 1, 0, 0, MCDS_QUEUE_PRIORITY_DEFAULT, NULL), MCDS_OK);
+    CHECK_ST(mcds_queue_push(h, qs[1], "b1", 2, 4, 0, MCDS_QUEUE_PRIORITY_DEFAULT, &id), MCDS_OK);
+    CHECK_ST(mcds_queue_push(h, qs[1], "b2", 2, 4, 0, MCDS_QUEUE_PRIORITY_DEFAULT, NULL), MCDS_OK);
+    CHECK_ST(mcds_queue_pop_any(h, qs, 3, 5, 0, 0, &m, &n, &which), MCDS_OK);
+    CHECK(n == 2 && which == 1 && m[0].id == id && m[0].flags == 4 && m[0].deliveries == 1);
+    CHECK(m[0].len == 2 && strcmp(m[0].data, "b1") == 0 && strcmp(m[1].data, "b2") == 0);
+    CHECK_ST(mcds_queue_ack(h, qs[which], m[0].id), MCDS_OK);
+    CHECK_ST(mcds_queue_ack(h, qs[which], m[1].id), MCDS_OK);
+    mcds_queue_msgs_free(m);
+    CHECK_ST(mcds_queue_pop_any(h, qs, MCDS_QUEUE_ANY_MAX, 1, 0, 100, &m, &n, NULL), MCDS_OK);
+    CHECK(n == 1 && strcmp(m[0].data, "c") == 0);
+    CHECK_ST(mcds_queue_ack(h, qs[2], m[0].id), MCDS_OK);
+    mcds_queue_msgs_free(m);
+    CHECK_ST(mcds_queue_pop_any(h, qs, 2, 1, 0, 50, &m, &n, &which), MCDS_OK);
+    CHECK(n == 0);
+    CHECK_ST(mcds_queue_pop_any(h, qs, 0, 1, 0, 0, &m, &n, &which), MCDS_INVALID);
+    CHECK_ST(mcds_queue_pop_any(h, qs, MCDS_QUEUE_ANY_MAX + 1, 1, 0, 0, &m, &n, &which), MCDS_INVALID);
+    CHECK_ST(mcds_queue_pop_any(h, qs, 2, 0, 0, 0, &m, &n, &which), MCDS_INVALID);
+    CHECK_ST(mcds_queue_pop_any(h, qs, 2, MCDS_QUEUE_POP_MAX + 1, 0, 0, &m, &n, &which), MCDS_INVALID);
+    /* A key holding a cache value (set on a queue's key would enqueue). */
+    free((void *)qs[1]);
+    qs[1] = strdup(tu_name("anyplain"));
+    CHECK(memcached_set(mcds_memcached(h), qs[1], strlen(qs[1]), "v", 1, 0, 0) == MEMCACHED_SUCCESS);
+    CHECK_ST(mcds_queue_pop_any(h, qs, 2, 1, 0, 0, &m, &n, &which), MCDS_WRONG_TYPE);
+    for (i = 0; i <= MCDS_QUEUE_ANY_MAX; i++)
+        free((void *)qs[i]);
+    tu_ok("pop_any: the first queue with messages, which one, a wait, bad arguments, wrong type");
+}
+
 int main(int argc, char **argv)
 {
     mcds_t *h;
@@ -200,6 +240,7 @@ int main(int argc, char **argv)
     servers = tu_init(argc, argv, 120);
     h = tu_open(servers);
     test_push_many(h);
+    test_pop_any(h);
     test_redrive(h);
     test_source_gone(h);
     test_kick(h);

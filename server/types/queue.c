@@ -373,13 +373,29 @@ static void queue_unlist(struct queue *q, struct queue_waiter *w) {
     q->nwaiters--;
 }
 
-/* Hands ready messages to waiters, first come first served; q locked. */
+bool queue_group_claim(struct queue_wait_group *g) {
+    int free_ = 0;
+
+    return __atomic_compare_exchange_n(&g->claimed, &free_, 1, false, __ATOMIC_ACQ_REL,
+                                       __ATOMIC_ACQUIRE);
+}
+
+/* Whether w may be served: it waits on this queue alone, or this queue
+ * is the first to claim its group (another member was not served). */
+static bool queue_waiter_claim(struct queue_waiter *w) {
+    return w->group == NULL || queue_group_claim(w->group);
+}
+
+/* Hands ready messages to waiters, first come first served; q locked. A
+ * member of a group served by another queue is taken off, given nothing. */
 void queue_serve(struct queue *q) {
     uint64_t now = clock_now_ms();
 
     while (q->whead != NULL && q->ready.n > 0) {
         struct queue_waiter *w = q->whead;
         queue_unlist(q, w);
+        if (!queue_waiter_claim(w))
+            continue;
         w->ngot = 0;
         while (w->ngot < w->want && q->ready.n > 0) {
             queue_lease(q, w->lease_ms, now, &w->got[w->ngot]);
@@ -679,6 +695,8 @@ void queue_close(struct queue *q) {
     while (q->whead != NULL) {
         struct queue_waiter *w = q->whead;
         queue_unlist(q, w);
+        if (!queue_waiter_claim(w))
+            continue;
         w->ngot = 0;
         w->wake(w);
     }

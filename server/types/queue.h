@@ -78,8 +78,18 @@ struct qdelivery {
     item *payload;
 };
 
+/* The waiters of one wait on several queues (a member on each): the
+ * first queue to serve a member, or the end of the wait, claims the
+ * group; every other member is then skipped (taken off, given nothing). */
+struct queue_wait_group {
+    int claimed;                /* atomic: 0 until claimed */
+};
+/* Claims g: true for the first caller only. */
+bool queue_group_claim(struct queue_wait_group *g);
+
 struct queue_waiter {
     struct queue_waiter *prev, *next;
+    struct queue_wait_group *group; /* NULL: a wait on this queue alone */
     int want;                   /* most messages to take */
     uint64_t lease_ms;          /* lease of what it takes, or QUEUE_HELD */
     struct qdelivery *got;      /* room for want deliveries */

@@ -286,12 +286,12 @@ start_server {tags {queue mcds-only}} {
     } {1 {0 0 0} 0} {debugtime}
 }
 
-# libmcds: mcds_queue_push_many, mcds_queue_redrive and mcds_queue_kick
-# (client/queue_move.c), run
+# libmcds: mcds_queue_push_many, mcds_queue_pop_any, mcds_queue_redrive and
+# mcds_queue_kick (client/queue_move.c), run
 # by client/tests/test_queue_move, which prints "ok - " per passed check and
 # exits 0 only when every check passed (under valgrind with --valgrind).
 start_server {tags {libmcds queue mcds-only}} {
-    test {libmcds: mcds_queue_push_many, mcds_queue_redrive and mcds_queue_kick move every message once} {
+    test {libmcds: mcds_queue_push_many, mcds_queue_pop_any, mcds_queue_redrive and mcds_queue_kick} {
         set bin [file join [builddir] client tests test_queue_move]
         if {![file executable $bin]} { skip "$bin is not built (make check builds it)" }
         set cmd [list $bin 127.0.0.1:[srv port]]
@@ -302,7 +302,7 @@ start_server {tags {libmcds queue mcds-only}} {
         lassign [run_cmd 300 {*}$cmd] status out
         if {$status ne "0"} { fail "test_queue_move exited $status:\n$out" }
         regexp -all -line {^ok - } $out
-    } 5
+    } 6
 }
 
 # qm_pushn queue flags delay pri values ?tail? -> the qpushn request with
@@ -471,4 +471,167 @@ start_server {tags {queue mcds-only} args {-m 2 -M}} {
         qm_pushed [mc_exchange $fd [qm_pushn pm 0 0 1 {small1 small2}]] 2
         expr {[q_stat $fd pm ready] - $n}
     } 1
+}
+
+# qm_items_q bytes -> list of {id flags data deliveries queue} from the
+# ITEM lines of a qpopany reply (fails on anything else).
+proc qm_items_q {bytes} {
+    set out {}
+    set pos 0
+    while 1 {
+        set eol [string first "\r\n" $bytes $pos]
+        if {$eol < 0} { fail "no END in '[visible $bytes]'" }
+        set line [string range $bytes $pos [expr {$eol - 1}]]
+        set pos [expr {$eol + 2}]
+        if {$line eq "END"} { return $out }
+        if {![regexp {^ITEM (\d+) (\d+) (\d+) (\d+) (\S+)$} $line -> id flags len n q]} {
+            fail "unexpected line '[visible $line]'"
+        }
+        lappend out [list $id $flags [string range $bytes $pos [expr {$pos + $len - 1}]] $n $q]
+        set pos [expr {$pos + $len + 2}]
+    }
+}
+
+start_server {tags {queue mcds-only}} {
+    set fd [mc_connect]
+
+    test {qpopany: the first queue in the order given with a message ready; its name on each ITEM} {
+        set b [q_push $fd pa.b bee 3]
+        set c [q_push $fd pa.c sea]
+        assert_equal [mc_exchange $fd "qpopany pa.a pa.b pa.c\r\n"] "ITEM $b 3 3 1 pa.b\r\nbee\r\nEND\r\n"
+        assert_equal [mc_exchange $fd "qpopany pa.c pa.a\r\n"] "ITEM $c 0 3 1 pa.c\r\nsea\r\nEND\r\n"
+        list [mc_exchange $fd "qpopany pa.a pa.b pa.c\r\n"] [mc_exchange $fd "qstats pa.a\r\n"] \
+            [q_stat $fd pa.b in_flight]
+    } [list "END\r\n" "NOT_FOUND\r\n" 1]
+
+    test {qpopany count=: several messages, all from one queue; lease= applies} {
+        set a [q_push $fd pb.a one]
+        q_push $fd pb.b two
+        q_push $fd pb.b three
+        set items [qm_items_q [mc_exchange $fd "qpopany pb.a pb.b count=5 lease=100\r\n"]]
+        assert_equal $items [list [list $a 0 one 1 pb.a]]
+        set items [qm_items_q [mc_exchange $fd "qpopany pb.a pb.b count=5\r\n"]]
+        set left [lindex [q_pending $fd pb.a] 0 4]
+        list [llength $items] [lsort -unique [lmap i $items { lindex $i 4 }]] [expr {$left > 90000 && $left <= 100000}]
+    } {2 pb.b 1}
+
+    test {qpopany wait=: a push to any of the queues serves the waiter, the others let it go} {
+        set w [mc_connect]
+        mc_send $w "qpopany pc.x pc.y pc.z wait=100\r\n"
+        foreach q {pc.x pc.y pc.z} { q_wait_waiters $fd $q 1 }
+        set id [q_push $fd pc.y hello]
+        assert_equal [mc_exchange $w ""] "ITEM $id 0 5 1 pc.y\r\nhello\r\nEND\r\n"
+        set r [lmap q {pc.x pc.y pc.z} { q_stat $fd $q waiters }]
+        # The waiter took exactly one delivery: a push to the others stays ready.
+        q_push $fd pc.x later
+        mc_close $w
+        list $r [q_counts $fd pc.x] [q_counts $fd pc.y]
+    } {{0 0 0} {1 0 0} {0 0 1}}
+
+    test {qpopany wait=: the wait ends empty; a hang-up leases nothing} {
+        set w [mc_connect]
+        assert_equal [mc_exchange $w "qpopany pd.x pd.y wait=0.1\r\n"] "END\r\n"
+        mc_send $w "qpopany pd.x pd.y wait=100\r\n"
+        q_wait_waiters $fd pd.y 1
+        mc_close $w
+        q_wait_waiters $fd pd.x 0
+        q_wait_waiters $fd pd.y 0
+        set id [q_push $fd pd.y kept]
+        list [q_counts $fd pd.y] [expr {[mc_exchange $fd "qpeek pd.y\r\n"] eq "[q_item $id 0 kept 0]END\r\n"}]
+    } {{1 0 0} 1}
+
+    test {qpopany wait=: deleting one of the queues ends the wait with END} {
+        set w [mc_connect]
+        mc_send $w "qpopany pe.x pe.y wait=100\r\n"
+        q_wait_waiters $fd pe.y 1
+        assert_equal [mc_exchange $fd "delete pe.x\r\n"] "DELETED\r\n"
+        set r [mc_exchange $w ""]
+        q_wait_waiters $fd pe.y 0
+        mc_close $w
+        set r
+    } "END\r\n"
+
+    test {qpopany: bad lines; a token with "=" before any option is a queue's name} {
+        assert_equal [mc_exchange $fd "qpopany q bogus=1\r\n"] "END\r\n"
+        set r {}
+        foreach args {
+            "q count=0" "q count=101" "q count=x" "q lease=0" "q wait=-1" "q count=1 bogus=1"
+            "q count=1 r" "[string repeat k 251]"
+        } { append r [mc_exchange $fd "qpopany [subst $args]\r\n"] }
+        set many {}
+        for {set i 0} {$i < 17} {incr i} { lappend many q$i }
+        append r [mc_exchange $fd "qpopany $many\r\nqpopany\r\n"]
+        mc_set $fd pfplain v
+        append r [mc_exchange $fd "qpopany pf.q pfplain\r\n"]
+        set r
+    } [string cat "CLIENT_ERROR count must be 1..100\r\n" "CLIENT_ERROR count must be 1..100\r\n" \
+           "CLIENT_ERROR count must be 1..100\r\n" "CLIENT_ERROR bad value for lease\r\n" \
+           "CLIENT_ERROR bad value for wait\r\n" "CLIENT_ERROR unknown option bogus\r\n" \
+           "CLIENT_ERROR unknown option r\r\n" "CLIENT_ERROR key too long\r\n" \
+           "CLIENT_ERROR too many queues\r\n" "ERROR\r\n" \
+           "CLIENT_ERROR key holds another type of value\r\n"]
+
+    test {qpopany: waiters that hang up as messages arrive lose nothing and count no delivery} {
+        set ids {}
+        set got {}
+        for {set i 0} {$i < 30} {incr i} {
+            set w [mc_connect]
+            mc_send $w "qpopany ph$i.a ph$i.b wait=100\r\n"
+            q_wait_waiters $fd ph$i.b 1
+            mc_send $fd "qpush ph$i.[expr {$i % 2 ? "a" : "b"}] 0 0 2\r\nm.\r\n"
+            mc_close $w
+            regexp {PUSHED (\d+)} [mc_readline $fd] -> id
+            lappend ids $id
+            q_wait_waiters $fd ph$i.a 0
+            q_wait_waiters $fd ph$i.b 0
+            # The message is back, its delivery not counted (or was never
+            # taken), or it was answered before the hang-up was seen: in
+            # flight then, once delivered. Never both, never lost.
+            foreach q [list ph$i.a ph$i.b] {
+                foreach p [q_pending $fd $q] { lappend got [list [lindex $p 0] [lindex $p 3]] }
+                foreach it [q_pop $fd $q] { lappend got [list [lindex $it 0] [lindex $it 3]] }
+            }
+        }
+        list [expr {[lsort -integer [lmap it $got { lindex $it 0 }]] eq [lsort -integer $ids]}] \
+            [lsort -unique [lmap it $got { lindex $it 1 }]]
+    } {1 1}
+
+    test {qpopany: 16 queues, consumers waiting on all while producers push to each: every message once} {
+        set queues {}
+        for {set i 0} {$i < 16} {incr i} { lappend queues pg.$i }
+        set cons {}
+        for {set k 0} {$k < 5} {incr k} { lappend cons [mc_connect] }
+        set seen {}
+        set pushed 0
+        for {set round 0} {$round < 20} {incr round} {
+            foreach w $cons { mc_send $w "qpopany $queues wait=100\r\n" }
+            # One consumer hangs up while it waits (and is replaced).
+            set gone [lindex $cons [expr {$round % 5}]]
+            foreach q $queues { q_wait_waiters $fd $q 5 }
+            mc_close $gone
+            set cons [lreplace $cons [expr {$round % 5}] [expr {$round % 5}]]
+            foreach q $queues { q_wait_waiters $fd $q 4 }
+            # As many messages as waiting consumers, spread over the queues.
+            set req {}
+            for {set m 0} {$m < 4} {incr m} {
+                set q [lindex $queues [expr {($round * 5 + $m) % 16}]]
+                append req "qpush $q 0 0 [string length r$round.$m]\r\nr$round.$m\r\n"
+                incr pushed
+            }
+            mc_send $fd $req
+            for {set m 0} {$m < 4} {incr m} { mc_readline $fd }
+            foreach w $cons {
+                set items [qm_items_q [mc_exchange $w ""]]
+                assert_equal [llength $items] 1
+                lassign [lindex $items 0] id flags data n q
+                lappend seen $data
+                assert_equal [mc_exchange $w "qack $q $id:$n\r\n"] "ACKED\r\n"
+            }
+            set cons [linsert $cons [expr {$round % 5}] [mc_connect]]
+        }
+        foreach w $cons { mc_close $w }
+        foreach q $queues { q_wait_waiters $fd $q 0 }
+        set counts [lsort -unique [lmap q $queues { q_counts $fd $q }]]
+        list $pushed [llength $seen] [llength [lsort -unique $seen]] $counts
+    } {80 80 80 {{0 0 0}}}
 }
