@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <stdint.h>
 #include <string.h>
 #include <sys/uio.h>
 
@@ -136,34 +135,24 @@ static int parse_redriven(const char *p, size_t len, uint64_t *moved,
 /* "ITEM <id> <flags> <bytes> <deliveries> <queue>" into m and the index
  * of <queue> in queues: 0, or -1 if the line is not that. */
 static int parse_item_q(const char *p, size_t len, const char *const *queues,
-                        size_t nq, mcds_queue_msg_t *m, size_t *which)
+                        size_t nq, msg_at_t *m, size_t *which)
 {
-    char tmp[LINE_MAX_LEN + 1], tail;
-    unsigned long long v[4];
-    char *name;
-    size_t i;
+    size_t cut = len, i, nname;
+    const char *name;
 
-    if (len > LINE_MAX_LEN || !mcds__x_line_starts(p, len, "ITEM "))
+    while (cut > 0 && p[cut - 1] != ' ')
+        cut--;
+    if (cut == 0 || mcds__queue_parse_item(p, cut - 1, m) != 0)
         return -1;
-    memcpy(tmp, p, len);
-    tmp[len] = '\0';
-    name = strrchr(tmp, ' ');
-    if (name == NULL || tmp[5] < '0' || tmp[5] > '9')
-        return -1;
-    *name++ = '\0';
-    if (sscanf(tmp, "ITEM %llu %llu %llu %llu%c", &v[0], &v[1], &v[2], &v[3], &tail) != 4 ||
-        v[1] > UINT32_MAX || v[3] > UINT32_MAX || v[2] > SIZE_MAX / 2)
-        return -1;
-    for (i = 0; i < nq && strcmp(queues[i], name) != 0; i++)
-        ;
-    if (i == nq)
-        return -1;
-    m->id = v[0];
-    m->flags = (uint32_t)v[1];
-    m->len = (size_t)v[2];
-    m->deliveries = (uint32_t)v[3];
-    *which = i;
-    return 0;
+    name = p + cut;
+    nname = len - cut;
+    for (i = 0; i < nq; i++) {
+        if (strlen(queues[i]) == nname && memcmp(queues[i], name, nname) == 0) {
+            *which = i;
+            return 0;
+        }
+    }
+    return -1;
 }
 
 /* "qpopany <queues...> count=<max>[ lease=][ wait=]\r\n" into line. */
@@ -207,10 +196,9 @@ static mcds_status_t same_server(xcall_t *x, const char *const *queues, size_t n
     return MCDS_OK;
 }
 
-/* Reads the ITEM lines and END of a qpopany reply into m (room for max;
- * m[i].data is then the offset of its data in the reply buffer). */
+/* Reads the ITEM lines and END of a qpopany reply into m (room for max). */
 static mcds_status_t popany_read(xcall_t *x, const char *const *queues, size_t nq,
-                                 unsigned max, mcds_queue_msg_t *m, size_t *got,
+                                 unsigned max, msg_at_t *m, size_t *got,
                                  size_t *which)
 {
     size_t off, len;
@@ -230,35 +218,10 @@ static mcds_status_t popany_read(xcall_t *x, const char *const *queues, size_t n
         }
         if (st != MCDS_OK)
             break;
-        m[*got].data = (const char *)(uintptr_t)x->c->pos;
+        m[*got].off = x->c->pos;
         x->c->pos += m[(*got)++].len + 2;
     }
     return st;
-}
-
-/* The messages read (data at buffer offsets) as one block that
- * mcds_queue_msgs_free frees, each data NUL-terminated. */
-static mcds_status_t popany_pack(const xcall_t *x, const mcds_queue_msg_t *at, size_t n,
-                                 mcds_queue_msg_t **out)
-{
-    size_t bytes = n * sizeof(mcds_queue_msg_t), i;
-    mcds_queue_msg_t *m;
-    char *text;
-
-    for (i = 0; i < n; i++)
-        bytes += at[i].len + 1;
-    if ((m = malloc(bytes)) == NULL)
-        return MCDS_NO_MEMORY;
-    text = (char *)(m + n);
-    for (i = 0; i < n; i++) {
-        m[i] = at[i];
-        memcpy(text, x->c->buf + (uintptr_t)at[i].data, at[i].len);
-        text[at[i].len] = '\0';
-        m[i].data = text;
-        text += at[i].len + 1;
-    }
-    *out = m;
-    return MCDS_OK;
 }
 
 mcds_status_t mcds_queue_pop_any(mcds_t *h, const char *const *queues, size_t nqueues,
@@ -266,7 +229,7 @@ mcds_status_t mcds_queue_pop_any(mcds_t *h, const char *const *queues, size_t nq
                                  mcds_queue_msg_t **msgs, size_t *count, size_t *which)
 {
     char line[16 + MCDS_QUEUE_ANY_MAX * (MCDS_QUEUE_NAME_MAX + 1) + 96];
-    mcds_queue_msg_t at[MCDS_QUEUE_POP_MAX];
+    msg_at_t at[MCDS_QUEUE_POP_MAX];
     size_t got = 0, n, w = 0;
     xcall_t x;
     mcds_status_t st;
@@ -290,7 +253,7 @@ mcds_status_t mcds_queue_pop_any(mcds_t *h, const char *const *queues, size_t nq
     if (st == MCDS_OK)
         st = popany_read(&x, queues, nqueues, max, at, &got, &w);
     if (st == MCDS_OK && got > 0)
-        st = popany_pack(&x, at, got, msgs);
+        st = mcds__queue_pack_msgs(&x, at, got, msgs);
     if (st == MCDS_OK) {
         *count = got;
         if (which != NULL)

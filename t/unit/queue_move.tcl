@@ -17,6 +17,17 @@ proc qm_dead {fd q n {opts {}}} {
     return $ids
 }
 
+# qm_dead_many fd queue n: messages "0".."<n-1>" pushed (pipelined) on a
+# new queue and moved to its dead-letter queue by age.
+proc qm_dead_many {fd q n} {
+    assert_equal [mc_exchange $fd "qcreate $q maxage=1000\r\n"] "CREATED\r\n"
+    set batch {}
+    for {set i 0} {$i < $n} {incr i} { append batch "qpush $q 0 0 [string length $i]\r\n$i\r\n" }
+    mc_send $fd $batch
+    for {set i 0} {$i < $n} {incr i} { mc_readline $fd }
+    assert_equal [mc_exchange $fd "debugtime 1001\r\n"] "OK\r\n"
+}
+
 # qm_ids fd queue -> the ids of the ready messages (up to 100), in order.
 proc qm_ids {fd q} {
     return [lmap m [q_parse [mc_exchange $fd "qpeek $q 100\r\n"]] { lindex $m 0 }]
@@ -113,12 +124,7 @@ start_server {tags {queue mcds-only}} {
     } "ACKED\r\n" {debugtime}
 
     test {qredrive: 10050 dead letters take two requests (at most 10000 each), each moved once} {
-        assert_equal [mc_exchange $fd "qcreate rd7 maxage=1000\r\n"] "CREATED\r\n"
-        set batch {}
-        for {set i 0} {$i < 10050} {incr i} { append batch "qpush rd7 0 0 [string length $i]\r\n$i\r\n" }
-        mc_send $fd $batch
-        for {set i 0} {$i < 10050} {incr i} { mc_readline $fd }
-        assert_equal [mc_exchange $fd "debugtime 1001\r\n"] "OK\r\n"
+        qm_dead_many $fd rd7 10050
         assert_equal [q_stat $fd rd7:dead ready] 10050
         assert_equal [mc_exchange $fd "qredrive rd7:dead\r\nqredrive rd7:dead\r\n"] \
             "REDRIVEN 10000 0\r\nREDRIVEN 50 0\r\n"
@@ -138,12 +144,7 @@ start_server {tags {queue mcds-only}} {
     } {1 0 10050} {debugtime}
 
     test {qredrive while consumers pop the source: every message is seen exactly once} {
-        assert_equal [mc_exchange $fd "qcreate rd8 maxage=1000\r\n"] "CREATED\r\n"
-        set batch {}
-        for {set i 0} {$i < 3000} {incr i} { append batch "qpush rd8 0 0 [string length $i]\r\n$i\r\n" }
-        mc_send $fd $batch
-        for {set i 0} {$i < 3000} {incr i} { mc_readline $fd }
-        assert_equal [mc_exchange $fd "debugtime 1001\r\n"] "OK\r\n"
+        qm_dead_many $fd rd8 3000
         set c [mc_connect]
         mc_send $fd "qredrive rd8:dead\r\n"
         set seen {}
@@ -473,25 +474,6 @@ start_server {tags {queue mcds-only} args {-m 2 -M}} {
     } 1
 }
 
-# qm_items_q bytes -> list of {id flags data deliveries queue} from the
-# ITEM lines of a qpopany reply (fails on anything else).
-proc qm_items_q {bytes} {
-    set out {}
-    set pos 0
-    while 1 {
-        set eol [string first "\r\n" $bytes $pos]
-        if {$eol < 0} { fail "no END in '[visible $bytes]'" }
-        set line [string range $bytes $pos [expr {$eol - 1}]]
-        set pos [expr {$eol + 2}]
-        if {$line eq "END"} { return $out }
-        if {![regexp {^ITEM (\d+) (\d+) (\d+) (\d+) (\S+)$} $line -> id flags len n q]} {
-            fail "unexpected line '[visible $line]'"
-        }
-        lappend out [list $id $flags [string range $bytes $pos [expr {$pos + $len - 1}]] $n $q]
-        set pos [expr {$pos + $len + 2}]
-    }
-}
-
 start_server {tags {queue mcds-only}} {
     set fd [mc_connect]
 
@@ -508,9 +490,9 @@ start_server {tags {queue mcds-only}} {
         set a [q_push $fd pb.a one]
         q_push $fd pb.b two
         q_push $fd pb.b three
-        set items [qm_items_q [mc_exchange $fd "qpopany pb.a pb.b count=5 lease=100\r\n"]]
+        set items [q_parse [mc_exchange $fd "qpopany pb.a pb.b count=5 lease=100\r\n"]]
         assert_equal $items [list [list $a 0 one 1 pb.a]]
-        set items [qm_items_q [mc_exchange $fd "qpopany pb.a pb.b count=5\r\n"]]
+        set items [q_parse [mc_exchange $fd "qpopany pb.a pb.b count=5\r\n"]]
         set left [lindex [q_pending $fd pb.a] 0 4]
         list [llength $items] [lsort -unique [lmap i $items { lindex $i 4 }]] [expr {$left > 90000 && $left <= 100000}]
     } {2 pb.b 1}
@@ -621,7 +603,7 @@ start_server {tags {queue mcds-only}} {
             mc_send $fd $req
             for {set m 0} {$m < 4} {incr m} { mc_readline $fd }
             foreach w $cons {
-                set items [qm_items_q [mc_exchange $w ""]]
+                set items [q_parse [mc_exchange $w ""]]
                 assert_equal [llength $items] 1
                 lassign [lindex $items 0] id flags data n q
                 lappend seen $data
