@@ -116,15 +116,8 @@ mcds_status_t mcds_queue_push(mcds_t *h, const char *queue, const void *data,
     return mcds__x_end(&x, st);
 }
 
-/* A parsed ITEM header: where its data sits in the reply buffer. */
-typedef struct msg_at {
-    uint64_t id;
-    uint32_t flags, deliveries;
-    size_t len, off;
-} msg_at_t;
-
 /* "ITEM <id> <flags> <bytes> <deliveries>" into m; 0 or -1. */
-static int parse_item(const char *p, size_t len, msg_at_t *m)
+int mcds__queue_parse_item(const char *p, size_t len, msg_at_t *m)
 {
     char tmp[LINE_MAX_LEN + 1], *s, *e;
     unsigned long long v[4];
@@ -153,8 +146,7 @@ static int parse_item(const char *p, size_t len, msg_at_t *m)
     return 0;
 }
 
-/* Copies the parsed messages out of the reply buffer into one block. */
-static mcds_status_t pack_msgs(const xcall_t *x, const msg_at_t *at, size_t n,
+mcds_status_t mcds__queue_pack_msgs(const xcall_t *x, const msg_at_t *at, size_t n,
                                mcds_queue_msg_t **out)
 {
     size_t bytes = n * sizeof(mcds_queue_msg_t), i;
@@ -257,7 +249,7 @@ static mcds_status_t pop(mcds_t *h, const char *queue,
         p = x.c->buf + off;
         if (mcds__x_line_is(p, len, "END"))
             break;
-        if (got == max || parse_item(p, len, &at[got]) != 0) {
+        if (got == max || mcds__queue_parse_item(p, len, &at[got]) != 0) {
             st = mcds__x_reply_error(&x, off, len, 0, 0);
             break;
         }
@@ -275,7 +267,7 @@ static mcds_status_t pop(mcds_t *h, const char *queue,
         got++;
     }
     if (st == MCDS_OK && got > 0) {
-        st = pack_msgs(&x, at, got, msgs);
+        st = mcds__queue_pack_msgs(&x, at, got, msgs);
         if (st == MCDS_OK)
             *count = got;
     }
