@@ -425,6 +425,40 @@ mcds_status_t mcds_queue_purge(mcds_t *h, const char *queue,
  * Consumers waiting on the queue get nothing. */
 mcds_status_t mcds_queue_delete(mcds_t *h, const char *queue);
 
+/* ---- Queue views: read-only looks at queues and their messages
+ * (doc/protocol.md, "3. Queues": qinfo) ---- */
+
+typedef enum mcds_queue_msg_state {
+    MCDS_QUEUE_READY,
+    MCDS_QUEUE_DELAYED,
+    MCDS_QUEUE_IN_FLIGHT,
+    MCDS_QUEUE_BURIED
+} mcds_queue_msg_state_t;
+
+#define MCDS_QUEUE_HOLDER_MAX 200
+/* One message's figures (qinfo), as beanstalkd's stats-job. */
+typedef struct mcds_queue_msg_info {
+    uint64_t id;
+    mcds_queue_msg_state_t state;
+    uint32_t priority, flags;
+    uint64_t bytes;
+    uint32_t deliveries;          /* times leased (0: never) */
+    uint64_t age_ms;              /* since its push (into this queue) */
+    uint64_t first_delivery_ms;   /* Unix ms; 0: none known */
+    uint64_t last_delivery_ms;    /* Unix ms; 0: none known */
+    uint64_t delay_ms_left;       /* delayed: until it is ready */
+    int64_t lease_ms_left;        /* in flight; -1: a Kestrel open read */
+    /* In flight: "<fd> <address>" of the connection holding the lease (as
+     * stats conns names it; "kestrel " before it for an open read), or
+     * "gone" once it has closed; "-" otherwise. */
+    char holder[MCDS_QUEUE_HOLDER_MAX];
+} mcds_queue_msg_info_t;
+
+/* Message id of queue in whatever state it is: MCDS_OK, or MCDS_NOT_FOUND
+ * (no such message or queue). Changes nothing. */
+mcds_status_t mcds_queue_info(mcds_t *h, const char *queue, uint64_t id,
+                              mcds_queue_msg_info_t *info);
+
 /* ---- Tree counters: mcds-server's ct* verbs (doc/protocol.md, "5. Tree
  * counters") ----
  *

@@ -27,6 +27,7 @@
 #include "verb_scan.h"
 #include "verb_queue.h"
 #include "verb_queue_batch.h"
+#include "verb_queue_info.h"
 #include "verb_operator.h"
 #include "watch.h"
 
@@ -84,9 +85,11 @@ static const struct cmd_def cmd_defs[] = {
     { "qrelease", qbatch_run, 1, CMD_ANY, CMD_RAW | CMD_NOREPLY, QVERB_RELEASE, "give popped messages back: qrelease <q> <id> [<delay>] | <id>... [delay=]" },
     { "qtouch", qbatch_run, 1, CMD_ANY, CMD_RAW | CMD_NOREPLY, QVERB_TOUCH, "extend popped messages' leases: qtouch <q> <id> [<lease>] | <id>... [lease=]" },
     { "qpeek", qverb_peek, 2, 3, 0, 0, "look at the next messages without popping: qpeek <q> [<count>]" },
-    { "qpending", qverb_pending, 2, 4, 0, 0, "list popped, unacknowledged messages: qpending <q> [values] [<count>]" },
+    { "qpending", qverb_pending, 2, 5, 0, 0, "list popped, unacknowledged messages: qpending <q> [values] [holders] [<count>]" },
     { "qstats", qverb_stats, 2, 2, 0, 0, "one queue's figures: qstats <q>" },
     { "qpurge", qverb_purge, 2, 3, CMD_NOREPLY, 0, "empty a queue: qpurge <q>" },
+    /* queue views (verb_queue_info.c) */
+    { "qinfo", qinfo_msg, 3, 3, 0, 0, "one message's figures: qinfo <q> <id>" },
     /* tree counters (verb_counter.c) */
     { "ctdef", ctverb_def, 3, 5, 0, 0, "define a counter: ctdef <counter> <type>[:<keep>[:m]],... [aggregate=] [quantize=]" },
     { "ctcounter", ctverb_counter, 2, 2, 0, 0, "a counter's settings: ctcounter <counter>" },

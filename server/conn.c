@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "conn.h"
+#include "conn_names.h"
 #include "dump.h"
 #include "watch.h"
 #include "log.h"
@@ -115,6 +116,7 @@ conn *conn_new(int fd, struct worker *w) {
     }
     if (settings.protocol == PROTO_ASCII)
         c->proto = &proto_text;
+    c->name_token = conn_names_open(fd);
     return c;
 }
 
@@ -155,6 +157,7 @@ void conn_close(conn *c) {
     if (c->held)
         worker_unhold(c->worker, c);
     event_free(c->ev);
+    conn_names_close(c->name_token);
     close(c->fd);
     conn_release_output(c);
     if (c->nread.it != NULL)

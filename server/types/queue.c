@@ -332,15 +332,31 @@ void queue_update_due(struct queue *q) {
 
 /* ---- waiters ---- */
 
-static void queue_lease(struct queue *q, uint64_t lease_ms, uint64_t now, struct qdelivery *out) {
-    struct qmsg *m = queue_ready_take(q);
+/* Notes a delivery of m to holder at now, for qinfo. */
+static void queue_note_delivery(struct qmsg *m, uint64_t holder, uint64_t now) {
+    uint64_t after = now > m->pushed_ms ? now - m->pushed_ms : 0;
 
+    if (m->last_delivery_ms == 0)
+        m->first_delivery = after < UINT32_MAX ? (uint32_t)after : UINT32_MAX;
+    m->last_delivery_ms = now;
+    m->holder = holder;
+}
+
+static void queue_lease(struct queue *q, uint64_t lease_ms, uint64_t holder, uint64_t now,
+                        struct qdelivery *out) {
+    struct qmsg *m = queue_ready_take(q);
+    uint64_t last = m->last_delivery_ms;
+    uint32_t first = m->first_delivery;
+
+    queue_note_delivery(m, holder, now);
     m->deliveries++;
     m->due_ms = lease_ms == QUEUE_HELD ? QUEUE_HELD : now + lease_ms;
     m->state = QMSG_INFLIGHT;
     if (qheap_push(&q->inflight, m) < 0) {
         /* No room to track it: leave it ready, deliver nothing. */
         m->deliveries--;
+        m->last_delivery_ms = last;
+        m->first_delivery = first;
         m->state = QMSG_READY;
         queue_ready_add(q, m);      /* room it just had */
         out->payload = NULL;
@@ -379,7 +395,7 @@ static void queue_serve(struct queue *q) {
         queue_unlist(q, w);
         w->ngot = 0;
         while (w->ngot < w->want && q->ready.n > 0) {
-            queue_lease(q, w->lease_ms, now, &w->got[w->ngot]);
+            queue_lease(q, w->lease_ms, w->holder, now, &w->got[w->ngot]);
             if (w->got[w->ngot].payload == NULL)
                 break;
             w->ngot++;
@@ -534,13 +550,13 @@ static void queue_bury(struct queue *q, struct queue_dead_list *dl) {
 }
 
 /* Locks q and catches it up; queue_unlock() then buries the dead. */
-static void queue_lock(struct queue *q, uint64_t now, struct queue_dead_list *dl) {
+void queue_lock(struct queue *q, uint64_t now, struct queue_dead_list *dl) {
     memset(dl, 0, sizeof(*dl));
     pthread_mutex_lock(&q->lock);
     queue_catch_up(q, now, dl);
 }
 
-static void queue_unlock(struct queue *q, struct queue_dead_list *dl) {
+void queue_unlock(struct queue *q, struct queue_dead_list *dl) {
     queue_serve(q);
     queue_update_due(q);
     pthread_mutex_unlock(&q->lock);
@@ -773,6 +789,7 @@ enum queue_result queue_push_msg(struct queue *q, struct qmsg *m, const char *sr
     } else {
         m->seq = q->seq++;
         m->deliveries = 0;
+        m->last_delivery_ms = 0;
         m->due_ms = 0;
         m->pushed_ms = clock_now_ms();
         m->state = QMSG_READY;
@@ -788,14 +805,14 @@ enum queue_result queue_push_msg(struct queue *q, struct qmsg *m, const char *sr
     return r;
 }
 
-int queue_pop(struct queue *q, int max, uint64_t lease_ms, struct qdelivery *out) {
+int queue_pop(struct queue *q, int max, uint64_t lease_ms, uint64_t holder, struct qdelivery *out) {
     uint64_t now = clock_now_ms();
     struct queue_dead_list dl;
     int n = 0;
 
     queue_lock(q, now, &dl);
     while (n < max && q->ready.n > 0) {
-        queue_lease(q, lease_ms, now, &out[n]);
+        queue_lease(q, lease_ms, holder, now, &out[n]);
         if (out[n].payload == NULL)
             break;
         n++;
@@ -892,6 +909,8 @@ void queue_unlease(struct queue *q, const struct qreceipt *r) {
         queue_id_take(q, m->id);
         qheap_remove(&q->inflight, m);
         m->deliveries--;
+        if (m->deliveries == 0)
+            m->last_delivery_ms = 0;    /* never delivered after all */
         q->counts.popped--;
         queue_requeue(q, m, now, now);
         qlog_state(q, m);

@@ -47,6 +47,13 @@ struct qmsg {
     struct qmsg *id_next;   /* in-flight id map chain */
     item *payload;          /* client flags and value with "\r\n" */
     uint8_t state;
+    /* What qinfo shows (not persisted, none of it is needed to deliver):
+     * the first delivery, in ms after pushed_ms (at most UINT32_MAX), and
+     * the last, on the server clock (0: none since the server started);
+     * in flight, the conn_names token of the connection that took it. */
+    uint32_t first_delivery;
+    uint64_t holder;
+    uint64_t last_delivery_ms;
 };
 
 struct queue_opts {
@@ -79,6 +86,7 @@ struct queue_waiter {
     struct queue_waiter *prev, *next;
     int want;                   /* most messages to take */
     uint64_t lease_ms;          /* lease of what it takes, or QUEUE_HELD */
+    uint64_t holder;            /* who takes it: a conn_names token (0: none) */
     struct qdelivery *got;      /* room for want deliveries */
     int ngot;
     bool listed;
@@ -123,8 +131,9 @@ enum queue_result queue_push(struct queue *q, item *payload, uint32_t pri, uint6
 /* Takes over a whole message from queue src (a dead letter): ready now,
  * its id kept, its delivery count starting again. */
 enum queue_result queue_push_msg(struct queue *q, struct qmsg *m, const char *src, size_t nsrc);
-/* Leases up to max ready messages; returns how many were filled in. */
-int queue_pop(struct queue *q, int max, uint64_t lease_ms, struct qdelivery *out);
+/* Leases up to max ready messages to holder (a conn_names token, 0:
+ * none); returns how many were filled in. */
+int queue_pop(struct queue *q, int max, uint64_t lease_ms, uint64_t holder, struct qdelivery *out);
 /* Takes one ready message for good (pop and ack): 1 or 0. */
 int queue_take(struct queue *q, struct qdelivery *out);
 /* ack, release and touch act on the in-flight delivery r names. A message
@@ -144,6 +153,14 @@ uint64_t queue_purge(struct queue *q);
 void queue_peek(struct queue *q, size_t max, void (*fn)(const struct qmsg *m, void *arg), void *arg);
 void queue_pending(struct queue *q, size_t max, void (*fn)(const struct qmsg *m, void *arg), void *arg);
 void queue_get_stats(struct queue *q, struct queue_stats *st);
+
+/* Read-only views for qinfo and qpeek (queue_info.c); fn runs with q
+ * locked. queue_find calls fn on message id in whatever state it is and
+ * says whether there is one: O(1) for a message in flight, a walk of the
+ * queue's other messages otherwise. queue_peek_delayed calls fn on up to
+ * max delayed messages, earliest due first. */
+bool queue_find(struct queue *q, uint64_t id, void (*fn)(const struct qmsg *m, void *arg), void *arg);
+void queue_peek_delayed(struct queue *q, size_t max, void (*fn)(const struct qmsg *m, void *arg), void *arg);
 
 /* Parks w until messages are ready (served at once if some are).
  * Returns false if the queue is closed. */

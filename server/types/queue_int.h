@@ -1,8 +1,8 @@
 /*
  * types/queue_int: the inside of a queue, shared by the files of the queue
  * type (queue.c, the structure; queue_persist.c, its records and
- * snapshots) and no one else. Every function here expects the queue's lock
- * held.
+ * snapshots; queue_info.c, its read-only views) and no one else. Every
+ * function here expects the queue's lock held, but queue_lock.
  */
 #ifndef MCDS_QUEUE_INT_H
 #define MCDS_QUEUE_INT_H
@@ -70,5 +70,9 @@ void queue_requeue(struct queue *q, struct qmsg *m, uint64_t due_ms, uint64_t no
 void queue_msg_detach(struct queue *q, struct qmsg *m);
 /* Recomputes when q next needs the timer. */
 void queue_update_due(struct queue *q);
+/* Locks q and brings it up to now (delays due, leases run out); unlock
+ * serves waiters and hands dl's dead letters on. Not with q locked. */
+void queue_lock(struct queue *q, uint64_t now, struct queue_dead_list *dl);
+void queue_unlock(struct queue *q, struct queue_dead_list *dl);
 
 #endif

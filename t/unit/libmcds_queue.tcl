@@ -84,3 +84,13 @@ start_memcached {tags {libmcds queue valgrind:skip}} {
         }
     } 1
 }
+
+# The read-only views (mcds_queue_info ..., client/queue_info.c), run by
+# client/tests/test_queue_info.
+set ::queue_info_checks 5
+
+start_server {tags {libmcds queue mcds-only}} {
+    test {libmcds queue views: a message's figures in each state, its holder, the errors} {
+        libmcds_run test_queue_info 127.0.0.1:[srv port] $::queue_info_checks
+    } $::queue_info_checks
+}

@@ -1,0 +1,102 @@
+/*
+ * queue_info.c - wrappers for mcds-server's read-only queue views
+ * (doc/protocol.md, "3. Queues": qinfo), over the text-protocol client of
+ * xconn.c. They change nothing on the server.
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xconn.h"
+
+/* ---- qinfo ---- */
+
+static const char *const info_states[] = { "ready", "delayed", "in_flight", "buried" };
+
+/* Copies the len bytes at p, NUL-terminated, into out (cut to fit). */
+static void copy_text(char *out, size_t cap, const char *p, size_t len)
+{
+    if (len >= cap)
+        len = cap - 1;
+    memcpy(out, p, len);
+    out[len] = '\0';
+}
+
+/* One "STAT <name> <value>" line of qinfo into info; unknown names are
+ * skipped (a newer server may add some). */
+static void info_line(const char *name, size_t nlen, const char *v, size_t vlen,
+                      mcds_queue_msg_info_t *info)
+{
+    static const struct {
+        const char *name;
+        size_t at, size;
+    } nums[] = {
+#define F(n) {#n, offsetof(mcds_queue_msg_info_t, n), sizeof(((mcds_queue_msg_info_t *)0)->n)}
+        F(id), F(priority), F(flags), F(bytes), F(deliveries), F(age_ms),
+        F(first_delivery_ms), F(last_delivery_ms), F(delay_ms_left),
+        F(lease_ms_left),
+#undef F
+    };
+    char text[MCDS_QUEUE_HOLDER_MAX];
+    size_t i;
+
+    copy_text(text, sizeof text, v, vlen);
+    if (nlen == 6 && memcmp(name, "holder", 6) == 0) {
+        copy_text(info->holder, sizeof info->holder, v, vlen);
+        return;
+    }
+    if (nlen == 5 && memcmp(name, "state", 5) == 0) {
+        for (i = 0; i < 4; i++)
+            if (strcmp(text, info_states[i]) == 0)
+                info->state = (mcds_queue_msg_state_t)i;
+        return;
+    }
+    for (i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+        char *at = (char *)info + nums[i].at;
+        long long sv = strtoll(text, NULL, 10);
+        unsigned long long uv = strtoull(text, NULL, 10);
+        if (strlen(nums[i].name) != nlen || memcmp(nums[i].name, name, nlen) != 0)
+            continue;
+        if (nums[i].at == offsetof(mcds_queue_msg_info_t, lease_ms_left))
+            *(int64_t *)at = sv;
+        else if (nums[i].size == sizeof(uint32_t))
+            *(uint32_t *)at = (uint32_t)uv;
+        else
+            *(uint64_t *)at = uv;
+        return;
+    }
+}
+
+mcds_status_t mcds_queue_info(mcds_t *h, const char *queue, uint64_t id,
+                              mcds_queue_msg_info_t *info)
+{
+    char line[300];
+    size_t n, off, len;
+    xcall_t x;
+    mcds_status_t st;
+    int lines = 0;
+
+    if (info == NULL)
+        return MCDS_INVALID;
+    memset(info, 0, sizeof *info);
+    st = mcds__x_begin(&x, h, queue);
+    if (st != MCDS_OK)
+        return mcds__x_end(&x, st);
+    n = (size_t)snprintf(line, sizeof line, "qinfo %s %llu\r\n", queue, (unsigned long long)id);
+    st = mcds__x_send_line(&x, line, n);
+    while (st == MCDS_OK && (st = mcds__x_read_line(&x, &off, &len)) == MCDS_OK) {
+        const char *p = x.c->buf + off, *sp;
+        if (lines > 0 && mcds__x_line_is(p, len, "END"))
+            break;
+        if (!mcds__x_line_starts(p, len, "STAT ") || (sp = memchr(p + 5, ' ', len - 5)) == NULL) {
+            st = mcds__x_reply_error(&x, off, len, lines == 0, 0);
+            break;
+        }
+        info_line(p + 5, (size_t)(sp - p - 5), sp + 1, len - (size_t)(sp + 1 - p), info);
+        lines++;
+    }
+    if (st != MCDS_OK)
+        memset(info, 0, sizeof *info);
+    return mcds__x_end(&x, st);
+}

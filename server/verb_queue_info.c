@@ -1,0 +1,149 @@
+/*
+ * verb_queue_info: the read-only queue verbs, as entries of the command
+ * table:
+ *
+ *   qinfo <q> <id>      one message's figures, as beanstalkd's stats-job
+ *
+ * and the holder at the end of a `qpending <q> holders` line. They change
+ * nothing and log nothing. qinfo copies a message's figures out under the
+ * queue's lock (types/queue_info.c) and writes them once it is released;
+ * qpending names each holder under it (conn_names.c takes a lock of its
+ * own, and never a queue's).
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "clock.h"
+#include "conn_names.h"
+#include "parse.h"
+#include "store_queue.h"
+#include "verb_queue.h"
+#include "verb_queue_info.h"
+
+#define QINFO_HOLDER_MAX 160
+
+/* One message's figures, copied under the queue's lock. */
+struct qinfo_copy {
+    uint64_t id, pushed_ms, due_ms, last_ms, holder;
+    uint32_t pri, flags, bytes, deliveries, first_after;
+    uint8_t state;
+};
+
+static void qinfo_copy_one(const struct qmsg *m, void *arg) {
+    struct qinfo_copy *k = arg;
+
+    k->id = m->id;
+    k->pushed_ms = m->pushed_ms;
+    k->due_ms = m->due_ms;
+    k->last_ms = m->last_delivery_ms;
+    k->holder = m->holder;
+    k->pri = m->pri;
+    k->flags = m->payload->flags;
+    k->bytes = m->payload->nbytes - 2;
+    k->deliveries = m->deliveries;
+    k->first_after = m->first_delivery;
+    k->state = m->state;
+}
+
+/* A bare message id: digits only, no sign, no receipt. */
+static bool qinfo_parse_id(const char *s, uint64_t *id) {
+    return isdigit((unsigned char)*s) && parse_u64(s, id);
+}
+
+static void qinfo_stat(conn *c, const char *name, const char *v) {
+    char *p = conn_out_reserve(c, strlen(name) + strlen(v) + 8);
+
+    conn_out_commit(c, (size_t)sprintf(p, "STAT %s %s\r\n", name, v));
+}
+
+static void qinfo_stat_u64(conn *c, const char *name, uint64_t v) {
+    char num[24];
+
+    snprintf(num, sizeof(num), "%llu", (unsigned long long)v);
+    qinfo_stat(c, name, num);
+}
+
+static const char *qinfo_state_name(uint8_t state) {
+    switch (state) {
+    case QMSG_READY: return "ready";
+    case QMSG_DELAYED: return "delayed";
+    case QMSG_INFLIGHT: return "in_flight";
+    default: return "buried";
+    }
+}
+
+/* "<fd> <address>" of the connection holding a lease ("kestrel " before
+ * it for an open read), "gone" once it has closed, "-" when not in flight. */
+static void qinfo_holder(uint8_t state, uint64_t due_ms, uint64_t holder, char *out, size_t cap) {
+    char name[QINFO_HOLDER_MAX];
+
+    if (state != QMSG_INFLIGHT)
+        snprintf(out, cap, "-");
+    else if (!conn_names_format(holder, name, sizeof(name)))
+        snprintf(out, cap, "gone");
+    else
+        snprintf(out, cap, "%s%s", due_ms == QUEUE_HELD ? "kestrel " : "", name);
+}
+
+void qinfo_out_holder(conn *c, const struct qmsg *m) {
+    char holder[QINFO_HOLDER_MAX + 16];
+    char *p;
+
+    qinfo_holder(m->state, m->due_ms, m->holder, holder, sizeof(holder));
+    p = conn_out_reserve(c, strlen(holder) + 1);
+    conn_out_commit(c, (size_t)sprintf(p, " %s", holder));
+}
+
+static void qinfo_out(conn *c, const struct qinfo_copy *k, uint64_t now) {
+    char holder[QINFO_HOLDER_MAX + 16], left[24];
+    bool held = k->state == QMSG_INFLIGHT && k->due_ms == QUEUE_HELD;
+    uint64_t due_left = k->due_ms > now ? k->due_ms - now : 0;
+
+    qinfo_stat_u64(c, "id", k->id);
+    qinfo_stat(c, "state", qinfo_state_name(k->state));
+    qinfo_stat_u64(c, "priority", k->pri);
+    qinfo_stat_u64(c, "flags", k->flags);
+    qinfo_stat_u64(c, "bytes", k->bytes);
+    qinfo_stat_u64(c, "deliveries", k->deliveries);
+    qinfo_stat_u64(c, "age_ms", now > k->pushed_ms ? now - k->pushed_ms : 0);
+    qinfo_stat_u64(c, "first_delivery_ms",
+                   k->last_ms == 0 ? 0 : clock_to_unix_ms(k->pushed_ms + k->first_after));
+    qinfo_stat_u64(c, "last_delivery_ms", k->last_ms == 0 ? 0 : clock_to_unix_ms(k->last_ms));
+    qinfo_stat_u64(c, "delay_ms_left", k->state == QMSG_DELAYED ? due_left : 0);
+    if (held)
+        snprintf(left, sizeof(left), "-1");
+    else
+        snprintf(left, sizeof(left), "%llu",
+                 (unsigned long long)(k->state == QMSG_INFLIGHT ? due_left : 0));
+    qinfo_stat(c, "lease_ms_left", left);
+    qinfo_holder(k->state, k->due_ms, k->holder, holder, sizeof(holder));
+    qinfo_stat(c, "holder", holder);
+    conn_out_reply(c, REPLY_END);
+}
+
+enum conn_parse_result qinfo_msg(conn *c, struct cmd_line *t) {
+    struct qinfo_copy k;
+    uint64_t id;
+    bool found;
+    item *pin;
+
+    if (t->vlen[1] > ITEM_KEY_MAX) {
+        conn_out_reply(c, REPLY_X_KEY_TOO_LONG);
+        return PARSE_DONE;
+    }
+    if (!qinfo_parse_id(t->v[2], &id)) {
+        conn_out_reply(c, REPLY_X_BAD_ID);
+        return PARSE_DONE;
+    }
+    pin = qverb_queue(c, t, false, REPLY_NOT_FOUND, NULL);
+    if (pin == NULL)
+        return PARSE_DONE;
+    found = queue_find(store_queue_of(pin), id, qinfo_copy_one, &k);
+    item_release(pin);
+    if (found)
+        qinfo_out(c, &k, clock_now_ms());
+    else
+        conn_out_reply(c, REPLY_NOT_FOUND);
+    return PARSE_DONE;
+}

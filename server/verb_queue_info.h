@@ -1,0 +1,15 @@
+/*
+ * verb_queue_info: read-only views of queues (qinfo, the id= and delayed
+ * forms of qpeek, qlist) as entries of the command table.
+ */
+#ifndef MCDS_VERB_QUEUE_INFO_H
+#define MCDS_VERB_QUEUE_INFO_H
+
+#include "cmd.h"
+#include "types/queue.h"
+
+enum conn_parse_result qinfo_msg(conn *c, struct cmd_line *l);
+/* " <holder>" of in-flight message m, as qinfo names it (qpending holders). */
+void qinfo_out_holder(conn *c, const struct qmsg *m);
+
+#endif
