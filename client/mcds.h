@@ -426,7 +426,7 @@ mcds_status_t mcds_queue_purge(mcds_t *h, const char *queue,
 mcds_status_t mcds_queue_delete(mcds_t *h, const char *queue);
 
 /* ---- Queue views: read-only looks at queues and their messages
- * (doc/protocol.md, "3. Queues": qinfo) ---- */
+ * (doc/protocol.md, "3. Queues": qinfo, qpeek) ---- */
 
 typedef enum mcds_queue_msg_state {
     MCDS_QUEUE_READY,
@@ -458,6 +458,16 @@ typedef struct mcds_queue_msg_info {
  * (no such message or queue). Changes nothing. */
 mcds_status_t mcds_queue_info(mcds_t *h, const char *queue, uint64_t id,
                               mcds_queue_msg_info_t *info);
+/* Message id of queue in whatever state it is, with its data, without
+ * leasing it (qpeek id=): MCDS_OK with *msg (free it with
+ * mcds_queue_msgs_free), or MCDS_NOT_FOUND (no such message or queue). */
+mcds_status_t mcds_queue_peek_id(mcds_t *h, const char *queue, uint64_t id,
+                                 mcds_queue_msg_t **msg);
+/* Up to max (1..MCDS_QUEUE_POP_MAX) delayed messages, earliest due first
+ * (qpeek delayed): MCDS_OK with *count 0 when there are none (or no
+ * queue). Free *msgs with mcds_queue_msgs_free. */
+mcds_status_t mcds_queue_peek_delayed(mcds_t *h, const char *queue, unsigned max,
+                                      mcds_queue_msg_t **msgs, size_t *count);
 
 /* ---- Tree counters: mcds-server's ct* verbs (doc/protocol.md, "5. Tree
  * counters") ----

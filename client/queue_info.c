@@ -1,7 +1,7 @@
 /*
  * queue_info.c - wrappers for mcds-server's read-only queue views
- * (doc/protocol.md, "3. Queues": qinfo), over the text-protocol client of
- * xconn.c. They change nothing on the server.
+ * (doc/protocol.md, "3. Queues": qinfo, qpeek id= and delayed), over the
+ * text-protocol client of xconn.c. They change nothing on the server.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -99,4 +99,52 @@ mcds_status_t mcds_queue_info(mcds_t *h, const char *queue, uint64_t id,
     if (st != MCDS_OK)
         memset(info, 0, sizeof *info);
     return mcds__x_end(&x, st);
+}
+
+/* ---- qpeek id= and delayed ---- */
+
+/* Sends line and reads its ITEM lines (at most max) into *msgs. */
+static mcds_status_t peek(mcds_t *h, const char *queue, const char *line, size_t len,
+                          size_t max, mcds_queue_msg_t **msgs, size_t *count)
+{
+    xcall_t x;
+    mcds_status_t st = mcds__x_begin(&x, h, queue);
+
+    if (st == MCDS_OK)
+        st = mcds__x_send_line(&x, line, len);
+    if (st == MCDS_OK)
+        st = mcds__x_read_items(&x, max, msgs, count);
+    return mcds__x_end(&x, st);
+}
+
+mcds_status_t mcds_queue_peek_id(mcds_t *h, const char *queue, uint64_t id,
+                                 mcds_queue_msg_t **msg)
+{
+    char line[300];
+    size_t n, count = 0;
+    mcds_status_t st;
+
+    if (msg == NULL)
+        return MCDS_INVALID;
+    *msg = NULL;
+    n = (size_t)snprintf(line, sizeof line, "qpeek %s id=%llu\r\n", queue,
+                         (unsigned long long)id);
+    st = peek(h, queue, line, n, 1, msg, &count);
+    return st == MCDS_OK && count == 0 ? MCDS_NOT_FOUND : st;
+}
+
+mcds_status_t mcds_queue_peek_delayed(mcds_t *h, const char *queue, unsigned max,
+                                      mcds_queue_msg_t **msgs, size_t *count)
+{
+    char line[300];
+    size_t n;
+
+    if (msgs == NULL || count == NULL)
+        return MCDS_INVALID;
+    *msgs = NULL;
+    *count = 0;
+    if (max < 1 || max > MCDS_QUEUE_POP_MAX)
+        return MCDS_INVALID;
+    n = (size_t)snprintf(line, sizeof line, "qpeek %s delayed %u\r\n", queue, max);
+    return peek(h, queue, line, n, max, msgs, count);
 }

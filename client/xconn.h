@@ -78,6 +78,12 @@ mcds_status_t mcds__x_simple(xcall_t *x, const char *line, size_t llen,
                             const char *ok_word, uint64_t *arg,
                             int not_found_ok);
 
+/* Reads "ITEM <id> <flags> <bytes> <deliveries>" + data blocks up to END
+ * (at most max, and MCDS_QUEUE_POP_MAX) into *msgs, one block to free
+ * with mcds_queue_msgs_free (NULL and *count 0 for none); queue.c. */
+mcds_status_t mcds__x_read_items(xcall_t *x, size_t max, mcds_queue_msg_t **msgs,
+                                 size_t *count);
+
 /* "<secs>.<ms>" for a duration in ms. */
 void mcds__x_fmt_secs(char *out, size_t size, unsigned ms);
 

@@ -84,7 +84,7 @@ static const struct cmd_def cmd_defs[] = {
     { "qack", qbatch_run, 1, CMD_ANY, CMD_RAW | CMD_NOREPLY, QVERB_ACK, "acknowledge popped messages: qack <q> <id> [<id>...]" },
     { "qrelease", qbatch_run, 1, CMD_ANY, CMD_RAW | CMD_NOREPLY, QVERB_RELEASE, "give popped messages back: qrelease <q> <id> [<delay>] | <id>... [delay=]" },
     { "qtouch", qbatch_run, 1, CMD_ANY, CMD_RAW | CMD_NOREPLY, QVERB_TOUCH, "extend popped messages' leases: qtouch <q> <id> [<lease>] | <id>... [lease=]" },
-    { "qpeek", qverb_peek, 2, 3, 0, 0, "look at the next messages without popping: qpeek <q> [<count>]" },
+    { "qpeek", qinfo_peek, 2, 4, 0, 0, "look at messages without popping: qpeek <q> [<count>] | id=<id> | delayed [<count>]" },
     { "qpending", qverb_pending, 2, 5, 0, 0, "list popped, unacknowledged messages: qpending <q> [values] [holders] [<count>]" },
     { "qstats", qverb_stats, 2, 2, 0, 0, "one queue's figures: qstats <q>" },
     { "qpurge", qverb_purge, 2, 3, CMD_NOREPLY, 0, "empty a queue: qpurge <q>" },

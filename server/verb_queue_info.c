@@ -2,7 +2,10 @@
  * verb_queue_info: the read-only queue verbs, as entries of the command
  * table:
  *
- *   qinfo <q> <id>      one message's figures, as beanstalkd's stats-job
+ *   qinfo <q> <id>                  one message's figures, as beanstalkd's stats-job
+ *   qpeek <q> id=<id>               that message, whatever its state
+ *   qpeek <q> delayed [<count>]     the delayed messages, earliest due first
+ *   (qpeek <q> [<count>] stays in verb_queue.c)
  *
  * and the holder at the end of a `qpending <q> holders` line. They change
  * nothing and log nothing. qinfo copies a message's figures out under the
@@ -22,6 +25,7 @@
 #include "verb_queue_info.h"
 
 #define QINFO_HOLDER_MAX 160
+#define QINFO_PEEK_MAX 100          /* as qpeek <q> <count> */
 
 /* One message's figures, copied under the queue's lock. */
 struct qinfo_copy {
@@ -146,4 +150,65 @@ enum conn_parse_result qinfo_msg(conn *c, struct cmd_line *t) {
     else
         conn_out_reply(c, REPLY_NOT_FOUND);
     return PARSE_DONE;
+}
+
+/* ---- qpeek id= and delayed ---- */
+
+/* One message as an ITEM line with its data (deliveries as they are). */
+static void qinfo_item_one(const struct qmsg *m, void *arg) {
+    struct qdelivery d = { m->id, m->deliveries, 0, m->payload };
+
+    item_incref(m->payload);
+    qverb_out_delivery(arg, &d);
+}
+
+static enum conn_parse_result qinfo_peek_id(conn *c, struct cmd_line *t, const char *v) {
+    uint64_t id;
+    item *pin;
+
+    if (!qinfo_parse_id(v, &id)) {
+        cmd_bad_value(c, "id");
+        return PARSE_DONE;
+    }
+    pin = qverb_queue(c, t, false, REPLY_END, NULL);
+    if (pin == NULL)
+        return PARSE_DONE;
+    queue_find(store_queue_of(pin), id, qinfo_item_one, c);
+    conn_out_reply(c, REPLY_END);
+    item_release(pin);
+    return PARSE_DONE;
+}
+
+static enum conn_parse_result qinfo_peek_delayed(conn *c, struct cmd_line *t) {
+    uint32_t count = 1;
+    item *pin;
+
+    if (t->n == 4 && (!cmd_parse_count(t->v[3], QINFO_PEEK_MAX, &count) || count == 0)) {
+        conn_out_reply(c, REPLY_X_COUNT_100);
+        return PARSE_DONE;
+    }
+    pin = qverb_queue(c, t, false, REPLY_END, NULL);
+    if (pin == NULL)
+        return PARSE_DONE;
+    queue_peek_delayed(store_queue_of(pin), count, qinfo_item_one, c);
+    conn_out_reply(c, REPLY_END);
+    item_release(pin);
+    return PARSE_DONE;
+}
+
+/* qpeek: the id= and delayed forms here, the plain one in verb_queue.c. A
+ * line of four tokens is only the delayed form's (ERROR otherwise, as
+ * before these forms). */
+enum conn_parse_result qinfo_peek(conn *c, struct cmd_line *t) {
+    const char *v;
+
+    if (t->n >= 3 && strcmp(t->v[2], "delayed") == 0)
+        return qinfo_peek_delayed(c, t);
+    if (t->n == 4) {
+        conn_out_reply(c, REPLY_ERROR);
+        return PARSE_DONE;
+    }
+    if (t->n == 3 && (v = cmd_option(t->v[2], "id")) != NULL)
+        return qinfo_peek_id(c, t, v);
+    return qverb_peek(c, t);
 }

@@ -1,7 +1,8 @@
 /*
- * test_queue_info.c - the read-only queue views of libmcds (mcds_queue_info)
- * against one mcds-server: a message's figures in each state, the holder
- * of a lease, and the errors (no such message or queue, a cache value
+ * test_queue_info.c - the read-only queue views of libmcds (mcds_queue_info,
+ * mcds_queue_peek_id, mcds_queue_peek_delayed) against one mcds-server: a
+ * message's figures in each state, the holder of a lease, peeks by id and
+ * at delayed messages, and the errors (no such message or queue, a cache value
  * under the key, bad arguments). No sleep.
  */
 #include <libmemcached/memcached.h>
@@ -64,6 +65,8 @@ static void test_errors(mcds_t *h)
 {
     const char *q = tu_name("qinfo-err");
     mcds_queue_msg_info_t in;
+    mcds_queue_msg_t *m;
+    size_t n;
     uint64_t a = push(h, q, "x", 0);
 
     CHECK_ST(mcds_queue_ack(h, q, a), MCDS_NOT_FOUND);  /* not leased */
@@ -79,7 +82,46 @@ static void test_errors(mcds_t *h)
     CHECK(memcached_set(mcds_memcached(h), q, strlen(q), "v", 1, 0, 0) == MEMCACHED_SUCCESS);
     CHECK_ST(mcds_queue_info(h, q, a, &in), MCDS_WRONG_TYPE);
     CHECK_ST(mcds_queue_info(h, q, a, &in), MCDS_WRONG_TYPE); /* still in step */
-    tu_ok("qinfo: a cache value under the key is MCDS_WRONG_TYPE");
+    CHECK_ST(mcds_queue_peek_id(h, q, a, &m), MCDS_WRONG_TYPE);
+    CHECK_ST(mcds_queue_peek_delayed(h, q, 1, &m, &n), MCDS_WRONG_TYPE);
+    tu_ok("qinfo, qpeek: a cache value under the key is MCDS_WRONG_TYPE");
+}
+
+static void test_peek(mcds_t *h)
+{
+    const char *q = tu_name("qpeek");
+    uint64_t late = push(h, q, "late", 300), soon = push(h, q, "soon", 100);
+    uint64_t now = push(h, q, "now", 0);
+    mcds_queue_msg_t *m = NULL;
+    size_t n = 9;
+
+    CHECK_ST(mcds_queue_peek_id(h, q, soon, &m), MCDS_OK);
+    CHECK(m != NULL && m[0].id == soon && m[0].flags == 9 && m[0].len == 4);
+    CHECK(strcmp(m[0].data, "soon") == 0 && m[0].deliveries == 0);
+    mcds_queue_msgs_free(m);
+    CHECK_ST(mcds_queue_peek_id(h, q, now + 1000000, &m), MCDS_NOT_FOUND);
+    CHECK(m == NULL);
+    CHECK_ST(mcds_queue_peek_id(h, tu_name("qpeek-none"), now, &m), MCDS_NOT_FOUND);
+    CHECK_ST(mcds_queue_peek_id(h, q, now, NULL), MCDS_INVALID);
+    tu_ok("qpeek id=: a delayed message with its data; NOT_FOUND for none");
+
+    CHECK_ST(mcds_queue_peek_delayed(h, q, 100, &m, &n), MCDS_OK);
+    CHECK(n == 2 && m[0].id == soon && m[1].id == late && strcmp(m[1].data, "late") == 0);
+    mcds_queue_msgs_free(m);
+    CHECK_ST(mcds_queue_peek_delayed(h, q, 1, &m, &n), MCDS_OK);
+    CHECK(n == 1 && m[0].id == soon);
+    mcds_queue_msgs_free(m);
+    CHECK_ST(mcds_queue_peek_delayed(h, tu_name("qpeek-none"), 5, &m, &n), MCDS_OK);
+    CHECK(n == 0 && m == NULL);
+    CHECK_ST(mcds_queue_peek_delayed(h, q, 0, &m, &n), MCDS_INVALID);
+    CHECK_ST(mcds_queue_peek_delayed(h, q, 101, &m, &n), MCDS_INVALID);
+    CHECK_ST(mcds_queue_peek_delayed(h, q, 5, NULL, &n), MCDS_INVALID);
+    tu_ok("qpeek delayed: by due time, bounded by max; none for a missing queue");
+
+    CHECK_ST(mcds_queue_pop(h, q, 10, 0, 0, &m, &n), MCDS_OK);
+    CHECK(n == 1 && m[0].id == now);   /* nothing the peeks saw was leased */
+    mcds_queue_msgs_free(m);
+    tu_ok("qpeek: nothing leased or moved");
 }
 
 int main(int argc, char **argv)
@@ -89,6 +131,7 @@ int main(int argc, char **argv)
     servers = tu_init(argc, argv, 120);
     h = tu_open(servers);
     test_info(h);
+    test_peek(h);
     test_errors(h);
     mcds_close(h);
     return 0;

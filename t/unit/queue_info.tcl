@@ -257,6 +257,66 @@ start_server {tags {queue mcds-only}} {
            "ERROR\r\n" "CLIENT_ERROR key too long\r\n" "NOT_FOUND\r\n" "NOT_FOUND\r\n"]
 }
 
+start_server {tags {queue mcds-only}} {
+    set fd [mc_connect]
+
+    test {qpeek id=: a message in each state, as an ITEM line with its data, then END; nothing moves} {
+        set r [q_push $fd k1 leased 1]
+        set d [q_push $fd k1 delayed 2 100]
+        set f [q_push $fd k1 ready 3]
+        assert_equal [lindex [lindex [q_pop $fd k1] 0] 0] $r
+        assert_equal [mc_exchange $fd "qpeek k1 id=$r\r\nqpeek k1 id=$d\r\nqpeek k1 id=$f\r\n"] \
+            "[q_item $r 1 leased 1]END\r\n[q_item $d 2 delayed 0]END\r\n[q_item $f 3 ready 0]END\r\n"
+        list [expr {[lmap m [q_pop $fd k1 5] { lindex $m 0 }] eq [list $f]}] [q_counts $fd k1]
+    } {1 {0 1 2}}
+
+    test {qpeek id=: a buried message; an unknown id, an acked one and a missing queue answer END} {
+        mc_exchange $fd "qcreate k2 maxdeliver=1 dlq=k2d\r\n"
+        assert_equal [mc_set $fd k2d cache] STORED
+        set b [q_push $fd k2 buried 5]
+        set a [q_push $fd k2 acked]
+        q_pop $fd k2 2 lease=1
+        mc_exchange $fd "qack k2 $a\r\n"
+        assert_equal [mc_exchange $fd "debugtime 2\r\n"] "OK\r\n"
+        assert_equal [q_stat $fd k2 buried] 1
+        set r [mc_exchange $fd "qpeek k2 id=$b\r\nqpeek k2 id=$a\r\nqpeek k2 id=0\r\nqpeek k2 id=18446744073709551615\r\nqpeek nosuch id=1\r\n"]
+        expr {$r eq [string cat [q_item $b 5 buried 1] [string repeat "END\r\n" 5]]}
+    } 1 {debugtime}
+
+    test {qpeek delayed: the delayed messages by due time (then push order), count 1..100} {
+        set late [q_push $fd k3 late 0 300]
+        set soon [q_push $fd k3 soon 0 100]
+        set mid [q_push $fd k3 mid 0 200 1]
+        set tie [q_push $fd k3 tie 0 100]
+        set now [q_push $fd k3 now]
+        assert_equal [mc_exchange $fd "qpeek k3 delayed\r\n"] "[q_item $soon 0 soon 0]END\r\n"
+        assert_equal [mc_exchange $fd "qpeek k3 delayed 100\r\n"] [string cat [q_item $soon 0 soon 0] \
+            [q_item $tie 0 tie 0] [q_item $mid 0 mid 0] [q_item $late 0 late 0] "END\r\n"]
+        # The plain form is unchanged: the ready ones.
+        assert_equal [mc_exchange $fd "qpeek k3 5\r\n"] "[q_item $now 0 now 0]END\r\n"
+        set r [mc_exchange $fd "qpeek k3 delayed 2\r\nqpeek k3x delayed\r\n"]
+        expr {$r eq [string cat [q_item $soon 0 soon 0] [q_item $tie 0 tie 0] "END\r\nEND\r\n"]}
+    } 1
+
+    test {qpeek delayed: a delay that ran out is ready, no longer delayed} {
+        set a [q_push $fd k4 first 0 10]
+        assert_equal [mc_exchange $fd "qpeek k4 delayed\r\n"] "[q_item $a 0 first 0]END\r\n"
+        set r [mc_exchange $fd "debugtime 11\r\nqpeek k4 delayed\r\nqpeek k4\r\n"]
+        expr {$r eq [string cat "OK\r\nEND\r\n" [q_item $a 0 first 0] "END\r\n"]}
+    } 1 {debugtime}
+
+    test {qpeek: hostile lines; the plain form and its errors unchanged} {
+        assert_equal [mc_set $fd kplain v] STORED
+        mc_exchange $fd [string cat "qpeek k5 id=\r\n" "qpeek k5 id=x\r\n" "qpeek k5 id=-1\r\n" "qpeek k5 id=1:1\r\n" \
+                             "qpeek k5 id=18446744073709551616\r\n" "qpeek k5 delayed 0\r\n" "qpeek k5 delayed 101\r\n" \
+                             "qpeek k5 delayed x\r\n" "qpeek k5 1 x\r\n" "qpeek k5 id=1 2\r\n" "qpeek k5 delayed 1 2\r\n" \
+                             "qpeek kplain id=1\r\n" "qpeek kplain delayed\r\n" "qpeek [string repeat k 251] id=1\r\n" \
+                             "qpeek k5 ID=1\r\n" "qpeek k5 0\r\n" "qpeek k5 nodelay\r\n"]
+    } [string cat [string repeat "CLIENT_ERROR bad value for id\r\n" 5] [string repeat "CLIENT_ERROR count must be 1..100\r\n" 3] \
+           [string repeat "ERROR\r\n" 3] [string repeat "CLIENT_ERROR key holds another type of value\r\n" 2] \
+           "CLIENT_ERROR key too long\r\n" [string repeat "CLIENT_ERROR count must be 1..100\r\n" 3]]
+}
+
 # Delivery times and holders live in memory only: after a restart on the
 # same --data-dir a leased message is still in flight, with its delivery
 # count, but no time and no holder.
