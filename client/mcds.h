@@ -426,7 +426,7 @@ mcds_status_t mcds_queue_purge(mcds_t *h, const char *queue,
 mcds_status_t mcds_queue_delete(mcds_t *h, const char *queue);
 
 /* ---- Queue views: read-only looks at queues and their messages
- * (doc/protocol.md, "3. Queues": qinfo, qpeek) ---- */
+ * (doc/protocol.md, "3. Queues": qinfo, qpeek, qlist) ---- */
 
 typedef enum mcds_queue_msg_state {
     MCDS_QUEUE_READY,
@@ -468,6 +468,24 @@ mcds_status_t mcds_queue_peek_id(mcds_t *h, const char *queue, uint64_t id,
  * queue). Free *msgs with mcds_queue_msgs_free. */
 mcds_status_t mcds_queue_peek_delayed(mcds_t *h, const char *queue, unsigned max,
                                       mcds_queue_msg_t **msgs, size_t *count);
+
+#define MCDS_QUEUE_LIST_MAX 1000        /* queues per mcds_queue_list */
+/* One queue and its sizes (qlist). */
+typedef struct mcds_queue_entry {
+    char name[MCDS_QUEUE_NAME_MAX + 1];
+    uint64_t ready, delayed, in_flight, buried, waiters;
+} mcds_queue_entry_t;
+/* The queues of the server that holds key route ("{tag}" routes by tag),
+ * in name order: up to max (1..MCDS_QUEUE_LIST_MAX; a few more when
+ * several share the last name) after the name after (NULL: from the
+ * first). next (MCDS_QUEUE_NAME_MAX + 1 bytes, may be NULL) gets the name
+ * to pass as after to go on, "" when no more follow (a page may be empty
+ * and still have a next). Free *queues (NULL when there are none) with
+ * mcds_queue_entries_free. */
+mcds_status_t mcds_queue_list(mcds_t *h, const char *route, const char *after,
+                              unsigned max, mcds_queue_entry_t **queues,
+                              size_t *count, char *next);
+void mcds_queue_entries_free(mcds_queue_entry_t *queues);
 
 /* ---- Tree counters: mcds-server's ct* verbs (doc/protocol.md, "5. Tree
  * counters") ----

@@ -1,7 +1,8 @@
 /*
  * queue_info.c - wrappers for mcds-server's read-only queue views
- * (doc/protocol.md, "3. Queues": qinfo, qpeek id= and delayed), over the
- * text-protocol client of xconn.c. They change nothing on the server.
+ * (doc/protocol.md, "3. Queues": qinfo, qpeek id= and delayed, qlist),
+ * over the text-protocol client of xconn.c. They change nothing on the
+ * server.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -147,4 +148,108 @@ mcds_status_t mcds_queue_peek_delayed(mcds_t *h, const char *queue, unsigned max
         return MCDS_INVALID;
     n = (size_t)snprintf(line, sizeof line, "qpeek %s delayed %u\r\n", queue, max);
     return peek(h, queue, line, n, max, msgs, count);
+}
+
+/* ---- qlist ---- */
+
+struct list_rd {
+    mcds_queue_entry_t *v;
+    size_t n, cap;
+    char next[MCDS_QUEUE_NAME_MAX + 1];     /* MORE's name, "" without */
+    int nomem;
+};
+
+/* "QUEUE <name> <ready> <delayed> <in_flight> <buried> <waiters>" into e. */
+static int parse_queue(const char *p, size_t len, mcds_queue_entry_t *e)
+{
+    char buf[MCDS_QUEUE_NAME_MAX + 128];
+    unsigned long long v[5];
+    int used = 0;
+
+    if (len >= sizeof buf)
+        return -1;
+    memcpy(buf, p, len);
+    buf[len] = '\0';
+    if (sscanf(buf, "QUEUE %250s %llu %llu %llu %llu %llu%n", e->name, &v[0], &v[1],
+               &v[2], &v[3], &v[4], &used) != 6 || (size_t)used != len)
+        return -1;
+    e->ready = v[0];
+    e->delayed = v[1];
+    e->in_flight = v[2];
+    e->buried = v[3];
+    e->waiters = v[4];
+    return 0;
+}
+
+static int list_line(void *arg, const char *p, size_t len)
+{
+    struct list_rd *r = arg;
+
+    if (mcds__x_line_is(p, len, "END"))
+        return MCDS__XDONE;
+    if (mcds__x_line_starts(p, len, "MORE ")) {
+        if (len == 5 || len - 5 > MCDS_QUEUE_NAME_MAX)
+            return MCDS__XERROR;
+        copy_text(r->next, sizeof r->next, p + 5, len - 5);
+        return MCDS__XMORE;
+    }
+    if (!mcds__x_line_starts(p, len, "QUEUE "))
+        return MCDS__XERROR;
+    if (r->n == r->cap) {
+        size_t cap = r->cap * 2 + 16;
+        mcds_queue_entry_t *v = realloc(r->v, cap * sizeof *v);
+        if (v == NULL) {
+            r->nomem = 1;
+            return MCDS__XMORE;     /* read the rest of the reply */
+        }
+        r->v = v;
+        r->cap = cap;
+    }
+    if (parse_queue(p, len, &r->v[r->n]) != 0)
+        return MCDS__XERROR;
+    r->n++;
+    return MCDS__XMORE;
+}
+
+mcds_status_t mcds_queue_list(mcds_t *h, const char *route, const char *after,
+                              unsigned max, mcds_queue_entry_t **queues,
+                              size_t *count, char *next)
+{
+    char line[2 * MCDS_QUEUE_NAME_MAX + 64];
+    struct list_rd r = { NULL, 0, 0, "", 0 };
+    size_t len;
+    mcds_status_t st;
+
+    if (queues == NULL || count == NULL || route == NULL)
+        return MCDS_INVALID;
+    *queues = NULL;
+    *count = 0;
+    if (next != NULL)
+        next[0] = '\0';
+    if (max < 1 || max > MCDS_QUEUE_LIST_MAX)
+        return MCDS_INVALID;
+    if (after != NULL && (st = mcds__x_check_name(after, &len)) != MCDS_OK)
+        return st;
+    len = (size_t)snprintf(line, sizeof line, "qlist count=%u%s%s\r\n", max,
+                           after != NULL ? " after=" : "", after != NULL ? after : "");
+    st = mcds__xrequest(h, route, line, len, list_line, &r);
+    if (st == MCDS_OK && r.nomem)
+        st = MCDS_NO_MEMORY;
+    if (st != MCDS_OK) {
+        free(r.v);
+        return st;
+    }
+    if (next != NULL)
+        strcpy(next, r.next);
+    if (r.n == 0)
+        free(r.v);
+    else
+        *queues = r.v;
+    *count = r.n;
+    return st;
+}
+
+void mcds_queue_entries_free(mcds_queue_entry_t *queues)
+{
+    free(queues);
 }

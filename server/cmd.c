@@ -90,6 +90,7 @@ static const struct cmd_def cmd_defs[] = {
     { "qpurge", qverb_purge, 2, 3, CMD_NOREPLY, 0, "empty a queue: qpurge <q>" },
     /* queue views (verb_queue_info.c) */
     { "qinfo", qinfo_msg, 3, 3, 0, 0, "one message's figures: qinfo <q> <id>" },
+    { "qlist", qinfo_list, 1, 3, 0, 0, "the queues with their sizes, in name order: qlist [count=] [after=]" },
     /* tree counters (verb_counter.c) */
     { "ctdef", ctverb_def, 3, 5, 0, 0, "define a counter: ctdef <counter> <type>[:<keep>[:m]],... [aggregate=] [quantize=]" },
     { "ctcounter", ctverb_counter, 2, 2, 0, 0, "a counter's settings: ctcounter <counter>" },

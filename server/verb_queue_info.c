@@ -5,6 +5,7 @@
  *   qinfo <q> <id>                  one message's figures, as beanstalkd's stats-job
  *   qpeek <q> id=<id>               that message, whatever its state
  *   qpeek <q> delayed [<count>]     the delayed messages, earliest due first
+ *   qlist [count=<n>] [after=<q>]   the queues in name order with their sizes
  *   (qpeek <q> [<count>] stays in verb_queue.c)
  *
  * and the holder at the end of a `qpending <q> holders` line. They change
@@ -21,11 +22,15 @@
 #include "conn_names.h"
 #include "parse.h"
 #include "store_queue.h"
+#include "types/queue_names.h"
 #include "verb_queue.h"
 #include "verb_queue_info.h"
 
 #define QINFO_HOLDER_MAX 160
 #define QINFO_PEEK_MAX 100          /* as qpeek <q> <count> */
+#define QINFO_LIST_DEFAULT 100      /* queues a qlist page names */
+#define QINFO_LIST_MAX 1000
+#define QINFO_LIST_SAME_NAME 16     /* beyond a page: queues sharing its last name */
 
 /* One message's figures, copied under the queue's lock. */
 struct qinfo_copy {
@@ -211,4 +216,71 @@ enum conn_parse_result qinfo_peek(conn *c, struct cmd_line *t) {
     if (t->n == 3 && (v = cmd_option(t->v[2], "id")) != NULL)
         return qinfo_peek_id(c, t, v);
     return qverb_peek(c, t);
+}
+
+/* ---- qlist ---- */
+
+/* count= or after= of qlist; false (the reply made) if tok is wrong. */
+static bool qinfo_list_option(conn *c, const char *tok, uint32_t *count, const char **after) {
+    const char *v;
+
+    if ((v = cmd_option(tok, "count")) != NULL) {
+        if (cmd_parse_count(v, QINFO_LIST_MAX, count) && *count > 0)
+            return true;
+        conn_out_reply(c, REPLY_X_COUNT_1000);
+    } else if ((v = cmd_option(tok, "after")) != NULL) {
+        *after = v;
+        if (*v != '\0' && strlen(v) <= ITEM_KEY_MAX)
+            return true;
+        cmd_bad_value(c, "after");
+    } else {
+        cmd_unknown_option(c, tok);
+    }
+    return false;
+}
+
+/* "QUEUE <name> <ready> <delayed> <in_flight> <buried> <waiters>". */
+static void qinfo_out_queue(conn *c, item *it, const struct queue_stats *st) {
+    char *p = conn_out_reserve(c, it->nkey + 120);
+
+    memcpy(p, "QUEUE ", 6);
+    memcpy(p + 6, item_key(it), it->nkey);
+    conn_out_commit(c, 6 + it->nkey + (size_t)sprintf(p + 6 + it->nkey, " %llu %llu %llu %llu %llu\r\n",
+                    (unsigned long long)st->ready, (unsigned long long)st->delayed,
+                    (unsigned long long)st->inflight, (unsigned long long)st->buried,
+                    (unsigned long long)st->waiters));
+}
+
+/* One page of the queues after `after`, in name order: the index is
+ * locked only to pin the page's queues; each is then read under its own
+ * lock. A deleted queue, or one whose TTL ran out, is left out. */
+enum conn_parse_result qinfo_list(conn *c, struct cmd_line *t) {
+    struct queue *qs[QINFO_LIST_MAX + QINFO_LIST_SAME_NAME];
+    uint32_t count = QINFO_LIST_DEFAULT;
+    const char *after = NULL;
+    char last[ITEM_KEY_MAX];
+    size_t n, nlast, i;
+    int k;
+
+    for (k = 1; k < t->n; k++)
+        if (!qinfo_list_option(c, t->v[k], &count, &after))
+            return PARSE_DONE;
+    n = queue_names_page(after, after != NULL ? strlen(after) : 0, count,
+                         count + QINFO_LIST_SAME_NAME, qs, last, &nlast);
+    for (i = 0; i < n; i++) {
+        item *it = queue_names_item(qs[i]);
+        struct queue_stats st;
+        if (store_item_live(it) && queue_open_stats(qs[i], &st))
+            qinfo_out_queue(c, it, &st);
+        item_release(it);
+    }
+    if (nlast > 0) {
+        char *p = conn_out_reserve(c, nlast + 8);
+        memcpy(p, "MORE ", 5);
+        memcpy(p + 5, last, nlast);
+        memcpy(p + 5 + nlast, "\r\n", 2);
+        conn_out_commit(c, nlast + 7);
+    }
+    conn_out_reply(c, REPLY_END);
+    return PARSE_DONE;
 }

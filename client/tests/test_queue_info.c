@@ -1,12 +1,14 @@
 /*
  * test_queue_info.c - the read-only queue views of libmcds (mcds_queue_info,
- * mcds_queue_peek_id, mcds_queue_peek_delayed) against one mcds-server: a
- * message's figures in each state, the holder of a lease, peeks by id and
- * at delayed messages, and the errors (no such message or queue, a cache value
+ * mcds_queue_peek_id, mcds_queue_peek_delayed, mcds_queue_list) against
+ * one mcds-server: a message's figures in each state, the holder of a
+ * lease, peeks by id and at delayed messages, the queues page by page,
+ * and the errors (no such message or queue, a cache value
  * under the key, bad arguments). No sleep.
  */
 #include <libmemcached/memcached.h>
 #include <regex.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "testutil.h"
@@ -124,6 +126,68 @@ static void test_peek(mcds_t *h)
     tu_ok("qpeek: nothing leased or moved");
 }
 
+/* Lists every queue of the server of route whose name starts with prefix,
+ * max per call; checks name order; returns how many. */
+static size_t list_all(mcds_t *h, const char *route, const char *prefix, unsigned max)
+{
+    char after[MCDS_QUEUE_NAME_MAX + 1] = "", next[MCDS_QUEUE_NAME_MAX + 1];
+    mcds_queue_entry_t *v;
+    size_t n, i, seen = 0;
+
+    do {
+        CHECK_ST(mcds_queue_list(h, route, after[0] ? after : NULL, max, &v, &n, next), MCDS_OK);
+        CHECK(n <= max + 16);
+        for (i = 0; i < n; i++) {
+            CHECK(strcmp(v[i].name, after) > 0);
+            if (strncmp(v[i].name, prefix, strlen(prefix)) == 0)
+                seen++;
+            strcpy(after, v[i].name);
+        }
+        CHECK(next[0] == '\0' || strcmp(next, after) == 0);
+        mcds_queue_entries_free(v);
+    } while (next[0] != '\0');
+    return seen;
+}
+
+static void test_list(mcds_t *h)
+{
+    const char *p = tu_name("qlist");
+    char q[3][MCDS_QUEUE_NAME_MAX + 1];
+    mcds_queue_entry_t *v;
+    mcds_queue_msg_t *m;
+    char next[MCDS_QUEUE_NAME_MAX + 1];
+    size_t n, i;
+
+    for (i = 0; i < 3; i++)
+        snprintf(q[i], sizeof q[i], "%s-%zu", p, i);
+    push(h, q[0], "a", 0);
+    push(h, q[0], "b", 0);
+    push(h, q[1], "later", 100);
+    push(h, q[2], "c", 0);
+    CHECK_ST(mcds_queue_pop(h, q[2], 1, 0, 0, &m, &n), MCDS_OK);
+    mcds_queue_msgs_free(m);
+    CHECK_ST(mcds_queue_list(h, q[0], q[0], 2, &v, &n, next), MCDS_OK);
+    CHECK(n == 2 && strcmp(v[0].name, q[1]) == 0 && strcmp(v[1].name, q[2]) == 0);
+    CHECK(next[0] == '\0' || strcmp(next, q[2]) == 0);
+    CHECK(v[0].ready == 0 && v[0].delayed == 1 && v[1].in_flight == 1 && v[1].ready == 0);
+    mcds_queue_entries_free(v);
+    tu_ok("qlist: queues after a name, with their sizes, in name order");
+
+    CHECK(list_all(h, q[0], p, 1) == 3);
+    CHECK(list_all(h, q[0], p, MCDS_QUEUE_LIST_MAX) == 3);
+    tu_ok("qlist: every queue once over pages of 1 and of 1000");
+
+    CHECK_ST(mcds_queue_list(h, q[0], "\x7f~~~", 10, &v, &n, next), MCDS_INVALID);
+    CHECK_ST(mcds_queue_list(h, q[0], NULL, 0, &v, &n, next), MCDS_INVALID);
+    CHECK_ST(mcds_queue_list(h, q[0], NULL, MCDS_QUEUE_LIST_MAX + 1, &v, &n, next), MCDS_INVALID);
+    CHECK_ST(mcds_queue_list(h, NULL, NULL, 1, &v, &n, next), MCDS_INVALID);
+    CHECK_ST(mcds_queue_list(h, q[0], "bad name", 1, &v, &n, next), MCDS_INVALID);
+    CHECK_ST(mcds_queue_list(h, q[0], NULL, 1, NULL, &n, next), MCDS_INVALID);
+    CHECK_ST(mcds_queue_list(h, q[0], "~~~~", 5, &v, &n, NULL), MCDS_OK);
+    CHECK(n == 0 && v == NULL);
+    tu_ok("qlist: bad arguments refused; nothing after the last name");
+}
+
 int main(int argc, char **argv)
 {
     mcds_t *h;
@@ -132,6 +196,7 @@ int main(int argc, char **argv)
     h = tu_open(servers);
     test_info(h);
     test_peek(h);
+    test_list(h);
     test_errors(h);
     mcds_close(h);
     return 0;

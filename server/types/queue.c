@@ -25,6 +25,7 @@
 #include "../clock.h"
 #include "queue.h"
 #include "queue_int.h"
+#include "queue_names.h"
 #include "queue_persist.h"
 
 static pthread_mutex_t queue_reg_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -599,6 +600,8 @@ bool queue_unwait(struct queue *q, struct queue_waiter *w) {
 
 /* ---- life cycle ---- */
 
+static void queue_free_unlisted(struct queue *q);
+
 struct queue *queue_new(const char *name, size_t nname, const struct queue_opts *o, item *self) {
     struct queue *q = calloc(1, sizeof(*q));
 
@@ -625,6 +628,10 @@ struct queue *queue_new(const char *name, size_t nname, const struct queue_opts 
     q->theap_due = UINT64_MAX;
     q->tpos = QUEUE_NO_TIMER;
     q->self = self;
+    if (queue_names_add(q) < 0) {
+        queue_free_unlisted(q);
+        return NULL;
+    }
     pthread_mutex_lock(&queue_reg_lock);
     q->reg_next = queue_reg;
     if (queue_reg != NULL)
@@ -650,7 +657,21 @@ static void queue_free_heap(struct qheap *h) {
     qheap_free(h);
 }
 
+/* Frees q and its messages, once it is in no list. */
+static void queue_free_unlisted(struct queue *q) {
+    qheap_free(&q->ready_age);
+    queue_free_heap(&q->ready);
+    queue_free_heap(&q->delayed);
+    queue_free_heap(&q->inflight);
+    queue_free_heap(&q->buried);
+    item_mem_charge(-(long)(sizeof(*q) + q->nbuckets * sizeof(*q->ids)));
+    free(q->ids);
+    pthread_mutex_destroy(&q->lock);
+    free(q);
+}
+
 void queue_free(struct queue *q) {
+    queue_names_remove(q);
     pthread_mutex_lock(&queue_reg_lock);
     if (q->reg_prev != NULL)
         q->reg_prev->reg_next = q->reg_next;
@@ -669,15 +690,7 @@ void queue_free(struct queue *q) {
         queue_theap.cap = 0;
     }
     pthread_mutex_unlock(&queue_theap_lock);
-    qheap_free(&q->ready_age);
-    queue_free_heap(&q->ready);
-    queue_free_heap(&q->delayed);
-    queue_free_heap(&q->inflight);
-    queue_free_heap(&q->buried);
-    item_mem_charge(-(long)(sizeof(*q) + q->nbuckets * sizeof(*q->ids)));
-    free(q->ids);
-    pthread_mutex_destroy(&q->lock);
-    free(q);
+    queue_free_unlisted(q);
 }
 
 void queue_close(struct queue *q) {

@@ -161,6 +161,8 @@ void queue_get_stats(struct queue *q, struct queue_stats *st);
  * max delayed messages, earliest due first. */
 bool queue_find(struct queue *q, uint64_t id, void (*fn)(const struct qmsg *m, void *arg), void *arg);
 void queue_peek_delayed(struct queue *q, size_t max, void (*fn)(const struct qmsg *m, void *arg), void *arg);
+/* queue_get_stats, unless q was deleted (closed): false then. */
+bool queue_open_stats(struct queue *q, struct queue_stats *st);
 
 /* Parks w until messages are ready (served at once if some are).
  * Returns false if the queue is closed. */

@@ -1,8 +1,9 @@
 /*
  * types/queue_info: read-only views of a queue's messages, for qinfo and
  * the qpeek forms of verb_queue_info.c: one message by id, whatever its
- * state, and the delayed messages by due time. Nothing here changes a
- * queue beyond the catch-up that every access makes (queue_lock).
+ * state, and the delayed messages by due time; and a queue's sizes for
+ * qlist unless it was deleted. Nothing here changes a queue beyond the
+ * catch-up that every access makes (queue_lock).
  */
 #include "../clock.h"
 #include "queue.h"
@@ -49,4 +50,15 @@ void queue_peek_delayed(struct queue *q, size_t max, void (*fn)(const struct qms
     queue_lock(q, clock_now_ms(), &dl);
     qheap_first(&q->delayed, max, (void (*)(struct qmsg *, void *))fn, arg);
     queue_unlock(q, &dl);
+}
+
+bool queue_open_stats(struct queue *q, struct queue_stats *st) {
+    bool open;
+
+    pthread_mutex_lock(&q->lock);
+    open = !q->closed;
+    pthread_mutex_unlock(&q->lock);
+    if (open)
+        queue_get_stats(q, st);
+    return open;
 }

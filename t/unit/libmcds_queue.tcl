@@ -85,12 +85,13 @@ start_memcached {tags {libmcds queue valgrind:skip}} {
     } 1
 }
 
-# The read-only views (mcds_queue_info, mcds_queue_peek_*: client/queue_info.c), run by
+# The read-only views (mcds_queue_info, mcds_queue_peek_*, mcds_queue_list:
+# client/queue_info.c), run by
 # client/tests/test_queue_info.
-set ::queue_info_checks 8
+set ::queue_info_checks 11
 
 start_server {tags {libmcds queue mcds-only}} {
-    test {libmcds queue views: a message's figures in each state, its holder, peeks by id and at delayed ones, the errors} {
+    test {libmcds queue views: a message's figures, its holder, peeks by id and at delayed ones, the queues page by page, the errors} {
         libmcds_run test_queue_info 127.0.0.1:[srv port] $::queue_info_checks
     } $::queue_info_checks
 }

@@ -317,6 +317,98 @@ start_server {tags {queue mcds-only}} {
            "CLIENT_ERROR key too long\r\n" [string repeat "CLIENT_ERROR count must be 1..100\r\n" 3]]
 }
 
+# qlist_all fd ?count? -> every QUEUE line over all pages (fails on a page
+# that is not QUEUE lines, an optional MORE line and END).
+proc qlist_all {fd {count 1000}} {
+    set out {}
+    set after {}
+    while 1 {
+        set r [mc_exchange $fd "qlist count=$count$after\r\n"]
+        if {![regexp {^((?:QUEUE [^\r]*\r\n)*)(?:MORE (\S+)\r\n)?END\r\n$} $r -> lines more]} {
+            fail "qlist: '[visible $r]'"
+        }
+        foreach line [split [string trimright $lines \n] \n] {
+            if {$line ne {}} { lappend out [string trimright $line \r] }
+        }
+        if {$more eq {}} { return $out }
+        set after " after=$more"
+    }
+}
+
+start_server {tags {queue mcds-only}} {
+    set fd [mc_connect]
+
+    test {qlist: no queue, END alone} {
+        mc_exchange $fd "qlist\r\n"
+    } "END\r\n"
+
+    test {qlist: the queues in name order with ready, delayed, in flight, buried and waiters; other keys left out} {
+        mc_exchange $fd "qcreate b\r\nlcreate alist\r\n"
+        assert_equal [mc_set $fd astring v] STORED
+        q_push $fd c one
+        q_push $fd c two 0 100
+        q_push $fd a x
+        q_push $fd a y
+        q_pop $fd a
+        set w [mc_connect]
+        mc_send $w "qpop b wait=60\r\n"
+        q_wait_waiters $fd b 1
+        set r [mc_exchange $fd "qlist\r\n"]
+        mc_close $w
+        wait_for {[q_stat $fd b waiters] == 0}
+        set r
+    } "QUEUE a 1 0 1 0 0\r\nQUEUE b 0 0 0 0 1\r\nQUEUE c 1 1 0 0 0\r\nEND\r\n"
+
+    test {qlist: pages of count= queues, MORE <last> to pass as after=; after= need not exist} {
+        mc_exchange $fd [string cat "qlist count=2\r\n" "qlist count=2 after=b\r\n" "qlist after=aa count=1\r\n" \
+                             "qlist after=c\r\n" "qlist after=\xff\r\n"]
+    } [string cat "QUEUE a 1 0 1 0 0\r\nQUEUE b 0 0 0 0 0\r\nMORE b\r\nEND\r\n" "QUEUE c 1 1 0 0 0\r\nEND\r\n" \
+           "QUEUE b 0 0 0 0 0\r\nMORE b\r\nEND\r\n" "END\r\n" "END\r\n"]
+
+    test {qlist: a deleted queue and one whose TTL ran out are left out} {
+        mc_exchange $fd "qcreate d\r\nqcreate e\r\ntouch e 1\r\ndelete d\r\ndebugtime 2\r\n"
+        mc_exchange $fd "qlist after=c\r\n"
+    } "END\r\n" {debugtime}
+
+    test {qlist: a deleted queue still held by an open read, and the queue made again under its name: listed once} {
+        set k [mc_connect]
+        q_push $fd f held
+        assert_equal [mc_exchange $k "get f/open\r\n"] "VALUE f/open 0 4\r\nheld\r\nEND\r\n"
+        mc_exchange $fd "delete f\r\nqcreate f\r\n"
+        q_push $fd f new
+        set r [mc_exchange $fd "qlist after=e\r\n"]
+        mc_close $k
+        set r
+    } "QUEUE f 1 0 0 0 0\r\nEND\r\n"
+
+    test {qlist: 1500 queues, each listed once in name order over pages of 100 and of 1000} {
+        set cmds {}
+        set names {}
+        for {set i 0} {$i < 1500} {incr i} {
+            set n [format "m%05d" [expr {($i * 7919) % 1500}]]
+            append cmds "qcreate $n\r\n"
+            lappend names $n
+        }
+        assert_equal [mc_exchange $fd $cmds] [string repeat "CREATED\r\n" 1500]
+        # e's TTL ran out above: reading it reclaims it, so every page below is full.
+        assert_equal [mc_exchange $fd "delete e\r\n"] "NOT_FOUND\r\n"
+        set want [lsort [concat {a b c f} $names]]
+        set by100 [lmap l [qlist_all $fd 100] { lindex $l 1 }]
+        set by1000 [lmap l [qlist_all $fd 1000] { lindex $l 1 }]
+        set first [mc_exchange $fd "qlist\r\n"]
+        list [expr {$by100 eq $want}] [expr {$by1000 eq $want}] [regexp -all {QUEUE } $first] \
+            [string match "*MORE m00095\r\nEND\r\n" $first]
+    } {1 1 100 1}
+
+    test {qlist: hostile lines} {
+        mc_exchange $fd [string cat "qlist count=0\r\n" "qlist count=1001\r\n" "qlist count=x\r\n" "qlist count=-1\r\n" \
+                             "qlist count=4294967297\r\n" "qlist after=\r\n" "qlist after=[string repeat a 251]\r\n" \
+                             "qlist cursor=1\r\n" "qlist 5\r\n" "qlist noreply\r\n" "qlist count=1 after=a b\r\n"]
+    } [string cat [string repeat "CLIENT_ERROR count must be 1..1000\r\n" 5] \
+           [string repeat "CLIENT_ERROR bad value for after\r\n" 2] "CLIENT_ERROR unknown option cursor\r\n" \
+           "CLIENT_ERROR unknown option 5\r\n" "CLIENT_ERROR unknown option noreply\r\n" "ERROR\r\n"]
+}
+
 # Delivery times and holders live in memory only: after a restart on the
 # same --data-dir a leased message is still in flight, with its delivery
 # count, but no time and no holder.
