@@ -69,37 +69,45 @@ static void info_line(const char *name, size_t nlen, const char *v, size_t vlen,
     }
 }
 
+struct info_rd {
+    mcds_queue_msg_info_t *info;
+    int lines;
+};
+
+/* A line of qinfo's reply: STAT lines, then END. */
+static int info_reply_line(void *arg, const char *p, size_t len)
+{
+    struct info_rd *r = arg;
+    const char *sp;
+
+    if (r->lines > 0 && mcds__x_line_is(p, len, "END"))
+        return MCDS__XDONE;
+    if (!mcds__x_line_starts(p, len, "STAT ") || (sp = memchr(p + 5, ' ', len - 5)) == NULL)
+        return MCDS__XERROR;
+    info_line(p + 5, (size_t)(sp - p - 5), sp + 1, len - (size_t)(sp + 1 - p), r->info);
+    r->lines++;
+    return MCDS__XMORE;
+}
+
 mcds_status_t mcds_queue_info(mcds_t *h, const char *queue, uint64_t id,
                               mcds_queue_msg_info_t *info)
 {
     char line[300];
-    size_t n, off, len;
-    xcall_t x;
+    struct info_rd r = { info, 0 };
+    size_t n, qlen;
     mcds_status_t st;
-    int lines = 0;
 
     if (info == NULL)
         return MCDS_INVALID;
     memset(info, 0, sizeof *info);
-    st = mcds__x_begin(&x, h, queue);
+    st = mcds__x_check_name(queue, &qlen);
     if (st != MCDS_OK)
-        return mcds__x_end(&x, st);
+        return st;
     n = (size_t)snprintf(line, sizeof line, "qinfo %s %llu\r\n", queue, (unsigned long long)id);
-    st = mcds__x_send_line(&x, line, n);
-    while (st == MCDS_OK && (st = mcds__x_read_line(&x, &off, &len)) == MCDS_OK) {
-        const char *p = x.c->buf + off, *sp;
-        if (lines > 0 && mcds__x_line_is(p, len, "END"))
-            break;
-        if (!mcds__x_line_starts(p, len, "STAT ") || (sp = memchr(p + 5, ' ', len - 5)) == NULL) {
-            st = mcds__x_reply_error(&x, off, len, lines == 0, 0);
-            break;
-        }
-        info_line(p + 5, (size_t)(sp - p - 5), sp + 1, len - (size_t)(sp + 1 - p), info);
-        lines++;
-    }
+    st = mcds__xrequest(h, queue, line, n, info_reply_line, &r);
     if (st != MCDS_OK)
         memset(info, 0, sizeof *info);
-    return mcds__x_end(&x, st);
+    return st;
 }
 
 /* ---- qpeek id= and delayed ---- */

@@ -359,3 +359,22 @@ bool cmd_parse_ms(const char *s, uint64_t *ms) {
     *ms = whole * 1000 + frac;
     return true;
 }
+
+bool cmd_list_option(conn *c, const char *tok, uint32_t max, enum reply_id bad_count,
+                     uint32_t *count, const char **after) {
+    const char *v;
+
+    if ((v = cmd_option(tok, "count")) != NULL) {
+        if (cmd_parse_count(v, max, count) && *count > 0)
+            return true;
+        conn_out_reply(c, bad_count);
+    } else if ((v = cmd_option(tok, "after")) != NULL) {
+        *after = v;
+        if (*v != '\0' && strlen(v) <= ITEM_KEY_MAX)
+            return true;
+        cmd_bad_value(c, "after");
+    } else {
+        cmd_unknown_option(c, tok);
+    }
+    return false;
+}

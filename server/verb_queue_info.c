@@ -167,38 +167,41 @@ static void qinfo_item_one(const struct qmsg *m, void *arg) {
     qverb_out_delivery(arg, &d);
 }
 
-static enum conn_parse_result qinfo_peek_id(conn *c, struct cmd_line *t, const char *v) {
-    uint64_t id;
-    item *pin;
+/* The ITEM lines of qpeek id=<id> (by_id) or qpeek delayed <count>; the
+ * line's arguments were checked. */
+static enum conn_parse_result qinfo_peek_out(conn *c, struct cmd_line *t, bool by_id, uint64_t id,
+                                             uint32_t count) {
+    item *pin = qverb_queue(c, t, false, REPLY_END, NULL);
 
-    if (!qinfo_parse_id(v, &id)) {
-        cmd_bad_value(c, "id");
-        return PARSE_DONE;
-    }
-    pin = qverb_queue(c, t, false, REPLY_END, NULL);
     if (pin == NULL)
         return PARSE_DONE;
-    queue_find(store_queue_of(pin), id, qinfo_item_one, c);
+    if (by_id)
+        queue_find(store_queue_of(pin), id, qinfo_item_one, c);
+    else
+        queue_peek_delayed(store_queue_of(pin), count, qinfo_item_one, c);
     conn_out_reply(c, REPLY_END);
     item_release(pin);
     return PARSE_DONE;
 }
 
+static enum conn_parse_result qinfo_peek_id(conn *c, struct cmd_line *t, const char *v) {
+    uint64_t id;
+
+    if (!qinfo_parse_id(v, &id)) {
+        cmd_bad_value(c, "id");
+        return PARSE_DONE;
+    }
+    return qinfo_peek_out(c, t, true, id, 0);
+}
+
 static enum conn_parse_result qinfo_peek_delayed(conn *c, struct cmd_line *t) {
     uint32_t count = 1;
-    item *pin;
 
     if (t->n == 4 && (!cmd_parse_count(t->v[3], QINFO_PEEK_MAX, &count) || count == 0)) {
         conn_out_reply(c, REPLY_X_COUNT_100);
         return PARSE_DONE;
     }
-    pin = qverb_queue(c, t, false, REPLY_END, NULL);
-    if (pin == NULL)
-        return PARSE_DONE;
-    queue_peek_delayed(store_queue_of(pin), count, qinfo_item_one, c);
-    conn_out_reply(c, REPLY_END);
-    item_release(pin);
-    return PARSE_DONE;
+    return qinfo_peek_out(c, t, false, 0, count);
 }
 
 /* qpeek: the id= and delayed forms here, the plain one in verb_queue.c. A
@@ -219,25 +222,6 @@ enum conn_parse_result qinfo_peek(conn *c, struct cmd_line *t) {
 }
 
 /* ---- qlist ---- */
-
-/* count= or after= of qlist; false (the reply made) if tok is wrong. */
-static bool qinfo_list_option(conn *c, const char *tok, uint32_t *count, const char **after) {
-    const char *v;
-
-    if ((v = cmd_option(tok, "count")) != NULL) {
-        if (cmd_parse_count(v, QINFO_LIST_MAX, count) && *count > 0)
-            return true;
-        conn_out_reply(c, REPLY_X_COUNT_1000);
-    } else if ((v = cmd_option(tok, "after")) != NULL) {
-        *after = v;
-        if (*v != '\0' && strlen(v) <= ITEM_KEY_MAX)
-            return true;
-        cmd_bad_value(c, "after");
-    } else {
-        cmd_unknown_option(c, tok);
-    }
-    return false;
-}
 
 /* "QUEUE <name> <ready> <delayed> <in_flight> <buried> <waiters>". */
 static void qinfo_out_queue(conn *c, item *it, const struct queue_stats *st) {
@@ -263,7 +247,7 @@ enum conn_parse_result qinfo_list(conn *c, struct cmd_line *t) {
     int k;
 
     for (k = 1; k < t->n; k++)
-        if (!qinfo_list_option(c, t->v[k], &count, &after))
+        if (!cmd_list_option(c, t->v[k], QINFO_LIST_MAX, REPLY_X_COUNT_1000, &count, &after))
             return PARSE_DONE;
     n = queue_names_page(after, after != NULL ? strlen(after) : 0, count,
                          count + QINFO_LIST_SAME_NAME, qs, last, &nlast);

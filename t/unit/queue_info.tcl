@@ -6,14 +6,7 @@
 
 # qi_info fd queue id -> dict of qinfo's STAT lines (fails on anything else).
 proc qi_info {fd q id} {
-    set r [mc_exchange $fd "qinfo $q $id\r\n"]
-    set d [dict create]
-    foreach line [split [string trimright $r \n] \n] {
-        if {$line eq "END\r"} { return $d }
-        if {![regexp {^STAT (\S+) (.*)\r$} $line -> k v]} { fail "qinfo $q $id: '[visible $r]'" }
-        dict set d $k $v
-    }
-    fail "qinfo $q $id: '[visible $r]'"
+    return [q_stat_lines $fd "qinfo $q $id"]
 }
 
 # The fields of qinfo that do not move with time, in their order.
