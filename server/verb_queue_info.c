@@ -61,7 +61,7 @@ static bool qinfo_parse_id(const char *s, uint64_t *id) {
 }
 
 static void qinfo_stat(conn *c, const char *name, const char *v) {
-    char *p = conn_out_reserve(c, strlen(name) + strlen(v) + 8);
+    char *p = conn_out_reserve(c, strlen(name) + strlen(v) + 9);   /* sprintf's NUL too */
 
     conn_out_commit(c, (size_t)sprintf(p, "STAT %s %s\r\n", name, v));
 }
@@ -100,7 +100,7 @@ void qinfo_out_holder(conn *c, const struct qmsg *m) {
     char *p;
 
     qinfo_holder(m->state, m->due_ms, m->holder, holder, sizeof(holder));
-    p = conn_out_reserve(c, strlen(holder) + 1);
+    p = conn_out_reserve(c, strlen(holder) + 2);   /* sprintf's NUL too */
     conn_out_commit(c, (size_t)sprintf(p, " %s", holder));
 }
 
