@@ -3,12 +3,14 @@
  * mcds_queue_peek_id, mcds_queue_peek_delayed, mcds_queue_list) against
  * one mcds-server: a message's figures in each state, the holder of a
  * lease, peeks by id and at delayed messages, the queues page by page,
- * and the errors (no such message or queue, a cache value
- * under the key, bad arguments). No sleep.
+ * and the errors (no such message or queue, a cache value under the key,
+ * bad arguments). With MCDS_TEST_QUEUE=unsupported, against a stock
+ * memcached: every call is MCDS_UNSUPPORTED. No sleep.
  */
 #include <libmemcached/memcached.h>
 #include <regex.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "testutil.h"
@@ -188,12 +190,38 @@ static void test_list(mcds_t *h)
     tu_ok("qlist: bad arguments refused; nothing after the last name");
 }
 
+/* Stock memcached: every view is MCDS_UNSUPPORTED, and the connection
+ * stays usable for the next. */
+static void test_unsupported(mcds_t *h)
+{
+    mcds_queue_msg_info_t in;
+    mcds_queue_entry_t *v;
+    mcds_queue_msg_t *m;
+    size_t n;
+    int i;
+
+    for (i = 0; i < 2; i++) {
+        CHECK_ST(mcds_queue_info(h, "q", 1, &in), MCDS_UNSUPPORTED);
+        CHECK_ST(mcds_queue_peek_id(h, "q", 1, &m), MCDS_UNSUPPORTED);
+        CHECK_ST(mcds_queue_peek_delayed(h, "q", 5, &m, &n), MCDS_UNSUPPORTED);
+        CHECK_ST(mcds_queue_list(h, "q", NULL, 5, &v, &n, NULL), MCDS_UNSUPPORTED);
+    }
+    CHECK(memcached_set(mcds_memcached(h), "k", 1, "v", 1, 0, 0) == MEMCACHED_SUCCESS);
+    tu_ok("views on stock memcached: MCDS_UNSUPPORTED");
+}
+
 int main(int argc, char **argv)
 {
+    const char *mode = getenv("MCDS_TEST_QUEUE");
     mcds_t *h;
 
     servers = tu_init(argc, argv, 120);
     h = tu_open(servers);
+    if (mode != NULL && strcmp(mode, "unsupported") == 0) {
+        test_unsupported(h);
+        mcds_close(h);
+        return 0;
+    }
     test_info(h);
     test_peek(h);
     test_list(h);

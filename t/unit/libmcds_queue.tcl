@@ -95,3 +95,15 @@ start_server {tags {libmcds queue mcds-only}} {
         libmcds_run test_queue_info 127.0.0.1:[srv port] $::queue_info_checks
     } $::queue_info_checks
 }
+
+# valgrind:skip: stock memcached cannot start under valgrind.
+start_memcached {tags {libmcds queue valgrind:skip}} {
+    test {libmcds queue views on memcached: MCDS_UNSUPPORTED} {
+        set ::env(MCDS_TEST_QUEUE) unsupported
+        try {
+            libmcds_run test_queue_info 127.0.0.1:[srv port] 1
+        } finally {
+            unset ::env(MCDS_TEST_QUEUE)
+        }
+    } 1
+}
