@@ -27,6 +27,7 @@
 #include "verb_scan.h"
 #include "verb_queue.h"
 #include "verb_queue_batch.h"
+#include "verb_queue_move.h"
 #include "verb_queue_info.h"
 #include "verb_operator.h"
 #include "watch.h"
@@ -88,13 +89,18 @@ static const struct cmd_def cmd_defs[] = {
     { "qpending", qverb_pending, 2, 5, 0, 0, "list popped, unacknowledged messages: qpending <q> [values] [holders] [<count>]" },
     { "qstats", qverb_stats, 2, 2, 0, 0, "one queue's figures: qstats <q>" },
     { "qpurge", qverb_purge, 2, 3, CMD_NOREPLY, 0, "empty a queue: qpurge <q>" },
+    /* moving queued messages back (verb_queue_move.c) */
+    { "qredrive", qmverb_redrive, 2, 4, CMD_NOREPLY, 0, "dead letters back to their queues: qredrive <dlq> [<count>]" },
+    { "qkick", qmverb_kick, 2, 4, CMD_NOREPLY, 0, "buried messages ready again: qkick <q> [<count>]" },
+    { "qpushn", qmverb_pushn, 1, CMD_ANY, CMD_RAW | CMD_DATA | CMD_NOREPLY, 0, "push several messages: qpushn <q> <flags> <delay> <priority> <bytes> [<bytes>...]" },
+    { "qpopany", qmverb_popany, 1, CMD_ANY, CMD_RAW, 0, "pop from the first of several queues with a message: qpopany <q1> [<q2>...] [count=] [lease=] [wait=]" },
     /* queue views (verb_queue_info.c) */
     { "qinfo", qinfo_msg, 3, 3, 0, 0, "one message's figures: qinfo <q> <id>" },
     { "qlist", qinfo_list, 1, 3, 0, 0, "the queues with their sizes, in name order: qlist [count=] [after=]" },
     /* tree counters (verb_counter.c) */
     { "ctdef", ctverb_def, 3, 5, 0, 0, "define a counter: ctdef <counter> <type>[:<keep>[:m]],... [aggregate=] [quantize=]" },
     { "ctcounter", ctverb_counter, 2, 2, 0, 0, "a counter's settings: ctcounter <counter>" },
-    { "ctcounters", ctverb_counters, 1, 1, 0, 0, "every counter's settings" },
+    { "ctcounters", ctverb_counters, 1, 3, 0, 0, "the counters' settings: ctcounters [count=] [after=<counter>]" },
     { "ctundef", ctverb_undef, 2, 3, CMD_NOREPLY, 0, "delete an unused counter: ctundef <counter>" },
     { "ctobj", ctverb_obj, 2, 5, 0, 0, "create an object: ctobj <key> [parent=] [quantize=] [limits=]" },
     { "ctlimits", ctverb_limits, 2, 4, 0, CTVERB_REDEFINE, "redefine an object's limits: ctlimits <key> [quantize=] [limits=]" },

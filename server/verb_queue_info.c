@@ -34,8 +34,8 @@
 
 /* One message's figures, copied under the queue's lock. */
 struct qinfo_copy {
-    uint64_t id, pushed_ms, due_ms, last_ms, holder;
-    uint32_t pri, flags, bytes, deliveries, first_after;
+    uint64_t id, pushed_ms, due_ms, holder;
+    uint32_t pri, flags, bytes, deliveries, first, last;   /* first, last: as in qmsg */
     uint8_t state;
 };
 
@@ -45,13 +45,13 @@ static void qinfo_copy_one(const struct qmsg *m, void *arg) {
     k->id = m->id;
     k->pushed_ms = m->pushed_ms;
     k->due_ms = m->due_ms;
-    k->last_ms = m->last_delivery_ms;
+    k->first = m->first_delivery;
+    k->last = m->last_delivery;
     k->holder = m->holder;
     k->pri = m->pri;
     k->flags = m->payload->flags;
     k->bytes = m->payload->nbytes - 2;
     k->deliveries = m->deliveries;
-    k->first_after = m->first_delivery;
     k->state = m->state;
 }
 
@@ -104,6 +104,11 @@ void qinfo_out_holder(conn *c, const struct qmsg *m) {
     conn_out_commit(c, (size_t)sprintf(p, " %s", holder));
 }
 
+/* Unix ms of a delivery kept as 1 + ms after the push (0: none). */
+static uint64_t qinfo_delivery_ms(uint64_t pushed_ms, uint32_t v) {
+    return v == 0 ? 0 : clock_to_unix_ms(pushed_ms + v - 1);
+}
+
 static void qinfo_out(conn *c, const struct qinfo_copy *k, uint64_t now) {
     char holder[QINFO_HOLDER_MAX + 16], left[24];
     bool held = k->state == QMSG_INFLIGHT && k->due_ms == QUEUE_HELD;
@@ -116,9 +121,8 @@ static void qinfo_out(conn *c, const struct qinfo_copy *k, uint64_t now) {
     qinfo_stat_u64(c, "bytes", k->bytes);
     qinfo_stat_u64(c, "deliveries", k->deliveries);
     qinfo_stat_u64(c, "age_ms", now > k->pushed_ms ? now - k->pushed_ms : 0);
-    qinfo_stat_u64(c, "first_delivery_ms",
-                   k->last_ms == 0 ? 0 : clock_to_unix_ms(k->pushed_ms + k->first_after));
-    qinfo_stat_u64(c, "last_delivery_ms", k->last_ms == 0 ? 0 : clock_to_unix_ms(k->last_ms));
+    qinfo_stat_u64(c, "first_delivery_ms", qinfo_delivery_ms(k->pushed_ms, k->first));
+    qinfo_stat_u64(c, "last_delivery_ms", qinfo_delivery_ms(k->pushed_ms, k->last));
     qinfo_stat_u64(c, "delay_ms_left", k->state == QMSG_DELAYED ? due_left : 0);
     if (held)
         snprintf(left, sizeof(left), "-1");
