@@ -212,6 +212,36 @@ start_server {tags {queue mcds-only}} {
     } [string cat [string repeat "CLIENT_ERROR count must be 1..10000\r\n" 3] \
            "ERROR\r\n" "CLIENT_ERROR too many tokens\r\n" "ERROR\r\n" "END\r\n" "ERROR\r\n" "ERROR\r\n"]
 
+    test {qinfo: qpopany's holder, popped at once and served while waiting} {
+        set c [mc_connect]
+        set a [q_push $fd y2 now]
+        mc_exchange $c "qpopany y1 y2\r\n"
+        set r [regexp [qi_name_re $c] [dict get [qi_info $fd y2 $a] holder]]
+        set w [mc_connect]
+        mc_send $w "qpopany y3 y4 wait=60\r\n"
+        q_wait_waiters $fd y4 1
+        set b [q_push $fd y4 later]
+        mc_readline $w
+        lappend r [regexp [qi_name_re $w] [dict get [qi_info $fd y4 $b] holder]]
+        mc_close $c
+        mc_close $w
+        set r
+    } {1 1}
+
+    test {qinfo: a redriven dead letter starts its delivery times again with its count} {
+        mc_exchange $fd "qcreate y5 maxdeliver=1\r\n"
+        set a [q_push $fd y5 bounced]
+        q_pop $fd y5 lease=1
+        assert_equal [mc_exchange $fd "debugtime 2\r\n"] "OK\r\n"
+        q_pop $fd y5:dead lease=1
+        assert_equal [mc_exchange $fd "debugtime 2\r\n"] "OK\r\n"
+        set d [qi_info $fd y5:dead $a]
+        assert_equal [list [dict get $d deliveries] [expr {[dict get $d last_delivery_ms] > 0}]] {1 1}
+        assert_match "REDRIVEN 1 *" [mc_exchange $fd "qredrive y5:dead\r\n"]
+        set d [qi_info $fd y5 $a]
+        list [dict get $d state] [dict get $d deliveries] [dict get $d first_delivery_ms] [dict get $d last_delivery_ms]
+    } {ready 0 0 0} {debugtime}
+
     test {qinfo changes nothing: the counters and the order of delivery stay as they were} {
         set a [q_push $fd i14 one]
         set b [q_push $fd i14 two 0 100]
