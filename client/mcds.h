@@ -496,6 +496,68 @@ mcds_status_t mcds_queue_redrive(mcds_t *h, const char *dlq, unsigned max,
 mcds_status_t mcds_queue_kick(mcds_t *h, const char *queue, unsigned max,
                               uint64_t *kicked);
 
+/* ---- Queue views: read-only looks at queues and their messages
+ * (doc/protocol.md, "3. Queues": qinfo, qpeek, qlist) ---- */
+
+typedef enum mcds_queue_msg_state {
+    MCDS_QUEUE_READY,
+    MCDS_QUEUE_DELAYED,
+    MCDS_QUEUE_IN_FLIGHT,
+    MCDS_QUEUE_BURIED
+} mcds_queue_msg_state_t;
+
+#define MCDS_QUEUE_HOLDER_MAX 200
+/* One message's figures (qinfo), as beanstalkd's stats-job. */
+typedef struct mcds_queue_msg_info {
+    uint64_t id;
+    mcds_queue_msg_state_t state;
+    uint32_t priority, flags;
+    uint64_t bytes;
+    uint32_t deliveries;          /* times leased (0: never) */
+    uint64_t age_ms;              /* since its push (into this queue) */
+    uint64_t first_delivery_ms;   /* Unix ms; 0: none known */
+    uint64_t last_delivery_ms;    /* Unix ms; 0: none known */
+    uint64_t delay_ms_left;       /* delayed: until it is ready */
+    int64_t lease_ms_left;        /* in flight; -1: a Kestrel open read */
+    /* In flight: "<fd> <address>" of the connection holding the lease (as
+     * stats conns names it; "kestrel " before it for an open read), or
+     * "gone" once it has closed; "-" otherwise. */
+    char holder[MCDS_QUEUE_HOLDER_MAX];
+} mcds_queue_msg_info_t;
+
+/* Message id of queue in whatever state it is: MCDS_OK, or MCDS_NOT_FOUND
+ * (no such message or queue). Changes nothing. */
+mcds_status_t mcds_queue_info(mcds_t *h, const char *queue, uint64_t id,
+                              mcds_queue_msg_info_t *info);
+/* Message id of queue in whatever state it is, with its data, without
+ * leasing it (qpeek id=): MCDS_OK with *msg (free it with
+ * mcds_queue_msgs_free), or MCDS_NOT_FOUND (no such message or queue). */
+mcds_status_t mcds_queue_peek_id(mcds_t *h, const char *queue, uint64_t id,
+                                 mcds_queue_msg_t **msg);
+/* Up to max (1..MCDS_QUEUE_POP_MAX) delayed messages, earliest due first
+ * (qpeek delayed): MCDS_OK with *count 0 when there are none (or no
+ * queue). Free *msgs with mcds_queue_msgs_free. */
+mcds_status_t mcds_queue_peek_delayed(mcds_t *h, const char *queue, unsigned max,
+                                      mcds_queue_msg_t **msgs, size_t *count);
+
+#define MCDS_QUEUE_LIST_MAX 1000        /* queues per mcds_queue_list */
+/* One queue and its sizes (qlist). */
+typedef struct mcds_queue_entry {
+    char name[MCDS_QUEUE_NAME_MAX + 1];
+    uint64_t ready, delayed, in_flight, buried, waiters;
+} mcds_queue_entry_t;
+/* The queues of the server that holds key route ("{tag}" routes by tag),
+ * in name order: up to max (1..MCDS_QUEUE_LIST_MAX; a few more when
+ * several share the last name) after the name after (NULL: from the
+ * first). next (MCDS_QUEUE_NAME_MAX + 1 bytes, may be NULL) gets the name
+ * to pass as after to go on, "" when no more follow (a page may be empty
+ * and still have a next). Free *queues (NULL when there are none) with
+ * mcds_queue_entries_free. */
+mcds_status_t mcds_queue_list(mcds_t *h, const char *route, const char *after,
+                              unsigned max, mcds_queue_entry_t **queues,
+                              size_t *count, char *next);
+void mcds_queue_entries_free(mcds_queue_entry_t *queues);
+
 /* ---- Tree counters: mcds-server's ct* verbs (doc/protocol.md, "5. Tree
  * counters") ----
  *

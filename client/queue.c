@@ -208,9 +208,8 @@ static mcds_status_t pop(mcds_t *h, const char *queue,
                          unsigned max, unsigned lease_ms, unsigned wait_ms,
                          mcds_queue_msg_t **msgs, size_t *count)
 {
-    msg_at_t at[MCDS_QUEUE_POP_MAX];
     char line[400], secs[24], receipt[40];
-    size_t n, got = 0, off, len;
+    size_t n;
     xcall_t x;
     mcds_status_t st;
 
@@ -241,37 +240,49 @@ static mcds_status_t pop(mcds_t *h, const char *queue,
     st = mcds__x_send_line(&x, line, n);
     if (st == MCDS_OK && ack != NULL)
         st = read_ack_line(&x, acked);
+    if (st == MCDS_OK)
+        st = mcds__x_read_items(&x, max, msgs, count);
+    return mcds__x_end(&x, st);
+}
+
+mcds_status_t mcds__x_read_items(xcall_t *x, size_t max, mcds_queue_msg_t **msgs,
+                                 size_t *count)
+{
+    msg_at_t at[MCDS_QUEUE_POP_MAX];
+    size_t got = 0, off, len;
+    mcds_status_t st = MCDS_OK;
+
     while (st == MCDS_OK) {
         const char *p;
-        st = mcds__x_read_line(&x, &off, &len);
+        st = mcds__x_read_line(x, &off, &len);
         if (st != MCDS_OK)
             break;
-        p = x.c->buf + off;
+        p = x->c->buf + off;
         if (mcds__x_line_is(p, len, "END"))
             break;
-        if (got == max || mcds__queue_parse_item(p, len, &at[got]) != 0) {
-            st = mcds__x_reply_error(&x, off, len, 0, 0);
+        if (got == max || got == MCDS_QUEUE_POP_MAX || mcds__queue_parse_item(p, len, &at[got]) != 0) {
+            st = mcds__x_reply_error(x, off, len, 0, 0);
             break;
         }
-        st = mcds__x_need(&x, at[got].len + 2);
+        st = mcds__x_need(x, at[got].len + 2);
         if (st != MCDS_OK)
             break;
-        at[got].off = x.c->pos;
-        if (memcmp(x.c->buf + x.c->pos + at[got].len, "\r\n", 2) != 0) {
-            mcds__x_detail(&x, "data block not ended by \\r\\n");
-            mcds__x_conn_close(x.c);
+        at[got].off = x->c->pos;
+        if (memcmp(x->c->buf + x->c->pos + at[got].len, "\r\n", 2) != 0) {
+            mcds__x_detail(x, "data block not ended by \\r\\n");
+            mcds__x_conn_close(x->c);
             st = MCDS_SERVER_ERROR;
             break;
         }
-        x.c->pos += at[got].len + 2;
+        x->c->pos += at[got].len + 2;
         got++;
     }
     if (st == MCDS_OK && got > 0) {
-        st = mcds__queue_pack_msgs(&x, at, got, msgs);
+        st = mcds__queue_pack_msgs(x, at, got, msgs);
         if (st == MCDS_OK)
             *count = got;
     }
-    return mcds__x_end(&x, st);
+    return st;
 }
 
 mcds_status_t mcds_queue_pop(mcds_t *h, const char *queue, unsigned max,

@@ -93,6 +93,12 @@ int mcds__queue_parse_item(const char *p, size_t len, msg_at_t *m);
 mcds_status_t mcds__queue_pack_msgs(const xcall_t *x, const msg_at_t *at, size_t n,
                                mcds_queue_msg_t **out);
 
+/* Reads "ITEM <id> <flags> <bytes> <deliveries>" + data blocks up to END
+ * (at most max, and MCDS_QUEUE_POP_MAX) into *msgs, one block to free
+ * with mcds_queue_msgs_free (NULL and *count 0 for none); queue.c. */
+mcds_status_t mcds__x_read_items(xcall_t *x, size_t max, mcds_queue_msg_t **msgs,
+                                 size_t *count);
+
 /* "<secs>.<ms>" for a duration in ms. */
 void mcds__x_fmt_secs(char *out, size_t size, unsigned ms);
 

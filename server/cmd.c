@@ -28,6 +28,7 @@
 #include "verb_queue.h"
 #include "verb_queue_batch.h"
 #include "verb_queue_move.h"
+#include "verb_queue_info.h"
 #include "verb_operator.h"
 #include "verb_tls.h"
 #include "watch.h"
@@ -85,8 +86,8 @@ static const struct cmd_def cmd_defs[] = {
     { "qack", qbatch_run, 1, CMD_ANY, CMD_RAW | CMD_NOREPLY, QVERB_ACK, "acknowledge popped messages: qack <q> <id> [<id>...]" },
     { "qrelease", qbatch_run, 1, CMD_ANY, CMD_RAW | CMD_NOREPLY, QVERB_RELEASE, "give popped messages back: qrelease <q> <id> [<delay>] | <id>... [delay=]" },
     { "qtouch", qbatch_run, 1, CMD_ANY, CMD_RAW | CMD_NOREPLY, QVERB_TOUCH, "extend popped messages' leases: qtouch <q> <id> [<lease>] | <id>... [lease=]" },
-    { "qpeek", qverb_peek, 2, 3, 0, 0, "look at the next messages without popping: qpeek <q> [<count>]" },
-    { "qpending", qverb_pending, 2, 4, 0, 0, "list popped, unacknowledged messages: qpending <q> [values] [<count>]" },
+    { "qpeek", qinfo_peek, 2, 4, 0, 0, "look at messages without popping: qpeek <q> [<count>] | id=<id> | delayed [<count>]" },
+    { "qpending", qverb_pending, 2, 5, 0, 0, "list popped, unacknowledged messages: qpending <q> [values] [holders] [<count>]" },
     { "qstats", qverb_stats, 2, 2, 0, 0, "one queue's figures: qstats <q>" },
     { "qpurge", qverb_purge, 2, 3, CMD_NOREPLY, 0, "empty a queue: qpurge <q>" },
     /* moving queued messages back (verb_queue_move.c) */
@@ -94,6 +95,9 @@ static const struct cmd_def cmd_defs[] = {
     { "qkick", qmverb_kick, 2, 4, CMD_NOREPLY, 0, "buried messages ready again: qkick <q> [<count>]" },
     { "qpushn", qmverb_pushn, 1, CMD_ANY, CMD_RAW | CMD_DATA | CMD_NOREPLY, 0, "push several messages: qpushn <q> <flags> <delay> <priority> <bytes> [<bytes>...]" },
     { "qpopany", qmverb_popany, 1, CMD_ANY, CMD_RAW, 0, "pop from the first of several queues with a message: qpopany <q1> [<q2>...] [count=] [lease=] [wait=]" },
+    /* queue views (verb_queue_info.c) */
+    { "qinfo", qinfo_msg, 3, 3, 0, 0, "one message's figures: qinfo <q> <id>" },
+    { "qlist", qinfo_list, 1, 3, 0, 0, "the queues with their sizes, in name order: qlist [count=] [after=]" },
     /* tree counters (verb_counter.c) */
     { "ctdef", ctverb_def, 3, 5, 0, 0, "define a counter: ctdef <counter> <type>[:<keep>[:m]],... [aggregate=] [quantize=]" },
     { "ctcounter", ctverb_counter, 2, 2, 0, 0, "a counter's settings: ctcounter <counter>" },
@@ -363,4 +367,23 @@ bool cmd_parse_ms(const char *s, uint64_t *ms) {
         frac *= 10;
     *ms = whole * 1000 + frac;
     return true;
+}
+
+bool cmd_list_option(conn *c, const char *tok, uint32_t max, enum reply_id bad_count,
+                     uint32_t *count, const char **after) {
+    const char *v;
+
+    if ((v = cmd_option(tok, "count")) != NULL) {
+        if (cmd_parse_count(v, max, count) && *count > 0)
+            return true;
+        conn_out_reply(c, bad_count);
+    } else if ((v = cmd_option(tok, "after")) != NULL) {
+        *after = v;
+        if (*v != '\0' && strlen(v) <= ITEM_KEY_MAX)
+            return true;
+        cmd_bad_value(c, "after");
+    } else {
+        cmd_unknown_option(c, tok);
+    }
+    return false;
 }

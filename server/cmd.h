@@ -94,6 +94,11 @@ void cmd_bad_value(conn *c, const char *name);
 /* The reply for tokens from `from` on that a verb does not take: a
  * noreply out of place, or simply too many tokens. */
 enum reply_id cmd_extra_tokens(const struct cmd_line *l, int from);
+/* count=<1..max> or after=<key> of a paged listing (ctchildren, qlist):
+ * false, and the reply made (bad_count, or a bad value for after, or an
+ * unknown option), when tok is wrong. */
+bool cmd_list_option(conn *c, const char *tok, uint32_t max, enum reply_id bad_count,
+                     uint32_t *count, const char **after);
 /* The longest lease or wait, in seconds. */
 #define CMD_SECS_MAX 100000000ULL
 

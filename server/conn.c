@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "conn.h"
+#include "conn_names.h"
 #include "dump.h"
 #include "watch.h"
 #include "log.h"
@@ -127,6 +128,7 @@ conn *conn_new(int fd, struct worker *w, bool tls) {
     }
     if (settings.protocol == PROTO_ASCII)
         c->proto = &proto_text;
+    c->name_token = conn_names_open(fd);
     return c;
 }
 
@@ -169,6 +171,7 @@ void conn_close(conn *c) {
     event_free(c->ev);
     if (c->tls != NULL)
         tls_conn_free(c->tls);
+    conn_names_close(c->name_token);
     close(c->fd);
     conn_release_output(c);
     if (c->nread.it != NULL)

@@ -116,6 +116,7 @@ typedef struct conn {
     struct text_get *tget;  /* proto_text's multi-get in progress */
     struct dump *dump;      /* a key dump in progress (dump.c) */
     rel_time_t last_cmd;    /* when its last command arrived (-o idle_timeout) */
+    uint64_t name_token;    /* names it as the holder of queue leases (conn_names.c) */
 
     /* Persistence: the log position its replies wait for (0: none); a held
      * connection sends and reads nothing until that is durable. */

@@ -170,7 +170,7 @@ static enum kestrel_result kestrel_read(conn *c, const char *key, size_t nkey, i
         return KESTREL_DONE;
     if (!o->open && (o->close || o->abort))
         return KESTREL_DONE;
-    if (store_queue_pop(pin, 1, QUEUE_HELD, &d) == 1) {
+    if (store_queue_pop(pin, 1, QUEUE_HELD, c->name_token, &d) == 1) {
         kestrel_out_value(c, key, nkey, d.payload, with_cas);
         if (o->open) {
             item_incref(pin);

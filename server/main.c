@@ -19,6 +19,7 @@
 #include "auth.h"
 #include "clock.h"
 #include "cmd.h"
+#include "conn_names.h"
 #include "daemon.h"
 #include "hash.h"
 #include "item.h"
@@ -201,6 +202,7 @@ static void main_teardown(void) {
     ctree_shutdown();
     store_list_shutdown();
     scan_shutdown();
+    conn_names_free();
     store_destroy();
     ctree_destroy();
     stats_free();

@@ -101,6 +101,7 @@ void qpark_start(conn *c, item *pin, int want, uint64_t lease_ms, uint64_t wait_
     }
     w->qw.want = want;
     w->qw.lease_ms = lease_ms;
+    w->qw.holder = c->name_token;
     w->qw.got = w->got;
     w->qw.wake = qpark_on_wake;
     w->qw.owner = w;

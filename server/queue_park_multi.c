@@ -131,6 +131,7 @@ void qmpark_start(conn *c, item **pins, int n, int want, const uint64_t *lease_m
         w->qw[i].group = &w->group;
         w->qw[i].want = want;
         w->qw[i].lease_ms = lease_ms[i];
+        w->qw[i].holder = c->name_token;
         w->qw[i].got = w->got;
         w->qw[i].wake = qmpark_on_wake;
         w->qw[i].owner = w;

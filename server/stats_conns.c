@@ -78,7 +78,7 @@ static void sc_format_addr(const struct sockaddr_storage *ss, char *out, size_t 
     }
 }
 
-static void sc_addr(int fd, bool peer, char *out, size_t cap) {
+void stats_conns_addr(int fd, bool peer, char *out, size_t cap) {
     struct sockaddr_storage ss;
     socklen_t len = sizeof(ss);
 
@@ -124,8 +124,8 @@ static void sc_add_conn(conn *c, void *arg) {
     char addr[128], local[128], text[SC_LINE_MAX];
     rel_time_t now = clock_now();
 
-    sc_addr(c->fd, true, addr, sizeof(addr));
-    sc_addr(c->fd, false, local, sizeof(local));
+    stats_conns_addr(c->fd, true, addr, sizeof(addr));
+    stats_conns_addr(c->fd, false, local, sizeof(local));
     snprintf(text, sizeof(text),
              "STAT %d:addr %s\r\nSTAT %d:listen_addr %s\r\nSTAT %d:state %s\r\nSTAT %d:secs_since_last_cmd %u\r\n",
              c->fd, addr, c->fd, local, c->fd, sc_state(w, c), c->fd, now > c->last_cmd ? now - c->last_cmd : 0);
@@ -177,7 +177,7 @@ static void sc_answer(conn *c, struct park *p) {
 
     pthread_mutex_lock(&w->lock);
     for (k = 0; (fd = listener_fd_at(k)) >= 0; k++) {
-        sc_addr(fd, false, addr, sizeof(addr));
+        stats_conns_addr(fd, false, addr, sizeof(addr));
         snprintf(text, sizeof(text), "STAT %d:addr %s\r\nSTAT %d:state conn_listening\r\n"
                  "STAT %d:secs_since_last_cmd %u\r\n", fd, addr, fd, fd, clock_now());
         sc_add_locked(w, fd, text);

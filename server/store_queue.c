@@ -101,8 +101,8 @@ enum queue_result store_queue_push(item *pin, item *payload, uint32_t pri, uint6
     return queue_push(store_queue_of(pin), payload, pri, due_ms, id);
 }
 
-int store_queue_pop(item *pin, int max, uint64_t lease_ms, struct qdelivery *out) {
-    return queue_pop(store_queue_of(pin), max, lease_ms, out);
+int store_queue_pop(item *pin, int max, uint64_t lease_ms, uint64_t holder, struct qdelivery *out) {
+    return queue_pop(store_queue_of(pin), max, lease_ms, holder, out);
 }
 
 int store_queue_take(item *pin, struct qdelivery *out) {

@@ -39,7 +39,7 @@ item *store_queue_open(const char *key, size_t nkey, bool create, const struct q
 struct queue *store_queue_of(item *pin);
 
 enum queue_result store_queue_push(item *pin, item *payload, uint32_t pri, uint64_t due_ms, uint64_t *id);
-int store_queue_pop(item *pin, int max, uint64_t lease_ms, struct qdelivery *out);
+int store_queue_pop(item *pin, int max, uint64_t lease_ms, uint64_t holder, struct qdelivery *out);
 int store_queue_take(item *pin, struct qdelivery *out);
 enum queue_result store_queue_ack(item *pin, const struct qreceipt *r, bool held);
 enum queue_result store_queue_release(item *pin, const struct qreceipt *r, bool held, uint64_t delay_ms);

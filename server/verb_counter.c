@@ -500,21 +500,7 @@ static void ctv_out_more_key(conn *c, bool more, const struct ctv_keys *k) {
 /* count= and after= of a listing; after names an object key. False
  * (the reply made) if tok is wrong. */
 static bool ctv_list_option(conn *c, const char *tok, uint32_t *count, const char **after) {
-    const char *v;
-
-    if ((v = cmd_option(tok, "count")) != NULL) {
-        if (cmd_parse_count(v, CTV_COUNT_MAX, count) && *count > 0)
-            return true;
-        conn_out_reply(c, REPLY_X_COUNT_10000);
-    } else if ((v = cmd_option(tok, "after")) != NULL) {
-        *after = v;
-        if (*v != '\0' && strlen(v) <= ITEM_KEY_MAX)
-            return true;
-        cmd_bad_value(c, "after");
-    } else {
-        cmd_unknown_option(c, tok);
-    }
-    return false;
+    return cmd_list_option(c, tok, CTV_COUNT_MAX, REPLY_X_COUNT_10000, count, after);
 }
 
 enum conn_parse_result ctverb_children(conn *c, struct cmd_line *t) {

@@ -6,7 +6,7 @@
  *   qpop <q> [<count>] [lease=<s>] [wait=<s>] [ack=<id>[:<n>]]
  *   qack <q> <id>[:<n>] [noreply]    qrelease <q> <id>[:<n>] [<delay>] [noreply]
  *   qtouch <q> <id>[:<n>] [<lease>] [noreply]
- *   qpeek <q> [<count>]   qpending <q> [values] [<count>]   qstats <q>
+ *   qpeek <q> [<count>]   qpending <q> [values] [holders] [<count>]   qstats <q>
  *   qpurge <q> [noreply]
  *
  * A blocking qpop parks its connection (queue_park.c). As in memcached,
@@ -27,6 +27,7 @@
 #include "stats.h"
 #include "store_queue.h"
 #include "verb_queue.h"
+#include "verb_queue_info.h"
 
 #define QVERB_POP_MAX 100           /* most messages one qpop returns */
 #define QVERB_PENDING_DEFAULT 1000  /* in-flight messages qpending lists */
@@ -66,8 +67,8 @@ bool qverb_parse_receipt(const char *s, struct qreceipt *r) {
 /* The queue under a command's key, pinned; replies and returns NULL when
  * there is none (or the key holds something else, or is too long).
  * *st_out (if given) is STORE_NOT_FOUND exactly when the queue is missing. */
-static item *qverb_queue(conn *c, struct cmd_line *t, bool create, enum reply_id missing,
-                       enum store_status *st_out) {
+item *qverb_queue(conn *c, struct cmd_line *t, bool create, enum reply_id missing,
+                  enum store_status *st_out) {
     enum store_status st = STORE_EXISTS;
     item *pin = NULL;
 
@@ -353,7 +354,7 @@ enum conn_parse_result qverb_pop(conn *c, struct cmd_line *t) {
         conn_out_reply(c, store_queue_ack(pin, &a.ack, false) == QUEUE_OK ? REPLY_ACKED : REPLY_NOT_FOUND);
     if (!a.has_lease)
         a.lease_ms = queue_options(store_queue_of(pin))->lease_ms;
-    n = store_queue_pop(pin, a.count, a.lease_ms, got);
+    n = store_queue_pop(pin, a.count, a.lease_ms, c->name_token, got);
     if (n == 0 && a.wait_ms > 0) {
         qpark_start(c, pin, a.count, a.lease_ms, a.wait_ms, QPARK_POP, t->v[1], t->vlen[1], false);
         return PARSE_DONE;
@@ -427,6 +428,7 @@ struct qverb_list {
     bool values;
     uint64_t now;
     uint32_t left;          /* qpending: most lines to write */
+    bool holders;           /* qpending: each line ends in the lease's holder */
 };
 
 static void qverb_peek_one(const struct qmsg *m, void *arg) {
@@ -444,9 +446,12 @@ static void qverb_pending_one(const struct qmsg *m, void *arg) {
     long long left = m->due_ms == QUEUE_HELD ? -1
                      : (long long)(m->due_ms > l->now ? m->due_ms - l->now : 0);
 
-    conn_out_commit(l->c, (size_t)sprintf(p, "PENDING %llu %u %u %u %lld\r\n",
+    conn_out_commit(l->c, (size_t)sprintf(p, "PENDING %llu %u %u %u %lld",
                                           (unsigned long long)m->id, it->flags, it->nbytes - 2,
                                           m->deliveries, left));
+    if (l->holders)
+        qinfo_out_holder(l->c, m);
+    conn_out(l->c, "\r\n", 2);
     if (l->values) {
         item_incref(it);
         conn_out_item(l->c, it, item_value(it), it->nbytes);
@@ -454,7 +459,7 @@ static void qverb_pending_one(const struct qmsg *m, void *arg) {
 }
 
 enum conn_parse_result qverb_peek(conn *c, struct cmd_line *t) {
-    struct qverb_list l = { c, true, 0, 0 };
+    struct qverb_list l = { c, true, 0, 0, false };
     uint32_t count = 1;
     item *pin;
 
@@ -471,13 +476,18 @@ enum conn_parse_result qverb_peek(conn *c, struct cmd_line *t) {
     return PARSE_DONE;
 }
 
-/* "[values] [<count>]" of qpending: REPLY_OK, or what is wrong. */
+/* "[values] [holders] [<count>]" of qpending: REPLY_OK, or what is wrong. */
 static enum reply_id qverb_pending_args(struct cmd_line *t, struct qverb_list *l) {
     int i = 2;
 
     l->values = t->n > i && strcmp(t->v[i], "values") == 0;
     if (l->values)
         i++;
+    l->holders = t->n > i && strcmp(t->v[i], "holders") == 0;
+    if (l->holders)
+        i++;
+    else if (t->n == 5)
+        return REPLY_ERROR;     /* a token count only holders makes valid */
     l->left = QVERB_PENDING_DEFAULT;
     if (t->n > i && (!cmd_parse_count(t->v[i++], QVERB_PENDING_MAX, &l->left) || l->left == 0))
         return REPLY_X_COUNT_10000;
@@ -485,7 +495,7 @@ static enum reply_id qverb_pending_args(struct cmd_line *t, struct qverb_list *l
 }
 
 enum conn_parse_result qverb_pending(conn *c, struct cmd_line *t) {
-    struct qverb_list l = { c, false, clock_now_ms(), 0 };
+    struct qverb_list l = { c, false, clock_now_ms(), 0, false };
     enum reply_id bad = qverb_pending_args(t, &l);
     item *pin;
 

@@ -29,6 +29,11 @@ enum conn_parse_result qverb_purge(conn *c, struct cmd_line *l);
 void qverb_out_delivery(conn *c, struct qdelivery *d);
 /* A receipt "<id>" or "<id>:<delivery>" (delivery 1 to 2^32-1). */
 bool qverb_parse_receipt(const char *s, struct qreceipt *r);
+/* The queue under the line's key (token 1), pinned (with create, made if
+ * missing); NULL, and the reply made (missing: the reply for no queue),
+ * when there is none. *st (may be NULL): STORE_NOT_FOUND when missing. */
+item *qverb_queue(conn *c, struct cmd_line *t, bool create, enum reply_id missing,
+                  enum store_status *st);
 /* A delay in exptime terms (0 now, up to 30 days relative, above that a
  * Unix time) in milliseconds from now. */
 uint64_t qverb_delay_ms(int32_t delay);

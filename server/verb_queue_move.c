@@ -411,7 +411,7 @@ static bool qmverb_popany_now(conn *c, const struct qpopany_args *a, item **pins
     for (i = 0; i < a->nq; i++) {
         if (pins[i] == NULL)
             continue;
-        n = store_queue_pop(pins[i], (int)a->count, qmverb_lease(a, pins[i]), got);
+        n = store_queue_pop(pins[i], (int)a->count, qmverb_lease(a, pins[i]), c->name_token, got);
         for (k = 0; k < n; k++)
             qmverb_out_delivery(c, &got[k], a->names[i], a->nlen[i]);
         if (n > 0)

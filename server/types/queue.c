@@ -25,6 +25,7 @@
 #include "../clock.h"
 #include "queue.h"
 #include "queue_int.h"
+#include "queue_names.h"
 #include "queue_persist.h"
 
 static pthread_mutex_t queue_reg_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -335,15 +336,30 @@ void queue_update_due(struct queue *q) {
 
 /* ---- waiters ---- */
 
-static void queue_lease(struct queue *q, uint64_t lease_ms, uint64_t now, struct qdelivery *out) {
-    struct qmsg *m = queue_ready_take(q);
+/* Notes a delivery of m to holder at now, for qinfo. */
+static void queue_note_delivery(struct qmsg *m, uint64_t holder, uint64_t now) {
+    uint64_t after = now > m->pushed_ms ? now - m->pushed_ms : 0;
 
+    m->last_delivery = after < UINT32_MAX - 1 ? (uint32_t)after + 1 : UINT32_MAX;
+    if (m->first_delivery == 0)
+        m->first_delivery = m->last_delivery;
+    m->holder = holder;
+}
+
+static void queue_lease(struct queue *q, uint64_t lease_ms, uint64_t holder, uint64_t now,
+                        struct qdelivery *out) {
+    struct qmsg *m = queue_ready_take(q);
+    uint32_t first = m->first_delivery, last = m->last_delivery;
+
+    queue_note_delivery(m, holder, now);
     m->deliveries++;
     m->due_ms = lease_ms == QUEUE_HELD ? QUEUE_HELD : now + lease_ms;
     m->state = QMSG_INFLIGHT;
     if (qheap_push(&q->inflight, m) < 0) {
         /* No room to track it: leave it ready, deliver nothing. */
         m->deliveries--;
+        m->first_delivery = first;
+        m->last_delivery = last;
         m->state = QMSG_READY;
         queue_ready_add(q, m);      /* room it just had */
         out->payload = NULL;
@@ -398,7 +414,7 @@ void queue_serve(struct queue *q) {
             continue;
         w->ngot = 0;
         while (w->ngot < w->want && q->ready.n > 0) {
-            queue_lease(q, w->lease_ms, now, &w->got[w->ngot]);
+            queue_lease(q, w->lease_ms, w->holder, now, &w->got[w->ngot]);
             if (w->got[w->ngot].payload == NULL)
                 break;
             w->ngot++;
@@ -605,6 +621,8 @@ bool queue_unwait(struct queue *q, struct queue_waiter *w) {
 
 /* ---- life cycle ---- */
 
+static void queue_free_unlisted(struct queue *q);
+
 struct queue *queue_new(const char *name, size_t nname, const struct queue_opts *o, item *self) {
     struct queue *q = calloc(1, sizeof(*q));
 
@@ -631,6 +649,10 @@ struct queue *queue_new(const char *name, size_t nname, const struct queue_opts 
     q->theap_due = UINT64_MAX;
     q->tpos = QUEUE_NO_TIMER;
     q->self = self;
+    if (queue_names_add(q) < 0) {
+        queue_free_unlisted(q);
+        return NULL;
+    }
     pthread_mutex_lock(&queue_reg_lock);
     q->reg_next = queue_reg;
     if (queue_reg != NULL)
@@ -656,7 +678,22 @@ static void queue_free_heap(struct qheap *h) {
     qheap_free(h);
 }
 
+/* Frees q and its messages, once it is in no list. */
+static void queue_free_unlisted(struct queue *q) {
+    qheap_free(&q->ready_age);
+    queue_free_heap(&q->ready);
+    queue_free_heap(&q->delayed);
+    queue_free_heap(&q->inflight);
+    queue_free_heap(&q->buried);
+    queue_src_free_all(q);
+    item_mem_charge(-(long)(sizeof(*q) + q->nbuckets * sizeof(*q->ids)));
+    free(q->ids);
+    pthread_mutex_destroy(&q->lock);
+    free(q);
+}
+
 void queue_free(struct queue *q) {
+    queue_names_remove(q);
     pthread_mutex_lock(&queue_reg_lock);
     if (q->reg_prev != NULL)
         q->reg_prev->reg_next = q->reg_next;
@@ -675,16 +712,7 @@ void queue_free(struct queue *q) {
         queue_theap.cap = 0;
     }
     pthread_mutex_unlock(&queue_theap_lock);
-    qheap_free(&q->ready_age);
-    queue_free_heap(&q->ready);
-    queue_free_heap(&q->delayed);
-    queue_free_heap(&q->inflight);
-    queue_free_heap(&q->buried);
-    queue_src_free_all(q);
-    item_mem_charge(-(long)(sizeof(*q) + q->nbuckets * sizeof(*q->ids)));
-    free(q->ids);
-    pthread_mutex_destroy(&q->lock);
-    free(q);
+    queue_free_unlisted(q);
 }
 
 void queue_close(struct queue *q) {
@@ -835,6 +863,7 @@ enum queue_result queue_push_msg(struct queue *q, struct qmsg *m, const char *sr
     } else {
         m->seq = q->seq++;
         m->deliveries = 0;
+        m->first_delivery = m->last_delivery = 0;
         m->due_ms = 0;
         m->pushed_ms = clock_now_ms();
         m->state = QMSG_READY;
@@ -853,14 +882,14 @@ enum queue_result queue_push_msg(struct queue *q, struct qmsg *m, const char *sr
     return r;
 }
 
-int queue_pop(struct queue *q, int max, uint64_t lease_ms, struct qdelivery *out) {
+int queue_pop(struct queue *q, int max, uint64_t lease_ms, uint64_t holder, struct qdelivery *out) {
     uint64_t now = clock_now_ms();
     struct queue_dead_list dl;
     int n = 0;
 
     queue_lock(q, now, &dl);
     while (n < max && q->ready.n > 0) {
-        queue_lease(q, lease_ms, now, &out[n]);
+        queue_lease(q, lease_ms, holder, now, &out[n]);
         if (out[n].payload == NULL)
             break;
         n++;
@@ -959,6 +988,8 @@ void queue_unlease(struct queue *q, const struct qreceipt *r) {
         queue_id_take(q, m->id);
         qheap_remove(&q->inflight, m);
         m->deliveries--;
+        if (m->deliveries == 0)
+            m->first_delivery = m->last_delivery = 0;  /* never delivered after all */
         q->counts.popped--;
         queue_requeue(q, m, now, now);
         qlog_state(q, m);

@@ -50,6 +50,12 @@ struct qmsg {
     uint32_t src;           /* a dead letter: the queue it came from, an
                                index into its queue's source table (1 up;
                                0: none); fits in what was padding */
+    /* What qinfo shows (not persisted, none of it is needed to deliver):
+     * the first and the last delivery, as 1 + the ms after pushed_ms (at
+     * most UINT32_MAX; 0: none since the server started); in flight, the
+     * conn_names token of the connection that took it. */
+    uint32_t first_delivery, last_delivery;
+    uint64_t holder;
 };
 
 struct queue_opts {
@@ -92,6 +98,7 @@ struct queue_waiter {
     struct queue_wait_group *group; /* NULL: a wait on this queue alone */
     int want;                   /* most messages to take */
     uint64_t lease_ms;          /* lease of what it takes, or QUEUE_HELD */
+    uint64_t holder;            /* who takes it: a conn_names token (0: none) */
     struct qdelivery *got;      /* room for want deliveries */
     int ngot;
     bool listed;
@@ -143,8 +150,9 @@ enum queue_result queue_push_many(struct queue *q, item **payloads, int n, uint3
 /* Takes over a whole message from queue src (a dead letter): ready now,
  * its id kept, its delivery count starting again. */
 enum queue_result queue_push_msg(struct queue *q, struct qmsg *m, const char *src, size_t nsrc);
-/* Leases up to max ready messages; returns how many were filled in. */
-int queue_pop(struct queue *q, int max, uint64_t lease_ms, struct qdelivery *out);
+/* Leases up to max ready messages to holder (a conn_names token, 0:
+ * none); returns how many were filled in. */
+int queue_pop(struct queue *q, int max, uint64_t lease_ms, uint64_t holder, struct qdelivery *out);
 /* Takes one ready message for good (pop and ack): 1 or 0. */
 int queue_take(struct queue *q, struct qdelivery *out);
 /* ack, release and touch act on the in-flight delivery r names. A message
@@ -164,6 +172,16 @@ uint64_t queue_purge(struct queue *q);
 void queue_peek(struct queue *q, size_t max, void (*fn)(const struct qmsg *m, void *arg), void *arg);
 void queue_pending(struct queue *q, size_t max, void (*fn)(const struct qmsg *m, void *arg), void *arg);
 void queue_get_stats(struct queue *q, struct queue_stats *st);
+
+/* Read-only views for qinfo and qpeek (queue_info.c); fn runs with q
+ * locked. queue_find calls fn on message id in whatever state it is and
+ * says whether there is one: O(1) for a message in flight, a walk of the
+ * queue's other messages otherwise. queue_peek_delayed calls fn on up to
+ * max delayed messages, earliest due first. */
+bool queue_find(struct queue *q, uint64_t id, void (*fn)(const struct qmsg *m, void *arg), void *arg);
+void queue_peek_delayed(struct queue *q, size_t max, void (*fn)(const struct qmsg *m, void *arg), void *arg);
+/* queue_get_stats, unless q was deleted (closed): false then. */
+bool queue_open_stats(struct queue *q, struct queue_stats *st);
 
 /* Parks w until messages are ready (served at once if some are).
  * Returns false if the queue is closed. */

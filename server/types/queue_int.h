@@ -1,8 +1,8 @@
 /*
  * types/queue_int: the inside of a queue, shared by the files of the queue
  * type (queue.c, the structure; queue_persist.c, its records and
- * snapshots) and no one else. Every function here expects the queue's lock
- * held.
+ * snapshots; queue_info.c, its read-only views) and no one else. Every
+ * function here expects the queue's lock held, but queue_lock.
  */
 #ifndef MCDS_QUEUE_INT_H
 #define MCDS_QUEUE_INT_H

@@ -173,6 +173,7 @@ static bool queue_redrive_place(struct queue *q, struct queue *dest, struct queu
         return false;
     m->seq = dest->seq;
     m->deliveries = 0;
+    m->first_delivery = m->last_delivery = 0;
     m->due_ms = 0;
     m->pushed_ms = clock_now_ms();
     m->src = 0;
@@ -299,6 +300,7 @@ static bool queue_kick_one(struct queue *q, uint64_t now) {
     saved = *m;
     qheap_pop(&q->buried);
     m->deliveries = 0;
+    m->first_delivery = m->last_delivery = 0;
     m->pushed_ms = now;
     m->due_ms = 0;
     m->state = QMSG_READY;

@@ -52,14 +52,20 @@ proc q_pop {fd q args} {
 
 # q_stats fd queue -> dict of qstats (fails on NOT_FOUND).
 proc q_stats {fd q} {
-    set r [mc_exchange $fd "qstats $q\r\n"]
+    return [q_stat_lines $fd "qstats $q"]
+}
+
+# q_stat_lines fd line -> dict of the STAT lines a request answers before
+# END (qstats, qinfo); fails on any other reply.
+proc q_stat_lines {fd request} {
+    set r [mc_exchange $fd "$request\r\n"]
     set d [dict create]
     foreach line [split [string trimright $r \n] \n] {
         if {$line eq "END\r"} { return $d }
-        if {![regexp {^STAT (\S+) (.*)\r$} $line -> k v]} { fail "qstats $q: '[visible $r]'" }
+        if {![regexp {^STAT (\S+) (.*)\r$} $line -> k v]} { fail "$request: '[visible $r]'" }
         dict set d $k $v
     }
-    fail "qstats $q: '[visible $r]'"
+    fail "$request: '[visible $r]'"
 }
 
 # q_stat fd queue name -> one qstats value ("" when the queue is missing).

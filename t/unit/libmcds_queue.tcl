@@ -31,6 +31,17 @@ proc libmcds_run {prog servers min_ok {valgrind 0}} {
     return $n
 }
 
+# libmcds_run_unsupported prog servers: run client/tests/<prog> in its
+# MCDS_TEST_QUEUE=unsupported mode (against a stock memcached); the checks.
+proc libmcds_run_unsupported {prog servers} {
+    set ::env(MCDS_TEST_QUEUE) unsupported
+    try {
+        return [libmcds_run $prog $servers 1]
+    } finally {
+        unset ::env(MCDS_TEST_QUEUE)
+    }
+}
+
 # The checks test_queue runs on one server, and on a pool (3 more).
 set ::queue_checks 27
 set ::queue_pool_checks 30
@@ -76,11 +87,21 @@ start_server {} {
 # valgrind:skip: stock memcached cannot start under valgrind.
 start_memcached {tags {libmcds queue valgrind:skip}} {
     test {libmcds queue on memcached: MCDS_UNSUPPORTED, message bytes never run as commands} {
-        set ::env(MCDS_TEST_QUEUE) unsupported
-        try {
-            libmcds_run test_queue 127.0.0.1:[srv port] 1
-        } finally {
-            unset ::env(MCDS_TEST_QUEUE)
-        }
+        libmcds_run_unsupported test_queue 127.0.0.1:[srv port]
     } 1
+
+    test {libmcds queue views on memcached: MCDS_UNSUPPORTED} {
+        libmcds_run_unsupported test_queue_info 127.0.0.1:[srv port]
+    } 1
+}
+
+# The read-only views (mcds_queue_info, mcds_queue_peek_*, mcds_queue_list:
+# client/queue_info.c), run by client/tests/test_queue_info (on memcached:
+# above).
+set ::queue_info_checks 11
+
+start_server {tags {libmcds queue mcds-only}} {
+    test {libmcds queue views: a message's figures, its holder, peeks by id and at delayed ones, the queues page by page, the errors} {
+        libmcds_run test_queue_info 127.0.0.1:[srv port] $::queue_info_checks
+    } $::queue_info_checks
 }

@@ -1,0 +1,64 @@
+/*
+ * types/queue_info: read-only views of a queue's messages, for qinfo and
+ * the qpeek forms of verb_queue_info.c: one message by id, whatever its
+ * state, and the delayed messages by due time; and a queue's sizes for
+ * qlist unless it was deleted. Nothing here changes a queue beyond the
+ * catch-up that every access makes (queue_lock).
+ */
+#include "../clock.h"
+#include "queue.h"
+#include "queue_int.h"
+
+/* The message id in heap h, or NULL: a walk of the heap's array. */
+static struct qmsg *queue_info_in(const struct qheap *h, uint64_t id) {
+    size_t i;
+
+    for (i = 0; i < h->n; i++)
+        if (h->v[i]->id == id)
+            return h->v[i];
+    return NULL;
+}
+
+/* In flight through the id map; ready, delayed and buried by a walk. */
+static struct qmsg *queue_info_find(struct queue *q, uint64_t id) {
+    struct qmsg *m = *queue_id_slot(q, id);
+
+    if (m == NULL)
+        m = queue_info_in(&q->delayed, id);
+    if (m == NULL)
+        m = queue_info_in(&q->buried, id);
+    if (m == NULL)
+        m = queue_info_in(&q->ready, id);
+    return m;
+}
+
+bool queue_find(struct queue *q, uint64_t id, void (*fn)(const struct qmsg *m, void *arg), void *arg) {
+    struct queue_dead_list dl;
+    struct qmsg *m;
+
+    queue_lock(q, clock_now_ms(), &dl);
+    m = queue_info_find(q, id);
+    if (m != NULL)
+        fn(m, arg);
+    queue_unlock(q, &dl);
+    return m != NULL;
+}
+
+void queue_peek_delayed(struct queue *q, size_t max, void (*fn)(const struct qmsg *m, void *arg), void *arg) {
+    struct queue_dead_list dl;
+
+    queue_lock(q, clock_now_ms(), &dl);
+    qheap_first(&q->delayed, max, (void (*)(struct qmsg *, void *))fn, arg);
+    queue_unlock(q, &dl);
+}
+
+bool queue_open_stats(struct queue *q, struct queue_stats *st) {
+    bool open;
+
+    pthread_mutex_lock(&q->lock);
+    open = !q->closed;
+    pthread_mutex_unlock(&q->lock);
+    if (open)
+        queue_get_stats(q, st);
+    return open;
+}
