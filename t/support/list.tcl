@@ -60,3 +60,10 @@ proc l_waiters {fd n} {
     wait_for {[mc_stat $fd list_waiters] == $n} 100 50
 }
 
+# l_wait_len fd key n: waits until the list holds n elements. Elements
+# handed to a waiter that hung up go back when its worker sees the
+# hang-up, which may come after the waiter has left list_waiters.
+proc l_wait_len {fd key n} {
+    wait_for {[mc_exchange $fd "llen $key\r\n"] eq "$n\r\n"} 100 50
+}
+

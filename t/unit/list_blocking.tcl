@@ -110,6 +110,7 @@ start_server {tags {list mcds-only}} {
             mc_close $stay
         }
         l_waiters $fd 0
+        l_wait_len $fd b9 10
         set r [mc_exchange $fd "lrange b9 0 100\r\n"]
         set rest [regexp -all -inline {\d{3}} $r]
         assert_equal [llength $rest] 10
@@ -124,6 +125,7 @@ start_server {tags {list mcds-only}} {
         mc_close $w
         assert_equal [mc_exchange $fd "rpush g3 1 4 200\r\na\r\nbbbb\r\n$long\r\n"] "3\r\n"
         l_waiters $fd 0
+        l_wait_len $fd g3 3
         mc_exchange $fd "lrange g3 0 10\r\n"
     } "VALUE g3 0 1\r\na\r\nVALUE g3 0 4\r\nbbbb\r\nVALUE g3 0 200\r\n[string repeat z 200]\r\nEND\r\n"
 }
