@@ -110,13 +110,31 @@ void fuzz_server_start(const struct fuzz_limits *l) {
     store_queue_init(fuzz_evbase);
 }
 
+struct fuzz_walk {
+    uint64_t items, bytes;
+};
+
+static void fuzz_walk_item(item *it, void *arg) {
+    struct fuzz_walk *w = arg;
+
+    w->items++;
+    w->bytes += item_size(it->nkey, it->nbytes);
+}
+
 /* Every count the keyspace keeps agrees with the table. */
 static void fuzz_check_store(void) {
-    uint64_t items = stats_global_get(STATS_CURR_ITEMS);
+    uint64_t items = stats_global_get(STATS_CURR_ITEMS), bytes = stats_global_get(STATS_BYTES);
+    struct fuzz_walk w = { 0, 0 };
+    uint32_t b;
 
-    if (hash_count() != items)
-        fuzz_fail("hash table holds %llu items, curr_items says %llu", (unsigned long long)hash_count(),
-                  (unsigned long long)items);
+    for (b = 0; b < hash_buckets(); b++)
+        hash_visit_bucket(b, fuzz_walk_item, &w);
+    if (hash_count() != items || w.items != items)
+        fuzz_fail("hash table holds %llu items (%llu counted), curr_items says %llu",
+                  (unsigned long long)w.items, (unsigned long long)hash_count(), (unsigned long long)items);
+    if (w.bytes != bytes)
+        fuzz_fail("items in the table take %llu bytes, stats bytes says %llu", (unsigned long long)w.bytes,
+                  (unsigned long long)bytes);
 }
 
 static void fuzz_check_buffers(void) {
