@@ -5,24 +5,19 @@
  * calls wait in a list until the harness runs them (fuzz_run), as the
  * real worker runs them on its next turn of the loop.
  */
-#include <stdlib.h>
-
 #include "conn.h"
 #include "clock.h"
-#include "settings.h"
 #include "stats.h"
 #include "listener.h"
+#include "rbuf_cache.h"
 #include "worker.h"
 #include "fuzz_server.h"
-
-#define FUZZ_RBUF_CACHE 4
 
 struct worker {
     conn *conns;
     int nconns;
     struct worker_call *calls, *calls_tail;
-    char *rbufs[FUZZ_RBUF_CACHE];
-    int nrbufs;
+    struct rbuf_cache rbufs;
     conn *held;
 };
 
@@ -64,32 +59,12 @@ int fuzz_worker_nconns(void) {
     return fuzz_the_worker.nconns;
 }
 
-/* The same accounting as worker.c's cache of read buffers. */
 char *worker_rbuf_get(struct worker *w) {
-    size_t limit = settings.conn_buffer_limit;
-    char *buf;
-
-    if (w->nrbufs > 0) {
-        stats_global_add(STATS_READ_BUF_BYTES_FREE, -CONN_RBUF_SIZE);
-        return w->rbufs[--w->nrbufs];
-    }
-    if (limit != 0 && stats_global_get(STATS_READ_BUF_BYTES) + stats_global_get(STATS_RESPONSE_OBJ_BYTES) +
-                      CONN_RBUF_SIZE > limit)
-        return NULL;
-    buf = malloc(CONN_RBUF_SIZE);
-    if (buf != NULL)
-        stats_global_add(STATS_READ_BUF_BYTES, CONN_RBUF_SIZE);
-    return buf;
+    return rbuf_cache_get(&w->rbufs);
 }
 
 void worker_rbuf_put(struct worker *w, char *buf) {
-    if (w->nrbufs < FUZZ_RBUF_CACHE) {
-        w->rbufs[w->nrbufs++] = buf;
-        stats_global_add(STATS_READ_BUF_BYTES_FREE, CONN_RBUF_SIZE);
-        return;
-    }
-    free(buf);
-    stats_global_add(STATS_READ_BUF_BYTES, -CONN_RBUF_SIZE);
+    rbuf_cache_put(&w->rbufs, buf);
 }
 
 /* Persistence is off in the harness: nothing is ever held. */
@@ -157,9 +132,5 @@ void fuzz_worker_finish(void) {
                   w->conns != NULL ? w->conns->fd : -1, w->conns != NULL ? (int)w->conns->state : -1);
     if (w->calls != NULL)
         fuzz_fail("posted calls left after the run");
-    while (w->nrbufs > 0) {
-        free(w->rbufs[--w->nrbufs]);
-        stats_global_add(STATS_READ_BUF_BYTES, -CONN_RBUF_SIZE);
-        stats_global_add(STATS_READ_BUF_BYTES_FREE, -CONN_RBUF_SIZE);
-    }
+    rbuf_cache_free(&w->rbufs);
 }
