@@ -415,6 +415,42 @@ mcds_status_t mcds_queue_release_many(mcds_t *h, const char *queue,
 mcds_status_t mcds_queue_touch_many(mcds_t *h, const char *queue,
                                     const uint64_t *ids, size_t n,
                                     unsigned lease_ms, mcds_status_t *results);
+/* Receipts (doc/protocol.md, "Receipts"): the *_msg and *_msgs calls act
+ * on the delivery a message from mcds_queue_pop names (its id and
+ * deliveries), and answer MCDS_NOT_FOUND, changing nothing, once that
+ * delivery is over: its lease ran out, even if the message has since been
+ * leased again (to this consumer or another). The calls by bare id above
+ * act on whatever delivery of the message is in flight now: use them only
+ * where a lease cannot run out under you. MCDS_INVALID for a NULL msg. */
+mcds_status_t mcds_queue_ack_msg(mcds_t *h, const char *queue,
+                                 const mcds_queue_msg_t *msg);
+mcds_status_t mcds_queue_release_msg(mcds_t *h, const char *queue,
+                                     const mcds_queue_msg_t *msg,
+                                     uint32_t delay_s);
+mcds_status_t mcds_queue_touch_msg(mcds_t *h, const char *queue,
+                                   const mcds_queue_msg_t *msg,
+                                   unsigned lease_ms);
+/* The batches of the calls above: msgs[0..n) (n up to
+ * MCDS_QUEUE_BATCH_MAX), results as for mcds_queue_ack_many. */
+mcds_status_t mcds_queue_ack_msgs(mcds_t *h, const char *queue,
+                                  const mcds_queue_msg_t *msgs, size_t n,
+                                  mcds_status_t *results);
+mcds_status_t mcds_queue_release_msgs(mcds_t *h, const char *queue,
+                                      const mcds_queue_msg_t *msgs, size_t n,
+                                      uint32_t delay_s, mcds_status_t *results);
+mcds_status_t mcds_queue_touch_msgs(mcds_t *h, const char *queue,
+                                    const mcds_queue_msg_t *msgs, size_t n,
+                                    unsigned lease_ms, mcds_status_t *results);
+/* Acks ack's delivery and leases the next messages in one round trip (qpop
+ * ack=): *acked gets MCDS_OK or MCDS_NOT_FOUND (as mcds_queue_ack_msg),
+ * then the pop goes on as mcds_queue_pop, even when the ack found nothing.
+ * The call's status is the pop's (or the error that refused the whole
+ * request; then *acked is not set). */
+mcds_status_t mcds_queue_pop_ack(mcds_t *h, const char *queue,
+                                 const mcds_queue_msg_t *ack,
+                                 mcds_status_t *acked, unsigned max,
+                                 unsigned lease_ms, unsigned wait_ms,
+                                 mcds_queue_msg_t **msgs, size_t *count);
 /* MCDS_NOT_FOUND for no such queue. */
 mcds_status_t mcds_queue_stats(mcds_t *h, const char *queue,
                                mcds_queue_stats_t *stats);
@@ -424,6 +460,41 @@ mcds_status_t mcds_queue_purge(mcds_t *h, const char *queue,
 /* A plain delete of the key (whatever it holds): MCDS_OK or MCDS_NOT_FOUND.
  * Consumers waiting on the queue get nothing. */
 mcds_status_t mcds_queue_delete(mcds_t *h, const char *queue);
+/* Queues n (1..MCDS_QUEUE_PUSH_MAX) messages in one request (qpushn), all
+ * or none, with the same flags, delay_s and priority (as mcds_queue_push):
+ * message i is lens[i] bytes at data[i]; ids[i] (ids may be NULL) gets
+ * its id. MCDS_FULL, MCDS_NO_MEMORY, MCDS_TOO_LARGE (the data together over
+ * the server's item size) queue nothing. */
+#define MCDS_QUEUE_PUSH_MAX 100
+mcds_status_t mcds_queue_push_many(mcds_t *h, const char *queue,
+                                   const void *const *data, const size_t *lens,
+                                   size_t n, uint32_t flags, uint32_t delay_s,
+                                   uint32_t priority, uint64_t *ids);
+/* Leases up to max (1..MCDS_QUEUE_POP_MAX) messages from the first of
+ * queues[0..nqueues) (1..MCDS_QUEUE_ANY_MAX queues, all on one server:
+ * give them one {tag}) that has a message ready (qpopany); with none
+ * ready, waits up to wait_ms for a message in any of them. All come from
+ * one queue: *which (may be NULL) is its index. lease_ms 0: each queue's
+ * lease. MCDS_OK with *count 0 when there is nothing. Free *msgs with
+ * mcds_queue_msgs_free. */
+#define MCDS_QUEUE_ANY_MAX 16
+mcds_status_t mcds_queue_pop_any(mcds_t *h, const char *const *queues, size_t nqueues,
+                                 unsigned max, unsigned lease_ms, unsigned wait_ms,
+                                 mcds_queue_msg_t **msgs, size_t *count, size_t *which);
+/* Moving messages back (qredrive, qkick). max: at most that many messages
+ * (1..MCDS_QUEUE_MOVE_MAX; 0: the server's bound, MCDS_QUEUE_MOVE_MAX);
+ * more than that is MCDS_INVALID. MCDS_NOT_FOUND for no such queue. */
+#define MCDS_QUEUE_MOVE_MAX 10000
+/* Sends ready messages of dead-letter queue dlq back to the queue each
+ * came from (ids kept, delivery counts starting again): *moved (may be
+ * NULL) went back, *left (may be NULL) stayed in dlq because their queue
+ * is gone, full, holds another type, or they have none. */
+mcds_status_t mcds_queue_redrive(mcds_t *h, const char *dlq, unsigned max,
+                                 uint64_t *moved, uint64_t *left);
+/* Makes buried messages of queue ready again; *kicked (may be NULL)
+ * counts them. */
+mcds_status_t mcds_queue_kick(mcds_t *h, const char *queue, unsigned max,
+                              uint64_t *kicked);
 
 /* ---- Tree counters: mcds-server's ct* verbs (doc/protocol.md, "5. Tree
  * counters") ----

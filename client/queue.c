@@ -116,15 +116,8 @@ mcds_status_t mcds_queue_push(mcds_t *h, const char *queue, const void *data,
     return mcds__x_end(&x, st);
 }
 
-/* A parsed ITEM header: where its data sits in the reply buffer. */
-typedef struct msg_at {
-    uint64_t id;
-    uint32_t flags, deliveries;
-    size_t len, off;
-} msg_at_t;
-
 /* "ITEM <id> <flags> <bytes> <deliveries>" into m; 0 or -1. */
-static int parse_item(const char *p, size_t len, msg_at_t *m)
+int mcds__queue_parse_item(const char *p, size_t len, msg_at_t *m)
 {
     char tmp[LINE_MAX_LEN + 1], *s, *e;
     unsigned long long v[4];
@@ -153,8 +146,7 @@ static int parse_item(const char *p, size_t len, msg_at_t *m)
     return 0;
 }
 
-/* Copies the parsed messages out of the reply buffer into one block. */
-static mcds_status_t pack_msgs(const xcall_t *x, const msg_at_t *at, size_t n,
+mcds_status_t mcds__queue_pack_msgs(const xcall_t *x, const msg_at_t *at, size_t n,
                                mcds_queue_msg_t **out)
 {
     size_t bytes = n * sizeof(mcds_queue_msg_t), i;
@@ -182,17 +174,47 @@ static mcds_status_t pack_msgs(const xcall_t *x, const msg_at_t *at, size_t n,
     return MCDS_OK;
 }
 
-mcds_status_t mcds_queue_pop(mcds_t *h, const char *queue, unsigned max,
-                             unsigned lease_ms, unsigned wait_ms,
-                             mcds_queue_msg_t **msgs, size_t *count)
+/* "<id>:<deliveries>", the receipt of m's delivery ("<id>" for a message
+ * that names no delivery). */
+static void fmt_receipt(char *buf, size_t size, const mcds_queue_msg_t *m)
+{
+    if (m->deliveries > 0)
+        snprintf(buf, size, "%llu:%u", (unsigned long long)m->id,
+                 (unsigned)m->deliveries);
+    else
+        snprintf(buf, size, "%llu", (unsigned long long)m->id);
+}
+
+/* Reads the ack line of "qpop ... ack=": ACKED or NOT_FOUND into *acked. */
+static mcds_status_t read_ack_line(xcall_t *x, mcds_status_t *acked)
+{
+    size_t off, len;
+    mcds_status_t st = mcds__x_read_line(x, &off, &len);
+
+    if (st != MCDS_OK)
+        return st;
+    if (mcds__x_line_is(x->c->buf + off, len, "ACKED"))
+        *acked = MCDS_OK;
+    else if (mcds__x_line_is(x->c->buf + off, len, "NOT_FOUND"))
+        *acked = MCDS_NOT_FOUND;
+    else
+        st = mcds__x_reply_error(x, off, len, 0, 0);
+    return st;
+}
+
+/* qpop, with "ack=<receipt>" first when ack is not NULL. */
+static mcds_status_t pop(mcds_t *h, const char *queue,
+                         const mcds_queue_msg_t *ack, mcds_status_t *acked,
+                         unsigned max, unsigned lease_ms, unsigned wait_ms,
+                         mcds_queue_msg_t **msgs, size_t *count)
 {
     msg_at_t at[MCDS_QUEUE_POP_MAX];
-    char line[360], secs[24];
+    char line[400], secs[24], receipt[40];
     size_t n, got = 0, off, len;
     xcall_t x;
     mcds_status_t st;
 
-    if (msgs == NULL || count == NULL)
+    if (msgs == NULL || count == NULL || (ack != NULL && acked == NULL))
         return MCDS_INVALID;
     *msgs = NULL;
     *count = 0;
@@ -202,6 +224,10 @@ mcds_status_t mcds_queue_pop(mcds_t *h, const char *queue, unsigned max,
     if (st != MCDS_OK)
         return mcds__x_end(&x, st);
     n = (size_t)snprintf(line, sizeof line, "qpop %s %u", queue, max);
+    if (ack != NULL) {
+        fmt_receipt(receipt, sizeof receipt, ack);
+        n += (size_t)snprintf(line + n, sizeof line - n, " ack=%s", receipt);
+    }
     if (lease_ms > 0) {
         mcds__x_fmt_secs(secs, sizeof secs, lease_ms);
         n += (size_t)snprintf(line + n, sizeof line - n, " lease=%s", secs);
@@ -213,6 +239,8 @@ mcds_status_t mcds_queue_pop(mcds_t *h, const char *queue, unsigned max,
     }
     n += (size_t)snprintf(line + n, sizeof line - n, "\r\n");
     st = mcds__x_send_line(&x, line, n);
+    if (st == MCDS_OK && ack != NULL)
+        st = read_ack_line(&x, acked);
     while (st == MCDS_OK) {
         const char *p;
         st = mcds__x_read_line(&x, &off, &len);
@@ -221,7 +249,7 @@ mcds_status_t mcds_queue_pop(mcds_t *h, const char *queue, unsigned max,
         p = x.c->buf + off;
         if (mcds__x_line_is(p, len, "END"))
             break;
-        if (got == max || parse_item(p, len, &at[got]) != 0) {
+        if (got == max || mcds__queue_parse_item(p, len, &at[got]) != 0) {
             st = mcds__x_reply_error(&x, off, len, 0, 0);
             break;
         }
@@ -239,11 +267,29 @@ mcds_status_t mcds_queue_pop(mcds_t *h, const char *queue, unsigned max,
         got++;
     }
     if (st == MCDS_OK && got > 0) {
-        st = pack_msgs(&x, at, got, msgs);
+        st = mcds__queue_pack_msgs(&x, at, got, msgs);
         if (st == MCDS_OK)
             *count = got;
     }
     return mcds__x_end(&x, st);
+}
+
+mcds_status_t mcds_queue_pop(mcds_t *h, const char *queue, unsigned max,
+                             unsigned lease_ms, unsigned wait_ms,
+                             mcds_queue_msg_t **msgs, size_t *count)
+{
+    return pop(h, queue, NULL, NULL, max, lease_ms, wait_ms, msgs, count);
+}
+
+mcds_status_t mcds_queue_pop_ack(mcds_t *h, const char *queue,
+                                 const mcds_queue_msg_t *ack,
+                                 mcds_status_t *acked, unsigned max,
+                                 unsigned lease_ms, unsigned wait_ms,
+                                 mcds_queue_msg_t **msgs, size_t *count)
+{
+    if (ack == NULL)
+        return MCDS_INVALID;
+    return pop(h, queue, ack, acked, max, lease_ms, wait_ms, msgs, count);
 }
 
 void mcds_queue_msgs_free(mcds_queue_msg_t *msgs)
@@ -251,46 +297,90 @@ void mcds_queue_msgs_free(mcds_queue_msg_t *msgs)
     free(msgs);
 }
 
-/* qack / qrelease / qtouch: "<verb> <queue> <id>[ <arg>]". */
+/* qack / qrelease / qtouch: "<verb> <queue> <receipt>[ <arg>]", the
+ * receipt that of msg's delivery, or the bare id when msg is NULL. */
 static mcds_status_t by_id(mcds_t *h, const char *queue, const char *verb,
-                           uint64_t id, const char *arg, const char *ok)
+                           uint64_t id, const mcds_queue_msg_t *msg,
+                           const char *arg, const char *ok)
 {
-    char line[340];
+    char line[360], receipt[40];
     size_t n;
     xcall_t x;
-    mcds_status_t st = mcds__x_begin(&x, h, queue);
+    mcds_status_t st;
 
+    if (msg != NULL)
+        fmt_receipt(receipt, sizeof receipt, msg);
+    else
+        snprintf(receipt, sizeof receipt, "%llu", (unsigned long long)id);
+    st = mcds__x_begin(&x, h, queue);
     if (st != MCDS_OK)
         return mcds__x_end(&x, st);
-    n = (size_t)snprintf(line, sizeof line, "%s %s %llu%s%s\r\n", verb, queue,
-                         (unsigned long long)id, arg ? " " : "",
-                         arg ? arg : "");
+    n = (size_t)snprintf(line, sizeof line, "%s %s %s%s%s\r\n", verb, queue,
+                         receipt, arg ? " " : "", arg ? arg : "");
     return mcds__x_end(&x, mcds__x_simple(&x, line, n, ok, NULL, 1));
 }
 
-mcds_status_t mcds_queue_ack(mcds_t *h, const char *queue, uint64_t id)
-{
-    return by_id(h, queue, "qack", id, NULL, "ACKED");
-}
-
-mcds_status_t mcds_queue_release(mcds_t *h, const char *queue, uint64_t id,
-                                 uint32_t delay_s)
+static mcds_status_t release(mcds_t *h, const char *queue, uint64_t id,
+                             const mcds_queue_msg_t *msg, uint32_t delay_s)
 {
     char arg[16];
 
     if (delay_s > INT32_MAX)
         return MCDS_INVALID;
     snprintf(arg, sizeof arg, "%u", (unsigned)delay_s);
-    return by_id(h, queue, "qrelease", id, delay_s ? arg : NULL, "RELEASED");
+    return by_id(h, queue, "qrelease", id, msg, delay_s ? arg : NULL, "RELEASED");
+}
+
+static mcds_status_t touch(mcds_t *h, const char *queue, uint64_t id,
+                           const mcds_queue_msg_t *msg, unsigned lease_ms)
+{
+    char arg[24];
+
+    mcds__x_fmt_secs(arg, sizeof arg, lease_ms);
+    return by_id(h, queue, "qtouch", id, msg, lease_ms ? arg : NULL, "TOUCHED");
+}
+
+mcds_status_t mcds_queue_ack(mcds_t *h, const char *queue, uint64_t id)
+{
+    return by_id(h, queue, "qack", id, NULL, NULL, "ACKED");
+}
+
+mcds_status_t mcds_queue_release(mcds_t *h, const char *queue, uint64_t id,
+                                 uint32_t delay_s)
+{
+    return release(h, queue, id, NULL, delay_s);
 }
 
 mcds_status_t mcds_queue_touch(mcds_t *h, const char *queue, uint64_t id,
                                unsigned lease_ms)
 {
-    char arg[24];
+    return touch(h, queue, id, NULL, lease_ms);
+}
 
-    mcds__x_fmt_secs(arg, sizeof arg, lease_ms);
-    return by_id(h, queue, "qtouch", id, lease_ms ? arg : NULL, "TOUCHED");
+mcds_status_t mcds_queue_ack_msg(mcds_t *h, const char *queue,
+                                 const mcds_queue_msg_t *msg)
+{
+    if (msg == NULL)
+        return MCDS_INVALID;
+    return by_id(h, queue, "qack", 0, msg, NULL, "ACKED");
+}
+
+mcds_status_t mcds_queue_release_msg(mcds_t *h, const char *queue,
+                                     const mcds_queue_msg_t *msg,
+                                     uint32_t delay_s)
+{
+    if (msg == NULL)
+        return MCDS_INVALID;
+    return release(h, queue, 0, msg, delay_s);
+}
+
+mcds_status_t mcds_queue_touch_msg(mcds_t *h, const char *queue,
+                                   const mcds_queue_msg_t *msg,
+                                   unsigned lease_ms)
+{
+    if (msg == NULL)
+        return MCDS_INVALID;
+    return touch(h, queue, 0, msg, lease_ms);
 }
 
 /* One "STAT <name> <value>" line into st; unknown names are skipped. */

@@ -78,6 +78,21 @@ mcds_status_t mcds__x_simple(xcall_t *x, const char *line, size_t llen,
                             const char *ok_word, uint64_t *arg,
                             int not_found_ok);
 
+/* A parsed ITEM header: where its data sits in the reply buffer. */
+typedef struct msg_at {
+    uint64_t id;
+    uint32_t flags, deliveries;
+    size_t len, off;
+} msg_at_t;
+
+/* "ITEM <id> <flags> <bytes> <deliveries>" into m: 0, or -1 (queue.c). */
+int mcds__queue_parse_item(const char *p, size_t len, msg_at_t *m);
+
+/* Copies parsed messages out of the reply buffer into one block, each
+ * data NUL-terminated, that mcds_queue_msgs_free frees (queue.c). */
+mcds_status_t mcds__queue_pack_msgs(const xcall_t *x, const msg_at_t *at, size_t n,
+                               mcds_queue_msg_t **out);
+
 /* "<secs>.<ms>" for a duration in ms. */
 void mcds__x_fmt_secs(char *out, size_t size, unsigned ms);
 

@@ -7,7 +7,8 @@
 #   contrib/setup.sh --test   that, and what the test suite uses (tcl,
 #                             procps, groff-base, memcached,
 #                             libmemcached-tools, valgrind,
-#                             python3-pymemcache, nutcracker)
+#                             python3-pymemcache, nutcracker, openssl,
+#                             tcl-tls)
 #   contrib/setup.sh --fuzz   that, and clang with libFuzzer for make fuzz
 #                             (doc/fuzzing.md; not needed by make check)
 #
@@ -15,16 +16,17 @@
 set -e
 cd "$(dirname "$0")/.."
 
-# libssl-dev: Debian 12's libmemcached.pc requires libcrypto's .pc file, but
-# libmemcached-dev does not depend on it, so configure cannot find
-# libmemcached without it.
+# libssl-dev: TLS (-Z) is built with OpenSSL; and Debian 12's
+# libmemcached.pc requires libcrypto's .pc file, but libmemcached-dev does
+# not depend on it, so configure cannot find libmemcached without it.
 BUILD_PKGS="build-essential autoconf automake libtool pkg-config libevent-dev
 libmemcached-dev libssl-dev"
 # procps: the suite stops servers with kill(1), which a minimal Debian
 # (debootstrap's minbase, the debian:12 container image) lacks; groff-base:
-# t/unit/docs.tcl formats the man pages.
+# t/unit/docs.tcl formats the man pages; openssl (the command) and tcl-tls:
+# t/unit/tls.tcl makes its certificates and speaks TLS.
 TEST_PKGS="tcl procps groff-base libmemcached-tools memcached valgrind
-python3-pymemcache nutcracker"
+python3-pymemcache nutcracker openssl tcl-tls"
 # make fuzz: clang and its libFuzzer and sanitizer runtimes.
 FUZZ_PKGS="clang libclang-rt-14-dev"
 
@@ -33,7 +35,7 @@ case "$1" in
 --test) PKGS="$BUILD_PKGS $TEST_PKGS" ;;
 --fuzz) PKGS="$BUILD_PKGS $TEST_PKGS $FUZZ_PKGS" ;;
 -h|--help)
-    sed -n '2,14s/^# \{0,1\}//p' "$0"
+    sed -n '2,15s/^# \{0,1\}//p' "$0"
     exit 0 ;;
 *)
     echo "usage: contrib/setup.sh [--test|--fuzz]" >&2

@@ -27,7 +27,9 @@
 #include "verb_scan.h"
 #include "verb_queue.h"
 #include "verb_queue_batch.h"
+#include "verb_queue_move.h"
 #include "verb_operator.h"
+#include "verb_tls.h"
 #include "watch.h"
 
 #define CMD_HASH_SIZE 256           /* a power of two, well above the verbs */
@@ -87,10 +89,15 @@ static const struct cmd_def cmd_defs[] = {
     { "qpending", qverb_pending, 2, 4, 0, 0, "list popped, unacknowledged messages: qpending <q> [values] [<count>]" },
     { "qstats", qverb_stats, 2, 2, 0, 0, "one queue's figures: qstats <q>" },
     { "qpurge", qverb_purge, 2, 3, CMD_NOREPLY, 0, "empty a queue: qpurge <q>" },
+    /* moving queued messages back (verb_queue_move.c) */
+    { "qredrive", qmverb_redrive, 2, 4, CMD_NOREPLY, 0, "dead letters back to their queues: qredrive <dlq> [<count>]" },
+    { "qkick", qmverb_kick, 2, 4, CMD_NOREPLY, 0, "buried messages ready again: qkick <q> [<count>]" },
+    { "qpushn", qmverb_pushn, 1, CMD_ANY, CMD_RAW | CMD_DATA | CMD_NOREPLY, 0, "push several messages: qpushn <q> <flags> <delay> <priority> <bytes> [<bytes>...]" },
+    { "qpopany", qmverb_popany, 1, CMD_ANY, CMD_RAW, 0, "pop from the first of several queues with a message: qpopany <q1> [<q2>...] [count=] [lease=] [wait=]" },
     /* tree counters (verb_counter.c) */
     { "ctdef", ctverb_def, 3, 5, 0, 0, "define a counter: ctdef <counter> <type>[:<keep>[:m]],... [aggregate=] [quantize=]" },
     { "ctcounter", ctverb_counter, 2, 2, 0, 0, "a counter's settings: ctcounter <counter>" },
-    { "ctcounters", ctverb_counters, 1, 1, 0, 0, "every counter's settings" },
+    { "ctcounters", ctverb_counters, 1, 3, 0, 0, "the counters' settings: ctcounters [count=] [after=<counter>]" },
     { "ctundef", ctverb_undef, 2, 3, CMD_NOREPLY, 0, "delete an unused counter: ctundef <counter>" },
     { "ctobj", ctverb_obj, 2, 5, 0, 0, "create an object: ctobj <key> [parent=] [quantize=] [limits=]" },
     { "ctlimits", ctverb_limits, 2, 4, 0, CTVERB_REDEFINE, "redefine an object's limits: ctlimits <key> [quantize=] [limits=]" },
@@ -119,6 +126,8 @@ static const struct cmd_def cmd_defs[] = {
     /* key scans (verb_scan.c) */
     { "kscan", sverb_scan, 2, 7, 0, 0, "walk the keys: kscan 0|<cursor> [count=] [match=] [type=] [minttl=] [maxttl=]" },
     { "kscanclose", sverb_close, 2, 2, 0, 0, "end a scan: kscanclose <cursor>" },
+    /* TLS (verb_tls.c) */
+    { "refresh_certs", tls_cmd_refresh, 1, CMD_ANY, CMD_NOREPLY | CMD_ADMIN, 0, "reload the TLS certificate, key and CA files (with -Z)" },
     { NULL, NULL, 0, 0, 0, 0 },
 };
 #pragma GCC diagnostic pop

@@ -20,6 +20,11 @@
  *  - every buffer allocation is counted against settings.conn_buffer_limit,
  *    and one that fails or would pass it drops that connection (never the
  *    server).
+ *
+ * A connection from a TLS listener reads and writes through tls.c's
+ * wrappers (tls_read, tls_writev) instead of read and writev, and waits
+ * for the extra events its session asks for (tls_events); nothing else
+ * here knows about TLS.
  */
 #include <errno.h>
 #include <event2/event.h>
@@ -40,6 +45,7 @@
 #include "proto_text.h"
 #include "settings.h"
 #include "stats.h"
+#include "tls.h"
 #include "worker.h"
 
 #define CONN_WBUF_INIT 2048
@@ -91,11 +97,15 @@ static void conn_break(conn *c, const char *what) {
     stats_global_add(STATS_RESPONSE_OBJ_OOM, 1);
 }
 
-conn *conn_new(int fd, struct worker *w) {
+conn *conn_new(int fd, struct worker *w, bool tls) {
     conn *c = calloc(1, sizeof(*c));
 
     if (c == NULL)
         return NULL;
+    if (tls && (c->tls = tls_conn_new(fd)) == NULL) {
+        free(c);
+        return NULL;
+    }
     c->fd = fd;
     c->worker = w;
     c->state = CONN_PARSE;
@@ -110,6 +120,8 @@ conn *conn_new(int fd, struct worker *w) {
             event_free(c->ev);
         conn_buf_realloc(c->wbuf, c->wsize, 0);
         conn_buf_realloc(c->segs, sizeof(struct conn_seg) * (size_t)c->segcap, 0);
+        if (c->tls != NULL)
+            tls_conn_free(c->tls);
         free(c);
         return NULL;
     }
@@ -155,6 +167,8 @@ void conn_close(conn *c) {
     if (c->held)
         worker_unhold(c->worker, c);
     event_free(c->ev);
+    if (c->tls != NULL)
+        tls_conn_free(c->tls);
     close(c->fd);
     conn_release_output(c);
     if (c->nread.it != NULL)
@@ -364,7 +378,7 @@ static int conn_flush(conn *c) {
 
     while (c->wseg < c->nsegs) {
         int n = conn_fill_iov(c, iov);
-        ssize_t w = writev(c->fd, iov, n);
+        ssize_t w = c->tls != NULL ? tls_writev(c, iov, n) : writev(c->fd, iov, n);
         if (w < 0) {
             if (errno == EINTR)
                 continue;
@@ -406,7 +420,7 @@ static int conn_rbuf_room(conn *c) {
 /* Bytes read (> 0), 0 if the socket has nothing, -1 on EOF or error. */
 static ssize_t conn_read_into(conn *c, char *dst, size_t n) {
     for (;;) {
-        ssize_t r = read(c->fd, dst, n);
+        ssize_t r = c->tls != NULL ? tls_read(c, dst, n) : read(c->fd, dst, n);
         if (r > 0) {
             stats_add(STATS_BYTES_READ, (uint64_t)r);
             return r;
@@ -606,6 +620,8 @@ static short conn_events(conn *c) {
         ev |= EV_CLOSED;
     if (!conn_read_paused(c) && !conn_out_full(c) && c->resume == NULL)
         ev |= EV_READ;
+    if (c->tls != NULL)
+        ev |= tls_events(c->tls);
     return ev;
 }
 

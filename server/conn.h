@@ -20,6 +20,7 @@ struct conn;
 struct meta_req;
 struct park;
 struct text_get;
+struct tls_conn;
 
 /* The read buffer's fixed size: the longest request line plus room, and
  * far more than a binary header, extras and key. */
@@ -75,6 +76,7 @@ struct conn_nread {
 
 typedef struct conn {
     int fd;
+    struct tls_conn *tls;   /* its TLS session (tls.c), NULL for a plain one */
     struct worker *worker;
     struct event *ev;
     short ev_flags;
@@ -131,7 +133,8 @@ struct conn_mark {
     size_t wlen, out_bytes;
 };
 
-conn *conn_new(int fd, struct worker *w);
+/* tls: the socket came from a TLS listener. */
+conn *conn_new(int fd, struct worker *w, bool tls);
 void conn_close(conn *c);
 /* Server shutdown: sends what the socket takes of the queued replies
  * without waiting, then closes. */

@@ -4,6 +4,8 @@
  * Every accepted socket is counted against -c; one over the limit gets
  * memcached's "ERROR Too many open connections" and is closed at once.
  * With -p 0 the kernel picks the port and the start-up line names it.
+ * With -Z every TCP listener speaks TLS but those given as -l notls:<addr>
+ * (memcached's prefix); a UNIX socket stays plain.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -26,12 +28,14 @@
 #include "reply.h"
 #include "settings.h"
 #include "stats.h"
+#include "tls_opts.h"
 #include "worker.h"
 
 #define LISTENER_PAUSE_MS 100
 #define LISTENER_MAX 16             /* -l addresses */
 
 static int listener_fds[LISTENER_MAX];
+static bool listener_tls[LISTENER_MAX];  /* its connections speak TLS */
 static struct event *listener_evs[LISTENER_MAX];
 static int listener_n;
 static bool listener_unix_bound;    /* our socket file is at -s PATH */
@@ -67,6 +71,8 @@ static void listener_reject(int fd) {
 }
 
 static void listener_accept(evutil_socket_t lfd, short what, void *arg) {
+    const bool *tls = arg;
+
     for (;;) {
         int one = 1;
         int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -88,11 +94,11 @@ static void listener_accept(evutil_socket_t lfd, short what, void *arg) {
             setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
         stats_global_add(STATS_CURR_CONNECTIONS, 1);
         stats_global_add(STATS_TOTAL_CONNECTIONS, 1);
-        worker_dispatch(fd);
+        worker_dispatch(fd, *tls);
     }
 }
 
-static void listener_log_tcp(int fd) {
+static void listener_log_tcp(int fd, bool tls) {
     struct sockaddr_storage ss;
     socklen_t len = sizeof(ss);
     char host[INET6_ADDRSTRLEN];
@@ -103,12 +109,12 @@ static void listener_log_tcp(int fd) {
         struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
         inet_ntop(AF_INET6, &s6->sin6_addr, host, sizeof(host));
         port = ntohs(s6->sin6_port);
-        log_msg(0, "listening on [%s]:%d", host, port);
+        log_msg(0, "listening on [%s]:%d%s", host, port, tls ? " (TLS)" : "");
     } else {
         struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
         inet_ntop(AF_INET, &s4->sin_addr, host, sizeof(host));
         port = ntohs(s4->sin_port);
-        log_msg(0, "listening on %s:%d", host, port);
+        log_msg(0, "listening on %s:%d%s", host, port, tls ? " (TLS)" : "");
     }
     settings.port = port;
 }
@@ -148,7 +154,7 @@ static int listener_split(char *entry, char **host, int *port) {
 }
 
 /* A listening TCP socket on host:port, or -1 (logged). */
-static int listener_tcp_one(const char *host, int portnum) {
+static int listener_tcp_one(const char *host, int portnum, bool tls) {
     struct addrinfo hints, *ai = NULL;
     char port[16];
     int fd, one = 1, rc;
@@ -178,7 +184,7 @@ static int listener_tcp_one(const char *host, int portnum) {
         log_msg(0, "failed to listen on %s:%d: %s", host, portnum, strerror(errno));
         return -1;
     }
-    listener_log_tcp(fd);
+    listener_log_tcp(fd, tls);
     return fd;
 }
 
@@ -192,12 +198,18 @@ static int listener_tcp(void) {
     for (entry = strtok_r(list, ",", &save); entry != NULL && rc == 0; entry = strtok_r(NULL, ",", &save)) {
         char *host;
         int port, fd;
+        bool tls = tls_opts.enabled;
+        if (strncmp(entry, "notls:", 6) == 0) {
+            entry += 6;
+            tls = false;
+        }
         if (listener_n == LISTENER_MAX || listener_split(entry, &host, &port) < 0) {
             log_msg(0, "bad or too many listen addresses (at most %d): %s", LISTENER_MAX, settings.listen_addr);
             rc = -1;
-        } else if ((fd = listener_tcp_one(host, port)) < 0) {
+        } else if ((fd = listener_tcp_one(host, port, tls)) < 0) {
             rc = -1;
         } else {
+            listener_tls[listener_n] = tls;
             listener_fds[listener_n++] = fd;
         }
     }
@@ -293,7 +305,7 @@ int listener_open(struct event_base *base) {
     if (listener_resume_ev == NULL)
         return -1;
     for (i = 0; i < listener_n; i++) {
-        listener_evs[i] = event_new(base, listener_fds[i], EV_READ | EV_PERSIST, listener_accept, NULL);
+        listener_evs[i] = event_new(base, listener_fds[i], EV_READ | EV_PERSIST, listener_accept, &listener_tls[i]);
         if (listener_evs[i] == NULL || event_add(listener_evs[i], NULL) < 0) {
             log_msg(0, "cannot watch the listening socket");
             return -1;

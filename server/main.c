@@ -36,6 +36,7 @@
 #include "types/ctree.h"
 #include "types/ctree_persist.h"
 #include "types/list_persist.h"
+#include "tls.h"
 #include "types/queue_persist.h"
 #include "worker.h"
 
@@ -204,6 +205,7 @@ static void main_teardown(void) {
     ctree_destroy();
     stats_free();
     auth_free();
+    tls_free();
     event_base_free(main_base);
     settings_free();
     libevent_global_shutdown();
@@ -226,7 +228,7 @@ int main(int argc, char **argv) {
         settings_free();
         return 1;
     }
-    if (daemon_start() < 0 || main_fd_limit() < 0 || auth_load() < 0 || main_setup() < 0 ||
+    if (daemon_start() < 0 || main_fd_limit() < 0 || auth_load() < 0 || main_setup() < 0 || tls_init() < 0 ||
         main_restore() < 0 || listener_open(main_base) < 0 || daemon_write_pid() < 0 ||
         daemon_drop_root() < 0 || workers_start(settings.num_threads) < 0 || main_watch_signals() < 0) {
         log_msg(0, "start-up failed");

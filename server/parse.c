@@ -74,6 +74,20 @@ bool parse_i32_exact(const char *s, int32_t *out) {
     return true;
 }
 
+bool parse_u64_digits(const char *s, uint64_t *out) {
+    return *s >= '0' && *s <= '9' && parse_u64(s, out);
+}
+
+bool parse_i64_digits(const char *s, int64_t *out) {
+    bool neg = *s == '-';
+    uint64_t v;
+
+    if (!parse_u64_digits(neg ? s + 1 : s, &v) || v > (uint64_t)INT64_MAX + (neg ? 1 : 0))
+        return false;
+    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+    return true;
+}
+
 size_t parse_format_u64(char *dst, uint64_t v) {
     char tmp[20];
     size_t n = 0, i;

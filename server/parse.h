@@ -17,6 +17,11 @@ bool parse_u64(const char *s, uint64_t *out);   /* "-1" refused */
  * not fit the field is refused. */
 bool parse_u32_exact(const char *s, uint32_t *out);
 bool parse_i32_exact(const char *s, int32_t *out);
+/* Digits only (a leading '-' for the signed one; no blank, no '+'), the
+ * whole token, refused when it does not fit: the numbers of the
+ * extended verbs. */
+bool parse_u64_digits(const char *s, uint64_t *out);
+bool parse_i64_digits(const char *s, int64_t *out);
 
 /* Writes v in decimal at dst (no NUL); returns the digits written (at
  * most 20). */

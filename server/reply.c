@@ -114,4 +114,6 @@ const struct reply_line reply_lines[REPLY_COUNT] = {
     [REPLY_X_RAISE_LIMITS] = REPLY("CLIENT_ERROR ctraise takes limits= only\r\n"),
     [REPLY_X_PERIODS_TYPE] = REPLY("CLIENT_ERROR periods= needs type=\r\n"),
     [REPLY_TOO_MANY_IDS] = REPLY("CLIENT_ERROR too many ids\r\n"),
+    [REPLY_X_TOO_MANY_MESSAGES] = REPLY("CLIENT_ERROR too many messages\r\n"),
+    [REPLY_X_TOO_MANY_QUEUES] = REPLY("CLIENT_ERROR too many queues\r\n"),
 };

@@ -119,6 +119,10 @@ enum reply_id {
     REPLY_X_PERIODS_TYPE,
     /* batch qack/qrelease/qtouch */
     REPLY_TOO_MANY_IDS,
+    /* qpushn */
+    REPLY_X_TOO_MANY_MESSAGES,
+    /* qpopany */
+    REPLY_X_TOO_MANY_QUEUES,
     REPLY_COUNT
 };
 

@@ -13,6 +13,7 @@
 
 #include "config.h"
 #include "settings.h"
+#include "tls_opts.h"
 
 struct settings settings;
 
@@ -57,8 +58,10 @@ static const struct settings_option settings_options[] = {
       "require authentication: \"user:password\" lines (text: memcached's set; binary: SASL PLAIN)" },
     { SETTINGS_OPT_ADMIN_USERS, "admin-users", required_argument, "<user,...>",
       "with -Y: only these users may run flush_all, shutdown, verbosity, cache_memlimit, snapshot" },
+    { 'Z', "enable-ssl", no_argument, NULL,
+      "TLS on the TCP listeners (-o ssl_chain_cert=,ssl_key=,...; -l notls:<addr> stays plain)" },
     { 'o', "extended", required_argument, "<opt,...>",
-      "memcached's extended options: hashpower, idle_timeout, watcher_logbuf_size, no_lru_crawler, read_buf_mem_limit take effect; its others are accepted" },
+      "memcached's extended options: hashpower, idle_timeout, watcher_logbuf_size, no_lru_crawler, read_buf_mem_limit, ssl_* take effect; its others are accepted" },
     { 'd', "daemon", no_argument, NULL, "run in the background (the parent exits 0 once the server is ready)" },
     { 'P', "pidfile", required_argument, "<file>", "write the process id to this file (removed at a clean exit)" },
     { 'b', "listen-backlog", required_argument, "<num>", "backlog of the listening sockets (default 1024)" },
@@ -119,6 +122,7 @@ void settings_init(void) {
     settings.backlog = 1024;
     settings.lru_crawler = true;
     settings.watcher_logbuf = 256 * 1024;
+    tls_opts_init();
 }
 
 void settings_free(void) {
@@ -138,6 +142,7 @@ void settings_free(void) {
     settings.data_dir = NULL;
     settings.socket_path = NULL;
     settings.log_file = NULL;
+    tls_opts_free();
 }
 
 void settings_usage(FILE *out) {
@@ -166,8 +171,7 @@ const char *settings_protocol_name(void) {
     }
 }
 
-/* A whole decimal number in [min, max]. */
-static int settings_number(const char *arg, long min, long max, long *out) {
+int settings_number(const char *arg, long min, long max, long *out) {
     char *end;
     long v;
 
@@ -204,7 +208,7 @@ static int settings_size(const char *arg, unsigned long unit, size_t *out) {
 }
 
 /* memcached's -o names that mcds accepts without effect (no slabs, no LRU
- * maintainer, no extstore or TLS); ext_ and ssl_ names too. */
+ * maintainer, no extstore); ext_ names too. */
 static const char *const settings_o_ignored[] = {
     "maxconns_fast", "no_maxconns_fast", "tail_repair_time", "hash_algorithm", "lru_crawler",
     "lru_crawler_sleep", "lru_crawler_tocrawl", "lru_maintainer", "no_lru_maintainer", "hot_lru_pct",
@@ -218,7 +222,7 @@ static const char *const settings_o_ignored[] = {
 static bool settings_o_is_ignored(const char *name, size_t n) {
     const char *const *p;
 
-    if (strncmp(name, "ext_", 4) == 0 || strncmp(name, "ssl_", 4) == 0)
+    if (strncmp(name, "ext_", 4) == 0)
         return true;
     for (p = settings_o_ignored; *p != NULL; p++)
         if (strlen(*p) == n && strncmp(*p, name, n) == 0)
@@ -246,6 +250,8 @@ static int settings_extended_one(const char *arg) {
         settings.watcher_logbuf = (size_t)v * 1024;
     } else if (strcmp(arg, "no_lru_crawler") == 0) {
         settings.lru_crawler = false;
+    } else if (strncmp(arg, "ssl_", 4) == 0) {
+        return tls_opts_parse(arg, n, val, eq != NULL);
     } else if (!settings_o_is_ignored(arg, n)) {
         fprintf(stderr, "mcds-server: warning: ignoring unknown -o option %.*s\n", (int)n, arg);
     }
@@ -427,6 +433,7 @@ static int settings_apply(int letter, const char *arg) {
     case 'C': settings.cas_enabled = false; return 0;
     case 'v': settings.verbose++; return 0;
     case 'D': settings.debug = true; return 0;
+    case 'Z': tls_opts.enabled = true; return 0;
     case SETTINGS_OPT_OUTPUT_MAX:
         return settings_size(arg, 1, &settings.conn_output_max);
     case SETTINGS_OPT_BUFFER_LIMIT:
@@ -461,6 +468,8 @@ static const char *settings_check(void) {
         return "--conn-output-max must be at least 4k";
     if (settings.log_buffer < 65536 || (settings.log_buffer & (settings.log_buffer - 1)) != 0)
         return "--log-buffer must be a power of two, at least 64k";
+    if (tls_opts.enabled && tls_opts.chain_cert == NULL)
+        return "-Z needs -o ssl_chain_cert=<file> (and ssl_key=<file> unless the key is in it)";
     return NULL;
 }
 

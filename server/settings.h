@@ -62,5 +62,7 @@ int settings_parse(int argc, char **argv);
 void settings_free(void);
 void settings_usage(FILE *out);
 const char *settings_protocol_name(void);
+/* A whole decimal number in [min, max] into *out: 0, or -1. */
+int settings_number(const char *arg, long min, long max, long *out);
 
 #endif

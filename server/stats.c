@@ -29,6 +29,8 @@
 #include "settings.h"
 #include "stats.h"
 #include "store.h"
+#include "tls.h"
+#include "tls_opts.h"
 #include "types/list.h"
 #include "types/ctree.h"
 #include "types/queue.h"
@@ -306,6 +308,7 @@ void stats_general(stats_emit_fn emit, void *ctx) {
     stats_emit_zeros(emit, ctx, "", stats_zero_slab_lru);
     stats_emit_zeros(emit, ctx, "", stats_zero_logger);
     stats_emit_u64(emit, ctx, "log_watchers", (uint64_t)watch_count());
+    tls_stats(emit, ctx);           /* with -Z, as memcached */
     stats_emit_zeros(emit, ctx, "", stats_zero_napi);
     stats_general_items(emit, ctx);
     /* mcds's own, after memcached's */
@@ -339,10 +342,9 @@ static const struct stats_fixed stats_fixed_ext[] = {
     { "ext_item_age", "4294967295" }, { "ext_low_ttl", "0" }, { "ext_recache_rate", "2000" },
     { "ext_wbuf_size", "4194304" }, { "ext_compact_under", "0" }, { "ext_drop_under", "0" },
     { "ext_max_sleep", "1000000" }, { "ext_max_frag", "0.80" }, { "slab_automove_freeratio", "0.010" },
-    { "ext_drop_unread", "no" }, { "ssl_enabled", "no" }, { "ssl_chain_cert", "(null)" },
-    { "ssl_key", "(null)" }, { "ssl_verify_mode", "0" }, { "ssl_keyformat", "1" },
-    { "ssl_ciphers", "NULL" }, { "ssl_ca_cert", "NULL" }, { "ssl_wbuf_size", "16384" },
-    { "ssl_session_cache", "no" }, { "ssl_kernel_tls", "no" }, { "ssl_min_version", "tlsv1.2" },
+    { "ext_drop_unread", "no" }, { NULL, NULL },
+};
+static const struct stats_fixed stats_fixed_napi[] = {
     { "num_napi_ids", "(null)" }, { "memory_file", "(null)" }, { NULL, NULL },
 };
 
@@ -407,6 +409,8 @@ void stats_settings(stats_emit_fn emit, void *ctx) {
     stats_emit_u64(emit, ctx, "worker_logbuf_size", 65536);
     stats_emit_u64(emit, ctx, "read_buf_mem_limit", settings.conn_buffer_limit);
     stats_emit_fixed(emit, ctx, stats_fixed_ext);
+    tls_opts_stats(emit, ctx);      /* shown in every build, as Debian's memcached */
+    stats_emit_fixed(emit, ctx, stats_fixed_napi);
     /* mcds's own */
     stats_emit_str(emit, ctx, "debug", settings.debug ? "yes" : "no");
     stats_emit_u64(emit, ctx, "conn_output_max", settings.conn_output_max);

@@ -128,3 +128,19 @@ void store_queue_unlease(item *pin, const struct qreceipt *r) {
 uint64_t store_queue_purge(item *pin) {
     return queue_purge(store_queue_of(pin));
 }
+
+/* A redrive's source queue: an existing queue only (none is created). */
+static struct queue *store_queue_source(const char *name, size_t n, item **pin) {
+    enum store_status st;
+
+    *pin = store_queue_open(name, n, false, NULL, &st);
+    return *pin != NULL ? store_queue_of(*pin) : NULL;
+}
+
+void store_queue_redrive(item *pin, uint64_t max, uint64_t *moved, uint64_t *left) {
+    queue_redrive(store_queue_of(pin), max, store_queue_source, moved, left);
+}
+
+uint64_t store_queue_kick(item *pin, uint64_t max) {
+    return queue_kick_buried(store_queue_of(pin), max);
+}

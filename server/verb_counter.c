@@ -2,7 +2,7 @@
  * verb_counter: the tree-counter verbs.
  *
  *   ctdef <counter> <type>[:<keep>[:m]],... [aggregate=0|1] [quantize=<n>]
- *   ctcounter <counter>   ctcounters   ctundef <counter> [noreply]
+ *   ctcounter <counter>   ctcounters [count=<n>] [after=<counter>]   ctundef <counter> [noreply]
  *   ctobj <key> [parent=<key>] [quantize=<n>] [limits=<counter>:<type>:<max>,...]
  *   ctlimits <key> [quantize=<n>] [limits=...]     (redefine)
  *   ctraise <key> limits=<counter>:<type>:<amount>,...
@@ -16,7 +16,6 @@
  * Objects are keys of the keyspace (ITEM_CTREE items); the structure and
  * its locking are in types/ctree.c, persistence in types/ctree_persist.c.
  */
-#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,28 +39,6 @@
 #define CTV_LINE_MAX (ITEM_KEY_MAX + 128)
 
 /* ---- numbers and lists ---- */
-
-/* A whole signed decimal int64 ("-" allowed, no "+"), refused on overflow. */
-static bool ctv_i64(const char *s, int64_t *out) {
-    bool neg = *s == '-';
-    uint64_t v = 0, lim;
-
-    if (neg)
-        s++;
-    if (!isdigit((unsigned char)*s))
-        return false;
-    lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
-    for (; isdigit((unsigned char)*s); s++) {
-        unsigned d = (unsigned)(*s - '0');
-        if (v > (lim - d) / 10)
-            return false;
-        v = v * 10 + d;
-    }
-    if (*s != '\0')
-        return false;
-    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
-    return true;
-}
 
 static bool ctv_u32(const char *s, uint32_t *out) {
     return cmd_parse_count(s, UINT32_MAX, out);
@@ -218,7 +195,7 @@ static bool ctv_def_option(conn *c, struct ctree_def *d, const char *tok) {
         }
         cmd_bad_value(c, "aggregate");
     } else if ((v = cmd_option(tok, "quantize")) != NULL) {
-        if (ctv_i64(v, &d->quantize) && d->quantize >= 1)
+        if (parse_i64_digits(v, &d->quantize) && d->quantize >= 1)
             return true;
         cmd_bad_value(c, "quantize");
     } else {
@@ -281,15 +258,34 @@ enum conn_parse_result ctverb_counter(conn *c, struct cmd_line *t) {
     return PARSE_DONE;
 }
 
+static bool ctv_list_option(conn *c, const char *tok, uint32_t *count, const char **after);
+
+/* ctcounters [count=<n>] [after=<counter>]: by id, a page at a time. */
 enum conn_parse_result ctverb_counters(conn *c, struct cmd_line *t) {
+    uint32_t count = CTV_COUNT_DEFAULT, id = 0, n = 0;
+    const char *after = NULL;
     struct ctree_def d;
     bool started = false;
     uint64_t objects;
-    uint32_t id = 0;
+    int i;
 
-    (void)t;
-    while (ctree_counter_next(&started, &id, &d, &objects))
+    for (i = 1; i < t->n; i++)
+        if (!ctv_list_option(c, t->v[i], &count, &after))
+            return PARSE_DONE;
+    if (after != NULL && !ctv_u32(after, &id)) {
+        cmd_bad_value(c, "after");
+        return PARSE_DONE;
+    }
+    started = after != NULL;
+    while (n < count && ctree_counter_next(&started, &id, &d, &objects)) {
         ctv_out_counter(c, &d, objects);
+        n++;
+    }
+    if (n == count) {
+        uint32_t last = id;     /* the last one listed: is there one after it? */
+        if (ctree_counter_next(&started, &id, &d, &objects))
+            ctv_line(c, "MORE %u\r\n", (unsigned)last);
+    }
     conn_out_reply(c, REPLY_END);
     return PARSE_DONE;
 }
@@ -331,7 +327,7 @@ static bool ctv_parse_limits(const char *s, struct ctree_limit *l, size_t *n) {
             return false;
         if (strcmp(q, "-") == 0)
             l[*n].max = CTREE_NO_LIMIT;
-        else if (!ctv_i64(q, &l[*n].max) || l[*n].max == CTREE_NO_LIMIT)
+        else if (!parse_i64_digits(q, &l[*n].max) || l[*n].max == CTREE_NO_LIMIT)
             return false;
         (*n)++;
     }
@@ -359,7 +355,7 @@ static const char *ctv_obj_option(struct ctv_obj_opts *o, const char *tok, bool 
         return "parent";
     }
     if ((v = cmd_option(tok, "quantize")) != NULL) {
-        *ok = ctv_i64(v, &o->quantize) && o->quantize >= 0;
+        *ok = parse_i64_digits(v, &o->quantize) && o->quantize >= 0;
         return "quantize";
     }
     if ((v = cmd_option(tok, "limits")) != NULL) {
@@ -567,7 +563,7 @@ enum conn_parse_result ctverb_active(conn *c, struct cmd_line *t) {
         if ((v = cmd_option(t->v[i], "since")) == NULL) {
             if (!ctv_list_option(c, t->v[i], &count, &after))
                 return PARSE_DONE;
-        } else if (!ctv_i64(v, &since) || since < 0) {
+        } else if (!parse_i64_digits(v, &since) || since < 0) {
             cmd_bad_value(c, "since");
             return PARSE_DONE;
         }
@@ -622,7 +618,7 @@ enum conn_parse_result ctverb_incr(conn *c, struct cmd_line *t) {
         cmd_reply(c, REPLY_CT_BAD_TIME);
         return PARSE_DONE;
     }
-    if (!ctv_i64(t->v[5], &in.delta)) {
+    if (!parse_i64_digits(t->v[5], &in.delta)) {
         cmd_reply(c, REPLY_X_BAD_CT_DELTA);
         return PARSE_DONE;
     }

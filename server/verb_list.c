@@ -18,7 +18,6 @@
  * silences every reply of a command, errors included. Every change to a
  * list goes through store_list.
  */
-#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -44,23 +43,6 @@ struct lverb_req {
 };
 
 /* ---- parsing ---- */
-
-/* A whole signed decimal number that fits in 64 bits. */
-static bool lverb_parse_i64(const char *s, int64_t *out) {
-    bool neg = *s == '-';
-    uint64_t v;
-
-    if (neg)
-        s++;
-    if (!isdigit((unsigned char)*s) || !parse_u64(s, &v) || v > (uint64_t)INT64_MAX + (neg ? 1 : 0))
-        return false;
-    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
-    return true;
-}
-
-static bool lverb_parse_u64(const char *s, uint64_t *out) {
-    return isdigit((unsigned char)*s) && parse_u64(s, out);
-}
 
 /* The list under a command's key, pinned; replies and returns NULL when
  * there is none (missing), the key holds something else, or is too long. */
@@ -143,7 +125,7 @@ enum conn_parse_result lverb_create(conn *c, struct cmd_line *t) {
         cmd_unknown_option(c, t->v[2]);
         return PARSE_DONE;
     }
-    if (t->n == 3 && !lverb_parse_u64(v, &o.max_len)) {
+    if (t->n == 3 && !parse_u64_digits(v, &o.max_len)) {
         cmd_bad_value(c, "maxlen");
         return PARSE_DONE;
     }
@@ -244,7 +226,7 @@ enum conn_parse_result lverb_num_block(conn *c, struct cmd_line *t) {
     c->noreply = cmd_is_noreply(t, 4);
     len = lverb_lengths(t->v, 3, 4, &r);
     bad = t->vlen[1] > ITEM_KEY_MAX ? REPLY_X_KEY_TOO_LONG
-          : !lverb_parse_i64(t->v[2], &r.num) ? (t->arg == LVERB_SET ? REPLY_X_BAD_INDEX : REPLY_X_BAD_COUNT)
+          : !parse_i64_digits(t->v[2], &r.num) ? (t->arg == LVERB_SET ? REPLY_X_BAD_INDEX : REPLY_X_BAD_COUNT)
           : len != REPLY_OK ? len
           : t->n == 5 && !c->noreply ? cmd_extra_tokens(t, 4) : REPLY_OK;
     if (bad != REPLY_OK)
@@ -432,7 +414,7 @@ enum conn_parse_result lverb_range(conn *c, struct cmd_line *t) {
     int64_t off;
     item *pin;
 
-    if (!lverb_parse_i64(t->v[2], &off)) {
+    if (!parse_i64_digits(t->v[2], &off)) {
         conn_out_reply(c, REPLY_X_BAD_OFFSET);
         return PARSE_DONE;
     }
@@ -455,7 +437,7 @@ enum conn_parse_result lverb_index(conn *c, struct cmd_line *t) {
     int64_t idx;
     item *pin;
 
-    if (!lverb_parse_i64(t->v[2], &idx)) {
+    if (!parse_i64_digits(t->v[2], &idx)) {
         conn_out_reply(c, REPLY_X_BAD_INDEX);
         return PARSE_DONE;
     }
@@ -476,8 +458,8 @@ enum conn_parse_result lverb_trim(conn *c, struct cmd_line *t) {
     item *pin;
 
     c->noreply = cmd_is_noreply(t, 4);
-    bad = !lverb_parse_i64(t->v[2], &off) ? REPLY_X_BAD_OFFSET
-          : !lverb_parse_u64(t->v[3], &limit) ? REPLY_X_BAD_LIMIT
+    bad = !parse_i64_digits(t->v[2], &off) ? REPLY_X_BAD_OFFSET
+          : !parse_u64_digits(t->v[3], &limit) ? REPLY_X_BAD_LIMIT
           : t->n == 5 && !c->noreply ? cmd_extra_tokens(t, 4) : REPLY_OK;
     if (bad != REPLY_OK) {
         cmd_reply(c, bad);

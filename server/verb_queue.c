@@ -546,6 +546,8 @@ enum conn_parse_result qverb_stats(conn *c, struct cmd_line *t) {
     conn_out_commit(c, o->ndlq + 11);
     qverb_stat(c, "max_age_ms", o->max_age_ms);
     qverb_stat(c, "expired_age", st.expired_age);
+    qverb_stat(c, "redriven", st.redriven);
+    qverb_stat(c, "kicked", st.kicked);
     conn_out_reply(c, REPLY_END);
     item_release(pin);
     return PARSE_DONE;

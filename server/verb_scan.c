@@ -8,7 +8,6 @@
  * A page is "KEY <key> <type> <ttl>" lines, then "CURSOR <cursor>" (0:
  * the scan is over) and END.
  */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,7 +120,7 @@ enum conn_parse_result sverb_scan(conn *c, struct cmd_line *t) {
     int i;
 
     start = strcmp(t->v[1], "0") == 0;
-    if (!start && (!isdigit((unsigned char)t->v[1][0]) || !parse_u64(t->v[1], &id))) {
+    if (!start && !parse_u64_digits(t->v[1], &id)) {
         conn_out_reply(c, REPLY_X_BAD_CURSOR);
         return PARSE_DONE;
     }
@@ -146,7 +145,7 @@ enum conn_parse_result sverb_close(conn *c, struct cmd_line *t) {
     uint64_t id;
     enum scan_result r;
 
-    if (!isdigit((unsigned char)t->v[1][0]) || !parse_u64(t->v[1], &id)) {
+    if (!parse_u64_digits(t->v[1], &id)) {
         conn_out_reply(c, REPLY_X_BAD_CURSOR);
         return PARSE_DONE;
     }

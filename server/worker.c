@@ -25,6 +25,12 @@
 #include "stats.h"
 #include "worker.h"
 
+/* An accepted socket on its way to a worker. */
+struct worker_newconn {
+    int fd;
+    bool tls;               /* accepted on a TLS listener */
+};
+
 struct worker {
     int index;
     pthread_t thread;
@@ -33,7 +39,7 @@ struct worker {
     struct event *idle_ev;  /* -o idle_timeout: once a second, closes idle connections */
     int notify_rd, notify_wr;
     pthread_mutex_t qlock;
-    int *queue;             /* sockets waiting to become connections */
+    struct worker_newconn *queue;   /* sockets waiting to become connections */
     int qlen, qcap;
     conn *conns;            /* this worker's open connections */
     struct worker_call *calls, *calls_tail;  /* posted, under qlock */
@@ -52,8 +58,8 @@ struct event_base *worker_base(struct worker *w) {
     return w->base;
 }
 
-static void worker_add_conn(struct worker *w, int fd) {
-    conn *c = conn_new(fd, w);
+static void worker_add_conn(struct worker *w, int fd, bool tls) {
+    conn *c = conn_new(fd, w, tls);
 
     if (c == NULL) {
         log_msg(0, "cannot set up a connection for fd %d", fd);
@@ -162,7 +168,8 @@ void workers_wake_held(void) {
 }
 
 static void worker_take_queue(struct worker *w) {
-    int *fds, n, i;
+    struct worker_newconn *fds;
+    int n, i;
 
     pthread_mutex_lock(&w->qlock);
     fds = w->queue;
@@ -171,7 +178,7 @@ static void worker_take_queue(struct worker *w) {
     w->qlen = w->qcap = 0;
     pthread_mutex_unlock(&w->qlock);
     for (i = 0; i < n; i++)
-        worker_add_conn(w, fds[i]);
+        worker_add_conn(w, fds[i].fd, fds[i].tls);
     free(fds);
 }
 
@@ -300,13 +307,13 @@ static void worker_notify(struct worker *w, char what) {
         ;
 }
 
-void worker_dispatch(int fd) {
+void worker_dispatch(int fd, bool tls) {
     struct worker *w = &workers[next_worker++ % (unsigned)nworkers];
 
     pthread_mutex_lock(&w->qlock);
     if (w->qlen == w->qcap) {
         int cap = w->qcap ? w->qcap * 2 : 16;
-        int *q = realloc(w->queue, sizeof(int) * (size_t)cap);
+        struct worker_newconn *q = realloc(w->queue, sizeof(*q) * (size_t)cap);
         if (q == NULL) {
             pthread_mutex_unlock(&w->qlock);
             close(fd);
@@ -316,7 +323,8 @@ void worker_dispatch(int fd) {
         w->queue = q;
         w->qcap = cap;
     }
-    w->queue[w->qlen++] = fd;
+    w->queue[w->qlen].fd = fd;
+    w->queue[w->qlen++].tls = tls;
     pthread_mutex_unlock(&w->qlock);
     worker_notify(w, 'c');
 }

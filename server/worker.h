@@ -6,6 +6,8 @@
 #ifndef MCDS_WORKER_H
 #define MCDS_WORKER_H
 
+#include <stdbool.h>
+
 struct worker;
 struct conn;
 struct event_base;
@@ -24,8 +26,9 @@ int workers_start(int n);
 void workers_stop(void);
 /* Frees the workers; nothing may post to them any more. */
 void workers_free(void);
-/* Hands an accepted socket to the next worker, round-robin. */
-void worker_dispatch(int fd);
+/* Hands an accepted socket to the next worker, round-robin; tls: it came
+ * from a TLS listener. */
+void worker_dispatch(int fd, bool tls);
 
 struct event_base *worker_base(struct worker *w);
 /* A connection of w closed: drop it from w's list. */

@@ -267,6 +267,88 @@ static void test_batch(mcds_t *h)
     tu_ok("ack_many of 100 ids: repeated and unknown ids NOT_FOUND; wrong type refuses all");
 }
 
+/* ---- receipts: a delivery that is over is not acted on ---- */
+
+static void test_receipts(mcds_t *h)
+{
+    const char *q = tu_name("receipt");
+    char missing[160];
+    mcds_queue_msg_t *first, *again, *m, *batch1, *batch2;
+    mcds_status_t acked = MCDS_SERVER_ERROR, res[3];
+    mcds_queue_stats_t s;
+    size_t n;
+
+    /* one message, delivered twice: the first delivery's receipt is over */
+    push_str(h, q, "r", NULL);
+    first = pop_one(h, q, "r");
+    CHECK(first[0].deliveries == 1);
+    CHECK_ST(mcds_queue_release_msg(h, q, first, 0), MCDS_OK);
+    again = pop_one(h, q, "r");
+    CHECK(again[0].id == first[0].id && again[0].deliveries == 2);
+    CHECK_ST(mcds_queue_ack_msg(h, q, first), MCDS_NOT_FOUND);
+    CHECK_ST(mcds_queue_release_msg(h, q, first, 0), MCDS_NOT_FOUND);
+    CHECK_ST(mcds_queue_touch_msg(h, q, first, 5000), MCDS_NOT_FOUND);
+    s = stats_of(h, q);
+    CHECK(s.in_flight == 1 && s.acked == 0);
+    CHECK_ST(mcds_queue_touch_msg(h, q, again, 5000), MCDS_OK);
+    CHECK_ST(mcds_queue_ack_msg(h, q, again), MCDS_OK);
+    CHECK_ST(mcds_queue_ack_msg(h, q, again), MCDS_NOT_FOUND);
+    CHECK_ST(mcds_queue_ack_msg(h, q, NULL), MCDS_INVALID);
+    CHECK_ST(mcds_queue_release_msg(h, q, NULL, 0), MCDS_INVALID);
+    CHECK_ST(mcds_queue_touch_msg(h, q, NULL, 0), MCDS_INVALID);
+    mcds_queue_msgs_free(first);
+    mcds_queue_msgs_free(again);
+    tu_ok("ack_msg, release_msg, touch_msg: a delivery that is over gives NOT_FOUND and changes nothing");
+
+    /* batches of receipts */
+    push_str(h, q, "a", NULL);
+    push_str(h, q, "b", NULL);
+    push_str(h, q, "c", NULL);
+    CHECK_ST(mcds_queue_pop(h, q, 3, 0, 0, &batch1, &n), MCDS_OK);
+    CHECK(n == 3);
+    CHECK_ST(mcds_queue_release_msgs(h, q, batch1, 2, 0, res), MCDS_OK);
+    CHECK(res[0] == MCDS_OK && res[1] == MCDS_OK);
+    CHECK_ST(mcds_queue_pop(h, q, 2, 0, 0, &batch2, &n), MCDS_OK);
+    CHECK(n == 2 && batch2[0].deliveries == 2 && batch2[1].deliveries == 2);
+    CHECK_ST(mcds_queue_touch_msgs(h, q, batch1, 3, 5000, res), MCDS_OK);
+    CHECK(res[0] == MCDS_NOT_FOUND && res[1] == MCDS_NOT_FOUND && res[2] == MCDS_OK);
+    CHECK_ST(mcds_queue_ack_msgs(h, q, batch1, 3, res), MCDS_OK);
+    CHECK(res[0] == MCDS_NOT_FOUND && res[1] == MCDS_NOT_FOUND && res[2] == MCDS_OK);
+    CHECK_ST(mcds_queue_ack_msgs(h, q, batch2, 2, res), MCDS_OK);
+    CHECK(res[0] == MCDS_OK && res[1] == MCDS_OK);
+    CHECK_ST(mcds_queue_ack_msgs(h, q, batch2, 0, res), MCDS_INVALID);
+    CHECK_ST(mcds_queue_ack_msgs(h, q, NULL, 1, res), MCDS_INVALID);
+    s = stats_of(h, q);
+    CHECK(s.in_flight == 0 && s.ready == 0 && s.acked == 4);
+    mcds_queue_msgs_free(batch1);
+    mcds_queue_msgs_free(batch2);
+    tu_ok("ack_msgs, release_msgs, touch_msgs: one result per receipt, old deliveries NOT_FOUND");
+
+    /* ack one and lease the next in one round trip */
+    push_str(h, q, "x", NULL);
+    push_str(h, q, "y", NULL);
+    first = pop_one(h, q, "x");
+    CHECK_ST(mcds_queue_pop_ack(h, q, first, &acked, 1, 0, 0, &m, &n), MCDS_OK);
+    CHECK(acked == MCDS_OK && n == 1 && strcmp(m[0].data, "y") == 0);
+    acked = MCDS_SERVER_ERROR;
+    CHECK_ST(mcds_queue_pop_ack(h, q, first, &acked, 1, 0, 0, &again, &n), MCDS_OK);
+    CHECK(acked == MCDS_NOT_FOUND && n == 0 && again == NULL);
+    CHECK_ST(mcds_queue_pop_ack(h, q, m, &acked, 1, 0, 0, &again, &n), MCDS_OK);
+    CHECK(acked == MCDS_OK && n == 0);
+    CHECK_ST(mcds_queue_pop_ack(h, q, NULL, &acked, 1, 0, 0, &again, &n), MCDS_INVALID);
+    CHECK_ST(mcds_queue_pop_ack(h, q, m, NULL, 1, 0, 0, &again, &n), MCDS_INVALID);
+    snprintf(missing, sizeof missing, "%s-none", q);
+    acked = MCDS_SERVER_ERROR;
+    CHECK_ST(mcds_queue_pop_ack(h, missing, m, &acked, 1, 0, 0, &again, &n), MCDS_OK);
+    CHECK(acked == MCDS_NOT_FOUND && n == 0);
+    s = stats_of(h, q);
+    CHECK(s.in_flight == 0 && s.ready == 0 && s.acked == 6);
+    mcds_queue_msgs_free(first);
+    mcds_queue_msgs_free(m);
+    CHECK_ST(mcds_queue_delete(h, q), MCDS_OK);
+    tu_ok("pop_ack: acks the receipt and leases the next; an old receipt NOT_FOUND, the pop goes on");
+}
+
 static void test_arguments(mcds_t *h)
 {
     char name[300];
@@ -896,6 +978,8 @@ static void test_unsupported(mcds_t *h)
     CHECK_ST(mcds_queue_pop(h, q, 1, 0, 100, &m, &n), MCDS_UNSUPPORTED);
     CHECK_ST(mcds_queue_ack(h, q, 1), MCDS_UNSUPPORTED);
     CHECK_ST(mcds_queue_ack_many(h, q, &one, 1, &res), MCDS_UNSUPPORTED);
+    CHECK_ST(mcds_queue_ack_msg(h, q, &(mcds_queue_msg_t){1, 0, 1, "", 0}),
+             MCDS_UNSUPPORTED);
     CHECK_ST(mcds_queue_stats(h, q, &s), MCDS_UNSUPPORTED);
     CHECK_ST(mcds_queue_purge(h, q, NULL), MCDS_UNSUPPORTED);
     CHECK_ST(mcds_queue_delete(h, q), MCDS_UNSUPPORTED);
@@ -919,6 +1003,7 @@ int main(int argc, char **argv)
     test_verbs(base);
     test_arguments(base);
     test_batch(base);
+    test_receipts(base);
     test_full(base);
     test_wrong_type(base);
     test_too_large(base);

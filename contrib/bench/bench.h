@@ -102,6 +102,7 @@ struct bench_opts {
     uint64_t load_items;     /* load mode: items to store */
     uint64_t seed;
     int      csv, json, quiet;
+    int      tls;            /* --tls: connections speak TLS */
     const char *label;
 };
 

@@ -33,6 +33,7 @@ against_memcached=0
 durable=""
 raw_out=""
 pin=""
+tls=""
 
 usage() {
     cat <<EOF
@@ -61,6 +62,11 @@ usage: $0 [options]
   --raw FILE           also write every run's CSV line to FILE
   --pin SRV:CLI        pin servers to CPU list SRV and mcds-bench to CLI with
                        taskset (e.g. --pin 1:0); default: nothing is pinned
+  --tls a|b|both       these servers run with -Z (a throwaway certificate made
+                       with openssl) and mcds-bench speaks TLS to them; their
+                       names get "-tls"; no memory test (with --memcached
+                       pointing at mcds-server, "--tls a" compares mcds with
+                       TLS and without)
 EOF
 }
 
@@ -85,6 +91,7 @@ while [ $# -gt 0 ]; do
     --durable) durable=$2; shift ;;
     --raw) raw_out=$2; shift ;;
     --pin) pin=$2; shift ;;
+    --tls) tls=$2; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "compare.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
     esac
@@ -128,9 +135,30 @@ case "$durable" in
 ""|always|everysec|no) ;;
 *) die "--durable takes always, everysec or no" ;;
 esac
+a_tls=""
+b_tls=""
+case "$tls" in
+"") ;;
+a) a_tls=--tls ;;
+b) b_tls=--tls ;;
+both) a_tls=--tls; b_tls=--tls ;;
+*) die "--tls takes a, b or both" ;;
+esac
+[ -n "$a_tls" ] && a_name="$a_name-tls"
+[ -n "$b_tls" ] && b_name="$b_name-tls"
+[ -n "$tls" ] && do_mem=0               # its stats are read in plain text
 [ -n "$durable" ] && a_name="$a_name-$durable"
 
 bench_setup compare
+
+# --tls: one self-signed certificate for the TLS servers (mcds-bench does
+# not check it).
+if [ -n "$tls" ]; then
+    command -v openssl >/dev/null || die "--tls needs the openssl command (apt-get install openssl)"
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 \
+        -subj /CN=localhost -keyout "$tmp/tls.key" -out "$tmp/tls.crt" 2>/dev/null ||
+        die "openssl could not make a certificate"
+fi
 
 # ---- servers ----
 
@@ -141,9 +169,12 @@ server_args() {
     local args="-l 127.0.0.1 -t $sthreads -m $memory"
     if [ "$2" = a ] && [ -n "$durable" ]; then
         args="$args --data-dir $(mktemp -d "$tmp/data.XXXXXX") --fsync $durable --persist-items"
-    elif [ "$1" = "$memcached" ] && [ "$b_name" = memcached ]; then
+    elif [ "$1" = "$memcached" ] && [ "${b_name%-tls}" = memcached ]; then
         args="$args -U 0"
         [ "$(id -u)" = 0 ] && args="$args -u root"
+    fi
+    if { [ "$2" = a ] && [ -n "$a_tls" ]; } || { [ "$2" = b ] && [ -n "$b_tls" ]; }; then
+        args="$args -Z -o ssl_chain_cert=$tmp/tls.crt,ssl_key=$tmp/tls.key"
     fi
     echo "$args"
 }
@@ -205,11 +236,14 @@ hdr=$("$bench" --csv-header)
 c_ops=$(col ops_per_sec); c_p99=$(col p99_us); c_err=$(col errors); c_stored=$(col stored)
 
 # run_bench LABEL PORT ARGS...: appends the CSV line to $raw, prints it.
+# The label's server name says whether it speaks TLS (--tls).
 run_bench() {
-    local label=$1 port=$2 line
+    local label=$1 port=$2 line side_tls=$b_tls
     shift 2
+    case "$label" in "$a_name":*) side_tls=$a_tls ;; esac
+    # shellcheck disable=SC2086 # empty or --tls
     line=$("${cli_pin[@]}" "$bench" -q --csv --label "$label" -s "127.0.0.1:$port" \
-        -t "$bthreads" -c "$conns" "$@" 2>>"$tmp/bench.err" | tail -n 1)
+        -t "$bthreads" -c "$conns" $side_tls "$@" 2>>"$tmp/bench.err" | tail -n 1)
     case "$line" in "$label",*) ;; *) line="$label,FAILED" ;; esac
     echo "$line" >> "$raw"
     echo "$line"
@@ -261,6 +295,8 @@ machine() {
     echo "servers: $a_name = $a_bin; $b_name = $memcached ($("$memcached" -V 2>/dev/null))"
     echo "         both: -t $sthreads -m $memory, on 127.0.0.1"
     [ -n "$durable" ] && echo "         $a_name: --data-dir (fresh) --fsync $durable --persist-items"
+    [ -n "$tls" ] && echo "         TLS ($tls): -Z with a P-256 self-signed certificate; mcds-bench --tls" \
+        "($(openssl version 2>/dev/null))"
     echo "client:  $bench -t $bthreads -c $conns ($((bthreads * conns)) connections)," \
         "warm-up $warmup s, $duration s measured, $rounds round(s), median reported"
     if [ -n "$pin" ]; then

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "proto.h"
+#include "tls.h"
 
 #ifndef IOV_MAX
 #define IOV_MAX 1024                   /* Linux's UIO_MAXIOV */
@@ -142,12 +143,16 @@ int conn_open(struct conn *c, struct bench_shared *sh, struct bench_stats *st,
     c->fd = conn_connect(&o->servers[server]);
     if (c->fd < 0)
         return -1;
+    if (o->tls && (c->tls = bench_tls_connect(c->fd, CONN_CONNECT_MS)) == NULL)
+        return -1;
     c->state = CONN_OPEN;
     return 0;
 }
 
 void conn_close(struct conn *c)
 {
+    bench_tls_free(c->tls);
+    c->tls = NULL;
     if (c->fd >= 0)
         close(c->fd);
     c->fd = -1;
@@ -219,7 +224,8 @@ int conn_flush(struct conn *c)
         cnt = c->iov_n - c->iov_head;
         if (cnt > IOV_MAX)
             cnt = IOV_MAX;
-        n = writev(c->fd, &c->iov[c->iov_head], cnt);
+        n = c->tls != NULL ? bench_tls_writev(c->tls, &c->iov[c->iov_head], cnt)
+                           : writev(c->fd, &c->iov[c->iov_head], cnt);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
@@ -686,7 +692,8 @@ static int conn_parse(struct conn *c, uint64_t now)
     }
 }
 
-int conn_read(struct conn *c)
+/* One read into rbuf, then the replies it completes. */
+static int conn_read_once(struct conn *c)
 {
     ssize_t n;
 
@@ -698,7 +705,8 @@ int conn_read(struct conn *c)
             c->rlen -= c->rpos;
             c->rpos = 0;
         }
-        n = read(c->fd, c->rbuf + c->rlen, c->rcap - c->rlen);
+        n = c->tls != NULL ? bench_tls_read(c->tls, c->rbuf + c->rlen, c->rcap - c->rlen)
+                           : read(c->fd, c->rbuf + c->rlen, c->rcap - c->rlen);
         if (n > 0)
             break;
         if (n < 0 && errno == EINTR)
@@ -713,5 +721,16 @@ int conn_read(struct conn *c)
         c->st->errors++;
         return -1;
     }
+    return 0;
+}
+
+/* With TLS, bytes the session already decrypted raise no socket event:
+ * read until it holds none. */
+int conn_read(struct conn *c)
+{
+    do {
+        if (conn_read_once(c) < 0)
+            return -1;
+    } while (c->tls != NULL && bench_tls_pending(c->tls) > 0);
     return 0;
 }

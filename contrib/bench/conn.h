@@ -26,6 +26,7 @@ struct conn_pending {
 
 struct conn {
     int fd;
+    struct bench_tls *tls;           /* --tls: its session (tls.c) */
     enum conn_state state;
     int more;                        /* the workload has more to send */
     struct bench_shared *sh;

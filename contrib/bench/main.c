@@ -26,6 +26,7 @@
 
 #include "bench.h"
 #include "report.h"
+#include "tls.h"
 #include "worker.h"
 #include "workload.h"
 
@@ -136,6 +137,8 @@ static void usage(FILE *f)
 "      --csv-header         print the CSV column names and exit\n"
 "      --json               also print one JSON line\n"
 "      --label STR          first field of the CSV/JSON line\n"
+"      --tls                connect with TLS (the server's certificate is not\n"
+"                           checked; for servers started with -Z)\n"
 "  -q, --quiet              no human table\n"
 "  -h, --help               this help\n"
 "Workloads:\n");
@@ -144,7 +147,7 @@ static void usage(FILE *f)
 
 enum { OPT_MAX_TIME = 256, OPT_TIMEOUT, OPT_SEED, OPT_CSV, OPT_CSV_HEADER, OPT_JSON,
        OPT_LABEL, OPT_QUEUES, OPT_PRODUCERS, OPT_BACKLOG, OPT_POP_WAIT,
-       OPT_ACK_WITH_POP };
+       OPT_ACK_WITH_POP, OPT_TLS };
 
 static const struct option long_options[] = {
     { "server",     required_argument, NULL, 's' },
@@ -166,6 +169,7 @@ static const struct option long_options[] = {
     { "backlog",    required_argument, NULL, OPT_BACKLOG },
     { "pop-wait",   required_argument, NULL, OPT_POP_WAIT },
     { "ack-with-pop", no_argument,     NULL, OPT_ACK_WITH_POP },
+    { "tls",        no_argument,       NULL, OPT_TLS },
     { "max-time",   required_argument, NULL, OPT_MAX_TIME },
     { "timeout",    required_argument, NULL, OPT_TIMEOUT },
     { "seed",       required_argument, NULL, OPT_SEED },
@@ -417,6 +421,7 @@ static int opts_parse(struct bench_opts *o, int argc, char **argv)
             break;
         case OPT_POP_WAIT: rc = opt_secs("pop-wait", optarg, &o->pop_wait); break;
         case OPT_ACK_WITH_POP: o->ack_with_pop = 1; break;
+        case OPT_TLS: o->tls = 1; break;
         case 'q': o->quiet = 1; break;
         case 'h': usage(stdout); return 1;
         default: usage(stderr); return -1;
@@ -480,6 +485,8 @@ int main(int argc, char **argv)
         return rc > 0 ? 0 : 2;
     signal(SIGPIPE, SIG_IGN);
     bench_raise_nofile(&opts);
+    if (opts.tls && bench_tls_init() < 0)
+        return 2;
 
     value = malloc(opts.value_size ? opts.value_size : 1);
     workers = calloc((size_t)opts.threads, sizeof(*workers));
@@ -548,5 +555,7 @@ int main(int argc, char **argv)
         worker_free(&workers[i]);
     free(workers);
     free(value);
+    if (opts.tls)
+        bench_tls_shutdown();
     return rc;
 }

@@ -83,7 +83,10 @@ static int queue_due_less(const struct qmsg *a, const struct qmsg *b) {
 
 /* 0, or -1 (nothing changed) when a heap cannot grow. */
 int queue_ready_add(struct queue *q, struct qmsg *m) {
-    if (qheap_reserve(&q->ready_age, q->ready.n + 1) < 0 || qheap_push(&q->ready, m) < 0)
+    size_t room = q->ready.n + q->move_reserved + 1;
+
+    if (qheap_reserve(&q->ready_age, room) < 0 || qheap_reserve(&q->ready, room) < 0 ||
+        qheap_push(&q->ready, m) < 0)
         return -1;
     qheap_push(&q->ready_age, m);
     return 0;
@@ -370,13 +373,29 @@ static void queue_unlist(struct queue *q, struct queue_waiter *w) {
     q->nwaiters--;
 }
 
-/* Hands ready messages to waiters, first come first served; q locked. */
-static void queue_serve(struct queue *q) {
+bool queue_group_claim(struct queue_wait_group *g) {
+    int free_ = 0;
+
+    return __atomic_compare_exchange_n(&g->claimed, &free_, 1, false, __ATOMIC_ACQ_REL,
+                                       __ATOMIC_ACQUIRE);
+}
+
+/* Whether w may be served: it waits on this queue alone, or this queue
+ * is the first to claim its group (another member was not served). */
+static bool queue_waiter_claim(struct queue_waiter *w) {
+    return w->group == NULL || queue_group_claim(w->group);
+}
+
+/* Hands ready messages to waiters, first come first served; q locked. A
+ * member of a group served by another queue is taken off, given nothing. */
+void queue_serve(struct queue *q) {
     uint64_t now = clock_now_ms();
 
     while (q->whead != NULL && q->ready.n > 0) {
         struct queue_waiter *w = q->whead;
         queue_unlist(q, w);
+        if (!queue_waiter_claim(w))
+            continue;
         w->ngot = 0;
         while (w->ngot < w->want && q->ready.n > 0) {
             queue_lease(q, w->lease_ms, now, &w->got[w->ngot]);
@@ -423,6 +442,7 @@ static void queue_dead_add(struct queue *q, struct qmsg *m, struct queue_dead_li
         return;
     }
     dl->v[dl->n].m = m;
+    dl->v[dl->n].src = m->src;
     memcpy(dl->v[dl->n].dlq, q->opts.dlq, q->opts.ndlq);
     dl->v[dl->n].ndlq = q->opts.ndlq;
     dl->n++;
@@ -442,6 +462,7 @@ static void queue_unbury(struct queue *q, uint64_t now, struct queue_dead_list *
             break;
         qheap_pop(&q->buried);
         dl->v[dl->n].m = m;
+        dl->v[dl->n].src = m->src;
         memcpy(dl->v[dl->n].dlq, q->opts.dlq, q->opts.ndlq);
         dl->v[dl->n].ndlq = q->opts.ndlq;
         dl->n++;
@@ -504,7 +525,7 @@ static void queue_bury(struct queue *q, struct queue_dead_list *dl) {
 
     for (i = 0; i < dl->n; i++) {
         if (!refused && queue_dead_hook(q->name, q->nname, dl->v[i].dlq, dl->v[i].ndlq, dl->v[i].m)) {
-            dl->v[i].m = NULL;
+            dl->v[i].m = NULL;      /* it left q: its source entry here goes */
         } else {
             refused = true;
             kept++;
@@ -515,8 +536,10 @@ static void queue_bury(struct queue *q, struct queue_dead_list *dl) {
     q->bury_reserved -= dl->n;
     for (i = 0; i < dl->n; i++) {
         struct qmsg *m = dl->v[i].m;
-        if (m == NULL)
+        if (m == NULL) {
+            queue_src_unref(q, dl->v[i].src);
             continue;
+        }
         if (q->closed) {
             queue_msg_free(m);
             continue;
@@ -533,14 +556,13 @@ static void queue_bury(struct queue *q, struct queue_dead_list *dl) {
     dl->n = dl->cap = 0;
 }
 
-/* Locks q and catches it up; queue_unlock() then buries the dead. */
-static void queue_lock(struct queue *q, uint64_t now, struct queue_dead_list *dl) {
+void queue_lock(struct queue *q, uint64_t now, struct queue_dead_list *dl) {
     memset(dl, 0, sizeof(*dl));
     pthread_mutex_lock(&q->lock);
     queue_catch_up(q, now, dl);
 }
 
-static void queue_unlock(struct queue *q, struct queue_dead_list *dl) {
+void queue_unlock(struct queue *q, struct queue_dead_list *dl) {
     queue_serve(q);
     queue_update_due(q);
     pthread_mutex_unlock(&q->lock);
@@ -658,6 +680,7 @@ void queue_free(struct queue *q) {
     queue_free_heap(&q->delayed);
     queue_free_heap(&q->inflight);
     queue_free_heap(&q->buried);
+    queue_src_free_all(q);
     item_mem_charge(-(long)(sizeof(*q) + q->nbuckets * sizeof(*q->ids)));
     free(q->ids);
     pthread_mutex_destroy(&q->lock);
@@ -672,6 +695,8 @@ void queue_close(struct queue *q) {
     while (q->whead != NULL) {
         struct queue_waiter *w = q->whead;
         queue_unlist(q, w);
+        if (!queue_waiter_claim(w))
+            continue;
         w->ngot = 0;
         w->wake(w);
     }
@@ -712,6 +737,10 @@ void queue_persist_replay_done(void) {
     pthread_mutex_unlock(&queue_reg_lock);
 }
 
+size_t queue_length(const struct queue *q) {
+    return q->ready.n + q->delayed.n + q->inflight.n + q->buried.n + q->move_reserved;
+}
+
 const struct queue_opts *queue_options(const struct queue *q) {
     return &q->opts;
 }
@@ -719,42 +748,73 @@ const struct queue_opts *queue_options(const struct queue *q) {
 /* ---- operations ---- */
 
 enum queue_result queue_push(struct queue *q, item *payload, uint32_t pri, uint64_t due_ms, uint64_t *id) {
-    uint64_t now = clock_now_ms();
-    struct qmsg *m;
-    int rc;
+    return queue_push_many(q, &payload, 1, pri, due_ms, id);
+}
 
+/* ---- several messages in one push ---- */
+
+/* n new messages, or none (NULL in m[0]) without memory. */
+static bool queue_new_msgs(struct qmsg **m, int n) {
+    int i;
+
+    for (i = 0; i < n; i++) {
+        if ((m[i] = calloc(1, sizeof(**m))) == NULL) {
+            while (i > 0)
+                free(m[--i]);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Room for n more messages in the heap(s) a push due at due_ms goes to. */
+static bool queue_push_room(struct queue *q, int n, bool delayed) {
+    size_t room = q->ready.n + q->move_reserved + (size_t)n;
+
+    if (delayed)
+        return qheap_reserve(&q->delayed, q->delayed.n + (size_t)n) == 0;
+    return qheap_reserve(&q->ready, room) == 0 && qheap_reserve(&q->ready_age, room) == 0;
+}
+
+enum queue_result queue_push_many(struct queue *q, item **payloads, int n, uint32_t pri,
+                                  uint64_t due_ms, uint64_t *ids) {
+    uint64_t now = clock_now_ms();
+    bool delayed = due_ms > now;
+    struct qmsg *m[QUEUE_PUSH_MAX];
+    int i;
+
+    if (n < 1 || n > QUEUE_PUSH_MAX)
+        return QUEUE_FULL;
     pthread_mutex_lock(&q->lock);
     if (q->closed) {
         pthread_mutex_unlock(&q->lock);
         return QUEUE_GONE;
     }
-    if (q->opts.max_length != 0 &&
-        q->ready.n + q->delayed.n + q->inflight.n + q->buried.n >= q->opts.max_length) {
+    if (q->opts.max_length != 0 && queue_length(q) + (size_t)n > q->opts.max_length) {
         pthread_mutex_unlock(&q->lock);
         return QUEUE_FULL;
     }
-    m = calloc(1, sizeof(*m));
-    if (m == NULL) {
+    if (!queue_push_room(q, n, delayed) || !queue_new_msgs(m, n)) {
         pthread_mutex_unlock(&q->lock);
         return QUEUE_NOMEM;
     }
-    m->id = queue_next_id();
-    m->seq = q->seq++;
-    m->pri = pri;
-    m->due_ms = due_ms;
-    m->pushed_ms = now;
-    m->payload = payload;
-    m->state = due_ms > now ? QMSG_DELAYED : QMSG_READY;
-    rc = m->state == QMSG_DELAYED ? qheap_push(&q->delayed, m) : queue_ready_add(q, m);
-    if (rc < 0) {
-        pthread_mutex_unlock(&q->lock);
-        free(m);
-        return QUEUE_NOMEM;
+    for (i = 0; i < n; i++) {
+        m[i]->id = queue_next_id();
+        m[i]->seq = q->seq++;
+        m[i]->pri = pri;
+        m[i]->due_ms = due_ms;
+        m[i]->pushed_ms = now;
+        m[i]->payload = payloads[i];
+        m[i]->state = delayed ? QMSG_DELAYED : QMSG_READY;
+        if (delayed)
+            qheap_push(&q->delayed, m[i]);      /* room was made above */
+        else
+            queue_ready_add(q, m[i]);
+        item_mem_charge((long)sizeof(*m[i]));
+        q->counts.pushed++;
+        qlog_push(q, m[i]);
+        ids[i] = m[i]->id;
     }
-    item_mem_charge((long)sizeof(*m));
-    q->counts.pushed++;
-    qlog_push(q, m);
-    *id = m->id;
     queue_serve(q);
     queue_update_due(q);
     pthread_mutex_unlock(&q->lock);
@@ -763,23 +823,28 @@ enum queue_result queue_push(struct queue *q, item *payload, uint32_t pri, uint6
 
 enum queue_result queue_push_msg(struct queue *q, struct qmsg *m, const char *src, size_t nsrc) {
     enum queue_result r = QUEUE_OK;
+    uint32_t src_ix = 0;
 
     pthread_mutex_lock(&q->lock);
     if (q->closed) {
         r = QUEUE_GONE;
-    } else if (q->opts.max_length != 0 &&
-               q->ready.n + q->delayed.n + q->inflight.n + q->buried.n >= q->opts.max_length) {
+    } else if (q->opts.max_length != 0 && queue_length(q) >= q->opts.max_length) {
         r = QUEUE_FULL;
+    } else if ((src_ix = queue_src_ref(q, src, nsrc)) == 0) {
+        r = QUEUE_NOMEM;
     } else {
         m->seq = q->seq++;
         m->deliveries = 0;
         m->due_ms = 0;
         m->pushed_ms = clock_now_ms();
         m->state = QMSG_READY;
-        if (queue_ready_add(q, m) < 0)
+        if (queue_ready_add(q, m) < 0) {
+            queue_src_unref(q, src_ix);
             r = QUEUE_NOMEM;
+        }
     }
     if (r == QUEUE_OK) {
+        m->src = src_ix;
         q->counts.pushed++;
         qlog_dead(q, src, nsrc, m);
         queue_serve(q);
@@ -813,6 +878,7 @@ int queue_take(struct queue *q, struct qdelivery *out) {
     if (m != NULL) {
         q->counts.popped++;
         q->counts.acked++;
+        queue_src_unref(q, m->src);
         qlog_ack(q, m->id);
         out->id = m->id;
         out->deliveries = m->deliveries + 1;
@@ -856,6 +922,7 @@ enum queue_result queue_ack(struct queue *q, const struct qreceipt *r, bool held
     m = queue_take_lease(q, r, held);
     if (m != NULL) {
         q->counts.acked++;
+        queue_src_unref(q, m->src);
         qlog_ack(q, m->id);
     }
     queue_unlock(q, &dl);
@@ -916,6 +983,12 @@ enum queue_result queue_touch(struct queue *q, const struct qreceipt *r, bool he
     return m != NULL ? QUEUE_OK : QUEUE_NOT_FOUND;
 }
 
+/* Frees m, out of every heap of q, and its source entry; q locked. */
+static void queue_drop_msg(struct queue *q, struct qmsg *m) {
+    queue_src_unref(q, m->src);
+    queue_msg_free(m);
+}
+
 uint64_t queue_purge(struct queue *q) {
     uint64_t n;
     struct qmsg *m;
@@ -923,11 +996,11 @@ uint64_t queue_purge(struct queue *q) {
     pthread_mutex_lock(&q->lock);
     n = q->ready.n + q->delayed.n + q->buried.n;
     while ((m = queue_ready_take(q)) != NULL)
-        queue_msg_free(m);
+        queue_drop_msg(q, m);
     while ((m = qheap_pop(&q->delayed)) != NULL)
-        queue_msg_free(m);
+        queue_drop_msg(q, m);
     while ((m = qheap_pop(&q->buried)) != NULL)
-        queue_msg_free(m);
+        queue_drop_msg(q, m);
     q->counts.purged += n;
     qlog_purge(q);
     queue_update_due(q);
@@ -997,6 +1070,8 @@ void queue_totals(struct queue_stats *total, uint64_t *nqueues) {
         total->dead += st.dead;
         total->purged += st.purged;
         total->expired_age += st.expired_age;
+        total->redriven += st.redriven;
+        total->kicked += st.kicked;
     }
     pthread_mutex_unlock(&queue_reg_lock);
 }

@@ -47,6 +47,9 @@ struct qmsg {
     struct qmsg *id_next;   /* in-flight id map chain */
     item *payload;          /* client flags and value with "\r\n" */
     uint8_t state;
+    uint32_t src;           /* a dead letter: the queue it came from, an
+                               index into its queue's source table (1 up;
+                               0: none); fits in what was padding */
 };
 
 struct queue_opts {
@@ -75,8 +78,18 @@ struct qdelivery {
     item *payload;
 };
 
+/* The waiters of one wait on several queues (a member on each): the
+ * first queue to serve a member, or the end of the wait, claims the
+ * group; every other member is then skipped (taken off, given nothing). */
+struct queue_wait_group {
+    int claimed;                /* atomic: 0 until claimed */
+};
+/* Claims g: true for the first caller only. */
+bool queue_group_claim(struct queue_wait_group *g);
+
 struct queue_waiter {
     struct queue_waiter *prev, *next;
+    struct queue_wait_group *group; /* NULL: a wait on this queue alone */
     int want;                   /* most messages to take */
     uint64_t lease_ms;          /* lease of what it takes, or QUEUE_HELD */
     struct qdelivery *got;      /* room for want deliveries */
@@ -93,6 +106,7 @@ struct queue_stats {
     uint64_t pushed, popped, acked, released, expired, dead, purged;
     uint64_t oldest_ready_ms;   /* age of the oldest ready message */
     uint64_t expired_age;       /* dead-lettered for their age (max_age_ms) */
+    uint64_t redriven, kicked;  /* sent back by queue_redrive, made ready by queue_kick */
 };
 
 enum queue_result { QUEUE_OK, QUEUE_FULL, QUEUE_NOMEM, QUEUE_NOT_FOUND, QUEUE_GONE };
@@ -120,6 +134,12 @@ const struct queue_opts *queue_options(const struct queue *q);
 
 /* On QUEUE_OK the queue owns the payload reference. */
 enum queue_result queue_push(struct queue *q, item *payload, uint32_t pri, uint64_t due_ms, uint64_t *id);
+/* Several messages (1 to QUEUE_PUSH_MAX) with the same priority and due
+ * time, all or none: on QUEUE_OK the queue owns every payload reference
+ * and ids[i] is payloads[i]'s id; otherwise nothing was queued. */
+#define QUEUE_PUSH_MAX 100
+enum queue_result queue_push_many(struct queue *q, item **payloads, int n, uint32_t pri,
+                                  uint64_t due_ms, uint64_t *ids);
 /* Takes over a whole message from queue src (a dead letter): ready now,
  * its id kept, its delivery count starting again. */
 enum queue_result queue_push_msg(struct queue *q, struct qmsg *m, const char *src, size_t nsrc);
@@ -157,6 +177,23 @@ bool queue_unwait(struct queue *q, struct queue_waiter *w);
 #define QUEUE_ID_BLOCK (1ULL << 20)
 void queue_on_id_block(void (*fn)(uint64_t upto));
 void queue_id_floor(uint64_t v);
+
+/* ---- moving messages back (queue_move.c) ---- */
+
+#define QUEUE_MOVE_MAX 10000        /* most messages one redrive or kick considers */
+
+/* Opens the queue named name for a redrive, pinned (*pin to release), or
+ * NULL when there is none (missing, or the key holds another type). */
+typedef struct queue *(*queue_open_fn)(const char *name, size_t n, item **pin);
+/* Sends up to max ready messages of dead-letter queue q (in delivery
+ * order) back to the queue each came from, in batches: ready there now,
+ * id, priority and data kept, delivery count and age starting again.
+ * One whose source is unknown, gone, full or out of memory stays in q
+ * where it was. *moved and *left count both kinds. */
+void queue_redrive(struct queue *q, uint64_t max, queue_open_fn open, uint64_t *moved, uint64_t *left);
+/* Makes up to max buried messages of q ready again, in their order, with
+ * their delivery count and age starting again; returns how many. */
+uint64_t queue_kick_buried(struct queue *q, uint64_t max);
 
 /* Server-wide totals for `stats`. */
 void queue_totals(struct queue_stats *st, uint64_t *nqueues);

@@ -25,6 +25,11 @@ struct queue {
     struct qheap inflight;      /* by lease end */
     struct qheap buried;        /* dead letters not yet placed: by priority, push order */
     size_t bury_reserved;       /* room kept in buried for messages being placed */
+    size_t move_reserved;       /* room kept in ready for messages out on a
+                                   redrive, which may come back */
+    struct queue_move_list *moving; /* messages out on redrives (queue_move.c) */
+    struct queue_src **srcs;    /* where dead letters came from (queue_move.c) */
+    uint32_t nsrcs;             /* slots in srcs (a free one is NULL) */
     uint64_t bury_retry_at;     /* when buried messages are offered again */
     struct qmsg **ids;          /* in-flight messages by id (all of them while
                                    the log is replayed at start-up) */
@@ -48,6 +53,7 @@ struct queue {
  * handed to the dead-letter hook once it is released. */
 struct queue_dead {
     struct qmsg *m;
+    uint32_t src;               /* m's source in its queue until it is placed */
     char dlq[ITEM_KEY_MAX];
     size_t ndlq;
 };
@@ -55,6 +61,41 @@ struct queue_dead {
 struct queue_dead_list {
     struct queue_dead *v;
     size_t n, cap;
+};
+
+/* Messages in q, counted against max_length (those out on a redrive too). */
+size_t queue_length(const struct queue *q);
+/* Hands ready messages to waiters, first come first served. */
+void queue_serve(struct queue *q);
+/* Locks q and catches it up; queue_unlock() serves waiters, rearms the
+ * timer, unlocks and buries the dead. */
+void queue_lock(struct queue *q, uint64_t now, struct queue_dead_list *dl);
+void queue_unlock(struct queue *q, struct queue_dead_list *dl);
+
+/* The source table of a dead-letter queue (queue_move.c): a message names
+ * the queue it came from by an index into it, so many dead letters share
+ * one copy of a name. An entry lives while messages name it. */
+struct queue_src {
+    uint32_t refs;              /* messages naming it */
+    size_t nname;
+    char name[ITEM_KEY_MAX];
+};
+/* The index (1 up) of name in q's table, counted once more; 0 without
+ * memory. */
+uint32_t queue_src_ref(struct queue *q, const char *name, size_t n);
+/* A message naming src (0: none) leaves q or is freed. */
+void queue_src_unref(struct queue *q, uint32_t src);
+const struct queue_src *queue_src_get(const struct queue *q, uint32_t src);
+void queue_src_free_all(struct queue *q);
+
+/* Messages a redrive took out of q's ready heaps: still q's (a snapshot
+ * copies them as ready messages of q) until each is placed in its source
+ * under both queues' locks (its slot then NULL) or given back. */
+struct queue_move_list {
+    struct qmsg **v;
+    uint32_t *src;              /* each one's source entry in q */
+    size_t n, cap;
+    struct queue_move_list *next;   /* q's other redrives under way */
 };
 
 /* The ready heap and its by-age twin. */

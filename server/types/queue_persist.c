@@ -13,13 +13,20 @@
  *   Q_STATE   id u64, state u8, deliveries u32, due (Unix ms) u64
  *   Q_ACK     id u64
  *   Q_PURGE   -
- *   Q_DEAD    source queue key, then a message
+ *   Q_DEAD    source queue key, then a message (the key is where the
+ *             dead letter came from: it is its source until it leaves)
+ *   Q_REDRIVE dead-letter queue key, then a message: out of that queue,
+ *             back into this one (its source)
+ *   Q_KICK    id u64, pushed (Unix ms) u64: buried, now ready with no
+ *             delivery counted
  * A message: id u64, seq u64, state u8, priority u32, deliveries u32,
  * due u64 (Unix ms; a lease end for in-flight, UINT64_MAX when held by a
  * Kestrel open read), pushed (Unix ms) u64, flags u32, data length u32,
  * data. Snapshot entries: S_QUEUE (the Q_CREATE fields but max_age_ms,
  * exptime, seq, totals, the log position it was dumped at, then max_age_ms,
- * which older snapshots leave out) and S_MSG (queue key, message).
+ * which older snapshots leave out) and S_MSG (queue key, message, then
+ * for a dead letter the key of its source queue, which older snapshots
+ * and messages with none leave out).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +43,7 @@
 
 enum qp_op {
     Q_CREATE = 1, Q_DROP, Q_TTL, Q_PUSH, Q_STATE, Q_ACK, Q_PURGE, Q_DEAD,
+    Q_REDRIVE, Q_KICK,
     S_QUEUE = 20, S_MSG
 };
 
@@ -163,7 +171,8 @@ void qlog_purge(struct queue *q) {
     qp_log(Q_PURGE, &o, NULL);
 }
 
-void qlog_dead(struct queue *q, const char *src, size_t nsrc, const struct qmsg *m) {
+/* Q_DEAD or Q_REDRIVE: m, out of queue src, into q. */
+static void qp_log_move(uint8_t op, struct queue *q, const char *src, size_t nsrc, const struct qmsg *m) {
     uint8_t buf[QP_FIXED];
     struct codec_out o;
 
@@ -172,7 +181,27 @@ void qlog_dead(struct queue *q, const char *src, size_t nsrc, const struct qmsg 
     qp_start(&o, buf, q);
     codec_put_key(&o, src, nsrc);
     qp_put_msg(&o, m);
-    qp_log(Q_DEAD, &o, m);
+    qp_log(op, &o, m);
+}
+
+void qlog_dead(struct queue *q, const char *src, size_t nsrc, const struct qmsg *m) {
+    qp_log_move(Q_DEAD, q, src, nsrc, m);
+}
+
+void qlog_redrive(struct queue *q, const char *from, size_t nfrom, const struct qmsg *m) {
+    qp_log_move(Q_REDRIVE, q, from, nfrom, m);
+}
+
+void qlog_kick(struct queue *q, const struct qmsg *m) {
+    uint8_t buf[QP_FIXED];
+    struct codec_out o;
+
+    if (!persist_on())
+        return;
+    qp_start(&o, buf, q);
+    codec_put_u64(&o, m->id);
+    codec_put_u64(&o, clock_to_unix_ms(m->pushed_ms));
+    qp_log(Q_KICK, &o, NULL);
 }
 
 /* ---- decoding ---- */
@@ -268,8 +297,9 @@ static struct qmsg *qp_new_msg(struct queue *q, const struct qp_msg *r) {
     return m;
 }
 
-/* Adds message r to q unless an id of it is there already; q locked. */
-static int qp_add_msg(struct queue *q, const struct qp_msg *r) {
+/* Adds message r to q unless an id of it is there already, a dead letter
+ * from queue src when nsrc > 0; q locked. */
+static int qp_add_msg(struct queue *q, const struct qp_msg *r, const char *src, size_t nsrc) {
     struct qmsg *m;
 
     if (*queue_id_slot(q, r->id) != NULL)
@@ -279,8 +309,16 @@ static int qp_add_msg(struct queue *q, const struct qp_msg *r) {
         log_msg(0, "persistence: no memory to restore message %llu", (unsigned long long)r->id);
         return -1;
     }
+    if (nsrc > 0 && (m->src = queue_src_ref(q, src, nsrc)) == 0)
+        log_msg(0, "persistence: no memory to keep where message %llu came from",
+                (unsigned long long)r->id);
     qp_place(q, m);
     return 0;
+}
+
+static void qp_free_msg(struct queue *q, struct qmsg *m) {
+    queue_src_unref(q, m->src);
+    queue_msg_free(m);
 }
 
 static void qp_remove_msg(struct queue *q, uint64_t id) {
@@ -288,8 +326,23 @@ static void qp_remove_msg(struct queue *q, uint64_t id) {
 
     if (m != NULL) {
         queue_msg_detach(q, m);
-        queue_msg_free(m);
+        qp_free_msg(q, m);
     }
+}
+
+/* Q_KICK: the buried message id is ready again, no delivery counted. */
+static void qp_kick(struct queue *q, uint64_t id, uint64_t pushed) {
+    struct qmsg *m = *queue_id_slot(q, id);
+
+    if (m == NULL)
+        return;
+    queue_msg_detach(q, m);
+    queue_id_take(q, id);
+    m->state = QMSG_READY;
+    m->deliveries = 0;
+    m->due_ms = 0;
+    m->pushed_ms = clock_from_unix_ms(pushed);
+    qp_place(q, m);
 }
 
 static void qp_purge(struct queue *q) {
@@ -299,12 +352,12 @@ static void qp_purge(struct queue *q) {
 
     while ((m = queue_ready_take(q)) != NULL) {
         queue_id_take(q, m->id);
-        queue_msg_free(m);
+        qp_free_msg(q, m);
     }
     for (i = 0; i < 2; i++) {
         while ((m = qheap_pop(heaps[i])) != NULL) {
             queue_id_take(q, m->id);
-            queue_msg_free(m);
+            qp_free_msg(q, m);
         }
     }
 }
@@ -331,7 +384,7 @@ static int qp_apply_to(struct queue *q, uint8_t op, struct codec_in *in) {
     case Q_PUSH:
         if (!qp_get_msg(in, &r))
             return -1;
-        rc = qp_add_msg(q, &r);
+        rc = qp_add_msg(q, &r, NULL, 0);
         q->counts.pushed++;
         return rc;
     case Q_STATE:
@@ -353,13 +406,22 @@ static int qp_apply_to(struct queue *q, uint8_t op, struct codec_in *in) {
     case Q_PURGE:
         qp_purge(q);
         return 0;
+    case Q_KICK:
+        r.id = codec_get_u64(in);
+        r.pushed = codec_get_u64(in);
+        if (in->bad)
+            return -1;
+        qp_kick(q, r.id, r.pushed);
+        return 0;
     }
     return -1;
 }
 
 /* Q_DEAD: out of its source (when the source has not seen it), into the
- * dead-letter queue q (likewise). */
-static int qp_apply_dead(const char *key, size_t nkey, struct codec_in *in, uint64_t lsn) {
+ * dead-letter queue q (likewise), naming its source there. Q_REDRIVE
+ * (redrive): the same from the dead-letter queue back to its source,
+ * counted as no dead letter and naming no source. */
+static int qp_apply_move(const char *key, size_t nkey, struct codec_in *in, uint64_t lsn, bool redrive) {
     size_t nsrc;
     const char *src = codec_get_key(in, &nsrc);
     struct qp_msg r;
@@ -373,7 +435,7 @@ static int qp_apply_dead(const char *key, size_t nkey, struct codec_in *in, uint
         pthread_mutex_lock(&s->lock);
         if (lsn >= s->replay_lsn) {
             qp_remove_msg(s, r.id);
-            s->counts.dead++;
+            s->counts.dead += redrive ? 0 : 1;
         }
         pthread_mutex_unlock(&s->lock);
         item_release(pin);
@@ -381,8 +443,10 @@ static int qp_apply_dead(const char *key, size_t nkey, struct codec_in *in, uint
     if ((pin = qp_queue(key, nkey, true, NULL)) != NULL) {
         struct queue *q = store_queue_of(pin);
         pthread_mutex_lock(&q->lock);
-        if (lsn >= q->replay_lsn)
-            rc = qp_add_msg(q, &r);
+        if (lsn >= q->replay_lsn) {
+            rc = qp_add_msg(q, &r, src, redrive ? 0 : nsrc);
+            q->counts.pushed += redrive ? 1 : 0;
+        }
         pthread_mutex_unlock(&q->lock);
         item_release(pin);
     }
@@ -441,7 +505,8 @@ static int qp_apply(uint8_t op, const uint8_t *p, size_t n, uint64_t lsn) {
     case Q_CREATE: return qp_apply_create(key, nkey, &in);
     case Q_DROP: return qp_apply_drop(key, nkey, lsn);
     case Q_TTL: return qp_apply_ttl(key, nkey, &in);
-    case Q_DEAD: return qp_apply_dead(key, nkey, &in, lsn);
+    case Q_DEAD: return qp_apply_move(key, nkey, &in, lsn, false);
+    case Q_REDRIVE: return qp_apply_move(key, nkey, &in, lsn, true);
     }
     /* A push may meet a queue that is gone now (it is dropped later on). */
     pin = qp_queue(key, nkey, op == Q_PUSH, NULL);
@@ -463,28 +528,52 @@ struct qp_copy {
     size_t nhead;
     uint8_t (*fixed)[64];           /* each message's fixed part */
     item **payloads;
+    uint32_t *src;                  /* each message's source (index into srcs) */
+    struct queue_src *srcs;         /* the queue's source table */
+    uint32_t nsrcs;
     size_t n;
 };
 
+/* Every message of q: in its heaps, and out on a redrive (still q's). */
 static size_t qp_heap_total(const struct queue *q) {
-    return q->ready.n + q->delayed.n + q->inflight.n + q->buried.n;
+    return q->ready.n + q->delayed.n + q->inflight.n + q->buried.n + q->move_reserved;
+}
+
+static void qp_copy_msgs(struct qp_copy *c, struct qmsg *const *v, size_t n) {
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        struct codec_out o;
+        if (v[i] == NULL)       /* placed in its source by a redrive */
+            continue;
+        codec_out_init(&o, c->fixed[c->n], sizeof(c->fixed[c->n]));
+        qp_put_msg(&o, v[i]);
+        item_incref(v[i]->payload);
+        c->src[c->n] = v[i]->src;
+        c->payloads[c->n++] = v[i]->payload;
+    }
 }
 
 static void qp_copy_heap(struct qp_copy *c, const struct qheap *h) {
-    size_t i;
+    qp_copy_msgs(c, h->v, h->n);
+}
 
-    for (i = 0; i < h->n; i++) {
-        struct codec_out o;
-        codec_out_init(&o, c->fixed[c->n], sizeof(c->fixed[c->n]));
-        qp_put_msg(&o, h->v[i]);
-        item_incref(h->v[i]->payload);
-        c->payloads[c->n++] = h->v[i]->payload;
+/* Copies q's source table (a free slot as an empty name); q locked. */
+static void qp_copy_srcs(const struct queue *q, struct qp_copy *c) {
+    uint32_t i;
+
+    for (i = 0; i < q->nsrcs; i++) {
+        c->srcs[i].nname = 0;
+        if (q->srcs[i] != NULL)
+            c->srcs[i] = *q->srcs[i];
     }
+    c->nsrcs = q->nsrcs;
 }
 
 /* Copies q (header and every message's fixed part, payloads referenced)
  * under its lock: 0, 1 when q is gone, -1 without memory. */
 static int qp_copy(struct queue *q, item *self, struct qp_copy *c) {
+    const struct queue_move_list *l;
     struct codec_out o;
     size_t total;
 
@@ -496,10 +585,13 @@ static int qp_copy(struct queue *q, item *self, struct qp_copy *c) {
     total = qp_heap_total(q);
     c->fixed = malloc((total + 1) * sizeof(*c->fixed));
     c->payloads = malloc((total + 1) * sizeof(*c->payloads));
-    if (c->fixed == NULL || c->payloads == NULL) {
+    c->src = malloc((total + 1) * sizeof(*c->src));
+    c->srcs = malloc((q->nsrcs + 1) * sizeof(*c->srcs));
+    if (c->fixed == NULL || c->payloads == NULL || c->src == NULL || c->srcs == NULL) {
         pthread_mutex_unlock(&q->lock);
         return -1;
     }
+    qp_copy_srcs(q, c);
     codec_out_init(&o, c->head, sizeof(c->head));
     codec_put_key(&o, q->name, q->nname);
     qp_put_opts(&o, &q->opts);
@@ -517,6 +609,8 @@ static int qp_copy(struct queue *q, item *self, struct qp_copy *c) {
     qp_copy_heap(c, &q->delayed);
     qp_copy_heap(c, &q->inflight);
     qp_copy_heap(c, &q->buried);
+    for (l = q->moving; l != NULL; l = l->next)
+        qp_copy_msgs(c, l->v, l->n);
     pthread_mutex_unlock(&q->lock);
     return 0;
 }
@@ -531,19 +625,27 @@ static int qp_write_copy(struct snap_writer *w, const struct queue *q, struct qp
     codec_out_init(&ko, key, sizeof(key));
     codec_put_key(&ko, q->name, q->nname);
     for (i = 0; i < c->n && rc == 0; i++) {
-        struct iovec m[3] = {
+        uint8_t src[ITEM_KEY_MAX + 1];
+        struct codec_out so;
+        struct iovec m[4] = {
             { key, ko.n },
             { c->fixed[i], 8 + 8 + 1 + 4 + 4 + 8 + 8 + 4 + 4 },
             { item_value(c->payloads[i]), c->payloads[i]->nbytes - 2 },
+            { src, 0 },
         };
-        rc = snap_put(w, PERSIST_QUEUE, S_MSG, m, 3);
+        codec_out_init(&so, src, sizeof(src));
+        if (c->src[i] != 0 && c->src[i] <= c->nsrcs && c->srcs[c->src[i] - 1].nname > 0) {
+            codec_put_key(&so, c->srcs[c->src[i] - 1].name, c->srcs[c->src[i] - 1].nname);
+            m[3].iov_len = so.n;
+        }
+        rc = snap_put(w, PERSIST_QUEUE, S_MSG, m, 4);
     }
     return rc;
 }
 
 static int qp_dump_item(struct snap_writer *w, item *it) {
     struct queue *q = store_struct_of(it);
-    struct qp_copy c = { .fixed = NULL, .payloads = NULL, .n = 0 };
+    struct qp_copy c = { .fixed = NULL, .payloads = NULL, .src = NULL, .srcs = NULL, .n = 0 };
     size_t i;
     int rc;
 
@@ -556,6 +658,8 @@ static int qp_dump_item(struct snap_writer *w, item *it) {
         item_release(c.payloads[i]);
     free(c.fixed);
     free(c.payloads);
+    free(c.src);
+    free(c.srcs);
     return rc;
 }
 
@@ -595,8 +699,8 @@ static int qp_load_queue(struct codec_in *in) {
 static int qp_load(uint8_t op, const uint8_t *p, size_t n) {
     struct codec_in in;
     struct qp_msg r;
-    const char *key;
-    size_t nkey;
+    const char *key, *src;
+    size_t nkey, nsrc = 0;
     item *pin;
     int rc;
 
@@ -606,10 +710,13 @@ static int qp_load(uint8_t op, const uint8_t *p, size_t n) {
     if (op != S_MSG)
         return -1;
     key = codec_get_key(&in, &nkey);
-    if (key == NULL || !qp_get_msg(&in, &r) || (pin = qp_queue(key, nkey, false, NULL)) == NULL)
+    if (key == NULL || !qp_get_msg(&in, &r))
+        return -1;
+    src = in.n > 0 ? codec_get_key(&in, &nsrc) : NULL;     /* older snapshots: none */
+    if (in.bad || (pin = qp_queue(key, nkey, false, NULL)) == NULL)
         return -1;
     pthread_mutex_lock(&store_queue_of(pin)->lock);
-    rc = qp_add_msg(store_queue_of(pin), &r);
+    rc = qp_add_msg(store_queue_of(pin), &r, src, src != NULL ? nsrc : 0);
     pthread_mutex_unlock(&store_queue_of(pin)->lock);
     item_release(pin);
     return rc;

@@ -32,6 +32,10 @@ void qlog_ack(struct queue *q, uint64_t id);
 void qlog_purge(struct queue *q);
 /* m moved from queue src into dead-letter queue q. */
 void qlog_dead(struct queue *q, const char *src, size_t nsrc, const struct qmsg *m);
+/* m moved from dead-letter queue from back into q (a redrive). */
+void qlog_redrive(struct queue *q, const char *from, size_t nfrom, const struct qmsg *m);
+/* m, buried in q, is ready again, its count and age starting again (a kick). */
+void qlog_kick(struct queue *q, const struct qmsg *m);
 /* The queue item under name got a new exptime (touch, gat). */
 void qlog_ttl(const char *name, size_t nname, rel_time_t exptime);
 

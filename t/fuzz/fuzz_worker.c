@@ -33,7 +33,7 @@ void fuzz_worker_add(int fd) {
 
     stats_global_add(STATS_CURR_CONNECTIONS, 1);
     stats_global_add(STATS_TOTAL_CONNECTIONS, 1);
-    c = conn_new(fd, w);
+    c = conn_new(fd, w, false);
     if (c == NULL)
         fuzz_fail("conn_new failed");
     c->next = w->conns;

@@ -121,7 +121,9 @@ start_server {tags {queue mcds-only slow}} {
         set stalled [qc_records [list $dir/c0.stalled $dir/c1.stalled]]
         set held [llength $stalled]
         assert_true {$held > 0} "the stalled consumers hold nothing"
-        # Kill the two stalled consumers and one running consumer, mid-way.
+        # Kill the two stalled consumers and one running consumer, mid-way
+        # (under load c2's python may not have written its pid file yet).
+        wait_for {[file exists $dir/c2.pid]} 200 50
         foreach k {0 1 2} { kill_pid [string trim [read_file $dir/c$k.pid]] KILL }
         foreach k {0 1 2} {
             set msg [assert_error {*} {wait_bg [lindex $cs $k] 30}]

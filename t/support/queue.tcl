@@ -17,7 +17,8 @@ proc q_item {id flags data n} {
 }
 
 # q_parse bytes -> list of {id flags data deliveries} from ITEM ... END
-# (fails on anything else, or on bytes after END).
+# (fails on anything else, or on bytes after END); an ITEM line that names
+# its queue (qpopany) adds the queue: {id flags data deliveries queue}.
 proc q_parse {bytes} {
     set out {}
     set pos 0
@@ -30,7 +31,7 @@ proc q_parse {bytes} {
             if {$pos != [string length $bytes]} { fail "bytes after END: '[visible $bytes]'" }
             return $out
         }
-        if {![regexp {^ITEM (\d+) (\d+) (\d+) (\d+)$} $line -> id flags len n]} {
+        if {![regexp {^ITEM (\d+) (\d+) (\d+) (\d+)( \S+)?$} $line -> id flags len n q]} {
             fail "unexpected line '[visible $line]' in '[visible $bytes]'"
         }
         set data [string range $bytes $pos [expr {$pos + $len - 1}]]
@@ -38,7 +39,9 @@ proc q_parse {bytes} {
             fail "data block of ITEM $id not terminated in '[visible $bytes]'"
         }
         set pos [expr {$pos + $len + 2}]
-        lappend out [list $id $flags $data $n]
+        set it [list $id $flags $data $n]
+        if {$q ne {}} { lappend it [string range $q 1 end] }
+        lappend out $it
     }
 }
 
@@ -90,10 +93,11 @@ proc q_pending {fd q} {
 # The full qstats reply for the given values, in the documented order.
 proc q_stats_reply {args} {
     set names {ready delayed in_flight buried waiters pushed popped acked released lease_expired
-        dead purged age_oldest_ready lease_ms max_deliveries max_length dlq max_age_ms expired_age}
+        dead purged age_oldest_ready lease_ms max_deliveries max_length dlq max_age_ms expired_age
+        redriven kicked}
     set out {}
-    # max_age_ms and expired_age default to 0.
-    foreach name $names value [concat $args [lrange {0 0} [expr {[llength $args] - 17}] end]] {
+    # max_age_ms, expired_age, redriven and kicked default to 0.
+    foreach name $names value [concat $args [lrange {0 0 0 0} [expr {[llength $args] - 17}] end]] {
         append out "STAT $name $value\r\n"
     }
     return "${out}END\r\n"

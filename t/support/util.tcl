@@ -17,6 +17,16 @@ proc built_with_sanitizers {} {
     return [regexp -line {^SAN_CFLAGS = -fsanitize} $text]
 }
 
+# True when the tree was built with TLS (configure found OpenSSL and was not
+# given --disable-tls): its config.h defines ENABLE_TLS.
+proc built_with_tls {} {
+    set h [file join [builddir] config.h]
+    if {[catch {open $h r} f]} { return 0 }
+    set text [read $f]
+    close $f
+    return [regexp -line {^#define ENABLE_TLS 1} $text]
+}
+
 # Factor applied to every timeout: valgrind slows a server down a lot.
 proc time_factor {} {
     if {$::cfg(valgrind)} { return 10 }

@@ -24,7 +24,11 @@ start_server {tags {conn mcds-only}} {
             assert_equal [mc_set $c k$i v] STORED
             mc_close $c
         }
-        wait_for {[conn_buffer_bytes $fd] == $before}
+        if {[catch {wait_for {[conn_buffer_bytes $fd] == $before}} err]} {
+            set s [mc_stats $fd]
+            fail "$err: before $before, now [conn_buffer_bytes $fd]; stats:\
+                  [dict filter $s key curr_connections total_connections response_obj_bytes read_buf*]"
+        }
         assert_equal [conn_buffer_bytes $fd] $before
     }
 

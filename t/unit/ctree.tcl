@@ -59,6 +59,19 @@ start_server {tags {ctree mcds-only}} {
         mc_exchange $fd "ctundef 4294967295\r\nctundef 4294967295\r\nctundef 0 noreply\r\nctcounter 0\r\nctundef x\r\nctundef 1 2\r\n"
     } "DELETED\r\nNOT_FOUND\r\nNOT_FOUND\r\n[ct_err {bad counter} {too many tokens}]"
 
+    test {ctcounters pages: count=, MORE <last id>, after= resumes; bad options refused} {
+        set r [mc_exchange $fd "ctcounters count=2\r\n"]
+        assert_match "COUNTER 1 *\r\nCOUNTER 2 *\r\nMORE 2\r\nEND\r\n" $r
+        set r [mc_exchange $fd "ctcounters count=2 after=2\r\n"]
+        assert_match "COUNTER 4 *\r\nCOUNTER 9 *\r\nEND\r\n" $r
+        set r [mc_exchange $fd "ctcounters after=3 count=1\r\n"]
+        assert_match "COUNTER 4 *\r\nMORE 4\r\nEND\r\n" $r
+        list [mc_exchange $fd "ctcounters after=9\r\n"] \
+            [mc_exchange $fd "ctcounters count=0\r\nctcounters count=10001\r\nctcounters after=x\r\nctcounters after=4294967296\r\nctcounters x=1\r\nctcounters count=1 after=1 more\r\n"]
+    } [list "END\r\n" [string cat "CLIENT_ERROR count must be 1..10000\r\n" "CLIENT_ERROR count must be 1..10000\r\n" \
+                       "CLIENT_ERROR bad value for after\r\n" "CLIENT_ERROR bad value for after\r\n" \
+                       "CLIENT_ERROR unknown option x\r\n" "ERROR\r\n"]]
+
     # ---- objects ----
 
     test {ctobj: CREATED, EXISTS, NOT_FOUND for a missing parent; ctinfo} {

@@ -32,8 +32,8 @@ proc libmcds_run {prog servers min_ok {valgrind 0}} {
 }
 
 # The checks test_queue runs on one server, and on a pool (3 more).
-set ::queue_checks 24
-set ::queue_pool_checks 27
+set ::queue_checks 27
+set ::queue_pool_checks 30
 
 start_server {tags {libmcds queue mcds-only}} {
     set servers 127.0.0.1:[srv port]

@@ -1,0 +1,85 @@
+#!/bin/bash
+# hitratio_compare.sh: the hit ratio of mcds-server and memcached at the
+# same -m, the same request stream (hitratio), fresh servers per case;
+# prints each case's ratios and mcds - memcached in points
+# (doc/performance.md, "Hit ratio at equal memory").
+#
+#   contrib/bench/hitratio_compare.sh [--memory MB] [--requests N] [--keys N]
+#                                     [--mcds PATH] [--memcached PATH]
+#
+# Cases: 100-byte values without TTL; 100-byte values with a TTL mix;
+# 50..2000-byte values with the TTL mix. Keys are Zipf(1.0) over --keys;
+# the first fifth of the requests warms the cache and is not counted.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+mcds=$top/server/mcds-server
+memcached=/usr/bin/memcached
+tool=$here/hitratio
+memory=64
+requests=5000000
+keys=2000000
+pin=
+die() { echo "hitratio_compare.sh: $*" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --memory) memory=$2; shift 2 ;;
+    --requests) requests=$2; shift 2 ;;
+    --keys) keys=$2; shift 2 ;;
+    --mcds) mcds=$2; shift 2 ;;
+    --memcached) memcached=$2; shift 2 ;;
+    *) die "unknown option $1" ;;
+    esac
+done
+[ -x "$tool" ] || die "$tool is not built (make -C contrib)"
+[ -x "$mcds" ] || die "$mcds is not built"
+[ -x "$memcached" ] || die "memcached not found at $memcached (apt-get install memcached)"
+# shellcheck source=lib.sh
+. "$here/lib.sh"
+bench_setup hitratio
+
+# start BINARY EXTRA...: sets port and pid of a fresh server, or dies.
+start() {
+    local bin=$1
+    shift
+    for _ in 1 2 3 4 5; do
+        port=$((20000 + RANDOM % 40000))
+        port_busy "$port" && continue
+        "$bin" -p "$port" -l 127.0.0.1 -t 2 -m "$memory" "$@" >/dev/null 2>&1 &
+        pid=$!
+        for _ in $(seq 50); do port_busy "$port" && break; sleep 0.1; done
+        if port_busy "$port"; then pids+=("$pid"); return 0; fi
+        kill "$pid" 2>/dev/null
+    done
+    die "could not start $bin"
+}
+
+# ratio_of BINARY ARGS...: the hit ratio on a fresh server.
+ratio_of() {
+    local bin=$1 extra=() r
+    shift
+    [ "$bin" = "$memcached" ] && extra=(-U 0)
+    [ "$(id -u)" = 0 ] && extra+=(-u root)
+    start "$bin" "${extra[@]}"
+    r=$(timeout 600 "$tool" -p "$port" --keys "$keys" --requests "$requests" \
+        --warmup $((requests / 5)) "$@" | awk '{ print $6 }')
+    kill "$pid"
+    wait "$pid" 2>/dev/null
+    echo "${r:-NA}"
+}
+
+echo "hit ratio at -m $memory, $keys keys Zipf(1.0), $requests requests" \
+    "($((requests / 5)) not counted), multi-gets of 100, a set after each miss"
+printf '%-34s %8s %10s %8s\n' case mcds memcached points
+while IFS='|' read -r name args; do
+    # shellcheck disable=SC2086
+    a=$(ratio_of "$mcds" $args)
+    # shellcheck disable=SC2086
+    b=$(ratio_of "$memcached" $args)
+    printf '%-34s %8s %10s %8s\n' "$name" "$a" "$b" \
+        "$(awk -v a="$a" -v b="$b" 'BEGIN { if (a == "NA" || b == "NA") print "NA"; else printf "%+.2f", (a - b) * 100 }')"
+done <<'CASES'
+100 B, no TTL|--ttls 0:1
+100 B, TTLs 0/5/30 s (6:2:2)|--ttls 0:6,5:2,30:2
+50..2000 B, TTLs 0/5/30 s (6:2:2)|--min-size 50 --max-size 2000 --ttls 0:6,5:2,30:2
+CASES
