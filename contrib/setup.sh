@@ -9,6 +9,8 @@
 #                             libmemcached-tools, valgrind,
 #                             python3-pymemcache, nutcracker, openssl,
 #                             tcl-tls)
+#   contrib/setup.sh --fuzz   that, and clang with libFuzzer for make fuzz
+#                             (doc/fuzzing.md; not needed by make check)
 #
 # Used by the README's two commands and by .ci/run.
 set -e
@@ -25,15 +27,18 @@ libmemcached-dev libssl-dev"
 # t/unit/tls.tcl makes its certificates and speaks TLS.
 TEST_PKGS="tcl procps groff-base libmemcached-tools memcached valgrind
 python3-pymemcache nutcracker openssl tcl-tls"
+# make fuzz: clang and its libFuzzer and sanitizer runtimes.
+FUZZ_PKGS="clang libclang-rt-14-dev"
 
 case "$1" in
 "") PKGS=$BUILD_PKGS ;;
 --test) PKGS="$BUILD_PKGS $TEST_PKGS" ;;
+--fuzz) PKGS="$BUILD_PKGS $TEST_PKGS $FUZZ_PKGS" ;;
 -h|--help)
-    sed -n '2,13s/^# \{0,1\}//p' "$0"
+    sed -n '2,15s/^# \{0,1\}//p' "$0"
     exit 0 ;;
 *)
-    echo "usage: contrib/setup.sh [--test]" >&2
+    echo "usage: contrib/setup.sh [--test|--fuzz]" >&2
     exit 64 ;;
 esac
 

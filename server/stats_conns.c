@@ -182,7 +182,8 @@ static void sc_answer(conn *c, struct park *p) {
                  "STAT %d:secs_since_last_cmd %u\r\n", fd, addr, fd, fd, clock_now());
         sc_add_locked(w, fd, text);
     }
-    qsort(w->lines, w->n, sizeof(*w->lines), sc_by_fd);
+    if (w->n > 1)           /* no lines at all: lines is NULL (no memory, or abandoned) */
+        qsort(w->lines, w->n, sizeof(*w->lines), sc_by_fd);
     for (i = 0; i < w->n; i++)
         conn_out(c, w->lines[i].text, strlen(w->lines[i].text));
     pthread_mutex_unlock(&w->lock);

@@ -20,11 +20,10 @@
 #include "conn.h"
 #include "log.h"
 #include "persist/persist.h"
+#include "rbuf_cache.h"
 #include "settings.h"
 #include "stats.h"
 #include "worker.h"
-
-#define WORKER_RBUF_CACHE 64    /* idle read buffers a worker keeps */
 
 /* An accepted socket on its way to a worker. */
 struct worker_newconn {
@@ -44,8 +43,7 @@ struct worker {
     int qlen, qcap;
     conn *conns;            /* this worker's open connections */
     struct worker_call *calls, *calls_tail;  /* posted, under qlock */
-    char *rbufs[WORKER_RBUF_CACHE];           /* idle read buffers */
-    int nrbufs;
+    struct rbuf_cache rbufs;                  /* idle read buffers */
     conn *held;                 /* connections waiting for the log */
     struct worker_call held_call;
     int held_posted;            /* atomic: held_call is queued */
@@ -88,38 +86,11 @@ void worker_forget(struct worker *w, conn *c) {
 }
 
 char *worker_rbuf_get(struct worker *w) {
-    size_t limit = settings.conn_buffer_limit;
-    char *buf;
-
-    if (w->nrbufs > 0) {
-        stats_global_add(STATS_READ_BUF_BYTES_FREE, -CONN_RBUF_SIZE);
-        return w->rbufs[--w->nrbufs];
-    }
-    if (limit != 0 && stats_global_get(STATS_READ_BUF_BYTES) + stats_global_get(STATS_RESPONSE_OBJ_BYTES) +
-                      CONN_RBUF_SIZE > limit)
-        return NULL;
-    buf = malloc(CONN_RBUF_SIZE);
-    if (buf != NULL)
-        stats_global_add(STATS_READ_BUF_BYTES, CONN_RBUF_SIZE);
-    return buf;
+    return rbuf_cache_get(&w->rbufs);
 }
 
 void worker_rbuf_put(struct worker *w, char *buf) {
-    if (w->nrbufs < WORKER_RBUF_CACHE) {
-        w->rbufs[w->nrbufs++] = buf;
-        stats_global_add(STATS_READ_BUF_BYTES_FREE, CONN_RBUF_SIZE);
-        return;
-    }
-    free(buf);
-    stats_global_add(STATS_READ_BUF_BYTES, -CONN_RBUF_SIZE);
-}
-
-static void worker_free_rbufs(struct worker *w) {
-    while (w->nrbufs > 0) {
-        free(w->rbufs[--w->nrbufs]);
-        stats_global_add(STATS_READ_BUF_BYTES, -CONN_RBUF_SIZE);
-        stats_global_add(STATS_READ_BUF_BYTES_FREE, -CONN_RBUF_SIZE);
-    }
+    rbuf_cache_put(&w->rbufs, buf);
 }
 
 void worker_hold(struct worker *w, conn *c) {
@@ -412,7 +383,7 @@ void workers_free(void) {
         close(w->notify_wr);
         pthread_mutex_destroy(&w->qlock);
         free(w->queue);
-        worker_free_rbufs(w);
+        rbuf_cache_free(&w->rbufs);
     }
     free(workers);
     workers = NULL;

@@ -1178,6 +1178,7 @@ static void queue_on_kick(evutil_socket_t fd, short what, void *arg) {
 
 void queue_system_init(struct event_base *timer_base, queue_dead_fn dead_hook) {
     queue_main_thread = pthread_self();
+    queue_ids = 0;          /* message ids start anew with the keyspace (the fuzz harness rebuilds it) */
     queue_timer = evtimer_new(timer_base, queue_on_timer, NULL);
     if (pipe(queue_kick_fd) == 0) {
         fcntl(queue_kick_fd[0], F_SETFL, O_NONBLOCK);

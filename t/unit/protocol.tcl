@@ -198,6 +198,45 @@ start_server {tags {protocol}} {
         mc_exchange $c ""
     } {}
 
+    # Found by the fuzz harness's stream target (t/fuzz): the same bytes got
+    # other answers depending on how the network cut them into reads.
+    test {a line over 2048 bytes closes the connection also when its newline comes with it} {
+        set c [mc_connect]
+        mc_send $c "incr k 1[string repeat x 3000]\r\nget nokey\r\n"
+        mc_read_until_close $c
+    } {}
+
+    test {2048 bytes of junk and a \r, then its \n in another write, is just ERROR} {
+        set c [mc_connect]
+        mc_send $c "[string repeat x 2048]\r"
+        after 100
+        mc_send $c "\nget nokey\r\n"
+        mc_expect $c "ERROR\r\nEND\r\n"
+        mc_exchange $c ""
+    } {}
+
+    test {a qack line over 2048 bytes that arrives in pieces is answered as when whole} {
+        set c [mc_connect]
+        set line "qack kpieces[string repeat " 1" 3000]"
+        mc_send $c [string range $line 0 2099]
+        after 100
+        mc_send $c "[string range $line 2100 end]\r\n"
+        mc_expect $c "CLIENT_ERROR too many ids\r\n"
+        mc_exchange $c ""
+    } {}
+
+    test {a get line under 16 KB that arrives in pieces is checked whole (its Kestrel read pops)} {
+        set c [mc_connect]
+        assert_equal [mc_exchange $c "qpush kwhole 0 0 1\r\nx\r\n"] "PUSHED 1\r\n"
+        set line "get kwhole"
+        while {[string length $line] < 3000} { append line " miss[string length $line]" }
+        mc_send $c [string range $line 0 2099]
+        after 100
+        mc_send $c "[string range $line 2100 end]\r\n"
+        mc_expect $c "VALUE kwhole 0 1\r\nx\r\nEND\r\n"
+        mc_exchange $c ""
+    } {}
+
     # ---- data blocks ------------------------------------------------------
 
     test {a data block longer than announced is a bad data chunk, the rest is a command} {
