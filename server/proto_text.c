@@ -27,10 +27,12 @@ static void text_nread_done(conn *c) {
 }
 
 /* Verbs whose lines may be longer than TEXT_LINE_MAX, up to the read
- * buffer: lists of keys, receipts or lengths. The first two, the
- * multi-gets, may be longer still: they are answered as they arrive. */
+ * buffer: lists of keys, receipts, lengths, queues, limits, counters or
+ * periods. The first two, the multi-gets, may be longer still: they are
+ * answered as they arrive. */
 static const char *const text_long_verbs[] = {
-    "get", "gets", "gat", "gats", "bget", "qack", "qrelease", "qtouch", "lpush", "rpush", NULL
+    "get", "gets", "gat", "gats", "bget", "qack", "qrelease", "qtouch", "lpush", "rpush",
+    "qpopany", "ctobj", "ctlimits", "ctraise", "ctvalues", "ctperiods", NULL
 };
 
 /* The index in text_long_verbs of the line's verb, or -1. */

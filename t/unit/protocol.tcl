@@ -237,6 +237,34 @@ start_server {tags {protocol}} {
         mc_exchange $c ""
     } {}
 
+    # Every verb that takes a list longer than 2048 bytes by its own limits
+    # is served up to the read buffer: qpopany (16 names of 250 bytes),
+    # the tree-counter verbs (256 limits, 256 counters or periods).
+    test {qpopany of 16 long queue names, a line of 4 KB, is answered} {
+        set c [mc_connect]
+        set names {}
+        for {set i 0} {$i < 16} {incr i} { lappend names [format %03d%s $i [string repeat q 247]] }
+        mc_exchange $c "qpopany [join $names { }]\r\n"
+    } "END\r\n"
+
+    test {ctobj with 200 limits, a line of 7 KB, is answered} {
+        set c [mc_connect]
+        assert_equal [mc_exchange $c "ctdef 4000000000 104:0\r\n"] "CREATED\r\n"
+        set limits {}
+        for {set i 0} {$i < 200} {incr i} { lappend limits "4000000000:104:[expr {9223372036854775000 + $i}]" }
+        assert_true {[string length [join $limits ,]] > 2048}
+        mc_exchange $c "ctobj kbiglimits limits=[join $limits ,]\r\n"
+    } "CREATED\r\n"
+
+    test {ctvalues with 256 periods, a line of 2.5 KB, is answered} {
+        set c [mc_connect]
+        set periods {}
+        for {set i 0} {$i < 256} {incr i} {
+            lappend periods [clock format [expr {1609459200 + $i * 86400}] -format %Y%m%d -gmt 1]
+        }
+        mc_exchange $c "ctvalues kbiglimits counters=4000000000 type=104 periods=[join $periods ,]\r\n"
+    } "END\r\n"
+
     # ---- data blocks ------------------------------------------------------
 
     test {a data block longer than announced is a bad data chunk, the rest is a command} {
