@@ -368,6 +368,11 @@ typedef struct mcds_queue_stats {
     char dlq[MCDS_QUEUE_NAME_MAX + 1];
     uint64_t max_age_ms;      /* 0: no maximum age */
     uint64_t expired_age;     /* dead-lettered for their age */
+    uint64_t buried;          /* dead letters waiting for room in the dlq */
+    uint64_t redriven;        /* sent from this queue back to their sources
+                                 (qredrive; since the last restart) */
+    uint64_t kicked;          /* buried, made ready again (qkick; since the
+                                 last restart) */
 } mcds_queue_stats_t;
 
 /* MCDS_OK (created) or MCDS_EXISTS (already there; options unchanged). */

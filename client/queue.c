@@ -407,7 +407,7 @@ static void stat_line(const char *p, size_t len, mcds_queue_stats_t *s)
         F(purged), {"age_oldest_ready", offsetof(mcds_queue_stats_t,
                                                  age_oldest_ready_s)},
         F(lease_ms), F(max_deliveries), F(max_length), F(max_age_ms),
-        F(expired_age),
+        F(expired_age), F(buried), F(redriven), F(kicked),
 #undef F
     };
     const char *name = p + 5, *sp;

@@ -84,7 +84,7 @@ static void test_redrive(mcds_t *h)
     CHECK(left == 0);
     drain(h, q, 5);
     CHECK_ST(mcds_queue_stats(h, dlq, &s), MCDS_OK);
-    CHECK(s.ready == 0 && s.in_flight == 0);
+    CHECK(s.ready == 0 && s.in_flight == 0 && s.redriven == 5);
     tu_ok("redrive: dead letters go back in order, each once, in batches of max");
 }
 
@@ -115,13 +115,15 @@ static void test_kick(mcds_t *h)
     CHECK_ST(mcds_queue_create(h, dlq, &full), MCDS_OK);
     CHECK_ST(mcds_queue_push(h, dlq, "x", 1, 0, 0, MCDS_QUEUE_PRIORITY_DEFAULT, NULL), MCDS_OK);
     make_dead(h, q, dlq, 4);
+    CHECK_ST(mcds_queue_stats(h, q, &s), MCDS_OK);
+    CHECK(s.buried == 4 && s.kicked == 0);
     CHECK_ST(mcds_queue_kick(h, q, 1, &n), MCDS_OK);
     CHECK(n == 1);
     CHECK_ST(mcds_queue_kick(h, q, 0, &n), MCDS_OK);
     CHECK(n == 3);
     CHECK_ST(mcds_queue_kick(h, q, 0, NULL), MCDS_OK);
     CHECK_ST(mcds_queue_stats(h, q, &s), MCDS_OK);
-    CHECK(s.ready == 4);
+    CHECK(s.ready == 4 && s.buried == 0 && s.kicked == 4);
     drain(h, q, 4);
     tu_ok("kick: buried messages are ready again, in order");
 }
