@@ -21,6 +21,7 @@
 #include "settings.h"
 #include "stats.h"
 #include "store.h"
+#include "types/queue.h"
 #include "verb_admin.h"
 
 enum conn_parse_result admin_flush_all(conn *c, struct cmd_line *t) {
@@ -156,6 +157,20 @@ enum conn_parse_result admin_debugtime(conn *c, struct cmd_line *t) {
         return PARSE_DONE;
     }
     conn_out_reply(c, clock_shift(shift) ? REPLY_OK : REPLY_BAD_FORMAT);
+    return PARSE_DONE;
+}
+
+/* debugdeadpause <ms> (--debug): the next dead letters wait that long on
+ * their way to their dead-letter queue (tests of what a snapshot sees). */
+enum conn_parse_result admin_debugdeadpause(conn *c, struct cmd_line *t) {
+    uint32_t ms;
+
+    if (!parse_u32_exact(t->v[1], &ms) || ms > 60000) {
+        conn_out_reply(c, REPLY_BAD_FORMAT);
+        return PARSE_DONE;
+    }
+    queue_debug_dead_pause(ms);
+    conn_out_reply(c, REPLY_OK);
     return PARSE_DONE;
 }
 

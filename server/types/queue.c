@@ -534,10 +534,22 @@ static void queue_catch_up(struct queue *q, uint64_t now, struct queue_dead_list
  * meanwhile, in which case they go with it. Each was counted in `dead`
  * when it was sent off, before a reader of the dead-letter queue could
  * see it; a refused one is un-counted. */
+/* debugdeadpause (tests, --debug): the next dead letters wait this long
+ * on their way, out of every heap of their queue, before they are offered. */
+static unsigned queue_dead_pause_ms;
+
+void queue_debug_dead_pause(unsigned ms) {
+    __atomic_store_n(&queue_dead_pause_ms, ms, __ATOMIC_RELAXED);
+}
+
 static void queue_bury(struct queue *q, struct queue_dead_list *dl) {
+    unsigned pause = __atomic_exchange_n(&queue_dead_pause_ms, 0, __ATOMIC_RELAXED);
     uint64_t kept = 0;
     bool refused = false;
     size_t i;
+
+    if (pause > 0)
+        usleep(pause * 1000u);
 
     for (i = 0; i < dl->n; i++) {
         if (!refused && queue_dead_hook(q->name, q->nname, dl->v[i].dlq, dl->v[i].ndlq, dl->v[i].m)) {
@@ -562,7 +574,7 @@ static void queue_bury(struct queue *q, struct queue_dead_list *dl) {
         }
         m->state = QMSG_BURIED;
         qheap_push(&q->buried, m);
-        qlog_state(q, m);
+        qlog_bury(q, m);
     }
     q->bury_retry_at = clock_now_ms() + (refused ? QUEUE_BURY_RETRY_MS : 0);
     queue_update_due(q);

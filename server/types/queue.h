@@ -129,6 +129,8 @@ void queue_system_init(struct event_base *timer_base, queue_dead_fn dead_hook);
 void queue_system_shutdown(void);
 /* The clock jumped (debugtime): run the timer now. */
 void queue_clock_shifted(void);
+/* Tests (--debug): the next dead letters wait ms on their way. */
+void queue_debug_dead_pause(unsigned ms);
 
 struct queue *queue_new(const char *name, size_t nname, const struct queue_opts *o, item *self);
 void queue_free(struct queue *q);

@@ -19,6 +19,9 @@
  *             back into this one (its source)
  *   Q_KICK    id u64, pushed (Unix ms) u64: buried, now ready with no
  *             delivery counted
+ *   Q_BURY    a message: refused by its dead-letter queue, buried back in
+ *             this one (added if missing: a snapshot written while it was
+ *             on its way does not hold it)
  * A message: id u64, seq u64, state u8, priority u32, deliveries u32,
  * due u64 (Unix ms; a lease end for in-flight, UINT64_MAX when held by a
  * Kestrel open read), pushed (Unix ms) u64, flags u32, data length u32,
@@ -43,7 +46,7 @@
 
 enum qp_op {
     Q_CREATE = 1, Q_DROP, Q_TTL, Q_PUSH, Q_STATE, Q_ACK, Q_PURGE, Q_DEAD,
-    Q_REDRIVE, Q_KICK,
+    Q_REDRIVE, Q_KICK, Q_BURY,
     S_QUEUE = 20, S_MSG
 };
 
@@ -148,6 +151,17 @@ void qlog_state(struct queue *q, const struct qmsg *m) {
     codec_put_u32(&o, m->deliveries);
     codec_put_u64(&o, qp_due_out(m));
     qp_log(Q_STATE, &o, NULL);
+}
+
+void qlog_bury(struct queue *q, const struct qmsg *m) {
+    uint8_t buf[QP_FIXED];
+    struct codec_out o;
+
+    if (!persist_on())
+        return;
+    qp_start(&o, buf, q);
+    qp_put_msg(&o, m);
+    qp_log(Q_BURY, &o, m);
 }
 
 void qlog_ack(struct queue *q, uint64_t id) {
@@ -387,6 +401,14 @@ static int qp_apply_to(struct queue *q, uint8_t op, struct codec_in *in) {
         rc = qp_add_msg(q, &r, NULL, 0);
         q->counts.pushed++;
         return rc;
+    case Q_BURY:
+        if (!qp_get_msg(in, &r))
+            return -1;
+        if (*queue_id_slot(q, r.id) != NULL) {
+            qp_set_state(q, r.id, r.state, r.deliveries, r.due);
+            return 0;
+        }
+        return qp_add_msg(q, &r, NULL, 0);
     case Q_STATE:
         r.id = codec_get_u64(in);
         r.state = codec_get_u8(in);

@@ -28,6 +28,9 @@ void qlog_push(struct queue *q, const struct qmsg *m);
 /* m's state, delivery count or due time changed (lease, release, touch,
  * a lease running out, a delivery given back, burial). */
 void qlog_state(struct queue *q, const struct qmsg *m);
+/* m, refused by its dead-letter queue, is buried back in q: logged whole,
+ * since a snapshot may have been written while it was on its way. */
+void qlog_bury(struct queue *q, const struct qmsg *m);
 void qlog_ack(struct queue *q, uint64_t id);
 void qlog_purge(struct queue *q);
 /* m moved from queue src into dead-letter queue q. */

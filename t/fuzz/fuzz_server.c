@@ -108,6 +108,7 @@ void fuzz_server_start(const struct fuzz_limits *l) {
     detail_set_enabled(false);
     detail_reset();
     store_queue_init(fuzz_evbase);
+    queue_debug_dead_pause(0);      /* a debugdeadpause of the last input */
 }
 
 struct fuzz_walk {

@@ -110,3 +110,40 @@ pm_server $d2 {
             [llength [pm_ids $fd sdlq]]
     } {1 1 1}
 }
+
+# A dead letter is out of every heap of its queue while it travels to its
+# dead-letter queue. A snapshot taken just then does not hold it; if the
+# dead-letter queue then refuses it, it is buried back in its queue, and
+# that must be in the log whole, or a restart loses it. debugdeadpause
+# holds it on its way while another connection takes the snapshot.
+set d3 [tmpdir persist_deadsnap]
+
+pm_server $d3 {
+    set a [mc_connect]
+    set b [mc_connect]
+    test {a dead letter buried back while a snapshot was written: before a kill -9} {
+        assert_equal [mc_exchange $a "qcreate sd.dlq maxlen=1\r\nqcreate sd maxdeliver=1 lease=100 dlq=sd.dlq\r\n"] \
+            "CREATED\r\nCREATED\r\n"
+        q_push $a sd.dlq filler
+        set ::pm_sd [q_push $a sd travelling]
+        assert_equal [llength [q_pop $a sd 1]] 1
+        assert_equal [mc_exchange $a "debugdeadpause 3000\r\n"] "OK\r\n"
+        mc_send $a "debugtime 101\r\n"
+        # the lease ran out: the message left its queue and waits on its way
+        wait_for {[q_stat $b sd in_flight] == 0} 100 20
+        assert_equal [q_stat $b sd buried] 0
+        assert_equal [mc_exchange $b "snapshot\r\n"] "OK\r\n"
+        wait_for {[mc_stat $b persist_snapshot_in_progress] == 0} 100 20
+        assert_equal [mc_readline $a] OK
+        list [q_stat $b sd buried] [q_stat $b sd.dlq ready]
+    } {1 1} {debugtime}
+}
+
+pm_server $d3 {
+    set fd [mc_connect]
+    test {a dead letter buried back while a snapshot was written: after the restart it is there} {
+        assert_equal [mc_exchange $fd "qkick sd\r\n"] "KICKED 1\r\n"
+        set m [lindex [q_pop $fd sd 1] 0]
+        list [expr {[lindex $m 0] == $::pm_sd}] [q_stat $fd sd.dlq ready]
+    } {1 1}
+}

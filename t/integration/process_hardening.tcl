@@ -111,6 +111,11 @@ start_server {tags {process mcds-only}} {
         mc_cmd $fd "debugtime 100"
     } OK
 
+    test {debugdeadpause: a bad or too long pause is refused, 0 and 60000 are OK} {
+        mc_exchange $fd [string cat "debugdeadpause x\r\ndebugdeadpause -1\r\ndebugdeadpause 60001\r\n" \
+                             "debugdeadpause 4294967296\r\ndebugdeadpause\r\ndebugdeadpause 60000\r\ndebugdeadpause 0\r\n"]
+    } [string cat [string repeat "CLIENT_ERROR bad command line format\r\n" 4] "ERROR\r\nOK\r\nOK\r\n"]
+
     # ---- log injection ----
 
     test {a key with a line break is escaped in the -vv log: no forged line} {
