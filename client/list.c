@@ -128,17 +128,9 @@ static mcds_status_t values_reply(xcall_t *x, const char *line, size_t llen, siz
             st = mcds__x_reply_error(x, off, len, 1, 0);
             break;
         }
-        st = mcds__x_need(x, at[got].len + 2);
+        st = mcds__x_data_block(x, at[got].len, &at[got].off);
         if (st != MCDS_OK)
             break;
-        at[got].off = x->c->pos;
-        if (memcmp(x->c->buf + x->c->pos + at[got].len, "\r\n", 2) != 0) {
-            mcds__x_detail(x, "data block not ended by \\r\\n");
-            mcds__x_conn_close(x->c);
-            st = MCDS_SERVER_ERROR;
-            break;
-        }
-        x->c->pos += at[got].len + 2;
         got++;
     }
     if (st == MCDS_OK && got > 0)

@@ -264,17 +264,9 @@ mcds_status_t mcds__x_read_items(xcall_t *x, size_t max, mcds_queue_msg_t **msgs
             st = mcds__x_reply_error(x, off, len, 0, 0);
             break;
         }
-        st = mcds__x_need(x, at[got].len + 2);
+        st = mcds__x_data_block(x, at[got].len, &at[got].off);
         if (st != MCDS_OK)
             break;
-        at[got].off = x->c->pos;
-        if (memcmp(x->c->buf + x->c->pos + at[got].len, "\r\n", 2) != 0) {
-            mcds__x_detail(x, "data block not ended by \\r\\n");
-            mcds__x_conn_close(x->c);
-            st = MCDS_SERVER_ERROR;
-            break;
-        }
-        x->c->pos += at[got].len + 2;
         got++;
     }
     if (st == MCDS_OK && got > 0) {

@@ -210,16 +210,10 @@ static mcds_status_t popany_read(xcall_t *x, const char *const *queues, size_t n
             break;
         if (*got == max || parse_item_q(x->c->buf + off, len, queues, nq, &m[*got], which) != 0)
             return mcds__x_reply_error(x, off, len, 0, 0);
-        st = mcds__x_need(x, m[*got].len + 2);
-        if (st == MCDS_OK && memcmp(x->c->buf + x->c->pos + m[*got].len, "\r\n", 2) != 0) {
-            mcds__x_detail(x, "data block not ended by \\r\\n");
-            mcds__x_conn_close(x->c);
-            st = MCDS_SERVER_ERROR;
-        }
+        st = mcds__x_data_block(x, m[*got].len, &m[*got].off);
         if (st != MCDS_OK)
             break;
-        m[*got].off = x->c->pos;
-        x->c->pos += m[(*got)++].len + 2;
+        (*got)++;
     }
     return st;
 }

@@ -321,6 +321,25 @@ mcds_status_t mcds__x_need(xcall_t *x, size_t n)
     return MCDS_OK;
 }
 
+/* Reads a data block of len bytes and its "\r\n": *off is where its
+ * bytes start in the buffer; consumed. A block not ended by "\r\n" closes
+ * the connection (MCDS_SERVER_ERROR). */
+mcds_status_t mcds__x_data_block(xcall_t *x, size_t len, size_t *off)
+{
+    mcds_status_t st = mcds__x_need(x, len + 2);
+
+    if (st != MCDS_OK)
+        return st;
+    if (memcmp(x->c->buf + x->c->pos + len, "\r\n", 2) != 0) {
+        mcds__x_detail(x, "data block not ended by \\r\\n");
+        mcds__x_conn_close(x->c);
+        return MCDS_SERVER_ERROR;
+    }
+    *off = x->c->pos;
+    x->c->pos += len + 2;
+    return MCDS_OK;
+}
+
 /* Sends every byte of iov (which it modifies). */
 mcds_status_t mcds__x_send_all(xcall_t *x, struct iovec *iov, int n)
 {

@@ -45,6 +45,10 @@ mcds_status_t mcds__x_read_line(xcall_t *x, size_t *off, size_t *len);
 /* Makes the n bytes at the read position available; not consumed. */
 mcds_status_t mcds__x_need(xcall_t *x, size_t n);
 
+/* Reads a data block of len bytes and its "\r\n": *off is where its
+ * bytes start in the buffer; consumed. */
+mcds_status_t mcds__x_data_block(xcall_t *x, size_t len, size_t *off);
+
 /* Sends every byte of iov (which it modifies). */
 mcds_status_t mcds__x_send_all(xcall_t *x, struct iovec *iov, int n);
 
