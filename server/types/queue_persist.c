@@ -128,7 +128,8 @@ void qlog_ttl(const char *name, size_t nname, rel_time_t exptime) {
     persist_log_ttl(PERSIST_QUEUE, Q_TTL, name, nname, clock_exptime_to_unix(exptime));
 }
 
-void qlog_push(struct queue *q, const struct qmsg *m) {
+/* Q_PUSH or Q_BURY: the whole message m in q. */
+static void qp_log_msg(uint8_t op, struct queue *q, const struct qmsg *m) {
     uint8_t buf[QP_FIXED];
     struct codec_out o;
 
@@ -136,7 +137,11 @@ void qlog_push(struct queue *q, const struct qmsg *m) {
         return;
     qp_start(&o, buf, q);
     qp_put_msg(&o, m);
-    qp_log(Q_PUSH, &o, m);
+    qp_log(op, &o, m);
+}
+
+void qlog_push(struct queue *q, const struct qmsg *m) {
+    qp_log_msg(Q_PUSH, q, m);
 }
 
 void qlog_state(struct queue *q, const struct qmsg *m) {
@@ -154,14 +159,7 @@ void qlog_state(struct queue *q, const struct qmsg *m) {
 }
 
 void qlog_bury(struct queue *q, const struct qmsg *m) {
-    uint8_t buf[QP_FIXED];
-    struct codec_out o;
-
-    if (!persist_on())
-        return;
-    qp_start(&o, buf, q);
-    qp_put_msg(&o, m);
-    qp_log(Q_BURY, &o, m);
+    qp_log_msg(Q_BURY, q, m);
 }
 
 void qlog_ack(struct queue *q, uint64_t id) {
