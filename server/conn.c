@@ -280,11 +280,22 @@ void conn_out(conn *c, const char *s, size_t n) {
 void conn_out_reply(conn *c, enum reply_id r) {
     if (log_level() >= 2)   /* -vv: memcached's ">fd REPLY" lines */
         log_msg(2, ">%d %.*s", c->fd, (int)reply_lines[r].len - 2, reply_lines[r].text);
-    conn_out(c, reply_lines[r].text, reply_lines[r].len);
+    memcpy(conn_out_reserve(c, reply_lines[r].len), reply_lines[r].text, reply_lines[r].len);
+    conn_out_commit(c, reply_lines[r].len);
 }
 
+/* A small value is copied into the output buffer and the item released
+ * at once: a pipeline of small replies goes out as one buffer, with no
+ * segment or reference per value. A larger one is sent from the item. */
 void conn_out_item(conn *c, item *it, const char *ptr, size_t len) {
-    struct conn_seg *s = c->broken ? NULL : conn_seg_add(c);
+    struct conn_seg *s;
+
+    if (len <= CONN_COPY_MAX) {
+        conn_out(c, ptr, len);
+        item_release(it);
+        return;
+    }
+    s = c->broken ? NULL : conn_seg_add(c);
 
     if (s == NULL) {
         conn_break(c, "replies");

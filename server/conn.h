@@ -25,6 +25,8 @@ struct tls_conn;
 /* The read buffer's fixed size: the longest request line plus room, and
  * far more than a binary header, extras and key. */
 #define CONN_RBUF_SIZE 16384
+#define CONN_COPY_MAX 512       /* values up to this are copied into the
+                                   output buffer, not sent from their item */
 
 enum conn_state {
     CONN_PARSE,     /* commands are parsed from the read buffer */
@@ -150,7 +152,8 @@ void conn_out_reply(conn *c, enum reply_id r);
 /* Room for n bytes at the end of the write buffer; commit what was used. */
 char *conn_out_reserve(conn *c, size_t n);
 void conn_out_commit(conn *c, size_t used);
-/* Queues len bytes of it; the queue takes over one reference to it. */
+/* Queues len bytes of it; the queue takes over one reference to it (a
+ * small value is copied and the reference dropped at once). */
 void conn_out_item(conn *c, item *it, const char *ptr, size_t len);
 /* More output queued than a connection may hold: a command with a long
  * answer stops here and sets c->resume. */
