@@ -57,41 +57,49 @@ bool get_streaming(const conn *c) {
 
 /* The next space-separated key in *p[0..*len): 0 when none is left. */
 static size_t get_next_key(char **p, size_t *len, char **key) {
-    size_t i = 0, start;
+    char *s = *p, *end = s + *len, *sp;
 
-    while (i < *len && (*p)[i] == ' ')
-        i++;
-    start = i;
-    while (i < *len && (*p)[i] != ' ')
-        i++;
-    *key = *p + start;
-    *p += i;
-    *len -= i;
-    return i - start;
+    while (s < end && *s == ' ')
+        s++;
+    sp = s < end ? memchr(s, ' ', (size_t)(end - s)) : NULL;
+    if (sp == NULL)
+        sp = end;
+    *key = s;
+    *p = sp;
+    *len = (size_t)(end - sp);
+    return (size_t)(sp - s);
 }
 
-/* Checks every key of keys[0..len) before any is looked up: REPLY_COUNT
- * when all are fine, else the error to answer alone. */
+/* One key's check: REPLY_COUNT when it may be looked up. */
+static enum reply_id get_check_key(conn *c, const struct text_get *g, const char *key, size_t n) {
+    if (n > ITEM_KEY_MAX)
+        return REPLY_BAD_FORMAT;
+    return g->queue_reads ? kestrel_check(c, key, n, g->single) : REPLY_COUNT;
+}
+
+/* Checks every key of keys[0..len) before any is looked up, in one walk:
+ * REPLY_COUNT when all are fine, else the error to answer alone (a key
+ * too long first, wherever it is, then the first Kestrel read refused). */
 static enum reply_id get_check(conn *c, const struct text_get *g, char *keys, size_t len) {
+    enum reply_id first = REPLY_COUNT, r;
     char *p = keys, *key;
     size_t left = len, n;
 
     while ((n = get_next_key(&p, &left, &key)) > 0) {
         if (n > ITEM_KEY_MAX)
             return REPLY_BAD_FORMAT;
+        if (first == REPLY_COUNT && (r = get_check_key(c, g, key, n)) != REPLY_COUNT)
+            first = r;
     }
-    p = keys;
-    left = len;
-    while (g->queue_reads && (n = get_next_key(&p, &left, &key)) > 0) {
-        enum reply_id r = kestrel_check(c, key, n, g->single);
-        if (r != REPLY_COUNT)
-            return r;
-    }
-    return REPLY_COUNT;
+    return first;
 }
 
-static void get_value_line(conn *c, item *it, bool with_cas) {
-    char *p = conn_out_reserve(c, 6 + it->nkey + 1 + 10 + 1 + 10 + 1 + 20 + 2);
+/* "VALUE <key> <flags> <bytes> [<cas>]" and the value; the reply takes
+ * over the reference to it. A small value goes into the same reserve as
+ * its line. */
+static void get_value_out(conn *c, item *it, bool with_cas) {
+    size_t copy = it->nbytes <= CONN_COPY_MAX ? it->nbytes : 0;
+    char *p = conn_out_reserve(c, 6 + it->nkey + 1 + 10 + 1 + 10 + 1 + 20 + 2 + copy);
     char *q = p;
 
     memcpy(q, "VALUE ", 6);
@@ -108,7 +116,12 @@ static void get_value_line(conn *c, item *it, bool with_cas) {
     }
     *q++ = '\r';
     *q++ = '\n';
-    conn_out_commit(c, (size_t)(q - p));
+    memcpy(q, item_value(it), copy);
+    conn_out_commit(c, (size_t)(q - p) + copy);
+    if (copy > 0)
+        item_release(it);
+    else
+        conn_out_item(c, it, item_value(it), it->nbytes);
 }
 
 /* A key that holds a queue, or names one before a '/': a Kestrel read.
@@ -156,8 +169,7 @@ static bool get_one(conn *c, const struct text_get *g, const char *key, size_t n
         return true;
     }
     stats_incr(g->touch ? STATS_TOUCH_HITS : STATS_GET_HITS);
-    get_value_line(c, it, g->with_cas);
-    conn_out_item(c, it, item_value(it), it->nbytes);
+    get_value_out(c, it, g->with_cas);
     return true;
 }
 
@@ -171,7 +183,14 @@ static void get_run(conn *c, struct text_get *g) {
     for (;;) {
         char *p = g->keys;
         size_t len = g->len;
-        n = get_next_key(&p, &len, &key);
+        if (g->single) {
+            key = p;    /* the one key, alone in g->keys (get_line) */
+            n = len;
+            p += len;
+            len = 0;
+        } else {
+            n = get_next_key(&p, &len, &key);
+        }
         if (n == 0)
             break;
         if (conn_out_full(c)) {
@@ -223,23 +242,34 @@ static struct text_get *get_begin(conn *c, bool with_cas, bool touch, rel_time_t
     return g;
 }
 
-/* Whether keys[0..len) holds exactly one key. */
-static bool get_is_single(char *keys, size_t len) {
-    char *key;
-
-    return get_next_key(&keys, &len, &key) > 0 && get_next_key(&keys, &len, &key) == 0;
+/* The line's first key in *key, *n (0: none): true when no other follows. */
+static bool get_first_key(char *keys, size_t len, char **key, size_t *n) {
+    *n = get_next_key(&keys, &len, key);
+    while (len > 0 && *keys == ' ') {
+        keys++;
+        len--;
+    }
+    return *n > 0 && len == 0;
 }
 
 static enum conn_parse_result get_line(conn *c, char *keys, size_t len, bool with_cas, bool touch,
                                        rel_time_t exptime) {
     struct text_get *g = get_begin(c, with_cas, touch, exptime);
     enum reply_id err;
+    char *key;
+    size_t n;
 
     if (g == NULL)
         return PARSE_DONE;
     g->queue_reads = !touch;
-    g->single = get_is_single(keys, len);
-    err = get_check(c, g, keys, len);
+    g->single = get_first_key(keys, len, &key, &n);
+    if (g->single) {
+        keys = key;     /* the one key: checked and looked up without a walk */
+        len = n;
+        err = get_check_key(c, g, key, n);
+    } else {
+        err = get_check(c, g, keys, len);
+    }
     if (err != REPLY_COUNT) {
         get_fail(c, g, err);
         return PARSE_DONE;
