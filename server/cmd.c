@@ -138,6 +138,7 @@ static const struct cmd_def cmd_defs[] = {
 #pragma GCC diagnostic pop
 
 static const struct cmd_def *cmd_hash[CMD_HASH_SIZE];
+static size_t cmd_hash_len[CMD_HASH_SIZE];     /* strlen of each entry's name */
 
 static uint32_t cmd_hash_of(const char *s, size_t n) {
     uint32_t h = 2166136261u;
@@ -159,11 +160,23 @@ void cmd_init(void) {
         while (cmd_hash[i] != NULL)
             i = (i + 1) & (CMD_HASH_SIZE - 1);
         cmd_hash[i] = d;
+        cmd_hash_len[i] = strlen(d->name);
     }
 }
 
 const struct cmd_def *cmd_table(void) {
     return cmd_defs;
+}
+
+/* Whether name (n bytes long) is verb[0..n): verbs are a few bytes, a
+ * loop is cheaper than a call. */
+static bool cmd_name_is(const char *name, const char *verb, size_t n) {
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        if (name[i] != verb[i])
+            return false;
+    return true;
 }
 
 /* The verb verb[0..n), or NULL. */
@@ -172,7 +185,7 @@ static const struct cmd_def *cmd_lookup(const char *verb, size_t n) {
     const struct cmd_def *d;
 
     while ((d = cmd_hash[i]) != NULL) {
-        if (strncmp(d->name, verb, n) == 0 && d->name[n] == '\0')
+        if (cmd_hash_len[i] == n && cmd_name_is(d->name, verb, n))
             return d->flags & CMD_DEBUG && !settings.debug ? NULL : d;
         i = (i + 1) & (CMD_HASH_SIZE - 1);
     }
