@@ -13,10 +13,30 @@
 
 #include "parse.h"
 
+/* The common case, without strto*: 1 to 9 decimal digits and the end of
+ * the string, a number no type here overflows. False for anything else
+ * (which the strto* path then judges). */
+static bool parse_short_digits(const char *s, uint32_t *out) {
+    uint32_t v = 0;
+    size_t i;
+
+    for (i = 0; s[i] >= '0' && s[i] <= '9'; i++) {
+        if (i == 9)
+            return false;
+        v = v * 10 + (uint32_t)(s[i] - '0');
+    }
+    if (i == 0 || s[i] != '\0')
+        return false;
+    *out = v;
+    return true;
+}
+
 bool parse_u32(const char *s, uint32_t *out) {
     char *end;
     unsigned long v;
 
+    if (parse_short_digits(s, out))
+        return true;
     errno = 0;
     v = strtoul(s, &end, 10);
     if (errno == ERANGE || end == s || *end != '\0')
@@ -30,7 +50,12 @@ bool parse_u32(const char *s, uint32_t *out) {
 bool parse_i32(const char *s, int32_t *out) {
     char *end;
     long v;
+    uint32_t u;
 
+    if (parse_short_digits(s, &u)) {
+        *out = (int32_t)u;
+        return true;
+    }
     errno = 0;
     v = strtol(s, &end, 10);
     if (errno == ERANGE || end == s || *end != '\0')
@@ -42,7 +67,12 @@ bool parse_i32(const char *s, int32_t *out) {
 bool parse_u64(const char *s, uint64_t *out) {
     char *end;
     unsigned long long v;
+    uint32_t u;
 
+    if (parse_short_digits(s, &u)) {
+        *out = u;
+        return true;
+    }
     errno = 0;
     v = strtoull(s, &end, 10);
     if (errno == ERANGE || end == s || *end != '\0')
@@ -89,15 +119,15 @@ bool parse_i64_digits(const char *s, int64_t *out) {
 }
 
 size_t parse_format_u64(char *dst, uint64_t v) {
-    char tmp[20];
-    size_t n = 0, i;
+    size_t n = 1, i;
+    uint64_t t;
 
-    do {
-        tmp[n++] = (char)('0' + v % 10);
+    for (t = v; t >= 10; t /= 10)
+        n++;
+    for (i = n; i > 0; i--) {
+        dst[i - 1] = (char)('0' + v % 10);
         v /= 10;
-    } while (v != 0);
-    for (i = 0; i < n; i++)
-        dst[i] = tmp[n - 1 - i];
+    }
     return n;
 }
 
