@@ -28,6 +28,18 @@ start_server {tags {storage}} {
         mc_exchange $fd "get bin\r\n"
     } "VALUE bin 0 14\r\na\r\nb\0c\xff\r\nEND\r\n\r\nEND\r\n"
 
+    test {values on both sides of the copy limit (512 bytes with "\r\n") come back whole in one multi-get} {
+        set want ""
+        set keys ""
+        foreach n {0 1 509 510 511 512 4000} {
+            set v [string repeat [format %c [expr {97 + $n % 26}]] $n]
+            assert_equal [mc_set $fd sz$n $v] STORED
+            append want "VALUE sz$n 0 $n\r\n$v\r\n"
+            append keys " sz$n"
+        }
+        assert_equal [mc_exchange $fd "get$keys\r\n"] "${want}END\r\n"
+    } {}
+
     test {a 250-byte key is accepted} {
         mc_exchange $fd "set $K250 0 0 1\r\nx\r\nget $K250\r\n"
     } "STORED\r\nVALUE $K250 0 1\r\nx\r\nEND\r\n"
@@ -80,6 +92,10 @@ start_server {tags {storage}} {
     test {flags 18446744073709551615 (2^64-1) are truncated to 4294967295} {
         mc_exchange $fd "set fover 18446744073709551615 0 1\r\nx\r\nget fover\r\n"
     } "STORED\r\nVALUE fover 4294967295 1\r\nx\r\nEND\r\n"
+
+    test {flags of 9 and 10 digits, and 9 digits of leading zeros} {
+        mc_exchange $fd "set f9 999999999 0 1\r\nx\r\nset f10 1000000000 0 1\r\ny\r\nset fzz 000000007 0 1\r\nz\r\nget f9 f10 fzz\r\n"
+    } "STORED\r\nSTORED\r\nSTORED\r\nVALUE f9 999999999 1\r\nx\r\nVALUE f10 1000000000 1\r\ny\r\nVALUE fzz 7 1\r\nz\r\nEND\r\n"
 
     test {flags with a leading zero or plus sign are parsed as numbers} {
         mc_exchange $fd "set fz 010 0 1\r\nx\r\nset fp +7 0 1\r\ny\r\nget fz fp\r\n"
