@@ -16,6 +16,7 @@
  * its data block has arrived.
  */
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,13 +41,9 @@ enum meta_cmd { META_GET, META_SET, META_DELETE, META_ARITH, META_NOOP, META_DEB
 
 struct meta_req {
     enum meta_cmd cmd;
-    char key[ITEM_KEY_MAX];         /* the key, decoded if b */
     size_t nkey;
-    char rkey[ITEM_KEY_MAX];        /* the key as sent, for k */
     size_t nrkey;
-    char ret[META_MAX_TOKENS];      /* flags to answer, in request order */
     int nret;
-    char opaque[META_OPAQUE_MAX];
     size_t nopaque;
     bool opaque_long;               /* an O of META_OPAQUE_MAX characters or more */
     bool has_error;                 /* a flag's token was bad (err says which) */
@@ -59,6 +56,12 @@ struct meta_req {
     uint32_t F;
     uint64_t C, E, D, J;
     char mode;
+    /* The buffers last: a new request clears only what is above (each
+     * buffer is read up to its length). */
+    char key[ITEM_KEY_MAX];         /* the key, decoded if b */
+    char rkey[ITEM_KEY_MAX];        /* the key as sent, for k */
+    char ret[META_MAX_TOKENS];      /* flags to answer, in request order */
+    char opaque[META_OPAQUE_MAX];
 };
 
 struct meta_tokens {
@@ -223,7 +226,7 @@ static enum reply_id meta_parse_flags(struct meta_req *r, struct meta_tokens *t,
 }
 
 static void meta_req_init(struct meta_req *r, enum meta_cmd cmd) {
-    memset(r, 0, sizeof(*r));
+    memset(r, 0, offsetof(struct meta_req, key));
     r->cmd = cmd;
     r->D = 1;
     r->err = REPLY_COUNT;
@@ -236,7 +239,7 @@ static uint64_t meta_shown_cas(uint64_t cas) {
 }
 
 static size_t meta_u64(char *dst, uint64_t v) {
-    return (size_t)sprintf(dst, "%llu", (unsigned long long)v);
+    return parse_format_u64(dst, v);
 }
 
 /* " k<key>", with " b" for a binary key. As memcached 1.6.18, an mg that
@@ -287,8 +290,10 @@ static size_t meta_put_flag(const struct meta_req *r, char f, const struct meta_
         return meta_put_key(r, r->cmd == META_GET && m != NULL ? m->it : NULL, p);
     if (f == 'O')
         return meta_put_opaque(r, p);
-    if (f == 'c' && m == NULL && r->cmd == META_SET)
-        return (size_t)sprintf(p, " c0");   /* a failed ms: memcached's c0 */
+    if (f == 'c' && m == NULL && r->cmd == META_SET) {
+        memcpy(p, " c0", 3);    /* a failed ms: memcached's c0 */
+        return 3;
+    }
     if (m == NULL)
         return 0;
     p[n++] = ' ';
@@ -300,10 +305,12 @@ static size_t meta_put_flag(const struct meta_req *r, char f, const struct meta_
     case 'l': n += meta_u64(p + n, now > m->last_access ? now - m->last_access : 0); break;
     case 's': n += meta_u64(p + n, m->it->nbytes - 2); break;
     case 't':
-        if (m->exptime == 0)
-            n += (size_t)sprintf(p + n, "-1");
-        else
+        if (m->exptime == 0) {
+            p[n++] = '-';
+            p[n++] = '1';
+        } else {
             n += meta_u64(p + n, m->exptime > now ? m->exptime - now : 0);
+        }
         break;
     }
     return n;
@@ -319,8 +326,10 @@ static void meta_reply(conn *c, const struct meta_req *r, const char *code, long
 
     memcpy(p, code, 2);
     n = 2;
-    if (size >= 0)
-        n += (size_t)sprintf(p + n, " %ld", size);
+    if (size >= 0) {
+        p[n++] = ' ';
+        n += parse_format_u64(p + n, (uint64_t)size);
+    }
     for (i = 0; i < r->nret; i++)
         n += meta_put_flag(r, r->ret[i], m, p + n);
     for (; extra != NULL && *extra != '\0'; extra++) {
