@@ -51,8 +51,10 @@ def main():
     n, size = int(sys.argv[4]), int(sys.argv[5])
     s = socket.create_connection(("127.0.0.1", port))
     if proto == "beanstalk":
-        s.sendall(b"use mem.q\r\n")
-        s.recv(64)
+        s.sendall(b"use mem.q\r\nwatch mem.q\r\n")
+        got = b""
+        while got.count(b"\r\n") < 2:
+            got += s.recv(64)
     # The writer runs ahead of the reader by at most 8 batches.
     room = threading.Semaphore(8)
     expected = queue.Queue()
