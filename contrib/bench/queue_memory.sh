@@ -4,7 +4,10 @@
 #
 # For every target, message size and state, a fresh server gets N messages
 # pushed pipelined into one queue (queue_fill.py, one connection), and the
-# script prints (VmRSS after - VmRSS before) * 1024 / N:
+# script prints (VmRSS after - VmRSS before) * 1024 / N, and the server's
+# CPU time (user + system, from /proc) over the fill per message, a
+# measure of the work a push (and, in flight, a pop) costs that depends
+# less than throughput on what else runs on a shared machine:
 #
 #   ready     pushed with no delay, never delivered
 #   delayed   pushed with a delay of an hour
@@ -50,6 +53,9 @@ command -v timeout >/dev/null || die "timeout(1) is needed (coreutils)"
 bench_setup qmemory
 
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+# cpu_ticks PID: user + system clock ticks of a process so far.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+hz=$(getconf CLK_TCK)
 
 # start KIND: sets port and pid of a fresh server, or dies.
 start() {
@@ -79,18 +85,21 @@ stop() {
 
 # one KIND STATE SIZE: prints one row.
 one() {
-    local kind=$1 state=$2 size=$3 proto before after rc
+    local kind=$1 state=$2 size=$3 proto before after rc t0 t1
     case "$kind" in mcds) proto=mcds ;; redis) proto=redis ;; *) proto=beanstalk ;; esac
     start "$kind"
     sleep 0.3
     before=$(rss_kb "$pid")
+    t0=$(cpu_ticks "$pid")
     timeout "$limit" python3 "$here/queue_fill.py" "$proto" "$port" "$state" "$count" "$size"
     rc=$?
+    t1=$(cpu_ticks "$pid")
     sleep 1
     after=$(rss_kb "$pid")
     stop
-    printf '%-11s %-9s %6s %12s %12s %10s %s\n' "$kind" "$state" "$size" "$before" "$after" \
+    printf '%-11s %-9s %6s %12s %12s %10s %10s %s\n' "$kind" "$state" "$size" "$before" "$after" \
         "$(awk -v a="$after" -v b="$before" -v n="$count" 'BEGIN { printf "%.1f", (a - b) * 1024 / n }')" \
+        "$(awk -v a="$t1" -v b="$t0" -v n="$count" -v hz="$hz" 'BEGIN { printf "%.2f", (a - b) * 1e6 / hz / n }')" \
         "$([ "$rc" = 0 ] && echo ok || echo "FAILED($rc)")"
 }
 
@@ -98,7 +107,8 @@ echo "machine: $(nproc) cores, $(uname -sr); $(date -u '+%Y-%m-%d %H:%M UTC'), l
 echo "mcds:    $mcds -m 8192 ($("$mcds" -V 2>/dev/null | head -1))"
 echo "redis:   $redis --save '' ($("$redis" --version | awk '{ print $3 }')); beanstalkd: $beanstalkd"
 echo "$count messages per run, pipelined on one connection, one queue"
-printf '%-11s %-9s %6s %12s %12s %10s %s\n' server state bytes "RSS before kB" "RSS after kB" bytes/msg status
+printf '%-11s %-9s %6s %12s %12s %10s %10s %s\n' server state bytes "RSS before kB" "RSS after kB" bytes/msg \
+    "cpu us/msg" status
 for kind in $targets; do
     for size in $sizes; do
         for state in $states; do
