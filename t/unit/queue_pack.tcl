@@ -36,6 +36,13 @@ proc qk_drain {fd q} {
     }
 }
 
+# qk_malloced fd -> the memory counted under -m (stats slabs' total_malloced).
+proc qk_malloced {fd} {
+    set r [mc_exchange $fd "stats slabs\r\n"]
+    if {![regexp {STAT total_malloced (\d+)\r\n} $r -> v]} { fail "stats slabs: '[visible $r]'" }
+    return $v
+}
+
 # qk_ids items -> the ids of parsed items.
 proc qk_ids {items} {
     return [lmap it $items { lindex $it 0 }]
@@ -160,6 +167,66 @@ start_server {tags {queue mcds-only}} {
         set got [qk_drain $fd pk9]
         list [expr {[qk_ids $got] eq [list $a $b $c $d]}] [lmap it $got { lindex $it 2 }] [lindex $got 1 1]
     } {1 {a b cc d} 3}
+
+    test {queue pack: messages of many sizes across chunk boundaries, found by id, popped while pushed} {
+        set sizes {0 1 37 100 1000 4100 5000 70000}
+        set ids {}
+        set data {}
+        set req {}
+        for {set i 0} {$i < 240} {incr i} {
+            set v [string range "$i:[string repeat v [lindex $sizes [expr {$i % 8}]]]" 0 \
+                       [expr {[lindex $sizes [expr {$i % 8}]] - 1}]]
+            lappend data $v
+            append req "qpush pkc $i 0 [string length $v]\r\n$v\r\n"
+            if {$i % 40 == 39} {
+                foreach {all id} [regexp -all -inline {PUSHED (\d+)\r\n} [mc_exchange $fd $req]] { lappend ids $id }
+                set req {}
+            }
+        }
+        assert_equal [llength $ids] 240
+        # Every message by id, with its flags and length.
+        for {set i 0} {$i < 240} {incr i 7} {
+            set info [q_stat_lines $fd "qinfo pkc [lindex $ids $i]"]
+            assert_equal [list [dict get $info flags] [dict get $info bytes]] [list $i [string length [lindex $data $i]]]
+            assert_equal [mc_exchange $fd "qpeek pkc id=[lindex $ids $i]\r\n"] \
+                "[q_item [lindex $ids $i] $i [lindex $data $i] 0]END\r\n"
+        }
+        # Pop half while pushing more: the head's chunks go, the tail's grow.
+        set got {}
+        for {set i 0} {$i < 120} {incr i} {
+            set it [lindex [q_pop $fd pkc] 0]
+            assert_equal [lrange $it 0 2] [list [lindex $ids $i] $i [lindex $data $i]]
+            assert_equal [mc_exchange $fd "qack pkc [lindex $it 0]\r\n"] "ACKED\r\n"
+            set v more$i
+            lappend ids [q_push $fd pkc $v $i]
+            lappend data $v
+        }
+        assert_equal [mc_exchange $fd "qinfo pkc [lindex $ids 119]\r\n"] "NOT_FOUND\r\n"
+        assert_equal [dict get [q_stat_lines $fd "qinfo pkc [lindex $ids 120]"] state] ready
+        set got [qk_drain $fd pkc]
+        set ok 1
+        foreach it $got id [lrange $ids 120 end] v [lrange $data 120 end] {
+            if {[lindex $it 0] ne $id || [lindex $it 2] ne $v} { set ok 0 }
+        }
+        list $ok [llength $got] [q_counts $fd pkc]
+    } {1 240 {0 0 0}}
+
+    test {queue pack: -m counts the chunks, and gives all of it back on pops, acks and qpurge} {
+        assert_equal [mc_exchange $fd "qcreate pkm\r\n"] "CREATED\r\n"
+        # One round first: the in-flight id map grows to its size for 100
+        # leases at once, and stays.
+        qk_push_many $fd pkm 300 m
+        qk_drain $fd pkm
+        set before [qk_malloced $fd]
+        qk_push_many $fd pkm 3000 m
+        set full [qk_malloced $fd]
+        assert_true {$full - $before >= 3000 * 6} "3000 messages counted [expr {$full - $before}] bytes"
+        qk_drain $fd pkm
+        assert_equal [qk_malloced $fd] $before "after popping and acking every message"
+        qk_push_many $fd pkm 3000 m
+        assert_equal [mc_exchange $fd "qpurge pkm\r\n"] "PURGED 3000\r\n"
+        expr {[qk_malloced $fd] - $before}
+    } 0
 
     # ---- a randomized model check ----
 
