@@ -15,8 +15,8 @@ void qheap_init(struct qheap *h, int (*less)(const struct qmsg *, const struct q
     h->pos_off = pos_off;
 }
 
-static size_t *qheap_pos(const struct qheap *h, struct qmsg *m) {
-    return (size_t *)((char *)m + h->pos_off);
+static uint32_t *qheap_pos(const struct qheap *h, struct qmsg *m) {
+    return (uint32_t *)((char *)m + h->pos_off);
 }
 
 void qheap_free(struct qheap *h) {
@@ -27,7 +27,7 @@ void qheap_free(struct qheap *h) {
 
 static void qheap_set(struct qheap *h, size_t i, struct qmsg *m) {
     h->v[i] = m;
-    *qheap_pos(h, m) = i;
+    *qheap_pos(h, m) = (uint32_t)i;
 }
 
 static void qheap_up(struct qheap *h, size_t i) {
@@ -66,6 +66,8 @@ int qheap_reserve(struct qheap *h, size_t n) {
 
     if (n <= h->cap)
         return 0;
+    if (n > UINT32_MAX)
+        return -1;      /* positions are 32 bits */
     while (cap < n)
         cap *= 2;
     v = realloc(h->v, cap * sizeof(*v));

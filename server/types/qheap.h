@@ -3,7 +3,8 @@
  * position in a field of its own (pos_off: offsetof the field), so any
  * message can be removed in O(log n) — an ack or a release takes a message
  * out of the middle of the in-flight heap. A message may be in two heaps
- * that use two different position fields.
+ * that use two different position fields. Positions are 32 bits (a
+ * uint32_t field): a heap holds at most UINT32_MAX messages.
  */
 #ifndef MCDS_QHEAP_H
 #define MCDS_QHEAP_H

@@ -93,12 +93,76 @@ int queue_ready_add(struct queue *q, struct qmsg *m) {
     return 0;
 }
 
-struct qmsg *queue_ready_take(struct queue *q) {
-    struct qmsg *m = qheap_pop(&q->ready);
+size_t queue_ready_count(const struct queue *q) {
+    return q->ready.n + q->pack.n;
+}
 
-    if (m != NULL)
-        qheap_remove(&q->ready_age, m);
+/* Whether packed message e comes before heap message m (NULL: none) in
+ * delivery order: priority, then push order. */
+static bool queue_pack_first(const struct qpack_entry *e, const struct qmsg *m) {
+    if (m == NULL || m->pri != QUEUE_DEFAULT_PRI)
+        return m == NULL || m->pri > QUEUE_DEFAULT_PRI;
+    return e->seq < m->seq;
+}
+
+bool queue_msg_from_pack(struct queue *q, const struct qpack_entry *e, struct qmsg *m) {
+    item *it = item_alloc(q->name, q->nname, e->flags, 0, (size_t)e->len + 2);
+
+    if (it == NULL)
+        return false;
+    if (e->len > 0)
+        memcpy(item_value(it), e->data, e->len);
+    memcpy(item_value(it) + e->len, "\r\n", 2);
+    memset(m, 0, sizeof(*m));
+    m->id = e->id;
+    m->seq = e->seq;
+    m->pushed_ms = e->pushed_ms;
+    m->pri = QUEUE_DEFAULT_PRI;
+    m->payload = it;
+    m->state = QMSG_READY;
+    return true;
+}
+
+/* The pack's head e as a message of its own, out of the pack: NULL (the
+ * pack unchanged) without memory. */
+static struct qmsg *queue_unpack_head(struct queue *q, const struct qpack_entry *e) {
+    struct qmsg *m = malloc(sizeof(*m));
+
+    if (m == NULL)
+        return NULL;
+    if (!queue_msg_from_pack(q, e, m)) {
+        free(m);
+        return NULL;
+    }
+    item_mem_charge((long)sizeof(*m));
+    qpack_pop(&q->pack);
     return m;
+}
+
+struct qmsg *queue_ready_take(struct queue *q) {
+    struct qmsg *m = qheap_top(&q->ready);
+    struct qpack_entry e;
+
+    if (qpack_head(&q->pack, &e) && queue_pack_first(&e, m))
+        return queue_unpack_head(q, &e);
+    if (m != NULL) {
+        qheap_pop(&q->ready);
+        qheap_remove(&q->ready_age, m);
+    }
+    return m;
+}
+
+/* The push time of the oldest ready message in *ms; false when none is
+ * ready. The pack and the by-age heap are each in push order. */
+static bool queue_oldest_ready(const struct queue *q, uint64_t *ms) {
+    struct qmsg *a = qheap_top(&q->ready_age);
+    struct qpack_entry e;
+    bool packed = qpack_head(&q->pack, &e);
+
+    if (a == NULL && !packed)
+        return false;
+    *ms = a == NULL || (packed && e.pushed_ms <= a->pushed_ms) ? e.pushed_ms : a->pushed_ms;
+    return true;
 }
 
 /* ---- the in-flight id map ---- */
@@ -299,14 +363,13 @@ static void queue_arm(uint64_t due) {
 }
 
 /* When the oldest ready message reaches the queue's max_age_ms (UINT64_MAX:
- * no limit, or nothing ready); q locked. The by-age heap is in push
- * order, so its top is the oldest. */
+ * no limit, or nothing ready); q locked. */
 static uint64_t queue_age_due(const struct queue *q) {
-    struct qmsg *a = qheap_top(&q->ready_age);
+    uint64_t oldest;
 
-    if (q->opts.max_age_ms == 0 || a == NULL)
+    if (q->opts.max_age_ms == 0 || !queue_oldest_ready(q, &oldest))
         return UINT64_MAX;
-    return a->pushed_ms + q->opts.max_age_ms;
+    return oldest + q->opts.max_age_ms;
 }
 
 /* Recomputes when q next needs the timer; q locked. */
@@ -346,25 +409,21 @@ static void queue_note_delivery(struct qmsg *m, uint64_t holder, uint64_t now) {
     m->holder = holder;
 }
 
+/* Leases the first ready message into out; without memory (to track it
+ * in flight, or to build it out of the pack) nothing moves and
+ * out->payload is NULL. */
 static void queue_lease(struct queue *q, uint64_t lease_ms, uint64_t holder, uint64_t now,
                         struct qdelivery *out) {
-    struct qmsg *m = queue_ready_take(q);
-    uint32_t first = m->first_delivery, last = m->last_delivery;
+    struct qmsg *m;
 
+    out->payload = NULL;
+    if (qheap_reserve(&q->inflight, q->inflight.n + 1) < 0 || (m = queue_ready_take(q)) == NULL)
+        return;
     queue_note_delivery(m, holder, now);
     m->deliveries++;
     m->due_ms = lease_ms == QUEUE_HELD ? QUEUE_HELD : now + lease_ms;
     m->state = QMSG_INFLIGHT;
-    if (qheap_push(&q->inflight, m) < 0) {
-        /* No room to track it: leave it ready, deliver nothing. */
-        m->deliveries--;
-        m->first_delivery = first;
-        m->last_delivery = last;
-        m->state = QMSG_READY;
-        queue_ready_add(q, m);      /* room it just had */
-        out->payload = NULL;
-        return;
-    }
+    qheap_push(&q->inflight, m);        /* room was made above */
     queue_id_add(q, m);
     q->counts.popped++;
     qlog_state(q, m);
@@ -407,13 +466,13 @@ static bool queue_waiter_claim(struct queue_waiter *w) {
 void queue_serve(struct queue *q) {
     uint64_t now = clock_now_ms();
 
-    while (q->whead != NULL && q->ready.n > 0) {
+    while (q->whead != NULL && queue_ready_count(q) > 0) {
         struct queue_waiter *w = q->whead;
         queue_unlist(q, w);
         if (!queue_waiter_claim(w))
             continue;
         w->ngot = 0;
-        while (w->ngot < w->want && q->ready.n > 0) {
+        while (w->ngot < w->want && queue_ready_count(q) > 0) {
             queue_lease(q, w->lease_ms, w->holder, now, &w->got[w->ngot]);
             if (w->got[w->ngot].payload == NULL)
                 break;
@@ -492,11 +551,17 @@ static void queue_unbury(struct queue *q, uint64_t now, struct queue_dead_list *
  * in-flight one when its lease runs out or it is released). Without room
  * to send one off, it stays ready and is tried at the next catch-up. */
 static void queue_expire_aged(struct queue *q, uint64_t now, struct queue_dead_list *dl) {
+    struct qpack_entry e;
     struct qmsg *m;
 
     while (queue_age_due(q) <= now && queue_dead_room(q, dl)) {
         m = qheap_top(&q->ready_age);
-        queue_msg_detach(q, m);
+        if (qpack_head(&q->pack, &e) && (m == NULL || e.pushed_ms <= m->pushed_ms)) {
+            if ((m = queue_unpack_head(q, &e)) == NULL)
+                break;      /* no memory: tried again at the next catch-up */
+        } else {
+            queue_msg_detach(q, m);
+        }
         q->counts.expired_age++;
         queue_dead_add(q, m, dl, now);
     }
@@ -652,6 +717,7 @@ struct queue *queue_new(const char *name, size_t nname, const struct queue_opts 
     memcpy(q->name, name, nname);
     q->nname = nname;
     q->opts = *o;
+    qpack_init(&q->pack);
     qheap_init(&q->ready, queue_ready_less, offsetof(struct qmsg, hpos));
     qheap_init(&q->ready_age, queue_age_less, offsetof(struct qmsg, apos));
     qheap_init(&q->delayed, queue_due_less, offsetof(struct qmsg, hpos));
@@ -692,6 +758,7 @@ static void queue_free_heap(struct qheap *h) {
 
 /* Frees q and its messages, once it is in no list. */
 static void queue_free_unlisted(struct queue *q) {
+    qpack_clear(&q->pack);
     qheap_free(&q->ready_age);
     queue_free_heap(&q->ready);
     queue_free_heap(&q->delayed);
@@ -763,6 +830,48 @@ static void queue_rebuild_ids(struct queue *q) {
         queue_id_add(q, q->inflight.v[i]);
 }
 
+static int queue_seq_cmp(const void *a, const void *b) {
+    const struct qmsg *x = *(struct qmsg *const *)a, *y = *(struct qmsg *const *)b;
+
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Whether ready message m is one a push would have packed. */
+static bool queue_packable(const struct qmsg *m) {
+    return m->pri == QUEUE_DEFAULT_PRI && m->deliveries == 0 && m->src == 0;
+}
+
+/* Replay restores every message whole, in the heaps: once it is done,
+ * the ready ones a push would have packed go into the (empty) pack, in
+ * push order while their ids rise. Those that cannot (a redriven one's
+ * foreign id; all of them without memory) stay in the heaps, whose order
+ * merges with the pack's. q locked. */
+static void queue_repack(struct queue *q) {
+    struct qmsg **v;
+    size_t n = 0, i;
+
+    if (q->ready.n == 0 || (v = malloc(q->ready.n * sizeof(*v))) == NULL)
+        return;
+    for (i = 0; i < q->ready.n; i++)
+        if (queue_packable(q->ready.v[i]))
+            v[n++] = q->ready.v[i];
+    qsort(v, n, sizeof(*v), queue_seq_cmp);
+    for (i = 0; i < n; i++) {
+        struct qmsg *m = v[i];
+        struct qpack_entry e = {
+            .id = m->id, .seq = m->seq, .pushed_ms = m->pushed_ms, .flags = m->payload->flags,
+            .len = m->payload->nbytes - 2, .data = (const uint8_t *)item_value(m->payload),
+        };
+        if (m->id <= q->pack.last_id)
+            continue;
+        if (qpack_push(&q->pack, &e) < 0)
+            break;
+        queue_msg_detach(q, m);
+        queue_msg_free(m);
+    }
+    free(v);
+}
+
 void queue_persist_replay_done(void) {
     struct queue *q;
 
@@ -770,6 +879,7 @@ void queue_persist_replay_done(void) {
     for (q = queue_reg; q != NULL; q = q->reg_next) {
         pthread_mutex_lock(&q->lock);
         queue_rebuild_ids(q);
+        queue_repack(q);
         q->replay_lsn = 0;
         queue_update_due(q);
         pthread_mutex_unlock(&q->lock);
@@ -778,7 +888,7 @@ void queue_persist_replay_done(void) {
 }
 
 size_t queue_length(const struct queue *q) {
-    return q->ready.n + q->delayed.n + q->inflight.n + q->buried.n + q->move_reserved;
+    return queue_ready_count(q) + q->delayed.n + q->inflight.n + q->buried.n + q->move_reserved;
 }
 
 const struct queue_opts *queue_options(const struct queue *q) {
@@ -816,6 +926,49 @@ static bool queue_push_room(struct queue *q, int n, bool delayed) {
     return qheap_reserve(&q->ready, room) == 0 && qheap_reserve(&q->ready_age, room) == 0;
 }
 
+/* Pushes n messages into the pack, all or none (q->seq, the counts and
+ * the log change only once they are all in): false without memory. The
+ * queue then owns the payloads, whose bytes were copied and released.
+ * q locked. */
+static bool queue_push_packed(struct queue *q, item **payloads, int n, uint64_t now, uint64_t *ids) {
+    struct qpack_mark mark;
+    struct qmsg m;
+    int i;
+
+    qpack_mark(&q->pack, &mark);
+    for (i = 0; i < n; i++) {
+        struct qpack_entry e = {
+            .id = queue_next_id(), .seq = q->seq + (uint64_t)i, .pushed_ms = now,
+            .flags = payloads[i]->flags, .len = payloads[i]->nbytes - 2,
+            .data = (const uint8_t *)item_value(payloads[i]),
+        };
+        if (qpack_push(&q->pack, &e) < 0) {
+            qpack_rollback(&q->pack, &mark);
+            return false;
+        }
+        ids[i] = e.id;
+    }
+    memset(&m, 0, sizeof(m));
+    m.pri = QUEUE_DEFAULT_PRI;
+    m.pushed_ms = now;
+    m.state = QMSG_READY;
+    for (i = 0; i < n; i++) {
+        m.id = ids[i];
+        m.seq = q->seq++;
+        m.payload = payloads[i];
+        q->counts.pushed++;
+        qlog_push(q, &m);
+        item_release(payloads[i]);
+    }
+    return true;
+}
+
+/* Whether a push of pri due at due_ms goes to the pack: ready now, at the
+ * default priority, and no one waiting (a waiter takes it at once). */
+static bool queue_packs(const struct queue *q, uint32_t pri, bool delayed) {
+    return !delayed && pri == QUEUE_DEFAULT_PRI && q->whead == NULL;
+}
+
 enum queue_result queue_push_many(struct queue *q, item **payloads, int n, uint32_t pri,
                                   uint64_t due_ms, uint64_t *ids) {
     uint64_t now = clock_now_ms();
@@ -833,6 +986,12 @@ enum queue_result queue_push_many(struct queue *q, item **payloads, int n, uint3
     if (q->opts.max_length != 0 && queue_length(q) + (size_t)n > q->opts.max_length) {
         pthread_mutex_unlock(&q->lock);
         return QUEUE_FULL;
+    }
+    if (queue_packs(q, pri, delayed)) {
+        bool ok = queue_push_packed(q, payloads, n, now, ids);
+        queue_update_due(q);
+        pthread_mutex_unlock(&q->lock);
+        return ok ? QUEUE_OK : QUEUE_NOMEM;
     }
     if (!queue_push_room(q, n, delayed) || !queue_new_msgs(m, n)) {
         pthread_mutex_unlock(&q->lock);
@@ -900,7 +1059,7 @@ int queue_pop(struct queue *q, int max, uint64_t lease_ms, uint64_t holder, stru
     int n = 0;
 
     queue_lock(q, now, &dl);
-    while (n < max && q->ready.n > 0) {
+    while (n < max && queue_ready_count(q) > 0) {
         queue_lease(q, lease_ms, holder, now, &out[n]);
         if (out[n].payload == NULL)
             break;
@@ -1037,7 +1196,8 @@ uint64_t queue_purge(struct queue *q) {
     struct qmsg *m;
 
     pthread_mutex_lock(&q->lock);
-    n = q->ready.n + q->delayed.n + q->buried.n;
+    n = queue_ready_count(q) + q->delayed.n + q->buried.n;
+    qpack_clear(&q->pack);
     while ((m = queue_ready_take(q)) != NULL)
         queue_drop_msg(q, m);
     while ((m = qheap_pop(&q->delayed)) != NULL)
@@ -1051,11 +1211,54 @@ uint64_t queue_purge(struct queue *q) {
     return n;
 }
 
+/* The first heap messages of a peek, in order. */
+struct queue_peek_list {
+    struct qmsg **v;
+    size_t n;
+};
+
+static void queue_peek_collect(struct qmsg *m, void *arg) {
+    struct queue_peek_list *l = arg;
+
+    l->v[l->n++] = m;
+}
+
+/* Calls fn on up to max ready messages in delivery order, merging the
+ * heap's first ones with the pack's (each built for the call, then
+ * released); stops early without memory. q locked. */
+static void queue_peek_ready(struct queue *q, size_t max, void (*fn)(const struct qmsg *m, void *arg),
+                             void *arg) {
+    struct queue_peek_list l = { NULL, 0 };
+    size_t k = max < q->ready.n ? max : q->ready.n, i = 0, done = 0;
+    struct qpack_iter it;
+    struct qpack_entry e;
+    bool packed;
+
+    if (k > 0 && (l.v = malloc(k * sizeof(*l.v))) == NULL)
+        return;
+    qheap_first(&q->ready, k, queue_peek_collect, &l);
+    qpack_iter_start(&q->pack, &it);
+    packed = qpack_iter_next(&it, &e);
+    for (; done < max && (packed || i < l.n); done++) {
+        struct qmsg m;
+        if (!packed || (i < l.n && !queue_pack_first(&e, l.v[i]))) {
+            fn(l.v[i++], arg);
+            continue;
+        }
+        if (!queue_msg_from_pack(q, &e, &m))
+            break;
+        fn(&m, arg);
+        item_release(m.payload);
+        packed = qpack_iter_next(&it, &e);
+    }
+    free(l.v);
+}
+
 void queue_peek(struct queue *q, size_t max, void (*fn)(const struct qmsg *m, void *arg), void *arg) {
     struct queue_dead_list dl;
 
     queue_lock(q, clock_now_ms(), &dl);
-    qheap_first(&q->ready, max, (void (*)(struct qmsg *, void *))fn, arg);
+    queue_peek_ready(q, max, fn, arg);
     queue_unlock(q, &dl);
 }
 
@@ -1068,15 +1271,16 @@ void queue_pending(struct queue *q, size_t max, void (*fn)(const struct qmsg *m,
 }
 
 static void queue_stats_locked(struct queue *q, struct queue_stats *st, uint64_t now) {
-    struct qmsg *oldest = qheap_top(&q->ready_age);
+    uint64_t oldest = 0;
+    bool any = queue_oldest_ready(q, &oldest);
 
     *st = q->counts;
-    st->ready = q->ready.n;
+    st->ready = queue_ready_count(q);
     st->delayed = q->delayed.n;
     st->inflight = q->inflight.n;
     st->buried = q->buried.n;
     st->waiters = q->nwaiters;
-    st->oldest_ready_ms = oldest != NULL && now > oldest->pushed_ms ? now - oldest->pushed_ms : 0;
+    st->oldest_ready_ms = any && now > oldest ? now - oldest : 0;
 }
 
 void queue_get_stats(struct queue *q, struct queue_stats *st) {

@@ -42,8 +42,9 @@ struct qmsg {
     uint64_t pushed_ms;
     uint32_t pri;           /* lower is served first */
     uint32_t deliveries;    /* times leased */
-    size_t hpos;            /* position in the heap that holds it */
-    size_t apos;            /* ready: position in the by-age heap */
+    uint32_t hpos;          /* position in the heap that holds it */
+    uint32_t apos;          /* ready: position in the by-age heap (32 bits:
+                               88 bytes in all, a 96-byte malloc chunk) */
     struct qmsg *id_next;   /* in-flight id map chain */
     item *payload;          /* client flags and value with "\r\n" */
     uint8_t state;

@@ -19,7 +19,8 @@ static struct qmsg *queue_info_in(const struct qheap *h, uint64_t id) {
     return NULL;
 }
 
-/* In flight through the id map; ready, delayed and buried by a walk. */
+/* In flight through the id map; ready (in the heaps), delayed and buried
+ * by a walk. The pack is searched by queue_info_packed. */
 static struct qmsg *queue_info_find(struct queue *q, uint64_t id) {
     struct qmsg *m = *queue_id_slot(q, id);
 
@@ -32,16 +33,32 @@ static struct qmsg *queue_info_find(struct queue *q, uint64_t id) {
     return m;
 }
 
+/* Calls fn on packed message id, built for the call: false when it is
+ * not packed (or there is no memory to build it). */
+static bool queue_info_packed(struct queue *q, uint64_t id, void (*fn)(const struct qmsg *m, void *arg),
+                              void *arg) {
+    struct qpack_entry e;
+    struct qmsg m;
+
+    if (!qpack_find(&q->pack, id, &e) || !queue_msg_from_pack(q, &e, &m))
+        return false;
+    fn(&m, arg);
+    item_release(m.payload);
+    return true;
+}
+
 bool queue_find(struct queue *q, uint64_t id, void (*fn)(const struct qmsg *m, void *arg), void *arg) {
     struct queue_dead_list dl;
     struct qmsg *m;
+    bool found;
 
     queue_lock(q, clock_now_ms(), &dl);
     m = queue_info_find(q, id);
     if (m != NULL)
         fn(m, arg);
+    found = m != NULL || queue_info_packed(q, id, fn, arg);
     queue_unlock(q, &dl);
-    return m != NULL;
+    return found;
 }
 
 void queue_peek_delayed(struct queue *q, size_t max, void (*fn)(const struct qmsg *m, void *arg), void *arg) {

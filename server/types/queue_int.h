@@ -8,6 +8,7 @@
 #define MCDS_QUEUE_INT_H
 
 #include "queue.h"
+#include "queue_pack.h"
 
 #define QUEUE_IDMAP_INIT 64
 #define QUEUE_BURY_RETRY_MS 1000    /* buried messages are offered again after */
@@ -19,7 +20,11 @@ struct queue {
     char name[ITEM_KEY_MAX];
     size_t nname;
     struct queue_opts opts;
-    struct qheap ready;         /* by priority, then push order */
+    struct qpack pack;          /* ready messages pushed with no delay at the
+                                   default priority, never delivered: packed,
+                                   in push order (queue_pack.h) */
+    struct qheap ready;         /* every other ready message: by priority,
+                                   then push order */
     struct qheap ready_age;     /* the same messages by push order (oldest first) */
     struct qheap delayed;       /* by due time */
     struct qheap inflight;      /* by lease end */
@@ -98,9 +103,19 @@ struct queue_move_list {
     struct queue_move_list *next;   /* q's other redrives under way */
 };
 
-/* The ready heap and its by-age twin. */
+/* The ready messages: the pack, the ready heap and its by-age twin. A
+ * message comes back to ready (a release, a redrive, a kick) in the heap;
+ * only queue_push_many adds to the pack. */
 int queue_ready_add(struct queue *q, struct qmsg *m);
+/* The first ready message in delivery order, out of the pack or the
+ * heaps (a packed one built into a message of its own): NULL when none
+ * is ready or there is no memory to build it. */
 struct qmsg *queue_ready_take(struct queue *q);
+size_t queue_ready_count(const struct queue *q);
+/* Fills m (not allocated, in no heap) with packed message e and a new
+ * payload item for read-only views; the caller releases m->payload.
+ * False without memory. */
+bool queue_msg_from_pack(struct queue *q, const struct qpack_entry *e, struct qmsg *m);
 /* The id map. */
 struct qmsg **queue_id_slot(struct queue *q, uint64_t id);
 void queue_id_add(struct queue *q, struct qmsg *m);

@@ -139,7 +139,7 @@ static size_t queue_redrive_take(struct queue *q, size_t max, struct queue_move_
     struct qmsg *m;
 
     queue_lock(q, clock_now_ms(), &dl);
-    room = q->ready.n + q->move_reserved;
+    room = q->ready.n + q->move_reserved + max;    /* packed ones come back to the heaps */
     if (!q->closed && queue_move_room(out, max) && qheap_reserve(&q->ready, room) == 0 &&
         qheap_reserve(&q->ready_age, room) == 0) {
         while (n < max && (m = queue_ready_take(q)) != NULL) {

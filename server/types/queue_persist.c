@@ -79,6 +79,20 @@ static void qp_put_msg(struct codec_out *o, const struct qmsg *m) {
     codec_put_u32(o, m->payload->nbytes - 2);
 }
 
+/* The same for a packed message: ready, the default priority, never
+ * delivered. */
+static void qp_put_packed(struct codec_out *o, const struct qpack_entry *e) {
+    codec_put_u64(o, e->id);
+    codec_put_u64(o, e->seq);
+    codec_put_u8(o, QMSG_READY);
+    codec_put_u32(o, QUEUE_DEFAULT_PRI);
+    codec_put_u32(o, 0);
+    codec_put_u64(o, 0);
+    codec_put_u64(o, clock_to_unix_ms(e->pushed_ms));
+    codec_put_u32(o, e->flags);
+    codec_put_u32(o, e->len);
+}
+
 /* Logs fixed part o, then (with_data) m's data. */
 static void qp_log(uint8_t op, struct codec_out *o, const struct qmsg *m) {
     struct iovec v[2] = { { o->p, o->n }, { NULL, 0 } };
@@ -552,9 +566,11 @@ struct qp_copy {
     struct queue_src *srcs;         /* the queue's source table */
     uint32_t nsrcs;
     size_t n;
+    struct qpack pack;              /* a copy of the queue's packed messages */
 };
 
-/* Every message of q: in its heaps, and out on a redrive (still q's). */
+/* Every message of q in its heaps, and out on a redrive (still q's);
+ * the packed ones are copied apart. */
 static size_t qp_heap_total(const struct queue *q) {
     return q->ready.n + q->delayed.n + q->inflight.n + q->buried.n + q->move_reserved;
 }
@@ -631,8 +647,32 @@ static int qp_copy(struct queue *q, item *self, struct qp_copy *c) {
     qp_copy_heap(c, &q->buried);
     for (l = q->moving; l != NULL; l = l->next)
         qp_copy_msgs(c, l->v, l->n);
+    if (qpack_copy(&q->pack, &c->pack) < 0) {
+        pthread_mutex_unlock(&q->lock);
+        return -1;
+    }
     pthread_mutex_unlock(&q->lock);
     return 0;
+}
+
+/* An S_MSG for every message of the copied pack p of the queue whose
+ * encoded key is key (nkey bytes). */
+static int qp_write_packed(struct snap_writer *w, uint8_t *key, size_t nkey, const struct qpack *p) {
+    struct qpack_iter it;
+    struct qpack_entry e;
+    int rc = 0;
+
+    qpack_iter_start(p, &it);
+    while (rc == 0 && qpack_iter_next(&it, &e)) {
+        uint8_t fixed[64];
+        struct codec_out o;
+        struct iovec m[3] = { { key, nkey }, { fixed, 0 }, { (void *)e.data, e.len } };
+        codec_out_init(&o, fixed, sizeof(fixed));
+        qp_put_packed(&o, &e);
+        m[1].iov_len = o.n;
+        rc = snap_put(w, PERSIST_QUEUE, S_MSG, m, 3);
+    }
+    return rc;
 }
 
 static int qp_write_copy(struct snap_writer *w, const struct queue *q, struct qp_copy *c) {
@@ -660,6 +700,8 @@ static int qp_write_copy(struct snap_writer *w, const struct queue *q, struct qp
         }
         rc = snap_put(w, PERSIST_QUEUE, S_MSG, m, 4);
     }
+    if (rc == 0)
+        rc = qp_write_packed(w, key, ko.n, &c->pack);
     return rc;
 }
 
@@ -669,6 +711,7 @@ static int qp_dump_item(struct snap_writer *w, item *it) {
     size_t i;
     int rc;
 
+    qpack_init(&c.pack);
     rc = qp_copy(q, it, &c);
     if (rc == 0)
         rc = qp_write_copy(w, q, &c);
@@ -680,6 +723,7 @@ static int qp_dump_item(struct snap_writer *w, item *it) {
     free(c.payloads);
     free(c.src);
     free(c.srcs);
+    qpack_clear(&c.pack);
     return rc;
 }
 
