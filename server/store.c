@@ -33,6 +33,8 @@
 
 #define STORE_EVICT_TRIES 50        /* LRU tail items looked at per attempt */
 #define STORE_EVICT_ROUNDS 1000     /* attempts before giving up */
+#define STORE_EVICT_RESCUES 1000    /* second chances one store may give; past
+                                       them the tail goes, read or not */
 #define STORE_CRAWL_MIN 1024        /* buckets crawled per tick, at least */
 #define STORE_CRAWL_MAX 65536
 #define STORE_ARITH_MAX 4096        /* longest value incr/decr will parse */
@@ -176,12 +178,14 @@ static item *store_find_live(const char *key, size_t nkey, uint32_t hv, int coun
 
 struct store_victim {
     int may_evict;          /* live items may go (not -M) */
+    int force;              /* enough second chances given: evict the tail */
     int rescued;            /* active items sent back to the head */
     item *victim;
 };
 
 /* LRU scan callback (LRU lock held): unhooks a dead item, or the tail's
- * first idle one when eviction is allowed. */
+ * first idle one when eviction is allowed (with v->force, the tail's
+ * first, read or not). */
 static int store_pick_victim(item *it, void *arg) {
     struct store_victim *v = arg;
     rel_time_t now = clock_now();
@@ -195,7 +199,7 @@ static int store_pick_victim(item *it, void *arg) {
         hash_unlock(hv);
         return 0;
     }
-    if (!dead && item_has_flag(it, ITEM_ACTIVE)) {
+    if (!dead && !v->force && item_has_flag(it, ITEM_ACTIVE)) {
         lru_requeue_locked(it);
         v->rescued++;
         hash_unlock(hv);
@@ -256,11 +260,12 @@ static void store_flush_reap(void) {
 /* Frees room for need more bytes; 0 on success, -1 if nothing can go. */
 static int store_make_room(size_t need) {
     struct store_victim v;
-    int round;
+    int round, rescues = 0;
 
     if (store_unlimited)
         return 0;
     v.may_evict = settings.evict_to_free;
+    v.force = 0;
     if (item_mem_used() + need > item_mem_limit())
         expiry_sweep(clock_now(), store_reap_bucket);   /* the dead go first */
     for (round = 0; round < STORE_EVICT_ROUNDS; round++) {
@@ -272,6 +277,8 @@ static int store_make_room(size_t need) {
             item_release(v.victim);
         else if (v.rescued == 0)
             return -1;
+        rescues += v.rescued;
+        v.force = rescues >= STORE_EVICT_RESCUES;
     }
     return item_mem_used() + need <= item_mem_limit() ? 0 : -1;
 }
