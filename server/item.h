@@ -43,6 +43,7 @@ typedef struct item {
     uint8_t nkey;
     uint8_t iflags;
     uint8_t type;
+    uint8_t trips;          /* extra LRU trips taken since its last read (store.c) */
     char data[];            /* key, then value */
 } item;
 

@@ -30,3 +30,22 @@ start_server {tags {evict} args {-m 8}} {
         list $r [expr {[mc_stat $fd evictions] > $before}]
     } [list "STORED\r\nVALUE fresh 0 5\r\nhello\r\nEND\r\n" 1]
 }
+
+start_server {tags {evict mcds-only} args {-m 8}} {
+    set fd [mc_connect]
+    set big [string repeat b 100000]
+
+    # About 80 values of 100 KB fit in 8 MB. A 5-byte value is a
+    # thousandth of the mean size: unread, it takes 3 extra trips through
+    # the LRU (about 80 sets each) before it goes; a 100 KB value stored
+    # with it takes none.
+    test {an unread small item outlives unread large items stored with it, for 3 more trips} {
+        assert_equal [mc_set $fd first $big] STORED
+        assert_equal [mc_set $fd small hello] STORED
+        for {set i 0} {$i < 160} {incr i} { assert_equal [mc_set $fd b$i $big] STORED }
+        set mid [list [mc_get $fd first] [mc_get $fd small] [mc_get $fd b0]]
+        # The reads above gave small a new trip: 4 trips later it is gone.
+        for {set i 160} {$i < 560} {incr i} { assert_equal [mc_set $fd b$i $big] STORED }
+        list {*}$mid [mc_get $fd small]
+    } [list {} hello {} {}]
+}
