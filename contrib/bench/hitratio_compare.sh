@@ -81,5 +81,6 @@ while IFS='|' read -r name args; do
 done <<'CASES'
 100 B, no TTL|--ttls 0:1
 100 B, TTLs 0/5/30 s (6:2:2)|--ttls 0:6,5:2,30:2
+50..2000 B, no TTL|--min-size 50 --max-size 2000 --ttls 0:1
 50..2000 B, TTLs 0/5/30 s (6:2:2)|--min-size 50 --max-size 2000 --ttls 0:6,5:2,30:2
 CASES

@@ -68,6 +68,8 @@ start_server {tags {watch mcds-only} args {-m 2}} {
     } 1
 
     test {watch with an unknown stream is ERROR; log_watchers counts watchers} {
+        # The watchers closed above may not be forgotten yet.
+        wait_for {[mc_stat $fd log_watchers] == 0}
         set w [watch_start fetchers]
         set r [list [lindex [watch_send foo] 1] [mc_stat $fd log_watchers]]
         close $w
