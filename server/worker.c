@@ -6,6 +6,9 @@
  * the queue mutex and writes one byte to the worker's pipe; the worker's
  * pipe event drains the queue. A 'p' byte says calls were posted for the
  * worker's thread (waking a blocked consumer); a 'q' byte asks it to stop.
+ * A worker wakes another only once for any number of calls posted before
+ * it looks (one 'p' byte in the pipe at a time), and posts to itself
+ * through an event of its own base: no pipe, no lock, no system call.
  */
 #include <errno.h>
 #include <event2/event.h>
@@ -48,7 +51,12 @@ struct worker {
     struct worker_call held_call;
     int held_posted;            /* atomic: held_call is queued */
     struct event *commit_ev;    /* runs worker_commit once more, soon */
+    int notified;               /* atomic: a 'p' byte is on its way */
+    struct worker_call *own, *own_tail;     /* posted by w's own thread */
+    struct event *own_ev;       /* runs them */
 };
+
+static __thread struct worker *worker_self;     /* the worker of this thread */
 
 static struct worker *workers;
 static int nworkers;
@@ -197,6 +205,22 @@ static void worker_run_calls(struct worker *w) {
     }
 }
 
+/* Runs the calls w's thread posted to itself, and those they post. */
+static void worker_run_own(struct worker *w) {
+    while (w->own != NULL) {
+        struct worker_call *call = w->own;
+        w->own = call->next;
+        if (w->own == NULL)
+            w->own_tail = NULL;
+        call->next = NULL;
+        call->fn(call->arg);
+    }
+}
+
+static void worker_own_cb(evutil_socket_t fd, short what, void *arg) {
+    worker_run_own(arg);
+}
+
 static void worker_close_all(struct worker *w) {
     while (w->conns != NULL)
         conn_shutdown(w->conns);
@@ -208,12 +232,15 @@ static void worker_notified(evutil_socket_t fd, short what, void *arg) {
     ssize_t n, i;
 
     n = read(fd, buf, sizeof(buf));
+    /* Before taking the calls: one posted after this writes a new byte. */
+    __atomic_store_n(&w->notified, 0, __ATOMIC_SEQ_CST);
     for (i = 0; i < n; i++) {
         if (buf[i] == 'q') {
             worker_take_queue(w);
             worker_run_calls(w);
             worker_close_all(w);
             worker_run_calls(w);
+            worker_run_own(w);
             event_base_loopbreak(w->base);
             return;
         }
@@ -256,6 +283,7 @@ static int worker_idle_setup(struct worker *w) {
 static void *worker_main(void *arg) {
     struct worker *w = arg;
 
+    worker_self = w;
     stats_thread_init(w->index);
     while (event_base_loop(w->base, EVLOOP_ONCE) == 0 && !event_base_got_break(w->base))
         worker_commit(w);
@@ -281,7 +309,8 @@ static int worker_setup(struct worker *w, int index) {
     if (w->notify_ev == NULL || event_add(w->notify_ev, NULL) < 0)
         return -1;
     w->commit_ev = event_new(w->base, -1, 0, worker_commit_cb, w);
-    if (w->commit_ev == NULL)
+    w->own_ev = event_new(w->base, -1, 0, worker_own_cb, w);
+    if (w->commit_ev == NULL || w->own_ev == NULL)
         return -1;
     return worker_idle_setup(w);
 }
@@ -346,6 +375,15 @@ void worker_each_conn(struct worker *w, void (*fn)(conn *c, void *arg), void *ar
 
 void worker_post(struct worker *w, struct worker_call *call) {
     call->next = NULL;
+    if (worker_self == w) {
+        if (w->own_tail != NULL)
+            w->own_tail->next = call;
+        else
+            w->own = call;
+        w->own_tail = call;
+        event_active(w->own_ev, 0, 0);
+        return;
+    }
     pthread_mutex_lock(&w->qlock);
     if (w->calls_tail != NULL)
         w->calls_tail->next = call;
@@ -353,7 +391,10 @@ void worker_post(struct worker *w, struct worker_call *call) {
         w->calls = call;
     w->calls_tail = call;
     pthread_mutex_unlock(&w->qlock);
-    worker_notify(w, 'p');
+    if (__atomic_exchange_n(&w->notified, 1, __ATOMIC_SEQ_CST) == 0) {
+        stats_incr(STATS_WORKER_NOTIFIES);
+        worker_notify(w, 'p');
+    }
 }
 
 void workers_stop(void) {
@@ -376,6 +417,8 @@ void workers_free(void) {
         event_free(w->notify_ev);
         if (w->commit_ev != NULL)
             event_free(w->commit_ev);
+        if (w->own_ev != NULL)
+            event_free(w->own_ev);
         if (w->idle_ev != NULL)
             event_free(w->idle_ev);
         event_base_free(w->base);

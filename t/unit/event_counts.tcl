@@ -35,4 +35,15 @@ start_server {tags {conn mcds-only} args {-t 1}} {
         assert_equal [mc_exchange $w ""] "[q_item $a 0 hello 1]END\r\n"
         lindex [counts_delta $before [event_counts $fd]] 0
     } 0
+
+    test {a push that wakes a waiter on its own worker writes no notify byte} {
+        set w [mc_connect]
+        mc_exchange $w ""
+        set before [event_counts $fd]
+        mc_send $w "qpop ecw wait=100\r\n"
+        q_wait_waiters $fd ecw 1
+        set a [q_push $fd ecw hi]
+        assert_equal [mc_exchange $w ""] "[q_item $a 0 hi 1]END\r\n"
+        lindex [counts_delta $before [event_counts $fd]] 1
+    } 0
 }
