@@ -9,14 +9,23 @@
  * A worker wakes another only once for any number of calls posted before
  * it looks (one 'p' byte in the pipe at a time), and posts to itself
  * through an event of its own base: no pipe, no lock, no system call.
+ *
+ * A worker that has run for WORKER_SLICE_US without sleeping (every turn
+ * of its loop found more ready connections) yields its core once, so that
+ * whatever else is runnable there (the other worker, clients on the same
+ * machine) waits at most about that long, not a whole scheduler time
+ * slice: see doc/performance.md, "Tail latency".
  */
 #include <errno.h>
 #include <event2/event.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -27,6 +36,8 @@
 #include "settings.h"
 #include "stats.h"
 #include "worker.h"
+
+#define WORKER_SLICE_US 250
 
 /* An accepted socket on its way to a worker. */
 struct worker_newconn {
@@ -280,13 +291,47 @@ static int worker_idle_setup(struct worker *w) {
     return w->idle_ev != NULL && event_add(w->idle_ev, &second) == 0 ? 0 : -1;
 }
 
+/* Where the current slice of a worker's work began, and how often its
+ * thread had slept by then. */
+struct worker_slice {
+    uint64_t start_us;
+    long slept;
+};
+
+static uint64_t worker_now_us(void) {
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* After a turn of the loop: yields if the thread has not slept (no
+ * voluntary context switch) for WORKER_SLICE_US. A yield with nothing
+ * else runnable returns at once. */
+static void worker_slice_end(struct worker_slice *s) {
+    uint64_t now = worker_now_us();
+    struct rusage ru;
+
+    if (now - s->start_us < WORKER_SLICE_US || getrusage(RUSAGE_THREAD, &ru) != 0)
+        return;
+    if (ru.ru_nvcsw == s->slept) {
+        sched_yield();
+        now = worker_now_us();
+    }
+    s->slept = ru.ru_nvcsw;
+    s->start_us = now;
+}
+
 static void *worker_main(void *arg) {
     struct worker *w = arg;
+    struct worker_slice slice = { worker_now_us(), -1 };
 
     worker_self = w;
     stats_thread_init(w->index);
-    while (event_base_loop(w->base, EVLOOP_ONCE) == 0 && !event_base_got_break(w->base))
+    while (event_base_loop(w->base, EVLOOP_ONCE) == 0 && !event_base_got_break(w->base)) {
         worker_commit(w);
+        worker_slice_end(&slice);
+    }
     return NULL;
 }
 

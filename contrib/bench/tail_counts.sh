@@ -95,7 +95,7 @@ ROWS=(
 
 EVENTS="syscalls:sys_enter_epoll_wait,syscalls:sys_enter_epoll_ctl,syscalls:sys_enter_read"
 EVENTS="$EVENTS,syscalls:sys_enter_write,syscalls:sys_enter_writev,syscalls:sys_enter_sendmsg"
-EVENTS="$EVENTS,syscalls:sys_enter_futex,context-switches,cpu-migrations"
+EVENTS="$EVENTS,syscalls:sys_enter_futex,syscalls:sys_enter_sched_yield,context-switches,cpu-migrations"
 # a futex call that waits (FUTEX_WAIT_PRIVATE: a contended mutex) is counted apart
 FUTEX_WAIT=(-e syscalls:sys_enter_futex --filter "op == 128")
 have_perf=0
@@ -147,7 +147,7 @@ threads() {
 
 hdr=$("$bench" --csv-header)
 c_ops=$(col ops); c_ops_s=$(col ops_per_sec); c_p50=$(col p50_us); c_p99=$(col p99_us)
-c_err=$(col errors)
+c_err=$(col errors); c_cyc99=$(col cycle_p99_us)
 
 # run NAME PID PORT ARGS...: one measured run, one output line.
 run() {
@@ -171,17 +171,18 @@ run() {
     # whole-run counts are over warm-up + window: scale ops to match
     ops=$(awk -v o="$ops" -v w="$warmup" -v d="$duration" 'BEGIN { printf "%d", o * (w + d) / d }')
     {
-        echo "$line" | awk -F, -v a="$c_ops_s" -v b="$c_p50" -v c="$c_p99" -v e="$c_err" \
-            '{ printf "%s %s %s %s ", $a, $b, $c, $e }'
+        echo "$line" | awk -F, -v a="$c_ops_s" -v b="$c_p50" -v c="$c_p99" -v e="$c_err" -v y="$c_cyc99" \
+            '{ printf "%s %s %s %s %s ", $a, $b, $c, ($y == "" ? "-" : $y), $e }'
         if [ "$have_perf" = 1 ]; then
             awk -F, -v ops="$ops" '$3 ~ /futex/ && ($3 in v) { fw = $1; next }
-                $3 ~ /epoll_wait|epoll_ctl|_read$|futex|context|migr/ { v[$3] = $1 }
+                $3 ~ /epoll_wait|epoll_ctl|_read$|futex|yield|context|migr/ { v[$3] = $1 }
                 $3 ~ /_write|sendmsg/ { w += $1 }
                 $3 ~ /_write$/ { pw = $1 }
-                END { printf "%.3f %.4f %.3f %.3f %.4f %.4f %.4f %.4f %.4f ",
+                END { printf "%.3f %.4f %.3f %.3f %.4f %.4f %.4f %.4f %.4f %.4f ",
                       v["syscalls:sys_enter_epoll_wait"] / ops, v["syscalls:sys_enter_epoll_ctl"] / ops,
                       v["syscalls:sys_enter_read"] / ops, w / ops, pw / ops,
-                      v["syscalls:sys_enter_futex"] / ops, fw / ops, v["context-switches"] / ops,
+                      v["syscalls:sys_enter_futex"] / ops, fw / ops,
+                      v["syscalls:sys_enter_sched_yield"] / ops, v["context-switches"] / ops,
                       v["cpu-migrations"] / ops }' "$tmp/perf"
         fi
         # the busiest threads serve clients; the others should sleep
@@ -195,12 +196,13 @@ run() {
 
 echo "machine: $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg); $(date -u '+%F %T UTC')"
 echo "client:  mcds-bench -t $bthreads -c $conns, ${warmup}s warm-up + ${duration}s; servers -t $sthreads${pin:+; pinned $pin}"
+echo "cyc99us: queue rows, p99 of a message from push queued to ack answered (or taken)"
 echo "per request: ew = epoll_wait, ectl = epoll_ctl, rd = read, wr = write+writev+sendmsg,"
 echo "  write = write alone (mcds and memcached: notify pipes; redis: its replies),"
-echo "  fx = futex, fxwait = futex waits (FUTEX_WAIT_PRIVATE: a contended mutex), cs = context switches, mig = migrations (perf stat on the server);"
+echo "  fx = futex, fxwait = futex waits (FUTEX_WAIT_PRIVATE: a contended mutex), yield = sched_yield, cs = context switches, mig = migrations (perf stat on the server);"
 echo "  vol/inv = voluntary/involuntary switches of the serving threads, idle = switches of the others"
-printf '%-10s %-10s %9s %9s %9s %9s' row server ops/s p50us p99us errors
-[ "$have_perf" = 1 ] && printf ' %9s %9s %9s %9s %9s %9s %9s %9s %9s' ew ectl rd wr write fx fxwait cs mig
+printf '%-10s %-10s %9s %9s %9s %9s %9s' row server ops/s p50us p99us cyc99us errors
+[ "$have_perf" = 1 ] && printf ' %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s' ew ectl rd wr write fx fxwait yield cs mig
 printf ' %9s %9s %9s\n' vol inv idle
 
 names=(); kinds=(); spids=(); sports=()
