@@ -6,6 +6,7 @@ tail_counts.sh output, and each server's p99 over the last one named.
     contrib/bench/tail_summary.py out.txt [SERVER ...]
 """
 import re
+import signal
 import statistics
 import sys
 
@@ -34,6 +35,7 @@ def med(runs, col):
 
 
 def main():
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)     # quiet under head
     runs, order = load(sys.argv[1])
     servers = sys.argv[2:] or sorted({s for _, s in runs})
     print("%-10s %-10s" % ("row", "server") + "".join(" %9s" % c for c in SHOW) +
