@@ -114,7 +114,7 @@ conn *conn_new(int fd, struct worker *w, bool tls) {
     c->wsize = c->wbuf != NULL ? CONN_WBUF_INIT : 0;
     c->segs = conn_buf_realloc(NULL, 0, sizeof(struct conn_seg) * CONN_SEGS_INIT);
     c->segcap = c->segs != NULL ? CONN_SEGS_INIT : 0;
-    c->ev_flags = EV_READ | EV_PERSIST;
+    c->ev_flags = EV_READ | EV_CLOSED | EV_PERSIST;
     c->ev = event_new(worker_base(w), fd, c->ev_flags, conn_event, c);
     if (c->wbuf == NULL || c->segs == NULL || c->ev == NULL || event_add(c->ev, NULL) < 0) {
         if (c->ev != NULL)
@@ -207,6 +207,7 @@ static void conn_update_event(conn *c, short flags) {
     event_assign(c->ev, worker_base(c->worker), c->fd, flags, conn_event, c);
     event_add(c->ev, NULL);
     c->ev_flags = flags;
+    stats_incr(STATS_CONN_EVENT_CHANGES);
 }
 
 /* ---- output queue ---- */
@@ -624,7 +625,11 @@ static int conn_step(conn *c) {
     return 1;
 }
 
-/* The events to wait for once conn_drive has done what it can. */
+/* The events to wait for once conn_drive has done what it can. A
+ * hang-up (EV_CLOSED) is watched for whenever input is, not only while a
+ * command waits, so that starting and ending a wait changes nothing (each
+ * change costs epoll_ctl calls); while reading, a hang-up is also seen as
+ * the end of the input. */
 static short conn_events(conn *c) {
     short ev = 0;
 
@@ -633,7 +638,7 @@ static short conn_events(conn *c) {
     if (c->state == CONN_WAITING)
         ev |= EV_CLOSED;
     if (!conn_read_paused(c) && !conn_out_full(c) && c->resume == NULL)
-        ev |= EV_READ;
+        ev |= EV_READ | EV_CLOSED;
     if (c->tls != NULL)
         ev |= tls_events(c->tls);
     return ev;

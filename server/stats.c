@@ -57,6 +57,7 @@ static const char *const stats_counter_names[STATS_NCOUNTERS] = {
     [STATS_AUTH_CMDS] = "auth_cmds", [STATS_AUTH_ERRORS] = "auth_errors",
     [STATS_BYTES_READ] = "bytes_read", [STATS_BYTES_WRITTEN] = "bytes_written",
     [STATS_CONN_YIELDS] = "conn_yields",
+    [STATS_CONN_EVENT_CHANGES] = "conn_event_changes", [STATS_WORKER_NOTIFIES] = "worker_notifies",
 };
 
 static struct stats_row *stats_rows;    /* nthreads worker rows + 1 shared */
@@ -320,6 +321,7 @@ void stats_general(stats_emit_fn emit, void *ctx) {
     stats_lists(emit, ctx);
     stats_ctree(emit, ctx);
     persist_stats(emit, ctx);
+    stats_emit_counters(emit, ctx, STATS_CONN_EVENT_CHANGES, STATS_WORKER_NOTIFIES);
 }
 
 /* memcached's settings for parts mcds does not have, with the value

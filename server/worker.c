@@ -6,14 +6,26 @@
  * the queue mutex and writes one byte to the worker's pipe; the worker's
  * pipe event drains the queue. A 'p' byte says calls were posted for the
  * worker's thread (waking a blocked consumer); a 'q' byte asks it to stop.
+ * A worker wakes another only once for any number of calls posted before
+ * it looks (one 'p' byte in the pipe at a time), and posts to itself
+ * through an event of its own base: no pipe, no lock, no system call.
+ *
+ * A worker that has run for WORKER_SLICE_US without sleeping (every turn
+ * of its loop found more ready connections) yields its core once, so that
+ * whatever else is runnable there (the other worker, clients on the same
+ * machine) waits at most about that long, not a whole scheduler time
+ * slice: see doc/performance.md, "Tail latency".
  */
 #include <errno.h>
 #include <event2/event.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -24,6 +36,8 @@
 #include "settings.h"
 #include "stats.h"
 #include "worker.h"
+
+#define WORKER_SLICE_US 250
 
 /* An accepted socket on its way to a worker. */
 struct worker_newconn {
@@ -48,7 +62,12 @@ struct worker {
     struct worker_call held_call;
     int held_posted;            /* atomic: held_call is queued */
     struct event *commit_ev;    /* runs worker_commit once more, soon */
+    int notified;               /* atomic: a 'p' byte is on its way */
+    struct worker_call *own, *own_tail;     /* posted by w's own thread */
+    struct event *own_ev;       /* runs them */
 };
+
+static __thread struct worker *worker_self;     /* the worker of this thread */
 
 static struct worker *workers;
 static int nworkers;
@@ -197,6 +216,22 @@ static void worker_run_calls(struct worker *w) {
     }
 }
 
+/* Runs the calls w's thread posted to itself, and those they post. */
+static void worker_run_own(struct worker *w) {
+    while (w->own != NULL) {
+        struct worker_call *call = w->own;
+        w->own = call->next;
+        if (w->own == NULL)
+            w->own_tail = NULL;
+        call->next = NULL;
+        call->fn(call->arg);
+    }
+}
+
+static void worker_own_cb(evutil_socket_t fd, short what, void *arg) {
+    worker_run_own(arg);
+}
+
 static void worker_close_all(struct worker *w) {
     while (w->conns != NULL)
         conn_shutdown(w->conns);
@@ -208,12 +243,15 @@ static void worker_notified(evutil_socket_t fd, short what, void *arg) {
     ssize_t n, i;
 
     n = read(fd, buf, sizeof(buf));
+    /* Before taking the calls: one posted after this writes a new byte. */
+    __atomic_store_n(&w->notified, 0, __ATOMIC_SEQ_CST);
     for (i = 0; i < n; i++) {
         if (buf[i] == 'q') {
             worker_take_queue(w);
             worker_run_calls(w);
             worker_close_all(w);
             worker_run_calls(w);
+            worker_run_own(w);
             event_base_loopbreak(w->base);
             return;
         }
@@ -253,12 +291,47 @@ static int worker_idle_setup(struct worker *w) {
     return w->idle_ev != NULL && event_add(w->idle_ev, &second) == 0 ? 0 : -1;
 }
 
+/* Where the current slice of a worker's work began, and how often its
+ * thread had slept by then. */
+struct worker_slice {
+    uint64_t start_us;
+    long slept;
+};
+
+static uint64_t worker_now_us(void) {
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* After a turn of the loop: yields if the thread has not slept (no
+ * voluntary context switch) for WORKER_SLICE_US. A yield with nothing
+ * else runnable returns at once. */
+static void worker_slice_end(struct worker_slice *s) {
+    uint64_t now = worker_now_us();
+    struct rusage ru;
+
+    if (now - s->start_us < WORKER_SLICE_US || getrusage(RUSAGE_THREAD, &ru) != 0)
+        return;
+    if (ru.ru_nvcsw == s->slept) {
+        sched_yield();
+        now = worker_now_us();
+    }
+    s->slept = ru.ru_nvcsw;
+    s->start_us = now;
+}
+
 static void *worker_main(void *arg) {
     struct worker *w = arg;
+    struct worker_slice slice = { worker_now_us(), -1 };
 
+    worker_self = w;
     stats_thread_init(w->index);
-    while (event_base_loop(w->base, EVLOOP_ONCE) == 0 && !event_base_got_break(w->base))
+    while (event_base_loop(w->base, EVLOOP_ONCE) == 0 && !event_base_got_break(w->base)) {
         worker_commit(w);
+        worker_slice_end(&slice);
+    }
     return NULL;
 }
 
@@ -281,7 +354,8 @@ static int worker_setup(struct worker *w, int index) {
     if (w->notify_ev == NULL || event_add(w->notify_ev, NULL) < 0)
         return -1;
     w->commit_ev = event_new(w->base, -1, 0, worker_commit_cb, w);
-    if (w->commit_ev == NULL)
+    w->own_ev = event_new(w->base, -1, 0, worker_own_cb, w);
+    if (w->commit_ev == NULL || w->own_ev == NULL)
         return -1;
     return worker_idle_setup(w);
 }
@@ -346,6 +420,15 @@ void worker_each_conn(struct worker *w, void (*fn)(conn *c, void *arg), void *ar
 
 void worker_post(struct worker *w, struct worker_call *call) {
     call->next = NULL;
+    if (worker_self == w) {
+        if (w->own_tail != NULL)
+            w->own_tail->next = call;
+        else
+            w->own = call;
+        w->own_tail = call;
+        event_active(w->own_ev, 0, 0);
+        return;
+    }
     pthread_mutex_lock(&w->qlock);
     if (w->calls_tail != NULL)
         w->calls_tail->next = call;
@@ -353,7 +436,10 @@ void worker_post(struct worker *w, struct worker_call *call) {
         w->calls = call;
     w->calls_tail = call;
     pthread_mutex_unlock(&w->qlock);
-    worker_notify(w, 'p');
+    if (__atomic_exchange_n(&w->notified, 1, __ATOMIC_SEQ_CST) == 0) {
+        stats_incr(STATS_WORKER_NOTIFIES);
+        worker_notify(w, 'p');
+    }
 }
 
 void workers_stop(void) {
@@ -376,6 +462,8 @@ void workers_free(void) {
         event_free(w->notify_ev);
         if (w->commit_ev != NULL)
             event_free(w->commit_ev);
+        if (w->own_ev != NULL)
+            event_free(w->own_ev);
         if (w->idle_ev != NULL)
             event_free(w->idle_ev);
         event_base_free(w->base);
