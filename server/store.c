@@ -180,7 +180,7 @@ static item *store_find_live(const char *key, size_t nkey, uint32_t hv, int coun
 struct store_victim {
     int may_evict;          /* live items may go (not -M) */
     int force;              /* enough second chances given: evict the tail */
-    int rescued;            /* active items sent back to the head */
+    int rescued;            /* items sent back to the head (read, or small) */
     item *victim;
 };
 
