@@ -141,6 +141,8 @@ static bool qpack_grow(struct qpack *p, size_t need) {
         k = p->bytes / need;
     if (k * need > cap)
         cap = k * need;
+    if (cap > p->bytes)
+        cap = p->bytes;     /* a short queue keeps short chunks */
     if (need > cap)
         cap = need;
     if (cap > UINT32_MAX || (c = qpack_chunk_new((uint32_t)cap)) == NULL)

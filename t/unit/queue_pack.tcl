@@ -228,6 +228,23 @@ start_server {tags {queue mcds-only}} {
         expr {[qk_malloced $fd] - $before}
     } 0
 
+    # Many queues of one message each (a queue per user or per job): a
+    # queue's first chunk is no bigger than what it holds, not 4 KB.
+    test {1000 queues of one 32-byte message take less than 256 bytes of memory per message} {
+        set b ""
+        for {set i 0} {$i < 1000} {incr i} { append b "qcreate pks$i\r\n" }
+        mc_exchange $fd $b
+        set before [qk_malloced $fd]
+        set b ""
+        for {set i 0} {$i < 1000} {incr i} {
+            append b "qpush pks$i 0 0 32 noreply\r\n[string repeat s 32]\r\n"
+        }
+        assert_equal [mc_exchange $fd "${b}mn\r\n"] "MN\r\n"
+        set per [expr {([qk_malloced $fd] - $before) / 1000.0}]
+        assert_equal [lindex [q_pop $fd pks999 1] 0 2] [string repeat s 32]
+        assert_true {$per < 256} "$per bytes per message"
+    } {}
+
     # ---- a randomized model check ----
 
     # The model: qk_m(id) = {seq pri data flags state deliveries}, state
