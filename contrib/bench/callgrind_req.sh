@@ -45,16 +45,12 @@ pin=""
 bench_setup callgrind_req
 [ -n "$out" ] || out=/tmp/callgrind_req.$$.out
 
-for _ in 1 2 3 4 5; do
-    port=$((20000 + RANDOM % 40000))
-    port_busy "$port" || break
-done
-valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$out" \
-    "$mcds" -p "$port" -l 127.0.0.1 -t 1 -U 0 >"$tmp/server.log" 2>&1 &
-pid=$!
-pids+=("$pid")
-for _ in $(seq 100); do port_busy "$port" && break; sleep 0.1; done
-port_busy "$port" || die "the server did not start (see $tmp/server.log)"
+start_wait=30
+bench_start "$tmp/server.log" valgrind --tool=callgrind --instr-atstart=no \
+    --callgrind-out-file="$out" "$mcds" -p @PORT@ -l 127.0.0.1 -t 1 -U 0 ||
+    die "the server did not start"
+pid=$srv_pid
+port=$srv_port
 timeout 120 "$bench" -s "127.0.0.1:$port" -W load -l 1000 -k 1000 -q >/dev/null ||
     die "loading the keys failed"
 callgrind_control -i on "$pid" >/dev/null 2>&1

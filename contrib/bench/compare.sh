@@ -181,29 +181,10 @@ server_args() {
 
 # start_server BINARY ROLE: sets srv_pid and srv_port, or dies.
 start_server() {
-    local bin=$1 role=$2 port pid
-    for _ in 1 2 3 4 5; do
-        port=$((20000 + RANDOM % 40000))
-        port_busy "$port" && continue
-        # shellcheck disable=SC2046
-        "${srv_pin[@]}" "$bin" -p "$port" $(server_args "$bin" "$role") >"$tmp/server.$port.log" 2>&1 &
-        pid=$!
-        for _ in $(seq 50); do
-            port_busy "$port" && break
-            kill -0 "$pid" 2>/dev/null || break
-            sleep 0.1
-        done
-        if kill -0 "$pid" 2>/dev/null && port_busy "$port"; then
-            pids+=("$pid")
-            srv_pid=$pid
-            srv_port=$port
-            return 0
-        fi
-        kill "$pid" 2>/dev/null
-        wait "$pid" 2>/dev/null
-    done
-    cat "$tmp"/server.*.log >&2
-    die "could not start $bin"
+    local bin=$1 role=$2
+    # shellcheck disable=SC2046
+    bench_start "$tmp/server.log" "${srv_pin[@]}" "$bin" -p @PORT@ $(server_args "$bin" "$role") ||
+        die "could not start $bin"
 }
 
 stop_server() {

@@ -42,16 +42,10 @@ bench_setup hitratio
 start() {
     local bin=$1
     shift
-    for _ in 1 2 3 4 5; do
-        port=$((20000 + RANDOM % 40000))
-        port_busy "$port" && continue
-        "$bin" -p "$port" -l 127.0.0.1 -t 2 -m "$memory" "$@" >/dev/null 2>&1 &
-        pid=$!
-        for _ in $(seq 50); do port_busy "$port" && break; sleep 0.1; done
-        if port_busy "$port"; then pids+=("$pid"); return 0; fi
-        kill "$pid" 2>/dev/null
-    done
-    die "could not start $bin"
+    bench_start "$tmp/server.log" "$bin" -p @PORT@ -l 127.0.0.1 -t 2 -m "$memory" "$@" ||
+        die "could not start $bin"
+    port=$srv_port
+    pid=$srv_pid
 }
 
 # ratio_of BINARY ARGS...: the hit ratio on a fresh server.

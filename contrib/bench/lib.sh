@@ -1,4 +1,4 @@
-# lib.sh: shell pieces shared by compare.sh and queue_compare.sh (sourced,
+# lib.sh: shell pieces shared by the scripts of contrib/bench (sourced,
 # not run). The caller defines die() and sets pin (SERVER_CPUS:CLIENT_CPUS or
 # empty) before calling bench_setup NAME.
 
@@ -38,6 +38,40 @@ bench_cleanup() {
 }
 
 port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# bench_start LOG CMD...: starts CMD on a free port, every @PORT@ in its
+# words replaced by the port, its output appended to LOG, and waits up to
+# $start_wait seconds (default 5) for the port to answer. Sets srv_pid and
+# srv_port and adds the pid to pids; returns 1 (LOG printed) if it did not
+# come up on 5 ports in a row. The command is started directly, so
+# srv_pid is the server itself (a taskset or valgrind prefix execs it).
+bench_start() {
+    local log=$1 port pid w i cmd
+    shift
+    for _ in 1 2 3 4 5; do
+        port=$((20000 + RANDOM % 40000))
+        port_busy "$port" && continue
+        cmd=()
+        for w in "$@"; do cmd+=("${w//@PORT@/$port}"); done
+        "${cmd[@]}" >>"$log" 2>&1 &
+        pid=$!
+        for ((i = 0; i < ${start_wait:-5} * 50; i++)); do
+            port_busy "$port" && break
+            kill -0 "$pid" 2>/dev/null || break
+            sleep 0.02
+        done
+        if kill -0 "$pid" 2>/dev/null && port_busy "$port"; then
+            pids+=("$pid")
+            srv_pid=$pid
+            srv_port=$port
+            return 0
+        fi
+        kill "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+    done
+    cat "$log" >&2
+    return 1
+}
 
 # col NAME: the column number of NAME in the CSV header $hdr.
 col() { echo "$hdr" | tr , '\n' | grep -nx "$1" | cut -d: -f1; }

@@ -37,20 +37,13 @@ bench_setup lcompare
 # start KIND: sets port and pid of a fresh server, or dies.
 start() {
     local kind=$1 cmd
-    for _ in 1 2 3 4 5; do
-        port=$((20000 + RANDOM % 40000))
-        port_busy "$port" && continue
-        case "$kind" in
-        mcds) cmd=("$mcds" -l 127.0.0.1 -p "$port" -m 4096) ;;
-        redis) cmd=("$redis" --bind 127.0.0.1 --port "$port" --save '' --appendonly no --daemonize no) ;;
-        esac
-        "${cmd[@]}" >"$tmp/$kind.log" 2>&1 &
-        pid=$!
-        for _ in $(seq 50); do port_busy "$port" && break; sleep 0.1; done
-        if port_busy "$port"; then pids+=("$pid"); return 0; fi
-        kill "$pid" 2>/dev/null
-    done
-    die "could not start $kind"
+    case "$kind" in
+    mcds) cmd=("$mcds" -l 127.0.0.1 -p @PORT@ -m 4096) ;;
+    redis) cmd=("$redis" --bind 127.0.0.1 --port @PORT@ --save '' --appendonly no --daemonize no) ;;
+    esac
+    bench_start "$tmp/$kind.log" "${cmd[@]}" || die "could not start $kind"
+    port=$srv_port
+    pid=$srv_pid
 }
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(uname -sr)"

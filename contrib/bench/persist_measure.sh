@@ -75,30 +75,14 @@ now_ms() { date +%s%3N; }
 # start: starts mcds-server on $data; sets pid, port and up_ms (the ms it
 # took until the port answered).
 start() {
-    local t0 p
-    for _ in 1 2 3 4 5; do
-        p=$((20000 + RANDOM % 40000))
-        port_busy "$p" && continue
-        t0=$(now_ms)
-        "$mcds" -l 127.0.0.1 -p "$p" -t "$sthreads" -m "$memory" --data-dir "$data" \
-            --fsync everysec --snapshot-min-size 0 >>"$tmp/server.log" 2>&1 &
-        pid=$!
-        for _ in $(seq 3000); do
-            port_busy "$p" && break
-            kill -0 "$pid" 2>/dev/null || break
-            sleep 0.02
-        done
-        if kill -0 "$pid" 2>/dev/null && port_busy "$p"; then
-            pids+=("$pid")
-            port=$p
-            up_ms=$(($(now_ms) - t0))
-            return 0
-        fi
-        kill "$pid" 2>/dev/null
-        wait "$pid" 2>/dev/null
-    done
-    cat "$tmp/server.log" >&2
-    die "could not start $mcds"
+    local t0
+    t0=$(now_ms)
+    start_wait=60 bench_start "$tmp/server.log" "$mcds" -l 127.0.0.1 -p @PORT@ -t "$sthreads" \
+        -m "$memory" --data-dir "$data" --fsync everysec --snapshot-min-size 0 ||
+        die "could not start $mcds"
+    up_ms=$(($(now_ms) - t0))
+    pid=$srv_pid
+    port=$srv_port
 }
 
 stop() {

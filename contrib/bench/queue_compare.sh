@@ -157,30 +157,10 @@ server_cmd() {
 
 # start_server KIND: sets srv_port, or dies.
 start_server() {
-    local kind=$1 port pid cmd dir
-    for _ in 1 2 3 4 5; do
-        port=$((20000 + RANDOM % 40000))
-        port_busy "$port" && continue
-        dir=$(mktemp -d "$tmp/$kind.XXXXXX")
-        server_cmd "$kind" "$port" "$dir"
-        # started directly (no subshell), so $! is the server itself
-        "${srv_pin[@]}" "${cmd[@]}" >"$tmp/$kind.log" 2>&1 &
-        pid=$!
-        for _ in $(seq 50); do
-            port_busy "$port" && break
-            kill -0 "$pid" 2>/dev/null || break
-            sleep 0.1
-        done
-        if kill -0 "$pid" 2>/dev/null && port_busy "$port"; then
-            pids+=("$pid")
-            srv_port=$port
-            return 0
-        fi
-        kill "$pid" 2>/dev/null
-        wait "$pid" 2>/dev/null
-    done
-    cat "$tmp/$kind.log" >&2
-    die "could not start $kind"
+    local kind=$1 cmd dir
+    dir=$(mktemp -d "$tmp/$kind.XXXXXX")
+    server_cmd "$kind" @PORT@ "$dir"
+    bench_start "$tmp/$kind.log" "${srv_pin[@]}" "${cmd[@]}" || die "could not start $kind"
 }
 
 # ---- bench runs ----

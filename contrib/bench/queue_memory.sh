@@ -60,21 +60,14 @@ hz=$(getconf CLK_TCK)
 # start KIND: sets port and pid of a fresh server, or dies.
 start() {
     local kind=$1 cmd
-    for _ in 1 2 3 4 5; do
-        port=$((20000 + RANDOM % 40000))
-        port_busy "$port" && continue
-        case "$kind" in
-        mcds) cmd=("$mcds" -l 127.0.0.1 -p "$port" -m 8192) ;;
-        redis) cmd=("$redis" --bind 127.0.0.1 --port "$port" --save '' --appendonly no --daemonize no) ;;
-        beanstalkd) cmd=("$beanstalkd" -l 127.0.0.1 -p "$port") ;;
-        esac
-        "${cmd[@]}" >"$tmp/$kind.log" 2>&1 &
-        pid=$!
-        for _ in $(seq 50); do port_busy "$port" && break; sleep 0.1; done
-        if port_busy "$port"; then pids+=("$pid"); return 0; fi
-        kill "$pid" 2>/dev/null
-    done
-    die "could not start $kind"
+    case "$kind" in
+    mcds) cmd=("$mcds" -l 127.0.0.1 -p @PORT@ -m 8192) ;;
+    redis) cmd=("$redis" --bind 127.0.0.1 --port @PORT@ --save '' --appendonly no --daemonize no) ;;
+    beanstalkd) cmd=("$beanstalkd" -l 127.0.0.1 -p @PORT@) ;;
+    esac
+    bench_start "$tmp/$kind.log" "${cmd[@]}" || die "could not start $kind"
+    port=$srv_port
+    pid=$srv_pid
 }
 
 stop() {

@@ -105,34 +105,15 @@ fi
 
 # start_server KIND PATH: sets srv_pid and srv_port, or dies.
 start_server() {
-    local kind=$1 bin=$2 port pid args
-    for _ in 1 2 3 4 5; do
-        port=$((20000 + RANDOM % 40000))
-        port_busy "$port" && continue
-        case "$kind" in
-        mcds) args=(-l 127.0.0.1 -p "$port" -t "$sthreads" -m 1024) ;;
-        memcached) args=(-l 127.0.0.1 -p "$port" -t "$sthreads" -m 1024 -U 0)
-            [ "$(id -u)" = 0 ] && args+=(-u root) ;;
-        redis) args=(--port "$port" --bind 127.0.0.1 --save '' --appendonly no) ;;
-        *) die "unknown kind $kind (mcds, memcached, redis)" ;;
-        esac
-        "${srv_pin[@]}" "$bin" "${args[@]}" >"$tmp/server.$port.log" 2>&1 &
-        pid=$!
-        for _ in $(seq 50); do
-            port_busy "$port" && break
-            kill -0 "$pid" 2>/dev/null || break
-            sleep 0.1
-        done
-        if kill -0 "$pid" 2>/dev/null && port_busy "$port"; then
-            pids+=("$pid")
-            srv_pid=$pid
-            srv_port=$port
-            return 0
-        fi
-        kill "$pid" 2>/dev/null
-        wait "$pid" 2>/dev/null
-    done
-    die "could not start $bin"
+    local kind=$1 bin=$2 args
+    case "$kind" in
+    mcds) args=(-l 127.0.0.1 -p @PORT@ -t "$sthreads" -m 1024) ;;
+    memcached) args=(-l 127.0.0.1 -p @PORT@ -t "$sthreads" -m 1024 -U 0)
+        [ "$(id -u)" = 0 ] && args+=(-u root) ;;
+    redis) args=(--port @PORT@ --bind 127.0.0.1 --save '' --appendonly no) ;;
+    *) die "unknown kind $kind (mcds, memcached, redis)" ;;
+    esac
+    bench_start "$tmp/server.log" "${srv_pin[@]}" "$bin" "${args[@]}" || die "could not start $bin"
 }
 
 # threads PID: "tid comm voluntary nonvoluntary" per thread.
