@@ -9,7 +9,9 @@
  * set (noreply) with a value of its own size (uniform in --min-size ..
  * --max-size, fixed per key) and a TTL from the --ttls mix, as an
  * application filling its cache on a miss would. Requests before --warmup
- * are not counted. Two servers given the same options see the same keys in
+ * are not counted. With --scan SHARE:N, that share of the requests instead
+ * reads the next key of a loop over N keys outside the Zipf set (a scan
+ * mixed into the stream, each key read once per loop). Two servers given the same options see the same keys in
  * the same order, so their hit ratios compare their memory use and
  * eviction, nothing else. Prints one line: hits, gets, ratio.
  */
@@ -33,7 +35,8 @@
 struct hr_opts {
     int port;
     uint64_t keys, requests, warmup, seed;
-    double zipf;
+    double zipf, scan_share;
+    uint64_t scan_keys, scan_next;
     unsigned batch, min_size, max_size;
     unsigned ttl[HR_TTLS_MAX], ttl_weight[HR_TTLS_MAX], nttl, ttl_total;
 };
@@ -81,6 +84,14 @@ static uint64_t hr_key(const double *cdf, uint64_t n) {
             hi = mid;
     }
     return lo;
+}
+
+/* The next key of the stream: a scan key (numbered after the Zipf keys)
+ * for a --scan share of the requests, else a Zipf key. */
+static uint64_t hr_next_key(struct hr_opts *o, const double *cdf) {
+    if (o->scan_share > 0 && hr_unit() < o->scan_share)
+        return o->keys + o->scan_next++ % o->scan_keys;
+    return hr_key(cdf, o->keys);
 }
 
 /* Per key: its value size and TTL, fixed by the key alone. */
@@ -185,14 +196,16 @@ static void hr_usage(void) {
     fprintf(stderr,
             "usage: hitratio -p PORT [--keys N] [--requests N] [--warmup N] [--zipf S]\n"
             "                [--batch N] [--min-size B] [--max-size B] [--ttls T:W,...] [--seed N]\n"
+            "                [--scan SHARE:N]\n"
             "  defaults: 2000000 keys, 10000000 requests (the first 2000000 not counted),\n"
-            "  zipf 1.0, batch 100, values 100..100 bytes, ttls 0:1 (no TTL), seed 1\n");
+            "  zipf 1.0, batch 100, values 100..100 bytes, ttls 0:1 (no TTL), seed 1, no scan\n");
     exit(2);
 }
 
 static void hr_args(int argc, char **argv, struct hr_opts *o) {
     char ttls[256] = "0:1";
-    int i;
+    unsigned long long scan_n = 0;
+    int i, scan_ok = 1;
 
     *o = (struct hr_opts){.port = 0, .keys = 2000000, .requests = 10000000, .warmup = 2000000,
                           .seed = 1, .zipf = 1.0, .batch = 100, .min_size = 100, .max_size = 100};
@@ -208,12 +221,15 @@ static void hr_args(int argc, char **argv, struct hr_opts *o) {
         else if (!strcmp(a, "--max-size")) o->max_size = (unsigned)atoi(v);
         else if (!strcmp(a, "--seed")) o->seed = strtoull(v, NULL, 10);
         else if (!strcmp(a, "--ttls")) snprintf(ttls, sizeof(ttls), "%s", v);
+        else if (!strcmp(a, "--scan")) scan_ok = sscanf(v, "%lf:%llu", &o->scan_share, &scan_n) == 2;
         else hr_usage();
     }
     if (i != argc || o->port <= 0 || o->keys == 0 || o->batch == 0 || o->batch > HR_BATCH_MAX ||
         o->min_size == 0 || o->max_size < o->min_size || o->max_size > 1000000 ||
-        hr_parse_ttls(o, ttls) < 0)
+        hr_parse_ttls(o, ttls) < 0 || !scan_ok || o->scan_share < 0 || o->scan_share > 1 ||
+        (o->scan_share > 0 && scan_n == 0))
         hr_usage();
+    o->scan_keys = scan_n;
 }
 
 int main(int argc, char **argv) {
@@ -237,7 +253,7 @@ int main(int argc, char **argv) {
         size_t n = (size_t)snprintf(out, HR_BUF, "get");
         unsigned i;
         for (i = 0; i < o.batch; i++) {
-            keys[i] = hr_key(cdf, o.keys);
+            keys[i] = hr_next_key(&o, cdf);
             n += (size_t)snprintf(out + n, HR_BUF - n, " k%llu", (unsigned long long)keys[i]);
         }
         n += (size_t)snprintf(out + n, HR_BUF - n, "\r\n");
