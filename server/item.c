@@ -49,7 +49,7 @@ item *item_alloc(const char *key, size_t nkey, uint32_t flags, rel_time_t exptim
     it->nkey = (uint8_t)nkey;
     it->iflags = 0;
     it->type = ITEM_STRING;
-    it->trips = 0;
+    it->lru = 0;
     memcpy(it->data, key, nkey);
     __atomic_add_fetch(&item_used, malloc_usable_size(it) + ITEM_MALLOC_OVERHEAD, __ATOMIC_RELAXED);
     return it;

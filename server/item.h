@@ -21,7 +21,6 @@
 /* iflags */
 #define ITEM_LINKED  0x01   /* in the hash table (and LRU if evictable) */
 #define ITEM_FETCHED 0x02   /* read at least once since it was stored */
-#define ITEM_ACTIVE  0x04   /* read since the LRU tail last passed it */
 #define ITEM_STALE   0x08   /* invalidated by meta (md I / ms I): serve, but stale */
 #define ITEM_TOKEN_SENT 0x10 /* a meta client has been told it won the recache */
 #define ITEM_KEY_BINARY 0x20 /* stored by ms with b: mg k echoes the key in base64 */
@@ -43,7 +42,7 @@ typedef struct item {
     uint8_t nkey;
     uint8_t iflags;
     uint8_t type;
-    uint8_t trips;          /* extra LRU trips taken since its last read (store.c) */
+    uint8_t lru;            /* eviction state: queue, reads, extra trips (lru.c) */
     char data[];            /* key, then value */
 } item;
 

@@ -1,51 +1,90 @@
 /*
- * lru: one doubly linked recency list under one mutex.
+ * lru: S3-FIFO's two queues, doubly linked lists under one mutex, and
+ * each item's eviction state.
  *
- * Items enter at the head when stored. Hits never take the lock: they
- * set ITEM_ACTIVE, and the eviction scan gives active items a second
- * chance (CLOCK-style), so recently read items outlive untouched ones.
+ * it->lru packs the state: the read count (2 bits), the extra trips taken
+ * since the item's last read (2 bits), and whether it is in the main
+ * queue. Reads never take the lock: they add to the count under the
+ * item's stripe, which the eviction scan also holds (trylock) when it
+ * reads or changes the state.
  */
 #include <pthread.h>
 
+#include "ghost.h"
 #include "lru.h"
 
+#define LRU_READS 0x03
+#define LRU_TRIP_ONE 0x04
+#define LRU_TRIPS 0x0c
+#define LRU_MAIN 0x10
+#define LRU_SMALL_SHARE 10   /* the small queue gives above 1/10 of the bytes */
+
+struct lru_queue {
+    item *head;
+    item *tail;
+    size_t bytes;            /* item_size() of its items */
+    size_t items;
+};
+
 static pthread_mutex_t lru_lock = PTHREAD_MUTEX_INITIALIZER;
-static item *lru_head;
-static item *lru_tail;
+static struct lru_queue lru_small, lru_main;
 
 void lru_init(void) {
-    lru_head = lru_tail = NULL;
+    lru_small = (struct lru_queue){0};
+    lru_main = (struct lru_queue){0};
 }
 
 void lru_destroy(void) {
-    lru_head = lru_tail = NULL;
+    lru_init();
+    ghost_destroy();
 }
 
-static void lru_push_head(item *it) {
+static unsigned lru_reads(const item *it) { return it->lru & LRU_READS; }
+static unsigned lru_trips(const item *it) { return (it->lru & LRU_TRIPS) / LRU_TRIP_ONE; }
+
+static struct lru_queue *lru_queue_of(const item *it) {
+    return (it->lru & LRU_MAIN) ? &lru_main : &lru_small;
+}
+
+static void lru_push_head(struct lru_queue *q, item *it) {
+    if (q == &lru_main)
+        it->lru |= LRU_MAIN;
+    else
+        it->lru &= (uint8_t)~LRU_MAIN;
     it->prev = NULL;
-    it->next = lru_head;
-    if (lru_head != NULL)
-        lru_head->prev = it;
-    lru_head = it;
-    if (lru_tail == NULL)
-        lru_tail = it;
+    it->next = q->head;
+    if (q->head != NULL)
+        q->head->prev = it;
+    q->head = it;
+    if (q->tail == NULL)
+        q->tail = it;
+    q->bytes += item_size(it->nkey, it->nbytes);
+    q->items++;
 }
 
 void lru_unlink_locked(item *it) {
+    struct lru_queue *q = lru_queue_of(it);
+
+    if (it->prev == NULL && it->next == NULL && q->head != it)
+        return;                      /* not in a queue */
     if (it->prev != NULL)
         it->prev->next = it->next;
-    else if (lru_head == it)
-        lru_head = it->next;
+    else
+        q->head = it->next;
     if (it->next != NULL)
         it->next->prev = it->prev;
-    else if (lru_tail == it)
-        lru_tail = it->prev;
+    else
+        q->tail = it->prev;
     it->prev = it->next = NULL;
+    q->bytes -= item_size(it->nkey, it->nbytes);
+    q->items--;
 }
 
-void lru_link(item *it) {
+void lru_link(item *it, uint32_t hv) {
     pthread_mutex_lock(&lru_lock);
-    lru_push_head(it);
+    if (ghost_take(hv))
+        it->lru |= LRU_MAIN;
+    lru_push_head(lru_queue_of(it), it);
     pthread_mutex_unlock(&lru_lock);
 }
 
@@ -55,15 +94,56 @@ void lru_unlink(item *it) {
     pthread_mutex_unlock(&lru_lock);
 }
 
-void lru_bump(item *it, rel_time_t now) {
-    item_set_time(it, now);
-    item_set_flag(it, ITEM_ACTIVE);
+void lru_follow(item *it, const item *old) {
+    if (old->lru & LRU_MAIN)
+        it->lru |= LRU_MAIN;
 }
 
-void lru_requeue_locked(item *it) {
-    item_clear_flag(it, ITEM_ACTIVE);
+void lru_bump(item *it, rel_time_t now) {
+    item_set_time(it, now);
+    if (lru_reads(it) < LRU_READS_MAX)
+        it->lru++;
+}
+
+/* Back to the head of q with no extra trips taken (a read starts the
+ * count again). */
+static void lru_requeue(struct lru_queue *q, item *it) {
     lru_unlink_locked(it);
-    lru_push_head(it);
+    it->lru &= (uint8_t)~LRU_TRIPS;
+    lru_push_head(q, it);
+}
+
+bool lru_keep_locked(item *it, unsigned trips) {
+    unsigned taken = lru_trips(it);
+
+    if (!(it->lru & LRU_MAIN) && lru_reads(it) > 0) {
+        it->lru &= (uint8_t)~LRU_READS;
+        lru_requeue(&lru_main, it);
+    } else if (lru_reads(it) > 0) {
+        it->lru--;
+        lru_requeue(&lru_main, it);
+    } else if (taken < trips && taken < LRU_TRIPS_MAX) {
+        lru_requeue(lru_queue_of(it), it);
+        it->lru += (uint8_t)((taken + 1) * LRU_TRIP_ONE);
+    } else {
+        return false;
+    }
+    return true;
+}
+
+void lru_note_evicted_locked(const item *it, uint32_t hv) {
+    if (!(it->lru & LRU_MAIN))
+        ghost_add(hv, lru_main.items);
+}
+
+/* The queue an eviction takes from. */
+static struct lru_queue *lru_giver(void) {
+    if (lru_main.tail == NULL)
+        return &lru_small;
+    if (lru_small.tail == NULL)
+        return &lru_main;
+    return lru_small.bytes * LRU_SMALL_SHARE > lru_small.bytes + lru_main.bytes ? &lru_small
+                                                                                  : &lru_main;
 }
 
 int lru_scan_tail(int tries, int (*pick)(item *it, void *arg), void *arg) {
@@ -71,7 +151,7 @@ int lru_scan_tail(int tries, int (*pick)(item *it, void *arg), void *arg) {
     int found = 0;
 
     pthread_mutex_lock(&lru_lock);
-    for (it = lru_tail; it != NULL && tries-- > 0; it = prev) {
+    for (it = lru_giver()->tail; it != NULL && tries-- > 0; it = prev) {
         prev = it->prev;
         if (pick(it, arg)) {
             found = 1;
@@ -82,11 +162,16 @@ int lru_scan_tail(int tries, int (*pick)(item *it, void *arg), void *arg) {
     return found;
 }
 
+static rel_time_t lru_tail_time(const struct lru_queue *q) {
+    return q->tail != NULL ? item_time(q->tail) : 0;
+}
+
 rel_time_t lru_oldest_time(void) {
-    rel_time_t t;
+    rel_time_t s, m;
 
     pthread_mutex_lock(&lru_lock);
-    t = lru_tail != NULL ? item_time(lru_tail) : 0;
+    s = lru_tail_time(&lru_small);
+    m = lru_tail_time(&lru_main);
     pthread_mutex_unlock(&lru_lock);
-    return t;
+    return s == 0 ? m : m == 0 || s < m ? s : m;
 }

@@ -1,33 +1,56 @@
 /*
- * lru: the recency list of evictable (cache) items.
+ * lru: the eviction order of cache items, S3-FIFO (doc/protocol.md,
+ * "Memory and eviction"): a small queue new items enter, a main queue,
+ * and the ghost set (ghost.c) of keys evicted unread from the small one.
  *
- * Head = most recently stored or rescued, tail = next to evict. A read
- * only sets ITEM_ACTIVE (no lock); the eviction scan moves active items
- * back to the head instead of evicting them (second chance). Lock order is always
- * hash stripe, then the LRU lock; code that holds the LRU lock may only
- * trylock a stripe.
+ * Each queue's head is its newest end, its tail the next to give. A read
+ * only counts itself in the item (no lock); the eviction scan moves items
+ * (lru_keep_locked) instead of evicting them. An item's eviction state
+ * (it->lru) changes only under its hash stripe. Lock order is always hash
+ * stripe, then the LRU lock; code that holds the LRU lock may only trylock
+ * a stripe.
  */
 #ifndef MCDS_LRU_H
 #define MCDS_LRU_H
 
+#include <stdbool.h>
+
 #include "item.h"
+
+#define LRU_READS_MAX 3      /* a read count stops there */
+#define LRU_TRIPS_MAX 3      /* extra trips an idle item may take */
 
 void lru_init(void);
 void lru_destroy(void);
-void lru_link(item *it);
+/* Links a new item (stripe lock held, hv its hash value): into the main
+ * queue if lru_follow() put it there or the ghost set holds hv, else into
+ * the small queue. */
+void lru_link(item *it, uint32_t hv);
 void lru_unlink(item *it);
-/* Notes a hit: the item gets a second chance when it reaches the tail.
- * Takes no lock; the caller holds the item's stripe. */
+/* it is about to replace old (both unlinked from the LRU or not yet
+ * linked, stripe lock held): it will enter the main queue if old is in it. */
+void lru_follow(item *it, const item *old);
+/* Counts a read (at most LRU_READS_MAX). Takes no lock; the caller holds
+ * the item's stripe. */
 void lru_bump(item *it, rel_time_t now);
 
-/* Walks up to `tries` items from the tail with the LRU lock held, calling
- * pick(it, arg) on each until it returns 1. pick may unlink the item with
+/* Walks up to `tries` items from the tail of the queue that gives (the
+ * small one while it holds more than a tenth of both queues' bytes or the
+ * main one is empty), with the LRU lock held, calling pick(it, arg) on
+ * each until it returns 1. pick may unlink the item with
  * lru_unlink_locked(). Returns 1 if some call returned 1. */
 int lru_scan_tail(int tries, int (*pick)(item *it, void *arg), void *arg);
 void lru_unlink_locked(item *it);
-/* Moves it back to the head (LRU lock held), clearing ITEM_ACTIVE. */
-void lru_requeue_locked(item *it);
-/* Last-access time of the least recently used item, 0 if none. */
+/* A second chance (LRU lock and stripe held): a read item of the small
+ * queue moves to the main queue; a read item of the main queue goes back
+ * to its head with one read less; an idle one takes an extra trip back to
+ * its queue's head if it has taken fewer than `trips`. Returns whether the
+ * item was kept; if not, the caller may evict it. */
+bool lru_keep_locked(item *it, unsigned trips);
+/* it, live, is being evicted (LRU lock and stripe held): if it leaves the
+ * small queue, its key goes into the ghost set. */
+void lru_note_evicted_locked(const item *it, uint32_t hv);
+/* Last-access time of the oldest item at a queue's tail, 0 if none. */
 rel_time_t lru_oldest_time(void);
 
 #endif

@@ -33,7 +33,6 @@
 
 #define STORE_EVICT_TRIES 50        /* LRU tail items looked at per attempt */
 #define STORE_EVICT_ROUNDS 1000     /* attempts before giving up */
-#define STORE_SMALL_TRIPS_MAX 3     /* extra trips of an idle small item */
 #define STORE_EVICT_RESCUES 1000    /* second chances one store may give; past
                                        them the tail goes, read or not */
 #define STORE_CRAWL_MIN 1024        /* buckets crawled per tick, at least */
@@ -86,7 +85,7 @@ static void store_link_locked(item *it, uint32_t hv, uint64_t new_cas) {
     item_incref(it);
     hash_insert(it, hv);
     if (it->type == ITEM_STRING)
-        lru_link(it);
+        lru_link(it, hv);
     stats_global_add(STATS_CURR_ITEMS, 1);
     stats_global_add(STATS_TOTAL_ITEMS, 1);
     stats_global_add(STATS_BYTES, (int64_t)item_size(it->nkey, it->nbytes));
@@ -180,25 +179,26 @@ static item *store_find_live(const char *key, size_t nkey, uint32_t hv, int coun
 struct store_victim {
     int may_evict;          /* live items may go (not -M) */
     int force;              /* enough second chances given: evict the tail */
-    int rescued;            /* items sent back to the head (read, or small) */
+    int rescued;            /* items kept (moved to main, sent back) */
     item *victim;
 };
 
-/* Extra trips through the LRU an idle item may take: the mean item size
- * over its own, at most 3. Read or not, a small item then stays longer
- * than a large one: when popularity does not depend on size, a byte spent
- * on a small item buys more hits (doc/performance.md, "Hit ratio at equal
- * memory"). Items all of one size keep their order. */
+/* Extra trips through its queue an idle item may take: the mean item
+ * size over its own (lru.c stops at LRU_TRIPS_MAX). Read or not, a small
+ * item then stays longer than a large one: when popularity does not
+ * depend on size, a byte spent on a small item buys more hits
+ * (doc/performance.md, "Hit ratio at equal memory"). Items all of one
+ * size keep their order. */
 static unsigned store_small_trips(const item *it) {
     uint64_t n = stats_global_get(STATS_CURR_ITEMS);
     uint64_t t = n > 0 ? stats_global_get(STATS_BYTES) / n / item_size(it->nkey, it->nbytes) : 0;
 
-    return t > STORE_SMALL_TRIPS_MAX ? STORE_SMALL_TRIPS_MAX : (unsigned)t;
+    return t > LRU_TRIPS_MAX ? LRU_TRIPS_MAX : (unsigned)t;
 }
 
-/* LRU scan callback (LRU lock held): unhooks a dead item, or the tail's
- * first idle one when eviction is allowed (with v->force, the tail's
- * first, read or not). */
+/* LRU scan callback (LRU lock held): unhooks a dead item, or the first
+ * one lru_keep_locked() does not keep when eviction is allowed (with
+ * v->force, the tail's first, read or not). */
 static int store_pick_victim(item *it, void *arg) {
     struct store_victim *v = arg;
     rel_time_t now = clock_now();
@@ -212,16 +212,7 @@ static int store_pick_victim(item *it, void *arg) {
         hash_unlock(hv);
         return 0;
     }
-    if (!dead && !v->force && item_has_flag(it, ITEM_ACTIVE)) {
-        it->trips = 0;
-        lru_requeue_locked(it);
-        v->rescued++;
-        hash_unlock(hv);
-        return 0;
-    }
-    if (!dead && !v->force && it->trips < store_small_trips(it)) {
-        it->trips++;
-        lru_requeue_locked(it);
+    if (!dead && !v->force && lru_keep_locked(it, store_small_trips(it))) {
         v->rescued++;
         hash_unlock(hv);
         return 0;
@@ -229,6 +220,7 @@ static int store_pick_victim(item *it, void *arg) {
     if (dead) {
         store_count_dead(it, now);
     } else {
+        lru_note_evicted_locked(it, hv);
         ilog_del(item_key(it), it->nkey);
         watch_evict(it);
         stats_global_add(STATS_EVICTIONS, 1);
@@ -358,6 +350,8 @@ static item *store_concat(item *old, item *it, enum store_op op) {
 
 /* Replaces old (may be NULL) by it; stripe lock held. */
 static void store_replace_locked(item *old, item *it, uint32_t hv, uint64_t new_cas) {
+    if (old != NULL && old->type == ITEM_STRING && it->type == ITEM_STRING)
+        lru_follow(it, old);
     if (old != NULL)
         store_unlink_locked(old, hv);
     store_link_locked(it, hv, new_cas);
