@@ -46,7 +46,7 @@ static struct lru_queue *lru_queue_of(const item *it) {
     return (it->lru & LRU_MAIN) ? &lru_main : &lru_small;
 }
 
-static void lru_push_head(struct lru_queue *q, item *it) {
+static inline void lru_push_head(struct lru_queue *q, item *it) {
     if (q == &lru_main)
         it->lru |= LRU_MAIN;
     else
@@ -62,7 +62,7 @@ static void lru_push_head(struct lru_queue *q, item *it) {
     q->items++;
 }
 
-void lru_unlink_locked(item *it) {
+static inline void lru_remove(item *it) {
     struct lru_queue *q = lru_queue_of(it);
 
     if (it->prev == NULL && it->next == NULL && q->head != it)
@@ -80,6 +80,10 @@ void lru_unlink_locked(item *it) {
     q->items--;
 }
 
+void lru_unlink_locked(item *it) {
+    lru_remove(it);
+}
+
 void lru_link(item *it, uint32_t hv) {
     pthread_mutex_lock(&lru_lock);
     if (ghost_take(hv))
@@ -90,7 +94,7 @@ void lru_link(item *it, uint32_t hv) {
 
 void lru_unlink(item *it) {
     pthread_mutex_lock(&lru_lock);
-    lru_unlink_locked(it);
+    lru_remove(it);
     pthread_mutex_unlock(&lru_lock);
 }
 
