@@ -28,6 +28,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "hitratio_stream.h"
+
 #define HR_BATCH_MAX 100
 #define HR_TTLS_MAX 16
 #define HR_BUF (1 << 22)
@@ -41,66 +43,12 @@ struct hr_opts {
     unsigned ttl[HR_TTLS_MAX], ttl_weight[HR_TTLS_MAX], nttl, ttl_total;
 };
 
-static uint64_t hr_rng;
-
-static uint64_t hr_rand(void) {
-    uint64_t x = hr_rng;
-
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    hr_rng = x;
-    return x * 0x2545F4914F6CDD1Dull;
-}
-
-static double hr_unit(void) {
-    return (double)(hr_rand() >> 11) / 9007199254740992.0;
-}
-
-/* The cumulative Zipf distribution over keys 0..n-1 (key 0 most popular). */
-static double *hr_zipf_cdf(uint64_t n, double s) {
-    double *cdf = malloc(n * sizeof(*cdf)), sum = 0;
-    uint64_t i;
-
-    if (cdf == NULL)
-        return NULL;
-    for (i = 0; i < n; i++)
-        cdf[i] = (sum += 1.0 / pow((double)(i + 1), s));
-    for (i = 0; i < n; i++)
-        cdf[i] /= sum;
-    return cdf;
-}
-
-/* A key drawn from cdf: its popularity rank. */
-static uint64_t hr_key(const double *cdf, uint64_t n) {
-    double u = hr_unit();
-    uint64_t lo = 0, hi = n - 1;
-
-    while (lo < hi) {
-        uint64_t mid = (lo + hi) / 2;
-        if (cdf[mid] < u)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* The next key of the stream: a scan key (numbered after the Zipf keys)
  * for a --scan share of the requests, else a Zipf key. */
 static uint64_t hr_next_key(struct hr_opts *o, const double *cdf) {
     if (o->scan_share > 0 && hr_unit() < o->scan_share)
         return o->keys + o->scan_next++ % o->scan_keys;
     return hr_key(cdf, o->keys);
-}
-
-/* Per key: its value size and TTL, fixed by the key alone. */
-static uint64_t hr_mix(uint64_t k) {
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdull;
-    k ^= k >> 33;
-    k *= 0xc4ceb9fe1a85ec53ull;
-    return k ^ (k >> 33);
 }
 
 static unsigned hr_size(const struct hr_opts *o, uint64_t k) {
