@@ -116,6 +116,14 @@ typedef struct conn {
     item *open_pin;         /* Kestrel: the queue of its open read (kestrel.c) */
     uint64_t open_id;       /* Kestrel: the open message */
     struct text_get *tget;  /* proto_text's multi-get in progress */
+    /* ahead.c: keys hashed before their lookup: the get lines two ([0])
+     * and one ([1]) after the current one, the current line's key ([2]),
+     * a multi-get's next key ([3]); key NULL when there is none. */
+    struct conn_ahead {
+        const char *key;
+        uint32_t hv;
+        uint8_t nkey;
+    } ahead[4];
     struct dump *dump;      /* a key dump in progress (dump.c) */
     rel_time_t last_cmd;    /* when its last command arrived (-o idle_timeout) */
     uint64_t name_token;    /* names it as the holder of queue leases (conn_names.c) */

@@ -160,6 +160,29 @@ static item **hash_bucket(uint32_t hv) {
     return &hash_primary[hv & hash_mask(hash_pow)];
 }
 
+/* Only an address is computed from the two loads (a prefetch never
+ * faults), so a table that grows meanwhile costs a useless prefetch. */
+void hash_prefetch(uint32_t hv) {
+    unsigned pow = __atomic_load_n(&hash_pow, __ATOMIC_RELAXED);
+    item **t = __atomic_load_n(&hash_primary, __ATOMIC_RELAXED);
+
+    __builtin_prefetch(&t[hv & hash_mask(pow)]);
+    __builtin_prefetch(&hash_locks[hv & hash_lockmask], 1);
+}
+
+void hash_prefetch_item(uint32_t hv) {
+    item *it;
+
+    if (!hash_trylock(hv))
+        return;
+    it = *hash_bucket(hv);
+    if (it != NULL) {
+        __builtin_prefetch(it, 1);
+        __builtin_prefetch((char *)it + 64);
+    }
+    hash_unlock(hv);
+}
+
 item *hash_find(const char *key, size_t nkey, uint32_t hv) {
     item *it = *hash_bucket(hv);
 
@@ -208,8 +231,9 @@ static int hash_start_expand(void) {
         return -1;
     hash_lock_all();
     hash_old = hash_primary;
-    hash_primary = bigger;
-    hash_pow++;
+    /* Atomic for hash_prefetch, which reads them without a stripe. */
+    __atomic_store_n(&hash_primary, bigger, __ATOMIC_RELAXED);
+    __atomic_store_n(&hash_pow, hash_pow + 1, __ATOMIC_RELAXED);
     __atomic_store_n(&hash_expand_bucket, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&hash_expanding, 1, __ATOMIC_RELAXED);
     hash_unlock_all();

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ahead.h"
 #include "clock.h"
 #include "parse.h"
 #include "cmd.h"
@@ -145,7 +146,8 @@ static bool get_one(conn *c, const struct text_get *g, const char *key, size_t n
     item *it;
 
     stats_incr(g->touch ? STATS_CMD_TOUCH : STATS_CMD_GET);
-    it = g->touch ? store_get_touch(key, nkey, g->exptime) : store_get_any(key, nkey);
+    it = g->touch ? store_get_touch(key, nkey, g->exptime)
+                  : store_get_any_hv(key, nkey, ahead_hash(c, key, nkey));
     /* Cache values answer, a queue through Kestrel's reads (not gat); any
      * other structure (a list, a tree-counter object) reads as a miss. */
     if (it != NULL && it->type != ITEM_STRING && (g->touch || it->type != ITEM_QUEUE)) {
@@ -175,6 +177,14 @@ static bool get_one(conn *c, const struct text_get *g, const char *key, size_t n
 
 static void get_resume(conn *c);
 
+/* Hashes the key after the one about to be looked up (ahead.c). */
+static void get_ahead(conn *c, char *p, size_t len) {
+    char *key;
+    size_t n = get_next_key(&p, &len, &key);
+
+    ahead_key(c, key, n);
+}
+
 /* Answers the keys left in g; pauses when the output is full. */
 static void get_run(conn *c, struct text_get *g) {
     char *key;
@@ -190,6 +200,7 @@ static void get_run(conn *c, struct text_get *g) {
             len = 0;
         } else {
             n = get_next_key(&p, &len, &key);
+            get_ahead(c, p, len);
         }
         if (n == 0)
             break;

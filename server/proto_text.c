@@ -12,6 +12,7 @@
  */
 #include <string.h>
 
+#include "ahead.h"
 #include "auth.h"
 #include "cmd.h"
 #include "log.h"
@@ -95,6 +96,7 @@ static enum conn_parse_result text_parse(conn *c) {
     if (len > TEXT_LINE_MAX && text_long_verb(line, len) < 0)
         return PARSE_CLOSE;
     conn_consume(c, (size_t)(nl - line) + 1);
+    ahead_lines(c, nl + 1, avail - (size_t)(nl - line) - 1);
     line[len] = '\0';
     len = strlen(line);     /* like memcached, a NUL ends the command line */
     if (log_level() >= 2)

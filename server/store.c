@@ -499,9 +499,8 @@ static void store_set_exptime_locked(item *it, rel_time_t exptime) {
 /* any: return items of every type (touch, Kestrel reads); otherwise a
  * structure under the key reads as a miss. A touch the log cannot take
  * changes nothing and sets *refused. */
-static item *store_lookup(const char *key, size_t nkey, int touch, rel_time_t exptime, int any,
-                          bool *refused) {
-    uint32_t hv = hash_key(key, nkey);
+static item *store_lookup_hv(const char *key, size_t nkey, uint32_t hv, int touch,
+                             rel_time_t exptime, int any, bool *refused) {
     item *it;
 
     *refused = false;
@@ -522,6 +521,11 @@ static item *store_lookup(const char *key, size_t nkey, int touch, rel_time_t ex
     return it;
 }
 
+static item *store_lookup(const char *key, size_t nkey, int touch, rel_time_t exptime, int any,
+                          bool *refused) {
+    return store_lookup_hv(key, nkey, hash_key(key, nkey), touch, exptime, any, refused);
+}
+
 item *store_get(const char *key, size_t nkey) {
     bool refused;
 
@@ -532,6 +536,12 @@ item *store_get_any(const char *key, size_t nkey) {
     bool refused;
 
     return store_lookup(key, nkey, 0, 0, 1, &refused);
+}
+
+item *store_get_any_hv(const char *key, size_t nkey, uint32_t hv) {
+    bool refused;
+
+    return store_lookup_hv(key, nkey, hv, 0, 0, 1, &refused);
 }
 
 item *store_get_touch(const char *key, size_t nkey, rel_time_t exptime) {
@@ -765,7 +775,7 @@ static void store_mget_win(item *it, const struct store_mget *req, struct store_
 
 item *store_meta_get(const char *key, size_t nkey, const struct store_mget *req,
                      struct store_mget_out *out) {
-    uint32_t hv = hash_key(key, nkey);
+    uint32_t hv = req->hv;
     item *it;
 
     memset(out, 0, sizeof(*out));

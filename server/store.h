@@ -73,6 +73,8 @@ enum store_status store_item(item *it, enum store_op op, uint64_t cas_in, uint64
 item *store_get(const char *key, size_t nkey);
 /* A live item of any type with a reference, or NULL. */
 item *store_get_any(const char *key, size_t nkey);
+/* The same, with hv = hash_key(key, nkey) already computed. */
+item *store_get_any_hv(const char *key, size_t nkey, uint32_t hv);
 /* Like store_get, and sets the item's exptime (gat, touch). */
 item *store_get_touch(const char *key, size_t nkey, rel_time_t exptime);
 enum store_status store_touch(const char *key, size_t nkey, rel_time_t exptime);
@@ -112,6 +114,7 @@ struct store_mget {
     rel_time_t recache_time;
     bool no_bump;           /* u: leave LRU state and the fetched mark alone */
     uint64_t new_cas;       /* E: CAS of a vivified item */
+    uint32_t hv;            /* hash_key(key, nkey) */
 };
 
 struct store_mget_out {
