@@ -1,20 +1,25 @@
 /*
- * ahead: hashes the keys of pipelined get lines before their turn and
+ * ahead: hashes the keys of pipelined requests before their turn and
  * prefetches what their lookups will read. At 100,000 keys a lookup
  * otherwise waits for memory three times (the hash bucket, the lock
  * stripe, the item) before it can compare the key; a pipelined
  * connection has its next requests in the read buffer already, so those
  * waits can overlap the work of the requests before them.
  *
- * When line i is dispatched, line i+2's key is hashed and its bucket and
- * stripe prefetched; line i+1's bucket, prefetched one line ago, is read
- * (its stripe trylocked) and its first item prefetched. In a multi-get,
+ * Lines noted: "get <key>" and "gets <key>" (one key) and "mg <key> ...";
+ * "set <key> <flags> <exptime> <bytes> ..." lines are stepped over (their
+ * data block skipped) so that the gets after them are noted too. When
+ * line i is dispatched, line i+2's key is hashed and its bucket and stripe
+ * prefetched; line i+1's bucket, prefetched one line ago, is read (its
+ * stripe only trylocked) and its first item prefetched. The get or mg
+ * then takes its key's hash from the note (ahead_hash). In a multi-get,
  * the next key of the line is hashed and its bucket prefetched before the
- * current key is looked up (the current key's note moves to [2]).
+ * current key is looked up.
  *
  * A note names its key by address in the read buffer; conn.c forgets the
  * notes whenever the buffer's bytes move or the buffer goes back to the
- * worker, so a note never outlives the bytes it was made from.
+ * worker, so a note never outlives the bytes it was made from. A note is
+ * only a hint: a line it misjudges is looked up the ordinary way.
  */
 #include <string.h>
 
@@ -22,78 +27,119 @@
 #include "hash.h"
 #include "item.h"
 
-/* The key of a "get <key>\r\n", "gets <key>\r\n" or "mg <key> ..." line
- * at p[0..n): its length, 0 when the line is not one, or its key's end is
- * not in the buffer yet. */
-static size_t ahead_line_key(const char *p, size_t n, const char **key) {
-    size_t skip, i;
-    bool meta = false;
+/* Skips the digits at p; *end (a line's "\r" or "\n") stops it. */
+static const char *ahead_digits(const char *p) {
+    while ((unsigned)(*p - '0') < 10)
+        p++;
+    return p;
+}
+
+/* After a set line's key, p[0..end) holds " <flags> <exptime>
+ * <bytes>[ noreply]" and *end is the line's "\r" or "\n": bytes + 2
+ * (its data block), or 0 when it does not read so plainly (the command
+ * itself judges the line). */
+static size_t ahead_data_len(const char *p, const char *end) {
+    const char *digits;
+    size_t v = 0;
+
+    if (*p != ' ' || *(p = ahead_digits(p + 1)) != ' ' || *(p = ahead_digits(p + 1)) != ' ')
+        return 0;
+    digits = ++p;
+    p = ahead_digits(p);
+    if (p == digits || p - digits > 9 || (p != end && *p != ' '))
+        return 0;
+    while (digits < p)
+        v = v * 10 + (size_t)(*digits++ - '0');
+    return v + 2;
+}
+
+/* The line at p[0..n), if it is one ahead notes: sets *key and returns
+ * its length, and sets *span to how far the next line starts. 0 for any
+ * other line, or one not whole in the buffer. */
+static size_t ahead_parse(const char *p, size_t n, const char **key, size_t *span) {
+    const char *nl, *end, *sp;
+    size_t skip, data = 0;
 
     if (n > 5 && memcmp(p, "get ", 4) == 0)
         skip = 4;
     else if (n > 6 && memcmp(p, "gets ", 5) == 0)
         skip = 5;
-    else if (n > 4 && memcmp(p, "mg ", 3) == 0) {
+    else if (n > 4 && memcmp(p, "mg ", 3) == 0)
         skip = 3;
-        meta = true;
-    } else
+    else if (n > 5 && memcmp(p, "set ", 4) == 0)
+        skip = 4;
+    else
         return 0;
-    if (n > skip + ITEM_KEY_MAX + 1)
-        n = skip + ITEM_KEY_MAX + 1;
-    for (i = skip; i < n; i++) {
-        if (p[i] == ' ' && !meta)
-            return 0;   /* a multi-get */
-        if (p[i] == ' ' || p[i] == '\r' || p[i] == '\n')
-            break;
-    }
-    if (i == n || i == skip)
+    nl = memchr(p + skip, '\n', n - skip);
+    if (nl == NULL)
+        return 0;
+    end = nl > p + skip && nl[-1] == '\r' ? nl - 1 : nl;
+    sp = memchr(p + skip, ' ', (size_t)(end - (p + skip)));
+    if (sp != NULL && p[1] == 'e' && p[0] == 'g')
+        return 0;   /* a multi-get */
+    if (sp == NULL)
+        sp = end;
+    if (sp == p + skip || sp - (p + skip) > ITEM_KEY_MAX)
+        return 0;
+    if (p[0] == 's' && (data = ahead_data_len(sp, end)) == 0)
         return 0;
     *key = p + skip;
-    return i - skip;
+    *span = (size_t)(nl + 1 - p) + data;
+    return (size_t)(sp - (p + skip));
 }
 
-/* Notes slot s for key (or clears it) and prefetches its bucket. */
-static void ahead_set(struct conn_ahead *s, const char *key, size_t nkey) {
-    s->key = nkey > 0 ? key : NULL;
-    if (nkey == 0)
+/* Notes the line at p[0..n) in slot s (line NULL when it is none ahead
+ * knows). A get or mg line's key is hashed and its bucket prefetched; a
+ * set line is only stepped over. */
+static void ahead_note(struct conn_ahead *s, const char *p, size_t n) {
+    const char *key;
+    size_t nkey = ahead_parse(p, n, &key, &s->span);
+
+    s->line = nkey > 0 ? p : NULL;
+    s->key = nkey > 0 && p[0] != 's' ? key : NULL;
+    if (s->key == NULL)
         return;
     s->nkey = (uint8_t)nkey;
     s->hv = hash_key(key, nkey);
     hash_prefetch(s->hv);
 }
 
-/* Notes the get line at p[0..n) in slot s; the bytes after it, or NULL. */
-static const char *ahead_line(struct conn_ahead *s, const char *p, size_t n) {
-    const char *key, *nl;
-    size_t nkey = ahead_line_key(p, n, &key);
-
-    ahead_set(s, key, nkey);
-    if (nkey == 0)
+/* The line after the one s notes, when the buffer holds its start. */
+static const char *ahead_next(const struct conn_ahead *s, const char *end) {
+    if (s->line == NULL || s->span >= (size_t)(end - s->line))
         return NULL;
-    nl = memchr(key + nkey, '\n', n - (size_t)(key + nkey - p));
-    return nl != NULL ? nl + 1 : NULL;
+    return s->line + s->span;
 }
 
-void ahead_lines(conn *c, const char *next, size_t n) {
-    const char *end = next + n, *after;
+void ahead_lines(conn *c, const char *line, size_t n) {
+    const char *end = line + n, *next, *after;
 
     c->ahead[2] = c->ahead[1];
     c->ahead[1] = c->ahead[0];
-    c->ahead[0].key = NULL;
-    if (c->ahead[1].key >= next && c->ahead[1].key < end) {
+    c->ahead[0].line = c->ahead[0].key = NULL;
+    if (c->ahead[2].line != line)
+        ahead_note(&c->ahead[2], line, n);
+    next = ahead_next(&c->ahead[2], end);
+    if (next == NULL)
+        return;
+    if (c->ahead[1].line != next)
+        ahead_note(&c->ahead[1], next, (size_t)(end - next));
+    else if (c->ahead[1].key != NULL)
         hash_prefetch_item(c->ahead[1].hv);
-        after = memchr(c->ahead[1].key, '\n', (size_t)(end - c->ahead[1].key));
-        after = after != NULL ? after + 1 : NULL;
-    } else {
-        after = ahead_line(&c->ahead[1], next, n);
-    }
+    after = ahead_next(&c->ahead[1], end);
     if (after != NULL)
-        ahead_line(&c->ahead[0], after, (size_t)(end - after));
+        ahead_note(&c->ahead[0], after, (size_t)(end - after));
 }
 
 void ahead_key(conn *c, const char *key, size_t nkey) {
     c->ahead[2] = c->ahead[3];
-    ahead_set(&c->ahead[3], key, nkey <= ITEM_KEY_MAX ? nkey : 0);
+    c->ahead[3].line = c->ahead[3].key = NULL;
+    if (nkey == 0 || nkey > ITEM_KEY_MAX)
+        return;
+    c->ahead[3].key = key;
+    c->ahead[3].nkey = (uint8_t)nkey;
+    c->ahead[3].hv = hash_key(key, nkey);
+    hash_prefetch(c->ahead[3].hv);
 }
 
 uint32_t ahead_hash(conn *c, const char *key, size_t nkey) {

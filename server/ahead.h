@@ -1,8 +1,8 @@
 /*
- * ahead: while a pipelined get runs, the keys of the get lines after it
- * are hashed, and their hash buckets, lock stripes and items fetched into
- * the CPU's cache, so that their lookups do not wait for memory
- * (doc/performance.md, "Pipelined headroom").
+ * ahead: while a pipelined request runs, the keys of the get and mg
+ * lines after it are hashed, and their hash buckets, lock stripes and
+ * items fetched into the CPU's cache, so that their lookups do not wait
+ * for memory (doc/performance.md, "Pipelined headroom").
  */
 #ifndef MCDS_AHEAD_H
 #define MCDS_AHEAD_H
@@ -12,9 +12,9 @@
 
 #include "conn.h"
 
-/* Called as a text line is dispatched, with the bytes after it,
- * next[0..n): notes the get lines that follow. */
-void ahead_lines(conn *c, const char *next, size_t n);
+/* Called as the text line at line[0..n) (n: every byte the buffer holds
+ * from there) is dispatched: notes it and the two lines after it. */
+void ahead_lines(conn *c, const char *line, size_t n);
 /* A multi-get is about to look up a key and key (nkey bytes) comes after
  * it in the line: it is hashed and its bucket prefetched. */
 void ahead_key(conn *c, const char *key, size_t nkey);
@@ -22,7 +22,10 @@ void ahead_key(conn *c, const char *key, size_t nkey);
 uint32_t ahead_hash(conn *c, const char *key, size_t nkey);
 /* The read buffer's bytes moved or went: no note may point at them. */
 static inline void ahead_forget(conn *c) {
-    c->ahead[0].key = c->ahead[1].key = c->ahead[2].key = c->ahead[3].key = NULL;
+    int i;
+
+    for (i = 0; i < 4; i++)
+        c->ahead[i].line = c->ahead[i].key = NULL;
 }
 
 #endif

@@ -116,10 +116,12 @@ typedef struct conn {
     item *open_pin;         /* Kestrel: the queue of its open read (kestrel.c) */
     uint64_t open_id;       /* Kestrel: the open message */
     struct text_get *tget;  /* proto_text's multi-get in progress */
-    /* ahead.c: keys hashed before their lookup: the get lines two ([0])
-     * and one ([1]) after the current one, the current line's key ([2]),
-     * a multi-get's next key ([3]); key NULL when there is none. */
+    /* ahead.c: lines looked at before their turn: two ([0]) and one ([1])
+     * after the current one ([2]); [3], a multi-get's next key. line NULL:
+     * none; key NULL: its key was not hashed. */
     struct conn_ahead {
+        const char *line;   /* where its line starts ... */
+        size_t span;        /* ... and how far the next line is */
         const char *key;
         uint32_t hv;
         uint8_t nkey;

@@ -177,36 +177,33 @@ static bool get_one(conn *c, const struct text_get *g, const char *key, size_t n
 
 static void get_resume(conn *c);
 
-/* Hashes the key after the one about to be looked up (ahead.c). */
-static void get_ahead(conn *c, char *p, size_t len) {
-    char *key;
-    size_t n = get_next_key(&p, &len, &key);
-
-    ahead_key(c, key, n);
-}
-
-/* Answers the keys left in g; pauses when the output is full. */
+/* Answers the keys left in g; pauses when the output is full. In a
+ * multi-get, each key's successor is found, and hashed ahead (ahead.c),
+ * before the key is looked up. */
 static void get_run(conn *c, struct text_get *g) {
-    char *key;
-    size_t n;
+    char *p = g->keys, *key, *next_key;
+    size_t len = g->len, n, next_n;
 
-    for (;;) {
-        char *p = g->keys;
-        size_t len = g->len;
-        if (g->single) {
-            key = p;    /* the one key, alone in g->keys (get_line) */
-            n = len;
-            p += len;
-            len = 0;
-        } else {
-            n = get_next_key(&p, &len, &key);
-            get_ahead(c, p, len);
-        }
-        if (n == 0)
-            break;
+    if (g->single) {
+        key = p;    /* the one key, alone in g->keys (get_line) */
+        n = len;
+        p += len;
+        len = 0;
+    } else {
+        n = get_next_key(&p, &len, &key);
+    }
+    while (n > 0) {
+        char *q = p;
+        size_t qlen = len;
         if (conn_out_full(c)) {
-            c->resume = get_resume;
+            c->resume = get_resume;     /* g->keys still holds key */
             return;
+        }
+        next_key = q;
+        next_n = 0;
+        if (!g->single) {
+            next_n = get_next_key(&q, &qlen, &next_key);
+            ahead_key(c, next_key, next_n);
         }
         g->keys = p;
         g->len = len;
@@ -214,6 +211,10 @@ static void get_run(conn *c, struct text_get *g) {
             g->active = false;
             return;
         }
+        key = next_key;
+        n = next_n;
+        p = q;
+        len = qlen;
     }
     if (!g->streaming) {
         conn_out_reply(c, REPLY_END);
