@@ -7,8 +7,9 @@
  * waits can overlap the work of the requests before them.
  *
  * Lines noted: "get <key>" and "gets <key>" (one key) and "mg <key> ...";
- * "set <key> <flags> <exptime> <bytes> ..." lines are stepped over (their
- * data block skipped) so that the gets after them are noted too. When
+ * "set <key> <flags> <exptime> <bytes> ..." and "ms <key> <datalen> ..."
+ * lines are stepped over (their data block skipped) so that the gets
+ * after them are noted too. When
  * line i is dispatched, line i+2's key is hashed and its bucket and stripe
  * prefetched; line i+1's bucket, prefetched one line ago, is read (its
  * stripe only trylocked) and its first item prefetched. The get or mg
@@ -34,15 +35,21 @@ static const char *ahead_digits(const char *p) {
     return p;
 }
 
-/* After a set line's key, p[0..end) holds " <flags> <exptime>
- * <bytes>[ noreply]" and *end is the line's "\r" or "\n": bytes + 2
- * (its data block), or 0 when it does not read so plainly (the command
- * itself judges the line). */
-static size_t ahead_data_len(const char *p, const char *end) {
+/* After a storage line's key, p[0..end) holds " <flags> <exptime>
+ * <bytes>[ noreply]" (set: skip 2 fields) or " <datalen> <flags>*" (ms:
+ * skip 0), and *end is the line's "\r" or "\n": the data block's length
+ * with its "\r\n", or 0 when the line does not read so plainly (the
+ * command itself judges it). */
+static size_t ahead_data_len(const char *p, const char *end, int skip) {
     const char *digits;
     size_t v = 0;
 
-    if (*p != ' ' || *(p = ahead_digits(p + 1)) != ' ' || *(p = ahead_digits(p + 1)) != ' ')
+    for (; skip > 0; skip--) {
+        if (*p != ' ')
+            return 0;
+        p = ahead_digits(p + 1);
+    }
+    if (*p != ' ')
         return 0;
     digits = ++p;
     p = ahead_digits(p);
@@ -68,6 +75,8 @@ static size_t ahead_parse(const char *p, size_t n, const char **key, size_t *spa
         skip = 3;
     else if (n > 5 && memcmp(p, "set ", 4) == 0)
         skip = 4;
+    else if (n > 4 && memcmp(p, "ms ", 3) == 0)
+        skip = 3;
     else
         return 0;
     nl = memchr(p + skip, '\n', n - skip);
@@ -81,7 +90,9 @@ static size_t ahead_parse(const char *p, size_t n, const char **key, size_t *spa
         sp = end;
     if (sp == p + skip || sp - (p + skip) > ITEM_KEY_MAX)
         return 0;
-    if (p[0] == 's' && (data = ahead_data_len(sp, end)) == 0)
+    if (p[0] == 's' && (data = ahead_data_len(sp, end, 2)) == 0)
+        return 0;
+    if (p[0] == 'm' && p[1] == 's' && (data = ahead_data_len(sp, end, 0)) == 0)
         return 0;
     *key = p + skip;
     *span = (size_t)(nl + 1 - p) + data;
@@ -90,13 +101,13 @@ static size_t ahead_parse(const char *p, size_t n, const char **key, size_t *spa
 
 /* Notes the line at p[0..n) in slot s (line NULL when it is none ahead
  * knows). A get or mg line's key is hashed and its bucket prefetched; a
- * set line is only stepped over. */
+ * set or ms line is only stepped over. */
 static void ahead_note(struct conn_ahead *s, const char *p, size_t n) {
     const char *key;
     size_t nkey = ahead_parse(p, n, &key, &s->span);
 
     s->line = nkey > 0 ? p : NULL;
-    s->key = nkey > 0 && p[0] != 's' ? key : NULL;
+    s->key = nkey > 0 && p[0] != 's' && p[1] != 's' ? key : NULL;
     if (s->key == NULL)
         return;
     s->nkey = (uint8_t)nkey;

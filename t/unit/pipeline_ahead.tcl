@@ -1,10 +1,11 @@
-# Pipelined gets are looked up with keys hashed ahead of their turn (the
-# server hashes the next get and mg lines' keys, and a multi-get's next key,
-# while the current request runs: doc/performance.md, "Pipelined
-# headroom"). Whatever the server does early, every reply must be the one
-# the line asked for: these tests send long pipelines of gets, multi-gets,
-# sets and deletes over the same keys, cut into reads at every kind of
-# place, and check each reply against a model of the cache.
+# Pipelined gets are looked up with keys hashed ahead of their turn: while
+# a request runs, the server hashes the keys of the get and mg lines after
+# it (stepping over set and ms lines and their data), and a multi-get's
+# next key (doc/performance.md, "Pipelined headroom"). Whatever the server
+# does early, every reply must be the one the line asked for: these tests
+# send long pipelines of gets, mg, multi-gets, sets, ms and deletes over
+# the same keys, cut into reads at every kind of place, and check each
+# reply against a model of the cache.
 
 # A random key of the test's key set: short ones, and ones of the longest
 # length a key may have (250 bytes), which differ only at their end. Each
@@ -59,9 +60,14 @@ proc pa_line {modelvar reqvar expvar} {
         set k [pa_key]
         set v [string repeat [format %c [expr {97 + int(rand() * 26)}]] [expr {int(rand() * 40)}]]
         # The value may itself read like a get line: it must be taken as data.
-        if {rand() < 0.2} { set v "get $k" }
-        append req "set $k 0 0 [string length $v]\r\n$v\r\n"
-        append exp "STORED\r\n"
+        if {rand() < 0.2} { set v [expr {rand() < 0.5 ? "get $k" : "mg $k v"}] }
+        if {rand() < 0.3} {
+            append req "ms $k [string length $v]\r\n$v\r\n"
+            append exp "HD\r\n"
+        } else {
+            append req "set $k 0 0 [string length $v]\r\n$v\r\n"
+            append exp "STORED\r\n"
+        }
         dict set model $k $v
     } elseif {$r < 0.95} {
         set k [pa_key]
