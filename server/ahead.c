@@ -11,8 +11,8 @@
  * lines are stepped over (their data block skipped) so that the gets
  * after them are noted too. When
  * line i is dispatched, line i+2's key is hashed and its bucket and stripe
- * prefetched; line i+1's bucket, prefetched one line ago, is read (its
- * stripe only trylocked) and its first item prefetched. The get or mg
+ * prefetched; line i+1's bucket, prefetched one line ago, is read
+ * (without its stripe: hash.c allows it) and its first item prefetched. The get or mg
  * then takes its key's hash from the note (ahead_hash). In a multi-get,
  * the next key of the line is hashed and its bucket prefetched before the
  * current key is looked up.

@@ -26,8 +26,8 @@ int hash_trylock(uint32_t hv);
 void hash_unlock(uint32_t hv);
 
 /* Ask the CPU to fetch, ahead of a lookup of hv: its bucket and lock
- * stripe (no lock taken); the first item of its bucket (the stripe only
- * trylocked, nothing done if it is busy). */
+ * stripe; the first item of its bucket. Neither takes a lock: they may
+ * fetch the wrong thing while the table grows, never read freed memory. */
 void hash_prefetch(uint32_t hv);
 void hash_prefetch_item(uint32_t hv);
 /* The caller holds hash_lock(hv) for all three. */

@@ -179,3 +179,41 @@ start_server {tags {pipeline} args {-R 1}} {
         }
     }
 }
+
+# The table grows (from 2^12 buckets, three times) while another client
+# pipelines gets and mg of keys it holds: the buckets read ahead may belong
+# to a table being retired; every reply must still be a hit.
+start_server {tags {pipeline} args {-o hashpower=12}} {
+    set fd [mc_connect]
+    set filler [mc_connect]
+
+    test {pipelined gets while the table grows several times: every one hits} {
+        set req {}
+        for {set i 0} {$i < 200} {incr i} { append req "set g$i 0 0 [string length v$i]\r\nv$i\r\n" }
+        mc_send $fd $req
+        mc_read_bytes $fd [expr {200 * 8}]
+        set level [mc_stat $fd hash_power_level]
+        set sets {}
+        for {set i 0} {$i < 40000} {incr i} { append sets "set f$i 0 0 1 noreply\r\nx\r\n" }
+        mc_send_bg $filler $sets
+        set req {}
+        set exp {}
+        for {set round 0} {$round < 30} {incr round} {
+            for {set i 0} {$i < 200} {incr i} {
+                if {$i % 2} {
+                    append req "get g$i\r\n"
+                    append exp "VALUE g$i 0 [string length v$i]\r\nv$i\r\nEND\r\n"
+                } else {
+                    append req "mg g$i v\r\n"
+                    append exp "VA [string length v$i]\r\nv$i\r\n"
+                }
+            }
+        }
+        mc_send_bg $fd $req
+        assert_equal [mc_read_bytes $fd [string length $exp]] $exp
+        mc_exchange $filler ""
+        wait_for {[mc_stat $fd hash_is_expanding] == 0}
+        assert_true {[mc_stat $fd hash_power_level] >= $level + 3} "the table grew from 2^$level to 2^[mc_stat $fd hash_power_level]"
+        assert_equal [mc_stat $fd curr_items] 40200
+    }
+}
