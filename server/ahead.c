@@ -6,16 +6,16 @@
  * connection has its next requests in the read buffer already, so those
  * waits can overlap the work of the requests before them.
  *
- * Lines noted: "get <key>" and "gets <key>" (one key) and "mg <key> ...";
+ * Lines noted: "get <key>" and "gets <key>" (one key), "mg <key> ...",
  * "set <key> <flags> <exptime> <bytes> ..." and "ms <key> <datalen> ..."
- * lines are stepped over (their data block skipped) so that the gets
- * after them are noted too. When
- * line i is dispatched, line i+2's key is hashed and its bucket and stripe
+ * (their data block skipped to find the line after them). When line i is
+ * dispatched, line i+2's key is hashed and its bucket and stripe
  * prefetched; line i+1's bucket, prefetched one line ago, is read
- * (without its stripe: hash.c allows it) and its first item prefetched. The get or mg
- * then takes its key's hash from the note (ahead_hash). In a multi-get,
- * the next key of the line is hashed and its bucket prefetched before the
- * current key is looked up.
+ * (without its stripe: hash.c allows it) and its first item prefetched.
+ * A get or mg then takes its key's hash from the note (ahead_hash); a set
+ * hashes its key again (it is copied into the new item first), having
+ * gained only the prefetches. In a multi-get, the next key of the line is
+ * hashed and its bucket prefetched before the current key is looked up.
  *
  * A note names its key by address in the read buffer; conn.c forgets the
  * notes whenever the buffer's bytes move or the buffer goes back to the
@@ -100,14 +100,13 @@ static size_t ahead_parse(const char *p, size_t n, const char **key, size_t *spa
 }
 
 /* Notes the line at p[0..n) in slot s (line NULL when it is none ahead
- * knows). A get or mg line's key is hashed and its bucket prefetched; a
- * set or ms line is only stepped over. */
+ * knows): its key is hashed and its bucket prefetched. */
 static void ahead_note(struct conn_ahead *s, const char *p, size_t n) {
     const char *key;
     size_t nkey = ahead_parse(p, n, &key, &s->span);
 
     s->line = nkey > 0 ? p : NULL;
-    s->key = nkey > 0 && p[0] != 's' && p[1] != 's' ? key : NULL;
+    s->key = nkey > 0 ? key : NULL;
     if (s->key == NULL)
         return;
     s->nkey = (uint8_t)nkey;

@@ -1,6 +1,6 @@
 /*
- * ahead: while a pipelined request runs, the keys of the get and mg
- * lines after it are hashed, and their hash buckets, lock stripes and
+ * ahead: while a pipelined request runs, the keys of the get, mg, set
+ * and ms lines after it are hashed, and their hash buckets, lock stripes and
  * items fetched into the CPU's cache, so that their lookups do not wait
  * for memory (doc/performance.md, "Pipelined headroom").
  */
