@@ -434,7 +434,7 @@ static enum store_status store_onto_queue(item *old, item *it, enum store_op op,
 }
 
 enum store_status store_item_req(item *it, const struct store_req *req, uint64_t *cas_out) {
-    uint32_t hv = hash_key(item_key(it), it->nkey);
+    uint32_t hv = req->has_hv ? req->hv : hash_key(item_key(it), it->nkey);
     enum store_status st = STORE_STORED;
     item *old;
 
@@ -477,6 +477,13 @@ enum store_status store_item_req(item *it, const struct store_req *req, uint64_t
 
 enum store_status store_item(item *it, enum store_op op, uint64_t cas_in, uint64_t *cas_out) {
     struct store_req req = { .op = op, .cas_in = cas_in };
+
+    return store_item_req(it, &req, cas_out);
+}
+
+enum store_status store_item_hv(item *it, uint32_t hv, enum store_op op, uint64_t cas_in,
+                                uint64_t *cas_out) {
+    struct store_req req = { .op = op, .cas_in = cas_in, .has_hv = true, .hv = hv };
 
     return store_item_req(it, &req, cas_out);
 }
