@@ -33,6 +33,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "ahead.h"
 #include "conn.h"
 #include "conn_names.h"
 #include "dump.h"
@@ -159,6 +160,7 @@ static bool conn_rbuf_take(conn *c) {
 static void conn_rbuf_give(conn *c) {
     if (c->rbuf != NULL && c->rpos == c->rlen && c->resume == NULL) {
         worker_rbuf_put(c->worker, c->rbuf);
+        ahead_forget(c);
         c->rbuf = NULL;
         c->rpos = c->rlen = 0;
     }
@@ -422,6 +424,7 @@ static int conn_flush(conn *c) {
 static int conn_rbuf_room(conn *c) {
     if (!conn_rbuf_take(c))
         return -1;
+    ahead_forget(c);
     if (c->rpos == c->rlen) {
         c->rpos = c->rlen = 0;
     } else if (c->rpos > 0) {

@@ -66,6 +66,7 @@ struct conn_nread {
                                protocol sends no "\r\n" (binary) */
     enum store_op op;
     uint64_t cas;
+    uint32_t hv;            /* hash_key() of it's key (text set: from ahead.c) */
     bool noreply;
     /* Text protocol: what finishes the command once the block is read
      * (the verb's handler sets it). */
@@ -116,6 +117,16 @@ typedef struct conn {
     item *open_pin;         /* Kestrel: the queue of its open read (kestrel.c) */
     uint64_t open_id;       /* Kestrel: the open message */
     struct text_get *tget;  /* proto_text's multi-get in progress */
+    /* ahead.c: lines looked at before their turn: two ([0]) and one ([1])
+     * after the current one ([2]); [3], a multi-get's next key. line NULL:
+     * none; key NULL: its key was not hashed. */
+    struct conn_ahead {
+        const char *line;   /* where its line starts ... */
+        size_t span;        /* ... and how far the next line is */
+        const char *key;
+        uint32_t hv;
+        uint8_t nkey;
+    } ahead[4];
     struct dump *dump;      /* a key dump in progress (dump.c) */
     rel_time_t last_cmd;    /* when its last command arrived (-o idle_timeout) */
     uint64_t name_token;    /* names it as the holder of queue leases (conn_names.c) */

@@ -9,7 +9,11 @@
  *  - while expanding, a key whose old bucket is >= hash_expand_bucket is
  *    still in the old table, otherwise in the new one;
  *  - starting and finishing a growth swaps table pointers with every
- *    stripe held (a few thousand uncontended locks: microseconds).
+ *    stripe held (a few thousand uncontended locks: microseconds);
+ *  - a table's memory stays mapped until hash_destroy: a table a growth
+ *    retires gives its pages back (reads of it then see zeros), so
+ *    hash_prefetch_item may read a bucket with no stripe held. Every
+ *    store to a bucket is atomic for the same reason.
  */
 #include <endian.h>
 #include <pthread.h>
@@ -17,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
@@ -46,6 +51,37 @@ static int hash_growing;            /* the maintainer is in hash_expand */
 
 static inline uint32_t hash_size(unsigned power) { return (uint32_t)1 << power; }
 static inline uint32_t hash_mask(unsigned power) { return hash_size(power) - 1; }
+
+/* Tables retired by growth: mapped until hash_destroy (one per power). */
+static struct {
+    item **t;
+    size_t bytes;
+} hash_retired[33];
+static int hash_nretired;
+
+static size_t hash_table_bytes(unsigned power) { return (size_t)hash_size(power) * sizeof(item *); }
+
+/* A zeroed table of 2^power buckets, or NULL. */
+static item **hash_table_new(unsigned power) {
+    void *t = mmap(NULL, hash_table_bytes(power), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+    return t == MAP_FAILED ? NULL : t;
+}
+
+/* A table no bucket is looked up in any more: its pages go back to the
+ * system, its addresses stay readable (as zeros) for hash_prefetch_item. */
+static void hash_table_retire(item **t, unsigned power) {
+    madvise(t, hash_table_bytes(power), MADV_DONTNEED);
+    hash_retired[hash_nretired].t = t;
+    hash_retired[hash_nretired].bytes = hash_table_bytes(power);
+    hash_nretired++;
+}
+
+/* A store to a bucket, or to a chain link a bucket may be. */
+static inline void hash_slot_set(item **slot, item *it) {
+    __atomic_store_n(slot, it, __ATOMIC_RELAXED);
+}
 
 /* SipHash-1-3 (Aumasson and Bernstein's keyed hash, one compression
  * round, three finalization rounds) under a key drawn at start-up: a client
@@ -112,7 +148,7 @@ void hash_init(int power) {
 
     hash_seed_init();
     hash_pow = (unsigned)power;
-    hash_primary = calloc(hash_size(hash_pow), sizeof(item *));
+    hash_primary = hash_table_new(hash_pow);
     hash_locks = calloc(nlocks, sizeof(pthread_mutex_t));
     if (hash_primary == NULL || hash_locks == NULL) {
         fprintf(stderr, "mcds-server: out of memory for the hash table\n");
@@ -160,6 +196,29 @@ static item **hash_bucket(uint32_t hv) {
     return &hash_primary[hv & hash_mask(hash_pow)];
 }
 
+/* The bucket hv would be in, read with no stripe held (see the top):
+ * a table that grows meanwhile can only make it a useless one. */
+static item **hash_bucket_unlocked(uint32_t hv) {
+    unsigned pow = __atomic_load_n(&hash_pow, __ATOMIC_ACQUIRE);
+    item **t = __atomic_load_n(&hash_primary, __ATOMIC_RELAXED);
+
+    return &t[hv & hash_mask(pow)];
+}
+
+void hash_prefetch(uint32_t hv) {
+    __builtin_prefetch(hash_bucket_unlocked(hv));
+    __builtin_prefetch(&hash_locks[hv & hash_lockmask], 1);
+}
+
+void hash_prefetch_item(uint32_t hv) {
+    item *it = __atomic_load_n(hash_bucket_unlocked(hv), __ATOMIC_RELAXED);
+
+    if (it != NULL) {
+        __builtin_prefetch(it, 1);
+        __builtin_prefetch((char *)it + 64);
+    }
+}
+
 item *hash_find(const char *key, size_t nkey, uint32_t hv) {
     item *it = *hash_bucket(hv);
 
@@ -182,7 +241,7 @@ void hash_insert(item *it, uint32_t hv) {
     uint64_t n;
 
     it->h_next = *b;
-    *b = it;
+    hash_slot_set(b, it);
     n = __atomic_add_fetch(&hash_items, 1, __ATOMIC_RELAXED);
     if (!__atomic_load_n(&hash_expanding, __ATOMIC_RELAXED) && hash_thread_running &&
         n * HASH_GROW_DEN > (uint64_t)hash_size(hash_pow) * HASH_GROW_NUM && hash_pow < 32)
@@ -195,21 +254,23 @@ void hash_remove(item *it, uint32_t hv) {
     while (*pos != NULL && *pos != it)
         pos = &(*pos)->h_next;
     if (*pos == it) {
-        *pos = it->h_next;
+        hash_slot_set(pos, it->h_next);
         it->h_next = NULL;
         __atomic_sub_fetch(&hash_items, 1, __ATOMIC_RELAXED);
     }
 }
 
 static int hash_start_expand(void) {
-    item **bigger = calloc(hash_size(hash_pow + 1), sizeof(item *));
+    item **bigger = hash_table_new(hash_pow + 1);
 
     if (bigger == NULL)
         return -1;
     hash_lock_all();
     hash_old = hash_primary;
-    hash_primary = bigger;
-    hash_pow++;
+    /* For the prefetches, which read them without a stripe: a reader that
+     * sees the new power sees the new table. */
+    __atomic_store_n(&hash_primary, bigger, __ATOMIC_RELAXED);
+    __atomic_store_n(&hash_pow, hash_pow + 1, __ATOMIC_RELEASE);
     __atomic_store_n(&hash_expand_bucket, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&hash_expanding, 1, __ATOMIC_RELAXED);
     hash_unlock_all();
@@ -224,10 +285,10 @@ static void hash_move_bucket(uint32_t b) {
         uint32_t nb = hash_key(item_key(it), it->nkey) & hash_mask(hash_pow);
         next = it->h_next;
         it->h_next = hash_primary[nb];
-        hash_primary[nb] = it;
+        hash_slot_set(&hash_primary[nb], it);
         it = next;
     }
-    hash_old[b] = NULL;
+    hash_slot_set(&hash_old[b], NULL);
     __atomic_store_n(&hash_expand_bucket, b + 1, __ATOMIC_RELAXED);
 }
 
@@ -239,7 +300,7 @@ static void hash_finish_expand(void) {
     hash_old = NULL;
     __atomic_store_n(&hash_expanding, 0, __ATOMIC_RELAXED);
     hash_unlock_all();
-    free(old);
+    hash_table_retire(old, hash_pow - 1);
 }
 
 static void hash_expand(void) {
@@ -336,8 +397,14 @@ void hash_destroy(void (*fn)(item *it)) {
             fn(it);
         }
     }
-    free(hash_primary);
-    hash_primary = NULL;
+    if (hash_old != NULL)
+        hash_table_retire(hash_old, hash_pow - 1);
+    munmap(hash_primary, hash_table_bytes(hash_pow));
+    hash_primary = hash_old = NULL;
+    while (hash_nretired > 0) {
+        hash_nretired--;
+        munmap(hash_retired[hash_nretired].t, hash_retired[hash_nretired].bytes);
+    }
     for (b = 0; b <= hash_lockmask; b++)
         pthread_mutex_destroy(&hash_locks[b]);
     free(hash_locks);

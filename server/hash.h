@@ -25,6 +25,11 @@ void hash_lock(uint32_t hv);
 int hash_trylock(uint32_t hv);
 void hash_unlock(uint32_t hv);
 
+/* Ask the CPU to fetch, ahead of a lookup of hv: its bucket and lock
+ * stripe; the first item of its bucket. Neither takes a lock: they may
+ * fetch the wrong thing while the table grows, never read freed memory. */
+void hash_prefetch(uint32_t hv);
+void hash_prefetch_item(uint32_t hv);
 /* The caller holds hash_lock(hv) for all three. */
 item *hash_find(const char *key, size_t nkey, uint32_t hv);
 void hash_insert(item *it, uint32_t hv);

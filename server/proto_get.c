@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ahead.h"
 #include "clock.h"
 #include "parse.h"
 #include "cmd.h"
@@ -145,7 +146,8 @@ static bool get_one(conn *c, const struct text_get *g, const char *key, size_t n
     item *it;
 
     stats_incr(g->touch ? STATS_CMD_TOUCH : STATS_CMD_GET);
-    it = g->touch ? store_get_touch(key, nkey, g->exptime) : store_get_any(key, nkey);
+    it = g->touch ? store_get_touch(key, nkey, g->exptime)
+                  : store_get_any_hv(key, nkey, ahead_hash(c, key, nkey));
     /* Cache values answer, a queue through Kestrel's reads (not gat); any
      * other structure (a list, a tree-counter object) reads as a miss. */
     if (it != NULL && it->type != ITEM_STRING && (g->touch || it->type != ITEM_QUEUE)) {
@@ -175,27 +177,33 @@ static bool get_one(conn *c, const struct text_get *g, const char *key, size_t n
 
 static void get_resume(conn *c);
 
-/* Answers the keys left in g; pauses when the output is full. */
+/* Answers the keys left in g; pauses when the output is full. In a
+ * multi-get, each key's successor is found, and hashed ahead (ahead.c),
+ * before the key is looked up. */
 static void get_run(conn *c, struct text_get *g) {
-    char *key;
-    size_t n;
+    char *p = g->keys, *key, *next_key;
+    size_t len = g->len, n, next_n;
 
-    for (;;) {
-        char *p = g->keys;
-        size_t len = g->len;
-        if (g->single) {
-            key = p;    /* the one key, alone in g->keys (get_line) */
-            n = len;
-            p += len;
-            len = 0;
-        } else {
-            n = get_next_key(&p, &len, &key);
-        }
-        if (n == 0)
-            break;
+    if (g->single) {
+        key = p;    /* the one key, alone in g->keys (get_line) */
+        n = len;
+        p += len;
+        len = 0;
+    } else {
+        n = get_next_key(&p, &len, &key);
+    }
+    while (n > 0) {
+        char *q = p;
+        size_t qlen = len;
         if (conn_out_full(c)) {
-            c->resume = get_resume;
+            c->resume = get_resume;     /* g->keys still holds key */
             return;
+        }
+        next_key = q;
+        next_n = 0;
+        if (!g->single) {
+            next_n = get_next_key(&q, &qlen, &next_key);
+            ahead_key(c, next_key, next_n);
         }
         g->keys = p;
         g->len = len;
@@ -203,6 +211,10 @@ static void get_run(conn *c, struct text_get *g) {
             g->active = false;
             return;
         }
+        key = next_key;
+        n = next_n;
+        p = q;
+        len = qlen;
     }
     if (!g->streaming) {
         conn_out_reply(c, REPLY_END);

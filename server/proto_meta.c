@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ahead.h"
 #include "base64.h"
 #include "clock.h"
 #include "parse.h"
@@ -359,6 +360,7 @@ static void meta_get(conn *c, struct meta_req *r) {
     req.recache_time = clock_exptime(r->R);
     req.no_bump = r->no_bump;
     req.new_cas = r->E;
+    req.hv = ahead_hash(c, r->key, r->nkey);
     stats_incr(STATS_CMD_GET);
     if (r->has_T)
         stats_incr(STATS_CMD_TOUCH);

@@ -12,6 +12,7 @@
  */
 #include <string.h>
 
+#include "ahead.h"
 #include "auth.h"
 #include "cmd.h"
 #include "log.h"
@@ -94,6 +95,7 @@ static enum conn_parse_result text_parse(conn *c) {
         len--;
     if (len > TEXT_LINE_MAX && text_long_verb(line, len) < 0)
         return PARSE_CLOSE;
+    ahead_lines(c, line, avail);
     conn_consume(c, (size_t)(nl - line) + 1);
     line[len] = '\0';
     len = strlen(line);     /* like memcached, a NUL ends the command line */

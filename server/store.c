@@ -428,7 +428,7 @@ static enum store_status store_onto_queue(item *old, item *it, enum store_op op,
 }
 
 enum store_status store_item_req(item *it, const struct store_req *req, uint64_t *cas_out) {
-    uint32_t hv = hash_key(item_key(it), it->nkey);
+    uint32_t hv = req->has_hv ? req->hv : hash_key(item_key(it), it->nkey);
     enum store_status st = STORE_STORED;
     item *old;
 
@@ -475,6 +475,13 @@ enum store_status store_item(item *it, enum store_op op, uint64_t cas_in, uint64
     return store_item_req(it, &req, cas_out);
 }
 
+enum store_status store_item_hv(item *it, uint32_t hv, enum store_op op, uint64_t cas_in,
+                                uint64_t *cas_out) {
+    struct store_req req = { .op = op, .cas_in = cas_in, .has_hv = true, .hv = hv };
+
+    return store_item_req(it, &req, cas_out);
+}
+
 /* A new exptime for a linked item (touch, gat, mg T), logged; stripe lock
  * held. */
 static void store_set_exptime_locked(item *it, rel_time_t exptime) {
@@ -493,9 +500,8 @@ static void store_set_exptime_locked(item *it, rel_time_t exptime) {
 /* any: return items of every type (touch, Kestrel reads); otherwise a
  * structure under the key reads as a miss. A touch the log cannot take
  * changes nothing and sets *refused. */
-static item *store_lookup(const char *key, size_t nkey, int touch, rel_time_t exptime, int any,
-                          bool *refused) {
-    uint32_t hv = hash_key(key, nkey);
+static item *store_lookup_hv(const char *key, size_t nkey, uint32_t hv, int touch,
+                             rel_time_t exptime, int any, bool *refused) {
     item *it;
 
     *refused = false;
@@ -516,6 +522,11 @@ static item *store_lookup(const char *key, size_t nkey, int touch, rel_time_t ex
     return it;
 }
 
+static item *store_lookup(const char *key, size_t nkey, int touch, rel_time_t exptime, int any,
+                          bool *refused) {
+    return store_lookup_hv(key, nkey, hash_key(key, nkey), touch, exptime, any, refused);
+}
+
 item *store_get(const char *key, size_t nkey) {
     bool refused;
 
@@ -526,6 +537,12 @@ item *store_get_any(const char *key, size_t nkey) {
     bool refused;
 
     return store_lookup(key, nkey, 0, 0, 1, &refused);
+}
+
+item *store_get_any_hv(const char *key, size_t nkey, uint32_t hv) {
+    bool refused;
+
+    return store_lookup_hv(key, nkey, hv, 0, 0, 1, &refused);
 }
 
 item *store_get_touch(const char *key, size_t nkey, rel_time_t exptime) {
@@ -759,7 +776,7 @@ static void store_mget_win(item *it, const struct store_mget *req, struct store_
 
 item *store_meta_get(const char *key, size_t nkey, const struct store_mget *req,
                      struct store_mget_out *out) {
-    uint32_t hv = hash_key(key, nkey);
+    uint32_t hv = req->hv;
     item *it;
 
     memset(out, 0, sizeof(*out));

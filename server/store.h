@@ -59,6 +59,8 @@ struct store_req {
     bool set_stale;         /* meta I: a CAS older than the item's stores it as stale */
     bool vivify;            /* meta N: append/prepend on a miss stores it as new */
     rel_time_t viv_exptime;
+    bool has_hv;            /* hv is hash_key() of the item's key */
+    uint32_t hv;
 };
 
 enum store_status store_item_req(item *it, const struct store_req *req, uint64_t *cas_out);
@@ -67,12 +69,17 @@ enum store_status store_item_req(item *it, const struct store_req *req, uint64_t
  * for append/prepend when non-zero). On success *cas_out is the new CAS.
  * The caller keeps (and must release) its own reference to it. */
 enum store_status store_item(item *it, enum store_op op, uint64_t cas_in, uint64_t *cas_out);
+/* The same, with hv = hash_key() of it's key already computed. */
+enum store_status store_item_hv(item *it, uint32_t hv, enum store_op op, uint64_t cas_in,
+                                uint64_t *cas_out);
 
 /* A live cache string with a reference, or NULL (a structure under the
  * key reads as a miss). */
 item *store_get(const char *key, size_t nkey);
 /* A live item of any type with a reference, or NULL. */
 item *store_get_any(const char *key, size_t nkey);
+/* The same, with hv = hash_key(key, nkey) already computed. */
+item *store_get_any_hv(const char *key, size_t nkey, uint32_t hv);
 /* Like store_get, and sets the item's exptime (gat, touch). */
 item *store_get_touch(const char *key, size_t nkey, rel_time_t exptime);
 enum store_status store_touch(const char *key, size_t nkey, rel_time_t exptime);
@@ -112,6 +119,7 @@ struct store_mget {
     rel_time_t recache_time;
     bool no_bump;           /* u: leave LRU state and the fetched mark alone */
     uint64_t new_cas;       /* E: CAS of a vivified item */
+    uint32_t hv;            /* hash_key(key, nkey) */
 };
 
 struct store_mget_out {

@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <string.h>
 
+#include "ahead.h"
 #include "clock.h"
 #include "cmd.h"
 #include "detail.h"
@@ -66,6 +67,7 @@ enum conn_parse_result classic_store(conn *c, struct cmd_line *t) {
         return PARSE_DONE;
     }
     conn_start_nread(c, it, op, cas, c->noreply);
+    c->nread.hv = ahead_hash(c, t->v[1], t->vlen[1]);
     c->nread.finish = classic_nread_done;
     return PARSE_DONE;
 }
@@ -84,7 +86,7 @@ static void classic_nread_done(conn *c) {
         item_release(it);
         return;
     }
-    st = store_item(it, c->nread.op, c->nread.cas, &cas_out);
+    st = store_item_hv(it, c->nread.hv, c->nread.op, c->nread.cas, &cas_out);
     watch_store(c, it, watch_op_name(c->nread.op), watch_status_name(st));
     item_release(it);
     switch (st) {

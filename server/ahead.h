@@ -1,0 +1,31 @@
+/*
+ * ahead: while a pipelined request runs, the keys of the get, mg, set
+ * and ms lines after it are hashed, and their hash buckets, lock stripes and
+ * items fetched into the CPU's cache, so that their lookups do not wait
+ * for memory (doc/performance.md, "Pipelined headroom").
+ */
+#ifndef MCDS_AHEAD_H
+#define MCDS_AHEAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "conn.h"
+
+/* Called as the text line at line[0..n) (n: every byte the buffer holds
+ * from there) is dispatched: notes it and the two lines after it. */
+void ahead_lines(conn *c, const char *line, size_t n);
+/* A multi-get is about to look up a key and key (nkey bytes) comes after
+ * it in the line: it is hashed and its bucket prefetched. */
+void ahead_key(conn *c, const char *key, size_t nkey);
+/* The hash of key, from a note when one was made, or computed now. */
+uint32_t ahead_hash(conn *c, const char *key, size_t nkey);
+/* The read buffer's bytes moved or went: no note may point at them. */
+static inline void ahead_forget(conn *c) {
+    int i;
+
+    for (i = 0; i < 4; i++)
+        c->ahead[i].line = c->ahead[i].key = NULL;
+}
+
+#endif
