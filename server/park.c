@@ -11,6 +11,7 @@
 #include <event2/event.h>
 
 #include "park.h"
+#include "stats.h"
 
 static void park_put(struct park *p) {
     if (--p->refs > 0)
@@ -43,7 +44,12 @@ static void park_woken(void *arg) {
     park_finish(c, p);
 }
 
+/* Counts the wake (park_wakes), and those that cross to another thread
+ * (park_wakes_remote: the waiter's worker must be woken to answer). */
 void park_wake(struct park *p) {
+    stats_incr(STATS_PARK_WAKES);
+    if (!worker_is_current(p->worker))
+        stats_incr(STATS_PARK_WAKES_REMOTE);
     worker_post(p->worker, &p->call);
 }
 

@@ -418,6 +418,10 @@ void worker_each_conn(struct worker *w, void (*fn)(conn *c, void *arg), void *ar
         fn(c, arg);
 }
 
+bool worker_is_current(const struct worker *w) {
+    return worker_self == w;
+}
+
 void worker_post(struct worker *w, struct worker_call *call) {
     call->next = NULL;
     if (worker_self == w) {

@@ -44,6 +44,8 @@ void worker_unhold(struct worker *w, struct conn *c);
 /* More of the log is durable: every worker looks at its held connections
  * (callable from any thread). */
 void workers_wake_held(void);
+/* Whether the calling thread is w's. */
+bool worker_is_current(const struct worker *w);
 /* Runs call->fn(call->arg) on w's thread soon; callable from any thread. */
 void worker_post(struct worker *w, struct worker_call *call);
 /* The workers (stats conns asks each for its connections). */
