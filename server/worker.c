@@ -228,6 +228,19 @@ static void worker_run_own(struct worker *w) {
     }
 }
 
+/* A wake posted during a turn of the loop runs right after the
+ * connection whose command posted it (a push serving a waiter on this
+ * worker), or once this worker gets to it when another thread posted it,
+ * not after every other connection ready in that turn: the woken
+ * consumer's answer leaves before the replies of unrelated connections.
+ * Calls of other threads are looked at only once a wake byte is on its
+ * way (notified); that byte is still read later, and finds nothing. */
+void worker_run_posted(struct worker *w) {
+    worker_run_own(w);
+    if (__atomic_load_n(&w->notified, __ATOMIC_SEQ_CST))
+        worker_run_calls(w);
+}
+
 static void worker_own_cb(evutil_socket_t fd, short what, void *arg) {
     worker_run_own(arg);
 }
@@ -329,6 +342,7 @@ static void *worker_main(void *arg) {
     worker_self = w;
     stats_thread_init(w->index);
     while (event_base_loop(w->base, EVLOOP_ONCE) == 0 && !event_base_got_break(w->base)) {
+        worker_run_posted(w);
         worker_commit(w);
         worker_slice_end(&slice);
     }

@@ -48,6 +48,8 @@ void workers_wake_held(void);
 bool worker_is_current(const struct worker *w);
 /* Runs call->fn(call->arg) on w's thread soon; callable from any thread. */
 void worker_post(struct worker *w, struct worker_call *call);
+/* On w's thread, between events: runs what was posted to w so far. */
+void worker_run_posted(struct worker *w);
 /* The workers (stats conns asks each for its connections). */
 int worker_count(void);
 struct worker *worker_at(int i);
