@@ -56,7 +56,7 @@ struct worker {
     struct worker_newconn *queue;   /* sockets waiting to become connections */
     int qlen, qcap;
     conn *conns;            /* this worker's open connections */
-    struct worker_call *calls, *calls_tail;  /* posted, under qlock */
+    struct worker_call *calls, *calls_tail;  /* posted, under qlock (calls also read without) */
     struct rbuf_cache rbufs;                  /* idle read buffers */
     conn *held;                 /* connections waiting for the log */
     struct worker_call held_call;
@@ -206,7 +206,8 @@ static void worker_run_calls(struct worker *w) {
 
     pthread_mutex_lock(&w->qlock);
     call = w->calls;
-    w->calls = w->calls_tail = NULL;
+    __atomic_store_n(&w->calls, NULL, __ATOMIC_RELAXED);
+    w->calls_tail = NULL;
     pthread_mutex_unlock(&w->qlock);
     while (call != NULL) {
         struct worker_call *next = call->next;
@@ -233,11 +234,12 @@ static void worker_run_own(struct worker *w) {
  * worker), or once this worker gets to it when another thread posted it,
  * not after every other connection ready in that turn: the woken
  * consumer's answer leaves before the replies of unrelated connections.
- * Calls of other threads are looked at only once a wake byte is on its
- * way (notified); that byte is still read later, and finds nothing. */
+ * The list of other threads' calls is looked at without its lock, which
+ * is taken only when there are some; the wake byte that came with them
+ * is still read later, and finds nothing. */
 void worker_run_posted(struct worker *w) {
     worker_run_own(w);
-    if (__atomic_load_n(&w->notified, __ATOMIC_SEQ_CST))
+    if (__atomic_load_n(&w->calls, __ATOMIC_ACQUIRE) != NULL)
         worker_run_calls(w);
 }
 
@@ -451,7 +453,7 @@ void worker_post(struct worker *w, struct worker_call *call) {
     if (w->calls_tail != NULL)
         w->calls_tail->next = call;
     else
-        w->calls = call;
+        __atomic_store_n(&w->calls, call, __ATOMIC_RELEASE);   /* seen unlocked */
     w->calls_tail = call;
     pthread_mutex_unlock(&w->qlock);
     if (__atomic_exchange_n(&w->notified, 1, __ATOMIC_SEQ_CST) == 0) {
