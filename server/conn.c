@@ -735,6 +735,7 @@ static void conn_drive(conn *c) {
 
 static void conn_event(evutil_socket_t fd, short what, void *arg) {
     conn *c = arg;
+    struct worker *w = c->worker;
 
     if (what & EV_READ)
         c->drained = false;
@@ -745,6 +746,7 @@ static void conn_event(evutil_socket_t fd, short what, void *arg) {
         return;
     }
     conn_drive(c);
+    worker_run_posted(w);   /* a waiter c's command served answers now */
 }
 
 void conn_kick(conn *c) {

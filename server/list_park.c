@@ -8,7 +8,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 
 #include "list_park.h"
 #include "park.h"
@@ -33,20 +32,13 @@ static bool lpark_unwait(struct park *p) {
     return list_unwait(store_list_of(w->pin), &w->lw);
 }
 
-/* Whether the client closed its side (a read would see the end). */
-static bool lpark_peer_gone(conn *c) {
-    char b;
-
-    return c->eof || recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
-}
-
 static void lpark_answer(conn *c, struct park *p) {
     struct lpark *w = lpark_of(p);
     size_t off = 0, n;
     const char *v;
     int i;
 
-    if (w->lw.ngot > 0 && lpark_peer_gone(c))
+    if (w->lw.ngot > 0 && park_peer_gone(c))
         list_give_back(store_list_of(w->pin), &w->lw);
     for (i = 0; i < w->lw.ngot; i++) {
         off = list_unpack(w->lw.got, off, &v, &n);

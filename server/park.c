@@ -9,8 +9,10 @@
  *  - a wait that was served is always answered or given back, never both.
  */
 #include <event2/event.h>
+#include <sys/socket.h>
 
 #include "park.h"
+#include "stats.h"
 
 static void park_put(struct park *p) {
     if (--p->refs > 0)
@@ -43,7 +45,18 @@ static void park_woken(void *arg) {
     park_finish(c, p);
 }
 
+/* Counts the wake (park_wakes), and those that cross to another thread
+ * (park_wakes_remote: the waiter's worker must be woken to answer). */
+bool park_peer_gone(const conn *c) {
+    char b;
+
+    return c->eof || recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
 void park_wake(struct park *p) {
+    stats_incr(STATS_PARK_WAKES);
+    if (!worker_is_current(p->worker))
+        stats_incr(STATS_PARK_WAKES_REMOTE);
     worker_post(p->worker, &p->call);
 }
 

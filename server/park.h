@@ -56,6 +56,9 @@ void park_start(struct park *p, uint64_t wait_ms);
  * structure's lock may be held): posts the answer to c's worker. */
 void park_wake(struct park *p);
 
+/* Whether c's client closed its side (a read would see the end): what a
+ * wait got then goes back rather than into an answer nobody reads. */
+bool park_peer_gone(const conn *c);
 /* The client hung up while parked: ends the wait now with its empty answer,
  * without resuming c. False when the answer is already on its way. */
 bool park_abandon(conn *c);

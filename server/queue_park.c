@@ -35,10 +35,24 @@ static bool qpark_unwait(struct park *p) {
     return queue_unwait(store_queue_of(w->pin), &w->qw);
 }
 
+static void qpark_give_back(struct park *p) {
+    struct qpark *w = qpark_of(p);
+    int i;
+
+    for (i = 0; i < w->qw.ngot; i++) {
+        struct qreceipt r = { w->got[i].id, w->got[i].deliveries };
+        store_queue_unlease(w->pin, &r);
+        item_release(w->got[i].payload);
+    }
+    w->qw.ngot = 0;
+}
+
 static void qpark_answer(conn *c, struct park *p) {
     struct qpark *w = qpark_of(p);
     int i;
 
+    if (w->qw.ngot > 0 && park_peer_gone(c))
+        qpark_give_back(p);
     for (i = 0; i < w->qw.ngot; i++) {
         struct qdelivery *d = &w->got[i];
         struct qreceipt r = { d->id, d->deliveries };
@@ -54,18 +68,6 @@ static void qpark_answer(conn *c, struct park *p) {
     }
     w->qw.ngot = 0;
     conn_out_reply(c, REPLY_END);
-}
-
-static void qpark_give_back(struct park *p) {
-    struct qpark *w = qpark_of(p);
-    int i;
-
-    for (i = 0; i < w->qw.ngot; i++) {
-        struct qreceipt r = { w->got[i].id, w->got[i].deliveries };
-        store_queue_unlease(w->pin, &r);
-        item_release(w->got[i].payload);
-    }
-    w->qw.ngot = 0;
 }
 
 static void qpark_release(struct park *p) {

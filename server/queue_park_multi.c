@@ -48,19 +48,6 @@ static bool qmpark_unwait(struct park *p) {
     return mine;
 }
 
-static void qmpark_answer(conn *c, struct park *p) {
-    struct qmpark *w = qmpark_of(p);
-    int i, ngot = w->served >= 0 ? w->qw[w->served].ngot : 0;
-
-    for (i = 0; i < ngot; i++) {
-        item *q = w->pins[w->served];
-        qmverb_out_delivery(c, &w->got[i], item_key(q), q->nkey);
-    }
-    if (w->served >= 0)
-        w->qw[w->served].ngot = 0;
-    conn_out_reply(c, REPLY_END);
-}
-
 static void qmpark_give_back(struct park *p) {
     struct qmpark *w = qmpark_of(p);
     int i;
@@ -73,6 +60,23 @@ static void qmpark_give_back(struct park *p) {
         item_release(w->got[i].payload);
     }
     w->qw[w->served].ngot = 0;
+}
+
+static void qmpark_answer(conn *c, struct park *p) {
+    struct qmpark *w = qmpark_of(p);
+    int i, ngot;
+
+    if (w->served >= 0 && park_peer_gone(c))
+        qmpark_give_back(p);
+    ngot = w->served >= 0 ? w->qw[w->served].ngot : 0;
+
+    for (i = 0; i < ngot; i++) {
+        item *q = w->pins[w->served];
+        qmverb_out_delivery(c, &w->got[i], item_key(q), q->nkey);
+    }
+    if (w->served >= 0)
+        w->qw[w->served].ngot = 0;
+    conn_out_reply(c, REPLY_END);
 }
 
 static void qmpark_release(struct park *p) {

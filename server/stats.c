@@ -58,6 +58,7 @@ static const char *const stats_counter_names[STATS_NCOUNTERS] = {
     [STATS_BYTES_READ] = "bytes_read", [STATS_BYTES_WRITTEN] = "bytes_written",
     [STATS_CONN_YIELDS] = "conn_yields",
     [STATS_CONN_EVENT_CHANGES] = "conn_event_changes", [STATS_WORKER_NOTIFIES] = "worker_notifies",
+    [STATS_PARK_WAKES] = "park_wakes", [STATS_PARK_WAKES_REMOTE] = "park_wakes_remote",
 };
 
 static struct stats_row *stats_rows;    /* nthreads worker rows + 1 shared */
@@ -322,6 +323,7 @@ void stats_general(stats_emit_fn emit, void *ctx) {
     stats_ctree(emit, ctx);
     persist_stats(emit, ctx);
     stats_emit_counters(emit, ctx, STATS_CONN_EVENT_CHANGES, STATS_WORKER_NOTIFIES);
+    stats_emit_counters(emit, ctx, STATS_PARK_WAKES, STATS_PARK_WAKES_REMOTE);
 }
 
 /* memcached's settings for parts mcds does not have, with the value

@@ -56,7 +56,7 @@ struct worker {
     struct worker_newconn *queue;   /* sockets waiting to become connections */
     int qlen, qcap;
     conn *conns;            /* this worker's open connections */
-    struct worker_call *calls, *calls_tail;  /* posted, under qlock */
+    struct worker_call *calls, *calls_tail;  /* posted, under qlock (calls also read without) */
     struct rbuf_cache rbufs;                  /* idle read buffers */
     conn *held;                 /* connections waiting for the log */
     struct worker_call held_call;
@@ -206,7 +206,8 @@ static void worker_run_calls(struct worker *w) {
 
     pthread_mutex_lock(&w->qlock);
     call = w->calls;
-    w->calls = w->calls_tail = NULL;
+    __atomic_store_n(&w->calls, NULL, __ATOMIC_RELAXED);
+    w->calls_tail = NULL;
     pthread_mutex_unlock(&w->qlock);
     while (call != NULL) {
         struct worker_call *next = call->next;
@@ -226,6 +227,20 @@ static void worker_run_own(struct worker *w) {
         call->next = NULL;
         call->fn(call->arg);
     }
+}
+
+/* A wake posted during a turn of the loop runs right after the
+ * connection whose command posted it (a push serving a waiter on this
+ * worker), or once this worker gets to it when another thread posted it,
+ * not after every other connection ready in that turn: the woken
+ * consumer's answer leaves before the replies of unrelated connections.
+ * The list of other threads' calls is looked at without its lock, which
+ * is taken only when there are some; the wake byte that came with them
+ * is still read later, and finds nothing. */
+void worker_run_posted(struct worker *w) {
+    worker_run_own(w);
+    if (__atomic_load_n(&w->calls, __ATOMIC_ACQUIRE) != NULL)
+        worker_run_calls(w);
 }
 
 static void worker_own_cb(evutil_socket_t fd, short what, void *arg) {
@@ -329,6 +344,7 @@ static void *worker_main(void *arg) {
     worker_self = w;
     stats_thread_init(w->index);
     while (event_base_loop(w->base, EVLOOP_ONCE) == 0 && !event_base_got_break(w->base)) {
+        worker_run_posted(w);
         worker_commit(w);
         worker_slice_end(&slice);
     }
@@ -418,6 +434,10 @@ void worker_each_conn(struct worker *w, void (*fn)(conn *c, void *arg), void *ar
         fn(c, arg);
 }
 
+bool worker_is_current(const struct worker *w) {
+    return worker_self == w;
+}
+
 void worker_post(struct worker *w, struct worker_call *call) {
     call->next = NULL;
     if (worker_self == w) {
@@ -433,7 +453,7 @@ void worker_post(struct worker *w, struct worker_call *call) {
     if (w->calls_tail != NULL)
         w->calls_tail->next = call;
     else
-        w->calls = call;
+        __atomic_store_n(&w->calls, call, __ATOMIC_RELEASE);   /* seen unlocked */
     w->calls_tail = call;
     pthread_mutex_unlock(&w->qlock);
     if (__atomic_exchange_n(&w->notified, 1, __ATOMIC_SEQ_CST) == 0) {

@@ -44,8 +44,12 @@ void worker_unhold(struct worker *w, struct conn *c);
 /* More of the log is durable: every worker looks at its held connections
  * (callable from any thread). */
 void workers_wake_held(void);
+/* Whether the calling thread is w's. */
+bool worker_is_current(const struct worker *w);
 /* Runs call->fn(call->arg) on w's thread soon; callable from any thread. */
 void worker_post(struct worker *w, struct worker_call *call);
+/* On w's thread, between events: runs what was posted to w so far. */
+void worker_run_posted(struct worker *w);
 /* The workers (stats conns asks each for its connections). */
 int worker_count(void);
 struct worker *worker_at(int i);

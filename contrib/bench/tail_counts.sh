@@ -11,6 +11,9 @@
 # connection (listener, clock, hash, timers: wake-ups with nothing to do
 # for a client). Counts do not depend much on the machine's load; the
 # times do, so compare servers within one run (they are interleaved).
+# For mcds, `stats` before and after each run gives the waits served per
+# request (park_wakes) and the share of them served from another thread
+# than the waiter's worker (park_wakes_remote / park_wakes).
 #
 #   contrib/bench/tail_counts.sh [options] NAME=KIND:PATH ...
 #
@@ -93,7 +96,7 @@ ROWS=(
     "split|mcds redis|-W queue --queues 1 -S 32 --producers 5|-p redis -W queue --queues 1 -S 32 --producers 5"
 )
 
-EVENTS="syscalls:sys_enter_epoll_wait,syscalls:sys_enter_epoll_ctl,syscalls:sys_enter_read"
+EVENTS="syscalls:sys_enter_epoll_wait,syscalls:sys_enter_epoll_ctl,syscalls:sys_enter_read,syscalls:sys_enter_recvfrom"
 EVENTS="$EVENTS,syscalls:sys_enter_write,syscalls:sys_enter_writev,syscalls:sys_enter_sendmsg"
 EVENTS="$EVENTS,syscalls:sys_enter_futex,syscalls:sys_enter_sched_yield,context-switches,cpu-migrations"
 # a futex call that waits (FUTEX_WAIT_PRIVATE: a contended mutex) is counted apart
@@ -126,6 +129,13 @@ threads() {
     done | sort
 }
 
+# wakes PORT: "park_wakes park_wakes_remote" of an mcds server, or "- -".
+wakes() {
+    { exec 3<>"/dev/tcp/127.0.0.1/$1" && printf 'stats\r\nquit\r\n' >&3 && timeout 2 cat <&3; } 2>/dev/null |
+        tr -d '\r' | awk '$2 == "park_wakes" { w = $3 } $2 == "park_wakes_remote" { r = $3 }
+            END { if (w == "") print "- -"; else print w, r }'
+}
+
 hdr=$("$bench" --csv-header)
 c_ops=$(col ops); c_ops_s=$(col ops_per_sec); c_p50=$(col p50_us); c_p99=$(col p99_us)
 c_err=$(col errors); c_cyc99=$(col cycle_p99_us)
@@ -135,6 +145,7 @@ run() {
     local name=$1 pid=$2 port=$3 line ops perf_pid=""
     shift 3
     threads "$pid" > "$tmp/before"
+    read -r wk0 wr0 < <(wakes "$port")
     if [ "$have_perf" = 1 ]; then
         perf stat -x, -e "$EVENTS" "${FUTEX_WAIT[@]}" -p "$pid" -o "$tmp/perf" -- \
             sleep "$(awk -v w="$warmup" -v d="$duration" 'BEGIN { print w + d }')" &
@@ -144,6 +155,7 @@ run() {
         -s "127.0.0.1:$port" -t "$bthreads" -c "$conns" -d "$duration" -w "$warmup" "$@" | tail -n 1)
     [ -n "$perf_pid" ] && wait "$perf_pid"
     threads "$pid" > "$tmp/after"
+    read -r wk1 wr1 < <(wakes "$port")
     ops=$(echo "$line" | cut -d, -f"$c_ops")
     if [ -z "$ops" ] || [ "$ops" = 0 ]; then
         printf '%-10s %-10s FAILED\n' "$row" "$name"
@@ -157,11 +169,12 @@ run() {
         if [ "$have_perf" = 1 ]; then
             awk -F, -v ops="$ops" '$3 ~ /futex/ && ($3 in v) { fw = $1; next }
                 $3 ~ /epoll_wait|epoll_ctl|_read$|futex|yield|context|migr/ { v[$3] = $1 }
+                $3 ~ /_read$|recvfrom/ { rd += $1 }
                 $3 ~ /_write|sendmsg/ { w += $1 }
                 $3 ~ /_write$/ { pw = $1 }
                 END { printf "%.3f %.4f %.3f %.3f %.4f %.4f %.4f %.4f %.4f %.4f ",
                       v["syscalls:sys_enter_epoll_wait"] / ops, v["syscalls:sys_enter_epoll_ctl"] / ops,
-                      v["syscalls:sys_enter_read"] / ops, w / ops, pw / ops,
+                      rd / ops, w / ops, pw / ops,
                       v["syscalls:sys_enter_futex"] / ops, fw / ops,
                       v["syscalls:sys_enter_sched_yield"] / ops, v["context-switches"] / ops,
                       v["cpu-migrations"] / ops }' "$tmp/perf"
@@ -171,20 +184,25 @@ run() {
                 tid[n] = $1; vol[n] = $6 - $3; inv[n] = $7 - $4; all[n] = d }
             END { for (i = 1; i <= n; i++) { if (all[i] > 0.001 * ops) { wv += vol[i]; wi += inv[i] }
                                              else other += all[i] }
-                  printf "%.4f %.4f %.5f\n", wv / ops, wi / ops, other / ops }'
+                  printf "%.4f %.4f %.5f ", wv / ops, wi / ops, other / ops }'
+        # ops counts the warm-up too, as the stats delta does
+        awk -v ops="$ops" -v a="$wk0" -v b="$wk1" -v c="$wr0" -v d="$wr1" 'BEGIN {
+            if (a == "-" || b - a <= 0) print "- -"
+            else printf "%.4f %.3f\n", (b - a) / ops, (d - c) / (b - a) }'
     } | awk -v r="$row" -v n="$name" '{ printf "%-10s %-10s", r, n; for (i = 1; i <= NF; i++) printf " %9s", $i; print "" }'
 }
 
 echo "machine: $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg); $(date -u '+%F %T UTC')"
 echo "client:  mcds-bench -t $bthreads -c $conns, ${warmup}s warm-up + ${duration}s; servers -t $sthreads${pin:+; pinned $pin}"
 echo "cyc99us: queue rows, p99 of a message from push queued to ack answered (or taken)"
-echo "per request: ew = epoll_wait, ectl = epoll_ctl, rd = read, wr = write+writev+sendmsg,"
+echo "per request: ew = epoll_wait, ectl = epoll_ctl, rd = read+recvfrom, wr = write+writev+sendmsg,"
 echo "  write = write alone (mcds and memcached: notify pipes; redis: its replies),"
 echo "  fx = futex, fxwait = futex waits (FUTEX_WAIT_PRIVATE: a contended mutex), yield = sched_yield, cs = context switches, mig = migrations (perf stat on the server);"
-echo "  vol/inv = voluntary/involuntary switches of the serving threads, idle = switches of the others"
+echo "  vol/inv = voluntary/involuntary switches of the serving threads, idle = switches of the others;"
+echo "  wk = waits served (mcds park_wakes), wkrem = share of them served from another thread"
 printf '%-10s %-10s %9s %9s %9s %9s %9s' row server ops/s p50us p99us cyc99us errors
 [ "$have_perf" = 1 ] && printf ' %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s' ew ectl rd wr write fx fxwait yield cs mig
-printf ' %9s %9s %9s\n' vol inv idle
+printf ' %9s %9s %9s %9s %9s\n' vol inv idle wk wkrem
 
 names=(); kinds=(); spids=(); sports=()
 for s in "${servers[@]}"; do

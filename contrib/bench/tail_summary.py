@@ -11,8 +11,8 @@ import statistics
 import sys
 
 COLS = ["ops/s", "p50us", "p99us", "cyc99us", "errors", "ew", "ectl", "rd", "wr",
-        "write", "fx", "fxwait", "yield", "cs", "mig", "vol", "inv", "idle"]
-SHOW = ["ops/s", "p50us", "p99us", "cyc99us", "ectl", "write", "fxwait", "yield", "cs", "vol"]
+        "write", "fx", "fxwait", "yield", "cs", "mig", "vol", "inv", "idle", "wk", "wkrem"]
+SHOW = ["ops/s", "p50us", "p99us", "cyc99us", "ectl", "write", "fxwait", "yield", "cs", "vol", "wkrem"]
 
 
 def load(path):

@@ -88,6 +88,16 @@ void worker_post(struct worker *w, struct worker_call *call) {
     w->calls_tail = call;
 }
 
+/* One worker, one thread. */
+bool worker_is_current(const struct worker *w) {
+    return true;
+}
+
+/* As the server does after each connection's event. */
+void worker_run_posted(struct worker *w) {
+    fuzz_worker_run_calls();
+}
+
 int fuzz_worker_run_calls(void) {
     struct worker *w = &fuzz_the_worker;
     struct worker_call *call = w->calls;
