@@ -103,6 +103,30 @@ proc pa_send_cut {fd req max} {
     }
 }
 
+# Sends a random pipeline of `lines` lines (seed: the random seed, and the
+# keys' prefix), whole in the background when max is 20000 or more, else
+# cut into pieces of up to max bytes, and checks every reply byte.
+proc pa_run_random {fd seed lines max} {
+    expr {srand($seed)}
+    set ::pa_prefix "r$seed"
+    set model [dict create]
+    set req {}
+    set exp {}
+    for {set i 0} {$i < $lines} {incr i} { pa_line model req exp }
+    if {$max >= 20000} {
+        mc_send_bg $fd $req
+    } else {
+        pa_send_cut $fd $req $max
+    }
+    set got [mc_read_bytes $fd [string length $exp]]
+    if {$got ne $exp} {
+        set i 0
+        while {[string index $got $i] eq [string index $exp $i]} { incr i }
+        fail "replies differ at byte $i: got '[visible [string range $got [expr {$i - 60}] [expr {$i + 60}]]]',\
+              expected '[visible [string range $exp [expr {$i - 60}] [expr {$i + 60}]]]'"
+    }
+}
+
 start_server {tags {pipeline}} {
     set fd [mc_connect]
 
@@ -135,24 +159,7 @@ start_server {tags {pipeline}} {
 
     foreach {seed lines max} {1 3000 20000 2 3000 700 3 800 40} {
         test "random pipeline (seed $seed, $lines lines, reads of up to $max bytes): every reply as modelled" {
-            expr {srand($seed)}
-            set ::pa_prefix "r$seed"
-            set model [dict create]
-            set req {}
-            set exp {}
-            for {set i 0} {$i < $lines} {incr i} { pa_line model req exp }
-            if {$max >= 20000} {
-                mc_send_bg $fd $req
-            } else {
-                pa_send_cut $fd $req $max
-            }
-            set got [mc_read_bytes $fd [string length $exp]]
-            if {$got ne $exp} {
-                set i 0
-                while {[string index $got $i] eq [string index $exp $i]} { incr i }
-                fail "replies differ at byte $i: got '[visible [string range $got [expr {$i - 60}] [expr {$i + 60}]]]',\
-                      expected '[visible [string range $exp [expr {$i - 60}] [expr {$i + 60}]]]'"
-            }
+            pa_run_random $fd $seed $lines $max
         }
     }
 }
@@ -164,18 +171,7 @@ start_server {tags {pipeline} args {-R 1}} {
 
     foreach {seed lines max} {4 3000 20000 5 1500 300} {
         test "random pipeline under -R 1 (seed $seed, $lines lines, reads of up to $max bytes): every reply as modelled" {
-            expr {srand($seed)}
-            set ::pa_prefix "r$seed"
-            set model [dict create]
-            set req {}
-            set exp {}
-            for {set i 0} {$i < $lines} {incr i} { pa_line model req exp }
-            if {$max >= 20000} {
-                mc_send_bg $fd $req
-            } else {
-                pa_send_cut $fd $req $max
-            }
-            assert_equal [mc_read_bytes $fd [string length $exp]] $exp
+            pa_run_random $fd $seed $lines $max
         }
     }
 }
