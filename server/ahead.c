@@ -12,10 +12,10 @@
  * dispatched, line i+2's key is hashed and its bucket and stripe
  * prefetched; line i+1's bucket, prefetched one line ago, is read
  * (without its stripe: hash.c allows it) and its first item prefetched.
- * A get or mg then takes its key's hash from the note (ahead_hash); a set
- * hashes its key again (it is copied into the new item first), having
- * gained only the prefetches. In a multi-get, the next key of the line is
- * hashed and its bucket prefetched before the current key is looked up.
+ * The command then takes its key's hash from the note (ahead_hash): a
+ * get or mg for its lookup, a set or ms (conn's nread.hv) for the store.
+ * In a multi-get, the next key of the line is hashed and its bucket
+ * prefetched before the current key is looked up.
  *
  * A note names its key by address in the read buffer; conn.c forgets the
  * notes whenever the buffer's bytes move or the buffer goes back to the

@@ -66,7 +66,7 @@ struct conn_nread {
                                protocol sends no "\r\n" (binary) */
     enum store_op op;
     uint64_t cas;
-    uint32_t hv;            /* hash_key() of it's key (text set: from ahead.c) */
+    uint32_t hv;            /* hash_key() of it's key (text stores: from ahead.c) */
     bool noreply;
     /* Text protocol: what finishes the command once the block is read
      * (the verb's handler sets it). */

@@ -426,6 +426,7 @@ static void meta_set_start(conn *c, struct meta_req *r, int32_t datalen) {
     if (r->b64)
         item_set_flag(it, ITEM_KEY_BINARY);
     conn_start_nread(c, it, op, r->C, r->quiet);
+    c->nread.hv = ahead_hash(c, r->key, r->nkey);
     c->nread.finish = meta_nread_done;
 }
 
@@ -459,6 +460,8 @@ static void meta_nread_done(conn *c) {
     req.set_stale = r->invalidate;
     req.vivify = r->has_N;
     req.viv_exptime = clock_exptime(r->N);
+    req.has_hv = true;
+    req.hv = c->nread.hv;
     if (r->has_C && (req.op == STORE_SET || req.op == STORE_REPLACE))
         req.op = STORE_CAS;
     st = store_item_req(it, &req, &cas);

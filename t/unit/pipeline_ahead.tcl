@@ -176,10 +176,10 @@ start_server {tags {pipeline} args {-R 1}} {
     }
 }
 
-# The table grows (from 2^12 buckets, three times) while another client
+# The table grows (from 2^13 buckets, three times) while another client
 # pipelines gets and mg of keys it holds: the buckets read ahead may belong
 # to a table being retired; every reply must still be a hit.
-start_server {tags {pipeline} args {-o hashpower=12}} {
+start_server {tags {pipeline mcds-only} args {-o hashpower=13}} {
     set fd [mc_connect]
     set filler [mc_connect]
 
@@ -190,7 +190,7 @@ start_server {tags {pipeline} args {-o hashpower=12}} {
         mc_read_bytes $fd [expr {200 * 8}]
         set level [mc_stat $fd hash_power_level]
         set sets {}
-        for {set i 0} {$i < 40000} {incr i} { append sets "set f$i 0 0 1 noreply\r\nx\r\n" }
+        for {set i 0} {$i < 60000} {incr i} { append sets "set f$i 0 0 1 noreply\r\nx\r\n" }
         mc_send_bg $filler $sets
         set req {}
         set exp {}
@@ -210,6 +210,6 @@ start_server {tags {pipeline} args {-o hashpower=12}} {
         mc_exchange $filler ""
         wait_for {[mc_stat $fd hash_is_expanding] == 0}
         assert_true {[mc_stat $fd hash_power_level] >= $level + 3} "the table grew from 2^$level to 2^[mc_stat $fd hash_power_level]"
-        assert_equal [mc_stat $fd curr_items] 40200
+        assert_equal [mc_stat $fd curr_items] 60200
     }
 }
