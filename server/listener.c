@@ -314,8 +314,11 @@ int listener_open(struct event_base *base) {
     return 0;
 }
 
+/* Workers read these while the main thread may be closing the
+ * listeners at shutdown (stats conns): both sides use atomics. */
 int listener_fd_at(int i) {
-    return i < listener_n ? listener_fds[i] : -1;
+    return i < __atomic_load_n(&listener_n, __ATOMIC_RELAXED)
+               ? __atomic_load_n(&listener_fds[i], __ATOMIC_RELAXED) : -1;
 }
 
 void listener_close(void) {
@@ -327,9 +330,9 @@ void listener_close(void) {
         if (listener_fds[i] >= 0)
             close(listener_fds[i]);
         listener_evs[i] = NULL;
-        listener_fds[i] = -1;
+        __atomic_store_n(&listener_fds[i], -1, __ATOMIC_RELAXED);
     }
-    listener_n = 0;
+    __atomic_store_n(&listener_n, 0, __ATOMIC_RELAXED);
     if (listener_resume_ev != NULL)
         event_free(listener_resume_ev);
     listener_resume_ev = NULL;
