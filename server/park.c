@@ -45,14 +45,14 @@ static void park_woken(void *arg) {
     park_finish(c, p);
 }
 
-/* Counts the wake (park_wakes), and those that cross to another thread
- * (park_wakes_remote: the waiter's worker must be woken to answer). */
 bool park_peer_gone(const conn *c) {
     char b;
 
     return c->eof || recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
 }
 
+/* Counts the wake (park_wakes), and those that cross to another thread
+ * (park_wakes_remote: the waiter's worker must be woken to answer). */
 void park_wake(struct park *p) {
     stats_incr(STATS_PARK_WAKES);
     if (!worker_is_current(p->worker))
