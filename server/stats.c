@@ -20,6 +20,7 @@
 #include "clock.h"
 #include "hash.h"
 #include "item.h"
+#include "item_cache.h"
 #include "lru.h"
 #include "conn.h"
 #include "detail.h"
@@ -59,6 +60,7 @@ static const char *const stats_counter_names[STATS_NCOUNTERS] = {
     [STATS_CONN_YIELDS] = "conn_yields",
     [STATS_CONN_EVENT_CHANGES] = "conn_event_changes", [STATS_WORKER_NOTIFIES] = "worker_notifies",
     [STATS_PARK_WAKES] = "park_wakes", [STATS_PARK_WAKES_REMOTE] = "park_wakes_remote",
+    [STATS_ITEM_KEPT_REUSES] = "item_kept_reuses",
 };
 
 static struct stats_row *stats_rows;    /* nthreads worker rows + 1 shared */
@@ -324,6 +326,8 @@ void stats_general(stats_emit_fn emit, void *ctx) {
     persist_stats(emit, ctx);
     stats_emit_counters(emit, ctx, STATS_CONN_EVENT_CHANGES, STATS_WORKER_NOTIFIES);
     stats_emit_counters(emit, ctx, STATS_PARK_WAKES, STATS_PARK_WAKES_REMOTE);
+    stats_emit_u64(emit, ctx, "item_kept_bytes", item_cache_bytes());
+    stats_emit_counters(emit, ctx, STATS_ITEM_KEPT_REUSES, STATS_ITEM_KEPT_REUSES);
 }
 
 /* memcached's settings for parts mcds does not have, with the value
