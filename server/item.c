@@ -36,7 +36,7 @@ size_t item_footprint(size_t nkey, size_t nbytes) {
 
 item *item_alloc(const char *key, size_t nkey, uint32_t flags, rel_time_t exptime, size_t nbytes) {
     size_t size = item_size(nkey, nbytes);
-    item *it = item_cache_take(size);
+    item *it = item_cache_may_take(size) ? item_cache_take(size) : NULL;
 
     if (it == NULL) {
         it = malloc(size);
@@ -82,18 +82,25 @@ void item_mem_charge(long bytes) {
     __atomic_add_fetch(&item_used, (size_t)bytes, __ATOMIC_RELAXED);
 }
 
+static void item_free_usable(void *blk, size_t usable) {
+    __atomic_sub_fetch(&item_used, usable + ITEM_MALLOC_OVERHEAD, __ATOMIC_RELAXED);
+    free(blk);
+}
+
 void item_release(item *it) {
+    size_t usable;
+
     if (__atomic_sub_fetch(&it->refcount, 1, __ATOMIC_ACQ_REL) != 0)
         return;
     if (item_free_hooks[it->type] != NULL)
         item_free_hooks[it->type](it);
-    if (!item_cache_put(it, malloc_usable_size(it)))
-        item_free_block(it);
+    usable = malloc_usable_size(it);
+    if (usable < ITEM_CACHE_MIN || !item_cache_put(it, usable))
+        item_free_usable(it, usable);
 }
 
 void item_free_block(void *blk) {
-    __atomic_sub_fetch(&item_used, malloc_usable_size(blk) + ITEM_MALLOC_OVERHEAD, __ATOMIC_RELAXED);
-    free(blk);
+    item_free_usable(blk, malloc_usable_size(blk));
 }
 
 uint64_t item_next_cas(void) {

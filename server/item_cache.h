@@ -22,6 +22,12 @@
 #define ITEM_CACHE_SLOTS 8      /* blocks one thread keeps */
 #define ITEM_CACHE_SHARE 64     /* all threads keep at most -m / this */
 
+/* Whether an item of size bytes might fit a kept block (no block of
+ * ITEM_CACHE_MIN bytes or more holds less than 8/9 of itself). */
+static inline bool item_cache_may_take(size_t size) {
+    return size >= ITEM_CACHE_MIN / 9 * 8;
+}
+
 /* The calling thread keeps blocks from now on (a worker, as it starts). */
 void item_cache_thread_start(void);
 /* Frees the calling thread's blocks; it keeps none from now on. */

@@ -290,14 +290,13 @@ static bool store_room_after_drops(size_t need, size_t size) {
     return true;
 }
 
-/* Frees room for need more bytes, or for an item of size bytes (0: not
- * an item) in a kept block; 0 on success, -1 if nothing can go. A victim
- * of the item's size is kept and then reused. */
-static int store_make_room(size_t need, size_t size) {
+/* store_make_room's work once the room is short: kept blocks go first,
+ * then the dead, then victims. */
+static int store_evict_for(size_t need, size_t size) {
     struct store_victim v;
     int round, rescues = 0;
 
-    if (store_unlimited || store_room_after_drops(need, size))
+    if (store_room_after_drops(need, size))
         return 0;
     v.may_evict = settings.evict_to_free;
     v.force = 0;
@@ -315,6 +314,15 @@ static int store_make_room(size_t need, size_t size) {
         v.force = rescues >= STORE_EVICT_RESCUES;
     }
     return store_room_after_drops(need, size) ? 0 : -1;
+}
+
+/* Frees room for need more bytes, or for an item of size bytes (0: not
+ * an item) in a kept block; 0 on success, -1 if nothing can go. A victim
+ * of the item's size is kept and then reused. */
+static int store_make_room(size_t need, size_t size) {
+    if (store_unlimited || item_mem_used() + need <= item_mem_limit())
+        return 0;
+    return store_evict_for(need, size);
 }
 
 bool store_reserve(size_t need) {
