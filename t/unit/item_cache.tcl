@@ -91,3 +91,16 @@ start_server {tags {item_cache mcds-only} args {-t 1 -m 4}} {
         list [expr {$kept >= 50000}] [expr {[mc_stat $fd evictions] - $ev}] [mc_stat $fd item_kept_bytes]
     } {1 0 0}
 }
+
+start_server {tags {item_cache mcds-only} args {-t 1 -m 64}} {
+    set fd [mc_connect]
+
+    test {stats slabs: chunk_size is the mean footprint of the stored items, kept blocks left out} {
+        mc_set $fd one [randstring 1000]
+        mc_set $fd gone [randstring 100000]
+        mc_exchange $fd "delete gone\r\n"
+        assert_true {[mc_stat $fd item_kept_bytes] >= 100000}
+        set size [slab_stat $fd 1:chunk_size]
+        expr {$size >= 1000 && $size < 1200}
+    } 1
+}
