@@ -157,3 +157,16 @@ uint32_t ahead_hash(conn *c, const char *key, size_t nkey) {
         return c->ahead[2].hv;
     return hash_key(key, nkey);
 }
+
+bool ahead_get_line(conn *c, const char *line, size_t len, const char **key, size_t *nkey,
+                    uint32_t *hv, bool *with_cas) {
+    const struct conn_ahead *s = &c->ahead[2];
+
+    if (s->line != line || line[0] != 'g' || s->key == NULL || s->key + s->nkey != line + len)
+        return false;   /* not noted, not a get, or cut short by a NUL */
+    *key = s->key;
+    *nkey = s->nkey;
+    *hv = s->hv;
+    *with_cas = s->key == line + 5;
+    return true;
+}

@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "ahead.h"
 #include "auth.h"
 #include "clock.h"
 #include "cmd.h"
@@ -198,6 +199,19 @@ static bool cmd_is_http(const struct cmd_line *l) {
     return l->n >= 2 && l->n <= CMD_MAX_TOKENS && strncmp(l->v[l->n - 1], "HTTP/", 5) == 0;
 }
 
+/* A one-key get that ahead.c noted skips the table: by far the commonest
+ * line, its walk through the table and the get parser costs more than
+ * its lookup (doc/performance.md, "Pipelined headroom"). */
+static bool cmd_quick_get(conn *c, const char *line, size_t len) {
+    const char *key;
+    size_t nkey;
+    uint32_t hv;
+    bool with_cas;
+
+    return ahead_get_line(c, line, len, &key, &nkey, &hv, &with_cas) &&
+           get_quick(c, key, nkey, hv, with_cas);
+}
+
 enum conn_parse_result cmd_dispatch(conn *c, char *line, size_t len) {
     const struct cmd_def *d;
     struct cmd_line l;
@@ -205,6 +219,8 @@ enum conn_parse_result cmd_dispatch(conn *c, char *line, size_t len) {
 
     c->noreply = false;
     c->last_cmd = clock_now();
+    if (cmd_quick_get(c, line, len))
+        return PARSE_DONE;
     while (len > 0 && *line == ' ') {
         line++;
         len--;

@@ -175,6 +175,29 @@ static bool get_one(conn *c, const struct text_get *g, const char *key, size_t n
     return true;
 }
 
+bool get_quick(conn *c, const char *key, size_t nkey, uint32_t hv, bool with_cas) {
+    item *it;
+
+    if (conn_out_full(c) || memchr(key, '/', nkey) != NULL)
+        return false;
+    it = store_get_any_hv(key, nkey, hv);
+    if (it != NULL && it->type != ITEM_STRING) {
+        item_release(it);   /* a queue or structure: the full path judges it */
+        return false;
+    }
+    stats_incr(STATS_CMD_GET);
+    detail_get(key, nkey, it != NULL);
+    watch_fetch(c, key, nkey, it);
+    if (it == NULL) {
+        stats_incr(STATS_GET_MISSES);
+    } else {
+        stats_incr(STATS_GET_HITS);
+        get_value_out(c, it, with_cas);
+    }
+    conn_out_reply(c, REPLY_END);
+    return true;
+}
+
 static void get_resume(conn *c);
 
 /* Answers the keys left in g; pauses when the output is full. In a

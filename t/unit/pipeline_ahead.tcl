@@ -213,3 +213,40 @@ start_server {tags {pipeline mcds-only} args {-o hashpower=13}} {
         assert_equal [mc_stat $fd curr_items] 60200
     }
 }
+
+# A one-key get line that was noted is answered without the command
+# table's walk when its key holds a cache value or nothing; any other
+# key goes the whole way. Both must answer and count exactly as a get.
+start_server {tags {pipeline}} {
+    set fd [mc_connect]
+
+    test {one-key gets count in cmd_get, get_hits and get_misses once each} {
+        mc_exchange $fd "set h1 0 0 1\r\n1\r\nset h2 0 0 1\r\n2\r\n"
+        set before [lmap s {cmd_get get_hits get_misses} { mc_stat $fd $s }]
+        mc_exchange $fd "get h1\r\nget m1\r\ngets h2\r\nget h1\r\nget m2\r\nget h1 m3\r\n"
+        set after [lmap s {cmd_get get_hits get_misses} { mc_stat $fd $s }]
+        lmap a $after b $before { expr {$a - $b} }
+    } {7 4 3}
+
+    test {a NUL in a get line ends it: the key is read up to the NUL} {
+        mc_exchange $fd "set ab 0 0 2\r\nxy\r\nget ab\0cd\r\nget ab\r\n"
+    } "STORED\r\nVALUE ab 0 2\r\nxy\r\nEND\r\nVALUE ab 0 2\r\nxy\r\nEND\r\n"
+
+    test {a key with a slash that is no queue is an ordinary key} {
+        mc_exchange $fd "set s/peek 0 0 1\r\np\r\nget s/peek\r\nget s/nope\r\n"
+    } "STORED\r\nVALUE s/peek 0 1\r\np\r\nEND\r\nEND\r\n"
+}
+
+start_server {tags {pipeline mcds-only}} {
+    set fd [mc_connect]
+
+    test {a pipelined one-key get of a queue takes a message; of a list, misses} {
+        assert_equal [mc_exchange $fd "qcreate pq\r\nset pq 0 0 2\r\nm1\r\nset pq 0 0 2\r\nm2\r\nlcreate pl\r\nrpush pl 1\r\nx\r\n"] \
+            "CREATED\r\nSTORED\r\nSTORED\r\nCREATED\r\n1\r\n"
+        mc_exchange $fd "set pk 0 0 1\r\nv\r\nget pk\r\nget pq\r\nget pl\r\nget pk\r\nget pq\r\nget pq\r\n"
+    } "STORED\r\nVALUE pk 0 1\r\nv\r\nEND\r\nVALUE pq 0 2\r\nm1\r\nEND\r\nEND\r\nVALUE pk 0 1\r\nv\r\nEND\r\nVALUE pq 0 2\r\nm2\r\nEND\r\nEND\r\n"
+
+    test {the queue's messages were taken once each} {
+        lmap n {ready in_flight pushed acked} { q_stat $fd pq $n }
+    } {0 0 2 2}
+}
