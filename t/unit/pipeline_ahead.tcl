@@ -232,6 +232,11 @@ start_server {tags {pipeline}} {
         mc_exchange $fd "set ab 0 0 2\r\nxy\r\nget ab\0cd\r\nget ab\r\n"
     } "STORED\r\nVALUE ab 0 2\r\nxy\r\nEND\r\nVALUE ab 0 2\r\nxy\r\nEND\r\n"
 
+    test {pipelined mg and ms with base64 keys (b) find the decoded key} {
+        # "YWJj" is "abc" in base64
+        mc_exchange $fd "ms YWJj 2 b\r\nhi\r\nmg YWJj b v\r\nmg abc v\r\nget abc\r\nmg abc v\r\nmg YWJj b v\r\n"
+    } "HD\r\nVA 2\r\nhi\r\nVA 2\r\nhi\r\nVALUE abc 0 2\r\nhi\r\nEND\r\nVA 2\r\nhi\r\nVA 2\r\nhi\r\n"
+
     test {a key with a slash that is no queue is an ordinary key} {
         mc_exchange $fd "set s/peek 0 0 1\r\np\r\nget s/peek\r\nget s/nope\r\n"
     } "STORED\r\nVALUE s/peek 0 1\r\np\r\nEND\r\nEND\r\n"
