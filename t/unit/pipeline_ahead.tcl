@@ -237,6 +237,20 @@ start_server {tags {pipeline}} {
         mc_exchange $fd "ms YWJj 2 b\r\nhi\r\nmg YWJj b v\r\nmg abc v\r\nget abc\r\nmg abc v\r\nmg YWJj b v\r\n"
     } "HD\r\nVA 2\r\nhi\r\nVA 2\r\nhi\r\nVALUE abc 0 2\r\nhi\r\nEND\r\nVA 2\r\nhi\r\nVA 2\r\nhi\r\n"
 
+    test {pipelined sets with flags, TTLs and lengths of every kind answer as sets} {
+        set req "set f1 123456789 0 1\r\na\r\nset f2 4294967295 0 1\r\nb\r\n"
+        append req "set f3 0 999999999 1\r\nc\r\nset f4 0 -1 1\r\nd\r\nset f5 0 0 1 noreply\r\ne\r\n"
+        append req "set f6 0 0 01\r\nf\r\nset f7 7 0 1\0junk\r\ng\r\nget f1 f2 f3 f4 f5 f6 f7\r\n"
+        mc_exchange $fd $req
+    } [join {STORED STORED STORED STORED STORED STORED "VALUE f1 123456789 1" a "VALUE f2 4294967295 1" b
+             "VALUE f5 0 1" e "VALUE f6 0 1" f "VALUE f7 7 1" g END ""} "\r\n"]
+
+    test {pipelined one-line sets count once each in cmd_set} {
+        set before [mc_stat $fd cmd_set]
+        mc_exchange $fd "set c1 0 0 1\r\na\r\nset c2 0 0 1 noreply\r\nb\r\nset c3 1 2 1\r\nc\r\nget c2\r\n"
+        expr {[mc_stat $fd cmd_set] - $before}
+    } 3
+
     test {a key with a slash that is no queue is an ordinary key} {
         mc_exchange $fd "set s/peek 0 0 1\r\np\r\nget s/peek\r\nget s/nope\r\n"
     } "STORED\r\nVALUE s/peek 0 1\r\np\r\nEND\r\nEND\r\n"
