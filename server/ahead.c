@@ -36,9 +36,11 @@ static int ahead_fields(const char **pp, uint32_t *v, int n) {
 
     for (i = 0; i < n && *p == ' '; i++) {
         const char *digits = ++p;
-        uint32_t x = 0;
-        while ((unsigned)(*p - '0') < 10 && p - digits < 10)
-            x = x * 10 + (uint32_t)(*p++ - '0');
+        uint32_t x = 0, d;
+        while ((d = (uint32_t)(*p - '0')) < 10) {   /* the line's end stops it */
+            x = x * 10 + d;     /* wraps past 9 digits: refused below */
+            p++;
+        }
         if (p == digits || p - digits > 9)
             return i;
         v[i] = x;
