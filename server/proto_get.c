@@ -98,7 +98,7 @@ static enum reply_id get_check(conn *c, const struct text_get *g, char *keys, si
 /* "VALUE <key> <flags> <bytes> [<cas>]" and the value; the reply takes
  * over the reference to it. A small value goes into the same reserve as
  * its line. */
-static void get_value_out(conn *c, item *it, bool with_cas) {
+static inline void get_value_out(conn *c, item *it, bool with_cas) {
     size_t copy = it->nbytes <= CONN_COPY_MAX ? it->nbytes : 0;
     char *p = conn_out_reserve(c, 6 + it->nkey + 1 + 10 + 1 + 10 + 1 + 20 + 2 + copy);
     char *q = p;
