@@ -28,42 +28,44 @@
 #include "hash.h"
 #include "item.h"
 
-/* Skips the digits at p; *end (a line's "\r" or "\n") stops it. */
-static const char *ahead_digits(const char *p) {
-    while ((unsigned)(*p - '0') < 10)
-        p++;
-    return p;
+/* Reads up to n fields " <digits>" (1 to 9 digits each) at *pp into v,
+ * leaving *pp after the last one read; returns how many were read. */
+static int ahead_fields(const char **pp, uint32_t *v, int n) {
+    const char *p = *pp;
+    int i;
+
+    for (i = 0; i < n && *p == ' '; i++) {
+        const char *digits = ++p;
+        uint32_t x = 0, d;
+        while ((d = (uint32_t)(*p - '0')) < 10) {   /* the line's end stops it */
+            x = x * 10 + d;     /* wraps past 9 digits: refused below */
+            p++;
+        }
+        if (p == digits || p - digits > 9)
+            return i;
+        v[i] = x;
+        *pp = p;
+    }
+    return i;
 }
 
 /* After a storage line's key, p[0..end) holds " <flags> <exptime>
- * <bytes>[ noreply]" (set: skip 2 fields) or " <datalen> <flags>*" (ms:
- * skip 0), and *end is the line's "\r" or "\n": the data block's length
- * with its "\r\n", or 0 when the line does not read so plainly (the
- * command itself judges it). */
-static size_t ahead_data_len(const char *p, const char *end, int skip) {
-    const char *digits;
-    size_t v = 0;
-
-    for (; skip > 0; skip--) {
-        if (*p != ' ')
-            return 0;
-        p = ahead_digits(p + 1);
-    }
-    if (*p != ' ')
+ * <bytes>[ noreply]" (set: 3 fields, the last the length) or " <datalen>
+ * <flags>*" (ms: 1), and *end is the line's "\r" or "\n": the data
+ * block's length with its "\r\n", or 0 when the line does not read so
+ * plainly (the command itself judges it). A set's numbers go to s. */
+static size_t ahead_data_len(const char *p, const char *end, int fields, struct conn_ahead *s) {
+    if (ahead_fields(&p, s->num, fields) < fields || (p != end && *p != ' '))
         return 0;
-    digits = ++p;
-    p = ahead_digits(p);
-    if (p == digits || p - digits > 9 || (p != end && *p != ' '))
-        return 0;
-    while (digits < p)
-        v = v * 10 + (size_t)(*digits++ - '0');
-    return v + 2;
+    s->plain_set = fields == 3 && p == end;
+    return (size_t)s->num[fields - 1] + 2;
 }
 
 /* The line at p[0..n), if it is one ahead notes: sets *key and returns
- * its length, and sets *span to how far the next line starts. 0 for any
- * other line, or one not whole in the buffer. */
-static size_t ahead_parse(const char *p, size_t n, const char **key, size_t *span) {
+ * its length, and sets s's span (how far the next line starts), end (the
+ * line's end) and a set's numbers. 0 for any other line, or one not whole
+ * in the buffer. */
+static size_t ahead_parse(const char *p, size_t n, const char **key, struct conn_ahead *s) {
     const char *nl, *end, *sp;
     size_t skip, data = 0;
 
@@ -90,12 +92,14 @@ static size_t ahead_parse(const char *p, size_t n, const char **key, size_t *spa
         sp = end;
     if (sp == p + skip || sp - (p + skip) > ITEM_KEY_MAX)
         return 0;
-    if (p[0] == 's' && (data = ahead_data_len(sp, end, 2)) == 0)
+    s->plain_set = false;
+    if (p[0] == 's' && (data = ahead_data_len(sp, end, 3, s)) == 0)
         return 0;
-    if (p[0] == 'm' && p[1] == 's' && (data = ahead_data_len(sp, end, 0)) == 0)
+    if (p[0] == 'm' && p[1] == 's' && (data = ahead_data_len(sp, end, 1, s)) == 0)
         return 0;
     *key = p + skip;
-    *span = (size_t)(nl + 1 - p) + data;
+    s->span = (size_t)(nl + 1 - p) + data;
+    s->end = end;
     return (size_t)(sp - (p + skip));
 }
 
@@ -103,7 +107,7 @@ static size_t ahead_parse(const char *p, size_t n, const char **key, size_t *spa
  * knows): its key is hashed and its bucket prefetched. */
 static void ahead_note(struct conn_ahead *s, const char *p, size_t n) {
     const char *key;
-    size_t nkey = ahead_parse(p, n, &key, &s->span);
+    size_t nkey = ahead_parse(p, n, &key, s);
 
     s->line = nkey > 0 ? p : NULL;
     s->key = nkey > 0 ? key : NULL;
@@ -156,4 +160,31 @@ uint32_t ahead_hash(conn *c, const char *key, size_t nkey) {
     if (c->ahead[2].key == key && c->ahead[2].nkey == nkey)
         return c->ahead[2].hv;
     return hash_key(key, nkey);
+}
+
+bool ahead_get_line(conn *c, const char *line, size_t len, const char **key, size_t *nkey,
+                    uint32_t *hv, bool *with_cas) {
+    const struct conn_ahead *s = &c->ahead[2];
+
+    if (s->line != line || line[0] != 'g' || s->key == NULL || s->end != line + len)
+        return false;   /* not noted, not a get, or cut short by a NUL */
+    *key = s->key;
+    *nkey = s->nkey;
+    *hv = s->hv;
+    *with_cas = s->key == line + 5;
+    return true;
+}
+
+bool ahead_set_line(conn *c, const char *line, size_t len, struct ahead_set *set) {
+    const struct conn_ahead *s = &c->ahead[2];
+
+    if (s->line != line || !s->plain_set || s->key == NULL || s->end != line + len)
+        return false;   /* not noted, not a plain set, or cut short by a NUL */
+    set->key = s->key;
+    set->nkey = s->nkey;
+    set->hv = s->hv;
+    set->flags = s->num[0];
+    set->exptime = (int32_t)s->num[1];
+    set->vlen = (int32_t)s->num[2];
+    return true;
 }

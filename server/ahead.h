@@ -7,6 +7,7 @@
 #ifndef MCDS_AHEAD_H
 #define MCDS_AHEAD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,6 +21,21 @@ void ahead_lines(conn *c, const char *line, size_t n);
 void ahead_key(conn *c, const char *key, size_t nkey);
 /* The hash of key, from a note when one was made, or computed now. */
 uint32_t ahead_hash(conn *c, const char *key, size_t nkey);
+/* Whether the line at line[0..len) (being dispatched, its verb first) is
+ * "get <key>" or "gets <key>" as noted: sets *key, *nkey, its hash *hv and
+ * *with_cas (gets). */
+bool ahead_get_line(conn *c, const char *line, size_t len, const char **key, size_t *nkey,
+                    uint32_t *hv, bool *with_cas);
+/* A noted "set <key> <flags> <exptime> <bytes>" line, its numbers plain
+ * digits (at most 9 each) and nothing after them. */
+struct ahead_set {
+    const char *key;
+    size_t nkey;
+    uint32_t hv, flags;
+    int32_t exptime, vlen;
+};
+/* Whether the line at line[0..len) (being dispatched) is such a set. */
+bool ahead_set_line(conn *c, const char *line, size_t len, struct ahead_set *set);
 /* The read buffer's bytes moved or went: no note may point at them. */
 static inline void ahead_forget(conn *c) {
     int i;

@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "ahead.h"
 #include "auth.h"
 #include "clock.h"
 #include "cmd.h"
@@ -198,6 +199,26 @@ static bool cmd_is_http(const struct cmd_line *l) {
     return l->n >= 2 && l->n <= CMD_MAX_TOKENS && strncmp(l->v[l->n - 1], "HTTP/", 5) == 0;
 }
 
+/* The commonest lines skip the table when ahead.c noted them: a one-key
+ * get, and a set whose numbers are plain digits with nothing after them.
+ * Their walk through the table, the tokenizer and the number parsers
+ * costs more than their lookup (doc/performance.md, "Pipelined
+ * headroom"). False when the line must take the whole way. */
+static bool cmd_quick(conn *c, const char *line, size_t len) {
+    struct ahead_set set;
+    const char *key;
+    size_t nkey;
+    uint32_t hv;
+    bool with_cas;
+
+    if (ahead_get_line(c, line, len, &key, &nkey, &hv, &with_cas))
+        return get_quick(c, key, nkey, hv, with_cas);
+    if (!ahead_set_line(c, line, len, &set))
+        return false;
+    classic_set_quick(c, &set);
+    return true;
+}
+
 enum conn_parse_result cmd_dispatch(conn *c, char *line, size_t len) {
     const struct cmd_def *d;
     struct cmd_line l;
@@ -205,6 +226,8 @@ enum conn_parse_result cmd_dispatch(conn *c, char *line, size_t len) {
 
     c->noreply = false;
     c->last_cmd = clock_now();
+    if (cmd_quick(c, line, len))
+        return PARSE_DONE;
     while (len > 0 && *line == ' ') {
         line++;
         len--;

@@ -123,9 +123,12 @@ typedef struct conn {
     struct conn_ahead {
         const char *line;   /* where its line starts ... */
         size_t span;        /* ... and how far the next line is */
+        const char *end;    /* where it ends ("\r" or "\n") */
         const char *key;
         uint32_t hv;
         uint8_t nkey;
+        bool plain_set;     /* "set <key> <flags> <exptime> <bytes>", no more */
+        uint32_t num[3];    /* a set's three numbers */
     } ahead[4];
     struct dump *dump;      /* a key dump in progress (dump.c) */
     rel_time_t last_cmd;    /* when its last command arrived (-o idle_timeout) */

@@ -84,11 +84,22 @@ void lru_unlink_locked(item *it) {
     lru_remove(it);
 }
 
-void lru_link(item *it, uint32_t hv) {
-    pthread_mutex_lock(&lru_lock);
+static void lru_link_locked(item *it, uint32_t hv) {
     if (ghost_take(hv))
         it->lru |= LRU_MAIN;
     lru_push_head(lru_queue_of(it), it);
+}
+
+void lru_link(item *it, uint32_t hv) {
+    pthread_mutex_lock(&lru_lock);
+    lru_link_locked(it, hv);
+    pthread_mutex_unlock(&lru_lock);
+}
+
+void lru_replace(item *old, item *it, uint32_t hv) {
+    pthread_mutex_lock(&lru_lock);
+    lru_remove(old);
+    lru_link_locked(it, hv);
     pthread_mutex_unlock(&lru_lock);
 }
 

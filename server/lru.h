@@ -27,6 +27,9 @@ void lru_destroy(void);
  * the small queue. */
 void lru_link(item *it, uint32_t hv);
 void lru_unlink(item *it);
+/* lru_unlink(old) then lru_link(it, hv) under one hold of the LRU lock: a
+ * replacement (stripe lock held). */
+void lru_replace(item *old, item *it, uint32_t hv);
 /* it is about to replace old (both unlinked from the LRU or not yet
  * linked, stripe lock held): it will enter the main queue if old is in it. */
 void lru_follow(item *it, const item *old);

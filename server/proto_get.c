@@ -98,7 +98,7 @@ static enum reply_id get_check(conn *c, const struct text_get *g, char *keys, si
 /* "VALUE <key> <flags> <bytes> [<cas>]" and the value; the reply takes
  * over the reference to it. A small value goes into the same reserve as
  * its line. */
-static void get_value_out(conn *c, item *it, bool with_cas) {
+static inline void get_value_out(conn *c, item *it, bool with_cas) {
     size_t copy = it->nbytes <= CONN_COPY_MAX ? it->nbytes : 0;
     char *p = conn_out_reserve(c, 6 + it->nkey + 1 + 10 + 1 + 10 + 1 + 20 + 2 + copy);
     char *q = p;
@@ -172,6 +172,29 @@ static bool get_one(conn *c, const struct text_get *g, const char *key, size_t n
     }
     stats_incr(g->touch ? STATS_TOUCH_HITS : STATS_GET_HITS);
     get_value_out(c, it, g->with_cas);
+    return true;
+}
+
+bool get_quick(conn *c, const char *key, size_t nkey, uint32_t hv, bool with_cas) {
+    item *it;
+
+    if (conn_out_full(c) || memchr(key, '/', nkey) != NULL)
+        return false;
+    it = store_get_any_hv(key, nkey, hv);
+    if (it != NULL && it->type != ITEM_STRING) {
+        item_release(it);   /* a queue or structure: the full path judges it */
+        return false;
+    }
+    stats_incr(STATS_CMD_GET);
+    detail_get(key, nkey, it != NULL);
+    watch_fetch(c, key, nkey, it);
+    if (it == NULL) {
+        stats_incr(STATS_GET_MISSES);
+    } else {
+        stats_incr(STATS_GET_HITS);
+        get_value_out(c, it, with_cas);
+    }
+    conn_out_reply(c, REPLY_END);
     return true;
 }
 

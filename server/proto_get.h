@@ -15,6 +15,12 @@
 /* get/gets and gat/gats (arg 1: with CAS), entries of the command table
  * (the keys are walked in place, not tokenized). */
 enum conn_parse_result get_cmd_get(conn *c, struct cmd_line *l);
+/* A line "get <key>" or "gets <key>" (with_cas), its key's hash known
+ * (ahead.c): answered at once when the key is no Kestrel read and holds a
+ * cache value or nothing, as get_cmd_get would answer it. False, with
+ * nothing done, when the line needs get_cmd_get's whole walk (a queue, a
+ * structure, a '/' in the key, output full). */
+bool get_quick(conn *c, const char *key, size_t nkey, uint32_t hv, bool with_cas);
 enum conn_parse_result get_cmd_gat(conn *c, struct cmd_line *l);
 
 /* A get line longer than the read buffer: line[0..avail) is its start

@@ -25,6 +25,7 @@
 #include "clock.h"
 #include "parse.h"
 #include "cmd.h"
+#include "hash.h"
 #include "proto_meta.h"
 #include "settings.h"
 #include "stats.h"
@@ -57,6 +58,7 @@ struct meta_req {
     uint32_t F;
     uint64_t C, E, D, J;
     char mode;
+    const char *sent;               /* the key's bytes in the request line */
     /* The buffers last: a new request clears only what is above (each
      * buffer is read up to its length). */
     char key[ITEM_KEY_MAX];         /* the key, decoded if b */
@@ -207,6 +209,12 @@ static enum reply_id meta_check_parsed(const struct meta_req *r) {
     return r->opaque_long ? REPLY_META_OPAQUE_LONG : REPLY_COUNT;
 }
 
+/* The key's hash: from ahead.c's note of the line, unless the key was
+ * decoded (b), whose bytes are not the line's. */
+static uint32_t meta_hash(conn *c, const struct meta_req *r) {
+    return r->b64 ? hash_key(r->key, r->nkey) : ahead_hash(c, r->sent, r->nkey);
+}
+
 /* Parses the key token and the flags from token first on; REPLY_COUNT
  * when all is well, else the error line to answer. */
 static enum reply_id meta_parse_flags(struct meta_req *r, struct meta_tokens *t, int first) {
@@ -216,6 +224,7 @@ static enum reply_id meta_parse_flags(struct meta_req *r, struct meta_tokens *t,
     r->nrkey = t->len[1];
     memcpy(r->key, t->v[1], t->len[1]);
     r->nkey = t->len[1];
+    r->sent = t->v[1];
     for (i = first; i < t->n; i++) {
         enum reply_id e = meta_flag(r, t->v[i], t->len[i]);
         if (e != REPLY_COUNT)
@@ -360,7 +369,7 @@ static void meta_get(conn *c, struct meta_req *r) {
     req.recache_time = clock_exptime(r->R);
     req.no_bump = r->no_bump;
     req.new_cas = r->E;
-    req.hv = ahead_hash(c, r->key, r->nkey);
+    req.hv = meta_hash(c, r);
     stats_incr(STATS_CMD_GET);
     if (r->has_T)
         stats_incr(STATS_CMD_TOUCH);
@@ -426,7 +435,7 @@ static void meta_set_start(conn *c, struct meta_req *r, int32_t datalen) {
     if (r->b64)
         item_set_flag(it, ITEM_KEY_BINARY);
     conn_start_nread(c, it, op, r->C, r->quiet);
-    c->nread.hv = ahead_hash(c, r->key, r->nkey);
+    c->nread.hv = meta_hash(c, r);
     c->nread.finish = meta_nread_done;
 }
 

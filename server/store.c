@@ -43,6 +43,13 @@
 
 static uint64_t store_flush_cas;     /* items with cas below it are flushed */
 static bool store_unlimited;         /* restoring at start-up: -m does not apply */
+
+/* How a cache value leaving the keyspace leaves the LRU. */
+enum store_lru {
+    STORE_LRU_TAKE,     /* takes the LRU lock to unlink it */
+    STORE_LRU_HELD,     /* the caller holds the LRU lock */
+    STORE_LRU_DONE,     /* already out (lru_replace) */
+};
 static rel_time_t store_flush_time;  /* delayed flush: time it takes effect */
 static size_t store_crawl_cursor;
 
@@ -77,15 +84,16 @@ static void store_index_expiry(const item *it, uint32_t hv) {
 }
 
 /* Links it under its stripe lock (held): the one place items enter.
- * new_cas is an explicit CAS (meta E), 0 for the next one. */
-static void store_link_locked(item *it, uint32_t hv, uint64_t new_cas) {
+ * new_cas is an explicit CAS (meta E), 0 for the next one; in_lru: a
+ * replacement already put it in the LRU (lru_replace). */
+static void store_link_locked(item *it, uint32_t hv, uint64_t new_cas, bool in_lru) {
     item_set_flag(it, ITEM_LINKED);
     item_clear_flag(it, ITEM_FETCHED);
     item_set_cas(it, new_cas != 0 ? new_cas : item_next_cas());
     item_set_time(it, clock_now());
     item_incref(it);
     hash_insert(it, hv);
-    if (it->type == ITEM_STRING)
+    if (it->type == ITEM_STRING && !in_lru)
         lru_link(it, hv);
     stats_global_add(STATS_CURR_ITEMS, 1);
     stats_global_add(STATS_TOTAL_ITEMS, 1);
@@ -105,30 +113,30 @@ static void store_struct_closed(item *it) {
 }
 
 /* Everything about leaving the keyspace but the hash chain; the stripe
- * lock is held and, if lru_locked, the LRU lock too. */
-static void store_detach_locked(item *it, int lru_locked) {
+ * lock is held, and lru says how a cache value leaves the LRU. */
+static void store_detach_locked(item *it, enum store_lru lru) {
     item_clear_flag(it, ITEM_LINKED);
     if (it->type != ITEM_STRING)
         store_struct_closed(it);
-    else if (lru_locked)
+    else if (lru == STORE_LRU_HELD)
         lru_unlink_locked(it);
-    else
+    else if (lru == STORE_LRU_TAKE)
         lru_unlink(it);
     stats_global_add(STATS_CURR_ITEMS, -1);
     stats_global_add(STATS_BYTES, -(int64_t)item_size(it->nkey, it->nbytes));
 }
 
-/* Takes it out of the table and LRU; the stripe lock is held and, if
- * lru_locked, the LRU lock too. The table's reference is returned to the
+/* Takes it out of the table and LRU; the stripe lock is held (and the LRU
+ * lock with STORE_LRU_HELD). The table's reference is returned to the
  * caller, who must item_release() it (outside the LRU lock). */
-static void store_unhook_locked(item *it, uint32_t hv, int lru_locked) {
+static void store_unhook_locked(item *it, uint32_t hv, enum store_lru lru) {
     hash_remove(it, hv);
-    store_detach_locked(it, lru_locked);
+    store_detach_locked(it, lru);
 }
 
 /* The one place items leave (stripe lock held). */
 static void store_unlink_locked(item *it, uint32_t hv) {
-    store_unhook_locked(it, hv, 0);
+    store_unhook_locked(it, hv, STORE_LRU_TAKE);
     item_release(it);
 }
 
@@ -230,7 +238,7 @@ static int store_pick_victim(item *it, void *arg) {
         else if (item_time(it) + 60 > now)
             stats_global_add(STATS_EVICTED_ACTIVE, 1);
     }
-    store_unhook_locked(it, hv, 1);
+    store_unhook_locked(it, hv, STORE_LRU_HELD);
     hash_unlock(hv);
     v->victim = it;
     return 1;
@@ -243,7 +251,7 @@ static int store_dead_pick(item *it) {
 
     if (!store_is_expired(it, now) && !store_is_flushed(it, now))
         return 0;
-    store_detach_locked(it, 0);
+    store_detach_locked(it, STORE_LRU_TAKE);
     store_count_dead(it, now);
     return 1;
 }
@@ -259,7 +267,7 @@ static bool store_reap_bucket(uint32_t hv) {
 static int store_flushed_pick(item *it) {
     if (!store_is_flushed(it, clock_now()))
         return 0;
-    store_detach_locked(it, 0);
+    store_detach_locked(it, STORE_LRU_TAKE);
     return 1;
 }
 
@@ -379,11 +387,17 @@ static item *store_concat(item *old, item *it, enum store_op op) {
 
 /* Replaces old (may be NULL) by it; stripe lock held. */
 static void store_replace_locked(item *old, item *it, uint32_t hv, uint64_t new_cas) {
-    if (old != NULL && old->type == ITEM_STRING && it->type == ITEM_STRING)
+    bool swap = old != NULL && old->type == ITEM_STRING && it->type == ITEM_STRING;
+
+    if (swap) {
         lru_follow(it, old);
-    if (old != NULL)
-        store_unlink_locked(old, hv);
-    store_link_locked(it, hv, new_cas);
+        lru_replace(old, it, hv);   /* one hold of the LRU lock for both */
+    }
+    if (old != NULL) {
+        store_unhook_locked(old, hv, swap ? STORE_LRU_DONE : STORE_LRU_TAKE);
+        item_release(old);
+    }
+    store_link_locked(it, hv, new_cas, swap);
 }
 
 static enum store_status store_append_locked(item *old, item *it, const struct store_req *req,
@@ -392,7 +406,7 @@ static enum store_status store_append_locked(item *old, item *it, const struct s
 
     if (old == NULL && req->vivify) {
         item_set_exptime(it, req->viv_exptime);
-        store_link_locked(it, hv, req->new_cas);
+        store_link_locked(it, hv, req->new_cas, false);
         *cas_out = item_cas(it);
         return STORE_STORED;
     }
@@ -689,7 +703,7 @@ static enum store_status store_arith_new(const char *key, size_t nkey, uint32_t 
         return STORE_NO_MEMORY;
     memcpy(item_value(n), buf, (size_t)len);
     memcpy(item_value(n) + len, "\r\n", 2);
-    store_link_locked(n, hv, req->new_cas);
+    store_link_locked(n, hv, req->new_cas, false);
     out->value = req->initial;
     out->cas = item_cas(n);
     out->exptime = item_exptime(n);
@@ -783,7 +797,7 @@ static item *store_vivify_locked(const char *key, size_t nkey, uint32_t hv, cons
     if (it == NULL)
         return NULL;
     memcpy(item_value(it), "\r\n", 2);
-    store_link_locked(it, hv, req->new_cas);
+    store_link_locked(it, hv, req->new_cas, false);
     return it;
 }
 
@@ -874,7 +888,7 @@ static item *store_struct_new(const char *key, size_t nkey, uint32_t hv, enum it
         return NULL;
     }
     memcpy(item_value(it), &p, sizeof(p));
-    store_link_locked(it, hv, 0);
+    store_link_locked(it, hv, 0, false);
     *st = STORE_STORED;
     return it;
 }
@@ -1019,7 +1033,7 @@ static uint64_t store_restore_flush_cas;
 static int store_restore_flush_pick(item *it) {
     if (it->type != ITEM_STRING || item_cas(it) >= store_restore_flush_cas)
         return 0;
-    store_detach_locked(it, 0);
+    store_detach_locked(it, STORE_LRU_TAKE);
     return 1;
 }
 

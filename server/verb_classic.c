@@ -36,6 +36,29 @@ static void classic_refuse_store(conn *c, enum store_status st, enum store_op op
         store_unlink_key(key, nkey);
 }
 
+/* A storage line that reads well: the item is allocated and the data
+ * block read into it (hv: the key's hash). */
+static void classic_store_start(conn *c, enum store_op op, const char *key, size_t nkey, uint32_t flags,
+                                int32_t exptime, int32_t vlen, uint64_t cas, uint32_t hv) {
+    enum store_status st;
+    item *it;
+
+    detail_set(key, nkey);
+    it = store_alloc(key, nkey, flags, clock_exptime(exptime), (size_t)vlen + 2, &st);
+    if (it == NULL) {
+        classic_refuse_store(c, st, op, key, nkey, (size_t)vlen + 2);
+        return;
+    }
+    conn_start_nread(c, it, op, cas, c->noreply);
+    c->nread.hv = hv;
+    c->nread.finish = classic_nread_done;
+}
+
+void classic_set_quick(conn *c, const struct ahead_set *s) {
+    c->noreply = false;
+    classic_store_start(c, STORE_SET, s->key, s->nkey, s->flags, s->exptime, s->vlen, 0, s->hv);
+}
+
 /* set add replace append prepend cas: the table's arg is the store_op. */
 enum conn_parse_result classic_store(conn *c, struct cmd_line *t) {
     enum store_op op = (enum store_op)t->arg;
@@ -44,8 +67,6 @@ enum conn_parse_result classic_store(conn *c, struct cmd_line *t) {
     int32_t exptime = 0, vlen = 0;
     uint64_t cas = 0;
     bool vlen_ok, line_ok;
-    enum store_status st;
-    item *it;
 
     c->noreply = cmd_is_noreply(t, with_cas ? 6 : 5);
     vlen_ok = parse_i32(t->v[4], &vlen) && vlen >= 0 && vlen <= INT_MAX - 2;
@@ -60,15 +81,8 @@ enum conn_parse_result classic_store(conn *c, struct cmd_line *t) {
             conn_start_swallow(c, (size_t)vlen + 2);
         return PARSE_DONE;
     }
-    detail_set(t->v[1], t->vlen[1]);
-    it = store_alloc(t->v[1], t->vlen[1], flags, clock_exptime(exptime), (size_t)vlen + 2, &st);
-    if (it == NULL) {
-        classic_refuse_store(c, st, op, t->v[1], t->vlen[1], (size_t)vlen + 2);
-        return PARSE_DONE;
-    }
-    conn_start_nread(c, it, op, cas, c->noreply);
-    c->nread.hv = ahead_hash(c, t->v[1], t->vlen[1]);
-    c->nread.finish = classic_nread_done;
+    classic_store_start(c, op, t->v[1], t->vlen[1], flags, exptime, vlen, cas,
+                        ahead_hash(c, t->v[1], t->vlen[1]));
     return PARSE_DONE;
 }
 

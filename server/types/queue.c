@@ -191,15 +191,17 @@ static void queue_id_link(struct queue *q, struct qmsg *m) {
     *b = m;
 }
 
-static void queue_id_grow(struct queue *q) {
+/* Rehashes the map into n buckets (a power of two); on no memory the map
+ * stays as it is (its chains just get longer). */
+static void queue_id_resize(struct queue *q, size_t n) {
     size_t old = q->nbuckets, i;
     struct qmsg **oldids = q->ids;
-    struct qmsg **ids = calloc(old * 2, sizeof(*ids));
+    struct qmsg **ids = calloc(n, sizeof(*ids));
 
     if (ids == NULL)
-        return;     /* chains just get longer */
+        return;
     q->ids = ids;
-    q->nbuckets = old * 2;
+    q->nbuckets = n;
     for (i = 0; i < old; i++) {
         struct qmsg *m = oldids[i], *next;
         for (; m != NULL; m = next) {
@@ -208,12 +210,23 @@ static void queue_id_grow(struct queue *q) {
         }
     }
     free(oldids);
-    item_mem_charge((long)(old * sizeof(*ids)));
+    item_mem_charge(((long)n - (long)old) * (long)sizeof(*ids));
+}
+
+/* Halves the map while an eighth of it or less is used: a burst of
+ * in-flight messages does not keep its buckets once it is acked. */
+static void queue_id_fit(struct queue *q) {
+    size_t n = q->nbuckets;
+
+    while (n > QUEUE_IDMAP_INIT && q->nids <= n / 8)
+        n /= 2;
+    if (n != q->nbuckets)
+        queue_id_resize(q, n);
 }
 
 void queue_id_add(struct queue *q, struct qmsg *m) {
     if (q->nids >= q->nbuckets)
-        queue_id_grow(q);
+        queue_id_resize(q, q->nbuckets * 2);
     queue_id_link(q, m);
     q->nids++;
 }
@@ -226,6 +239,8 @@ struct qmsg *queue_id_take(struct queue *q, uint64_t id) {
         *p = m->id_next;
         m->id_next = NULL;
         q->nids--;
+        if (q->nids <= q->nbuckets / 8)
+            queue_id_fit(q);
     }
     return m;
 }
@@ -826,6 +841,7 @@ static void queue_rebuild_ids(struct queue *q) {
 
     memset(q->ids, 0, q->nbuckets * sizeof(*q->ids));
     q->nids = 0;
+    queue_id_fit(q);
     for (i = 0; i < q->inflight.n; i++)
         queue_id_add(q, q->inflight.v[i]);
 }

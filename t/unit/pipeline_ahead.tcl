@@ -213,3 +213,59 @@ start_server {tags {pipeline mcds-only} args {-o hashpower=13}} {
         assert_equal [mc_stat $fd curr_items] 60200
     }
 }
+
+# A one-key get line that was noted is answered without the command
+# table's walk when its key holds a cache value or nothing; any other
+# key goes the whole way. Both must answer and count exactly as a get.
+start_server {tags {pipeline}} {
+    set fd [mc_connect]
+
+    test {one-key gets count in cmd_get, get_hits and get_misses once each} {
+        mc_exchange $fd "set h1 0 0 1\r\n1\r\nset h2 0 0 1\r\n2\r\n"
+        set before [lmap s {cmd_get get_hits get_misses} { mc_stat $fd $s }]
+        mc_exchange $fd "get h1\r\nget m1\r\ngets h2\r\nget h1\r\nget m2\r\nget h1 m3\r\n"
+        set after [lmap s {cmd_get get_hits get_misses} { mc_stat $fd $s }]
+        lmap a $after b $before { expr {$a - $b} }
+    } {7 4 3}
+
+    test {a NUL in a get line ends it: the key is read up to the NUL} {
+        mc_exchange $fd "set ab 0 0 2\r\nxy\r\nget ab\0cd\r\nget ab\r\n"
+    } "STORED\r\nVALUE ab 0 2\r\nxy\r\nEND\r\nVALUE ab 0 2\r\nxy\r\nEND\r\n"
+
+    test {pipelined mg and ms with base64 keys (b) find the decoded key} {
+        # "YWJj" is "abc" in base64
+        mc_exchange $fd "ms YWJj 2 b\r\nhi\r\nmg YWJj b v\r\nmg abc v\r\nget abc\r\nmg abc v\r\nmg YWJj b v\r\n"
+    } "HD\r\nVA 2\r\nhi\r\nVA 2\r\nhi\r\nVALUE abc 0 2\r\nhi\r\nEND\r\nVA 2\r\nhi\r\nVA 2\r\nhi\r\n"
+
+    test {pipelined sets with flags, TTLs and lengths of every kind answer as sets} {
+        set req "set f1 123456789 0 1\r\na\r\nset f2 4294967295 0 1\r\nb\r\n"
+        append req "set f3 0 999999999 1\r\nc\r\nset f4 0 -1 1\r\nd\r\nset f5 0 0 1 noreply\r\ne\r\n"
+        append req "set f6 0 0 01\r\nf\r\nset f7 7 0 1\0junk\r\ng\r\nget f1 f2 f3 f4 f5 f6 f7\r\n"
+        mc_exchange $fd $req
+    } [join {STORED STORED STORED STORED STORED STORED "VALUE f1 123456789 1" a "VALUE f2 4294967295 1" b
+             "VALUE f5 0 1" e "VALUE f6 0 1" f "VALUE f7 7 1" g END ""} "\r\n"]
+
+    test {pipelined one-line sets count once each in cmd_set} {
+        set before [mc_stat $fd cmd_set]
+        mc_exchange $fd "set c1 0 0 1\r\na\r\nset c2 0 0 1 noreply\r\nb\r\nset c3 1 2 1\r\nc\r\nget c2\r\n"
+        expr {[mc_stat $fd cmd_set] - $before}
+    } 3
+
+    test {a key with a slash that is no queue is an ordinary key} {
+        mc_exchange $fd "set s/peek 0 0 1\r\np\r\nget s/peek\r\nget s/nope\r\n"
+    } "STORED\r\nVALUE s/peek 0 1\r\np\r\nEND\r\nEND\r\n"
+}
+
+start_server {tags {pipeline mcds-only}} {
+    set fd [mc_connect]
+
+    test {a pipelined one-key get of a queue takes a message; of a list, misses} {
+        assert_equal [mc_exchange $fd "qcreate pq\r\nset pq 0 0 2\r\nm1\r\nset pq 0 0 2\r\nm2\r\nlcreate pl\r\nrpush pl 1\r\nx\r\n"] \
+            "CREATED\r\nSTORED\r\nSTORED\r\nCREATED\r\n1\r\n"
+        mc_exchange $fd "set pk 0 0 1\r\nv\r\nget pk\r\nget pq\r\nget pl\r\nget pk\r\nget pq\r\nget pq\r\n"
+    } "STORED\r\nVALUE pk 0 1\r\nv\r\nEND\r\nVALUE pq 0 2\r\nm1\r\nEND\r\nEND\r\nVALUE pk 0 1\r\nv\r\nEND\r\nVALUE pq 0 2\r\nm2\r\nEND\r\nEND\r\n"
+
+    test {the queue's messages were taken once each} {
+        lmap n {ready in_flight pushed acked} { q_stat $fd pq $n }
+    } {0 0 2 2}
+}

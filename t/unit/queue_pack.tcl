@@ -51,6 +51,25 @@ proc qk_ids {items} {
 start_server {tags {queue mcds-only}} {
     set fd [mc_connect]
 
+    test {a burst of in-flight messages, once acked, gives its id map's memory back} {
+        set before [qk_malloced $fd]
+        qk_push_many $fd burst 20000 m
+        set taken {}
+        while {[llength [set items [q_pop $fd burst 100]]]} { lappend taken {*}[qk_ids $items] }
+        assert_equal [llength $taken] 20000
+        set inflight [qk_malloced $fd]
+        for {set i 0} {$i < 20000} {incr i 100} {
+            set acks {}
+            foreach id [lrange $taken $i [expr {$i + 99}]] { append acks "qack burst $id\r\n" }
+            assert_equal [mc_exchange $fd $acks] [string repeat "ACKED\r\n" 100]
+        }
+        assert_equal [q_stat $fd burst in_flight] 0
+        set after [qk_malloced $fd]
+        # The map held 20,000 ids in 32,768 buckets (256 KB) at its peak.
+        assert_range [expr {$inflight - $before}] 262144 100000000 "in flight"
+        assert_range [expr {$after - $before}] -100000000 16384 "after the acks"
+    }
+
     test {queue pack: FIFO at the default priority, mixed with other priorities, delays and releases} {
         set a [qk_push_many $fd pk1 30 a]
         set hi [q_push $fd pk1 hi 0 0 5]
