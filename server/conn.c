@@ -501,6 +501,49 @@ void conn_start_swallow(conn *c, size_t n) {
     c->state = CONN_SWALLOW;
 }
 
+/* Reads the rest of a value (need bytes) straight into the item, and
+ * in the same readv whatever follows it into the emptied read buffer (a
+ * pipelined command, or nothing): a value that ends the input then leaves
+ * the socket seen empty, so no read ends in a sure EAGAIN after its
+ * reply. Bytes read (> 0), 0 if the socket has nothing, -1 on EOF/error.
+ * TLS, or no read buffer to be had: the value only. */
+static ssize_t conn_read_tail(conn *c, char *dst, size_t need) {
+    struct iovec iov[2];
+    size_t room;
+    ssize_t r;
+
+    if (c->tls != NULL || conn_rbuf_room(c) < 0) {
+        r = conn_read_into(c, dst, need);
+        if (r > 0)
+            c->drained = (size_t)r < need;
+        return r;
+    }
+    room = CONN_RBUF_SIZE - c->rlen;
+    iov[0].iov_base = dst;
+    iov[0].iov_len = need;
+    iov[1].iov_base = c->rbuf + c->rlen;
+    iov[1].iov_len = room;
+    for (;;) {
+        r = readv(c->fd, iov, 2);
+        if (r > 0)
+            break;
+        if (r == 0) {
+            c->eof = true;
+            return -1;
+        }
+        if (errno == EINTR)
+            continue;
+        return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+    }
+    stats_add(STATS_BYTES_READ, (uint64_t)r);
+    c->drained = (size_t)r < need + room;
+    if ((size_t)r > need) {
+        c->rlen += (size_t)r - need;
+        return (ssize_t)need;
+    }
+    return r;
+}
+
 /* Moves value bytes into the item being read: 1 progress, 0 wait, -1 close. */
 static int conn_step_nread(conn *c) {
     item *it = c->nread.it;
@@ -513,11 +556,10 @@ static int conn_step_nread(conn *c) {
         c->rpos += n;
         c->nread.done += n;
     } else if (need >= CONN_DIRECT_READ) {
-        ssize_t r = c->drained ? 0 : conn_read_into(c, item_value(it) + c->nread.done, need);
+        ssize_t r = c->drained ? 0 : conn_read_tail(c, item_value(it) + c->nread.done, need);
         if (r <= 0)
             return (int)r;
         c->nread.done += (size_t)r;
-        c->drained = (size_t)r < need;
     } else {
         return conn_read(c);
     }

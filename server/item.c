@@ -3,15 +3,15 @@
  *
  * Items are malloc'd whole. The account (item_mem_used) adds each item's
  * real footprint from malloc_usable_size plus the allocator's chunk header,
- * so -m limits what items really cost.
+ * so -m limits what items really cost. A worker keeps the blocks of large
+ * items it frees for its next ones (item_cache.h); they stay counted.
  */
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "item.h"
-
-#define ITEM_MALLOC_OVERHEAD 8
+#include "item_cache.h"
 
 static size_t item_used;
 static size_t item_limit;
@@ -35,10 +35,15 @@ size_t item_footprint(size_t nkey, size_t nbytes) {
 }
 
 item *item_alloc(const char *key, size_t nkey, uint32_t flags, rel_time_t exptime, size_t nbytes) {
-    item *it = malloc(item_size(nkey, nbytes));
+    size_t size = item_size(nkey, nbytes);
+    item *it = item_cache_may_take(size) ? item_cache_take(size) : NULL;
 
-    if (it == NULL)
-        return NULL;
+    if (it == NULL) {
+        it = malloc(size);
+        if (it == NULL)
+            return NULL;
+        __atomic_add_fetch(&item_used, malloc_usable_size(it) + ITEM_MALLOC_OVERHEAD, __ATOMIC_RELAXED);
+    }
     it->h_next = it->prev = it->next = NULL;
     it->cas = 0;
     it->time = clock_now();
@@ -51,7 +56,6 @@ item *item_alloc(const char *key, size_t nkey, uint32_t flags, rel_time_t exptim
     it->type = ITEM_STRING;
     it->lru = 0;
     memcpy(it->data, key, nkey);
-    __atomic_add_fetch(&item_used, malloc_usable_size(it) + ITEM_MALLOC_OVERHEAD, __ATOMIC_RELAXED);
     return it;
 }
 
@@ -78,13 +82,25 @@ void item_mem_charge(long bytes) {
     __atomic_add_fetch(&item_used, (size_t)bytes, __ATOMIC_RELAXED);
 }
 
+static void item_free_usable(void *blk, size_t usable) {
+    __atomic_sub_fetch(&item_used, usable + ITEM_MALLOC_OVERHEAD, __ATOMIC_RELAXED);
+    free(blk);
+}
+
 void item_release(item *it) {
+    size_t usable;
+
     if (__atomic_sub_fetch(&it->refcount, 1, __ATOMIC_ACQ_REL) != 0)
         return;
     if (item_free_hooks[it->type] != NULL)
         item_free_hooks[it->type](it);
-    __atomic_sub_fetch(&item_used, malloc_usable_size(it) + ITEM_MALLOC_OVERHEAD, __ATOMIC_RELAXED);
-    free(it);
+    usable = malloc_usable_size(it);
+    if (usable < ITEM_CACHE_MIN || !item_cache_put(it, usable))
+        item_free_usable(it, usable);
+}
+
+void item_free_block(void *blk) {
+    item_free_usable(blk, malloc_usable_size(blk));
 }
 
 uint64_t item_next_cas(void) {

@@ -75,6 +75,9 @@ static inline uint32_t item_refs(const item *it) { return __atomic_load_n(&it->r
 static inline char *item_key(item *it) { return it->data; }
 static inline char *item_value(item *it) { return it->data + it->nkey; }
 
+/* What malloc adds to a block's usable size (its chunk header). */
+#define ITEM_MALLOC_OVERHEAD 8
+
 void item_init(size_t limit_bytes);
 /* Bytes an item of this key and value length takes (for the -I check). */
 size_t item_size(size_t nkey, size_t nbytes);
@@ -85,7 +88,11 @@ void item_incref(item *it);
 /* Takes a reference only if the item is still referenced (not being
  * freed); returns whether it did. */
 bool item_tryref(item *it);
+/* Drops a reference; the last one frees the item (or keeps its block
+ * for the next large item: item_cache.h). */
 void item_release(item *it);
+/* Frees an item's memory block and takes it out of the account. */
+void item_free_block(void *blk);
 /* Runs before an item of that type is freed (frees its structure). */
 void item_set_free_hook(enum item_type type, void (*fn)(item *it));
 uint64_t item_next_cas(void);

@@ -20,6 +20,7 @@
 #include "clock.h"
 #include "hash.h"
 #include "item.h"
+#include "item_cache.h"
 #include "lru.h"
 #include "conn.h"
 #include "detail.h"
@@ -59,6 +60,7 @@ static const char *const stats_counter_names[STATS_NCOUNTERS] = {
     [STATS_CONN_YIELDS] = "conn_yields",
     [STATS_CONN_EVENT_CHANGES] = "conn_event_changes", [STATS_WORKER_NOTIFIES] = "worker_notifies",
     [STATS_PARK_WAKES] = "park_wakes", [STATS_PARK_WAKES_REMOTE] = "park_wakes_remote",
+    [STATS_ITEM_KEPT_REUSES] = "item_kept_reuses",
 };
 
 static struct stats_row *stats_rows;    /* nthreads worker rows + 1 shared */
@@ -324,6 +326,8 @@ void stats_general(stats_emit_fn emit, void *ctx) {
     persist_stats(emit, ctx);
     stats_emit_counters(emit, ctx, STATS_CONN_EVENT_CHANGES, STATS_WORKER_NOTIFIES);
     stats_emit_counters(emit, ctx, STATS_PARK_WAKES, STATS_PARK_WAKES_REMOTE);
+    stats_emit_u64(emit, ctx, "item_kept_bytes", item_cache_bytes());
+    stats_emit_counters(emit, ctx, STATS_ITEM_KEPT_REUSES, STATS_ITEM_KEPT_REUSES);
 }
 
 /* memcached's settings for parts mcds does not have, with the value
@@ -471,12 +475,14 @@ void stats_items(stats_emit_fn emit, void *ctx) {
  * the item memory in 1 MB pages (rounded up) and every chunk is used. */
 void stats_slabs(stats_emit_fn emit, void *ctx) {
     uint64_t n = stats_global_get(STATS_CURR_ITEMS);
-    uint64_t pages = (item_mem_used() + STATS_PAGE_SIZE - 1) / STATS_PAGE_SIZE;
+    uint64_t kept = item_cache_bytes(), used = item_mem_used();
+    uint64_t pages = (used + STATS_PAGE_SIZE - 1) / STATS_PAGE_SIZE;
 
     if (n > 0) {
         pages = pages > 0 ? pages : 1;
-        /* No fixed chunks: chunk_size is the mean footprint of an item. */
-        stats_emit_u64(emit, ctx, "1:chunk_size", item_mem_used() / n);
+        /* No fixed chunks: chunk_size is the mean footprint of an item
+         * (kept blocks, item_cache.h, hold none). */
+        stats_emit_u64(emit, ctx, "1:chunk_size", (used > kept ? used - kept : 0) / n);
         stats_emit_u64(emit, ctx, "1:chunks_per_page", (n + pages - 1) / pages);
         stats_emit_u64(emit, ctx, "1:total_pages", pages);
         stats_emit_u64(emit, ctx, "1:total_chunks", n);
@@ -493,7 +499,7 @@ void stats_slabs(stats_emit_fn emit, void *ctx) {
         stats_emit_u64(emit, ctx, "1:touch_hits", stats_counter_total(STATS_TOUCH_HITS));
     }
     stats_emit_u64(emit, ctx, "active_slabs", n > 0 ? 1 : 0);
-    stats_emit_u64(emit, ctx, "total_malloced", item_mem_used());
+    stats_emit_u64(emit, ctx, "total_malloced", used);
 }
 
 /* --debug only: the table's shape, walked whole. */

@@ -17,6 +17,7 @@
 
 #include "expiry.h"
 #include "hash.h"
+#include "item_cache.h"
 #include "lru.h"
 #include "settings.h"
 #include "item_persist.h"
@@ -278,19 +279,38 @@ static void store_flush_reap(void) {
     hash_crawl(&cursor, (size_t)1 << hash_power(), store_flushed_pick, item_release);
 }
 
-/* Frees room for need more bytes; 0 on success, -1 if nothing can go. */
-static int store_make_room(size_t need) {
+/* Whether there is room: for need more bytes, or (size > 0) a block this
+ * thread kept (item_cache.h) that an item of size bytes can reuse, which
+ * adds nothing to the account. */
+static bool store_room(size_t need, size_t size) {
+    if (size > 0 && item_mem_used() <= item_mem_limit() && item_cache_has(size))
+        return true;
+    return item_mem_used() + need <= item_mem_limit();
+}
+
+/* Gives this thread's kept blocks back to malloc while there is no room,
+ * those an item of size bytes cannot reuse first: nothing live is evicted
+ * while a kept block takes its place. */
+static bool store_room_after_drops(size_t need, size_t size) {
+    while (!store_room(need, size))
+        if (!item_cache_drop_one(size))
+            return false;
+    return true;
+}
+
+/* store_make_room's work once the room is short: kept blocks go first,
+ * then the dead, then victims. */
+static int store_evict_for(size_t need, size_t size) {
     struct store_victim v;
     int round, rescues = 0;
 
-    if (store_unlimited)
+    if (store_room_after_drops(need, size))
         return 0;
     v.may_evict = settings.evict_to_free;
     v.force = 0;
-    if (item_mem_used() + need > item_mem_limit())
-        expiry_sweep(clock_now(), store_reap_bucket);   /* the dead go first */
+    expiry_sweep(clock_now(), store_reap_bucket);   /* the dead go first */
     for (round = 0; round < STORE_EVICT_ROUNDS; round++) {
-        if (item_mem_used() + need <= item_mem_limit())
+        if (store_room_after_drops(need, size))
             return 0;
         v.victim = NULL;
         v.rescued = 0;
@@ -301,11 +321,20 @@ static int store_make_room(size_t need) {
         rescues += v.rescued;
         v.force = rescues >= STORE_EVICT_RESCUES;
     }
-    return item_mem_used() + need <= item_mem_limit() ? 0 : -1;
+    return store_room_after_drops(need, size) ? 0 : -1;
+}
+
+/* Frees room for need more bytes, or for an item of size bytes (0: not
+ * an item) in a kept block; 0 on success, -1 if nothing can go. A victim
+ * of the item's size is kept and then reused. */
+static int store_make_room(size_t need, size_t size) {
+    if (store_unlimited || item_mem_used() + need <= item_mem_limit())
+        return 0;
+    return store_evict_for(need, size);
 }
 
 bool store_reserve(size_t need) {
-    if (store_make_room(need) == 0)
+    if (store_make_room(need, 0) == 0)
         return true;
     stats_global_add(STATS_OUTOFMEMORY, 1);
     return false;
@@ -324,7 +353,7 @@ item *store_alloc_sized(const char *key, size_t nkey, uint32_t flags, rel_time_t
                         size_t nbytes, enum store_status *status) {
     item *it;
 
-    if (store_make_room(item_footprint(nkey, nbytes)) < 0) {
+    if (store_make_room(item_footprint(nkey, nbytes), item_size(nkey, nbytes)) < 0) {
         stats_global_add(STATS_OUTOFMEMORY, 1);
         *status = STORE_NO_MEMORY;
         return NULL;

@@ -30,6 +30,7 @@
 
 #include "clock.h"
 #include "conn.h"
+#include "item_cache.h"
 #include "log.h"
 #include "persist/persist.h"
 #include "rbuf_cache.h"
@@ -343,11 +344,13 @@ static void *worker_main(void *arg) {
 
     worker_self = w;
     stats_thread_init(w->index);
+    item_cache_thread_start();
     while (event_base_loop(w->base, EVLOOP_ONCE) == 0 && !event_base_got_break(w->base)) {
         worker_run_posted(w);
         worker_commit(w);
         worker_slice_end(&slice);
     }
+    item_cache_thread_end();
     return NULL;
 }
 

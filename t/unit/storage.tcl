@@ -59,6 +59,35 @@ start_server {tags {storage}} {
         assert_equal [mc_get $fd big] $v
     }
 
+    # A value's tail is read straight into the item, and what follows it
+    # into the read buffer in the same read: the commands after a large
+    # value must come out whole, whether they arrived with it or later.
+    test {commands pipelined right after large values are all answered, and bytes_read counts every byte} {
+        set req {}
+        set want {}
+        for {set i 0} {$i < 6} {incr i} {
+            set pv($i) [randstring [expr {20000 + 9000 * $i}]]
+            append req "set pl$i $i 0 [string length $pv($i)]\r\n$pv($i)\r\nmn\r\n"
+            append want "STORED\r\nMN\r\n"
+        }
+        append req "get pl0 pl5\r\n"
+        append want "VALUE pl0 0 [string length $pv(0)]\r\n$pv(0)\r\n"
+        append want "VALUE pl5 5 [string length $pv(5)]\r\n$pv(5)\r\nEND\r\n"
+        set before [mc_stat $fd bytes_read]
+        mc_send_bg $fd $req
+        mc_expect $fd $want
+        # less the "stats\r\n" that asked for the second figure
+        expr {[mc_stat $fd bytes_read] - $before - [string length $req]}
+    } 7
+
+    test {a large value whose end and the next command arrive later is stored whole} {
+        set v [randstring 70000]
+        mc_send $fd "set late 0 0 70000\r\n[string range $v 0 29999]"
+        after 50
+        mc_send $fd "[string range $v 30000 end]\r\nget late\r\n"
+        mc_expect $fd "STORED\r\nVALUE late 0 70000\r\n$v\r\nEND\r\n"
+    }
+
     test {extra token that is not noreply is ignored} {
         mc_exchange $fd "set extra 0 0 1 whatever\r\nx\r\nget extra\r\n"
     } "STORED\r\nVALUE extra 0 1\r\nx\r\nEND\r\n"
