@@ -2,7 +2,10 @@
  * null-server: a memcached text/meta protocol server that stores nothing.
  *
  * Every get is a miss (END / EN), every storage command STORED / HD, mn MN,
- * anything else ERROR. It parses lines and skips data blocks as a real
+ * anything else ERROR. With NULL_SERVER_HIT=N in the environment every key
+ * of a get is a hit instead, answered with a value of N bytes (at most
+ * 4096), and an "mg <key> v" with "VA N" (other mg lines HD): the same
+ * reply bytes a real server sends for stored keys. It parses lines and skips data blocks as a real
  * server must, and answers everything one read brought with one write, so
  * it is the floor a real server's request handling is measured against:
  * compare.sh --memcached contrib/bench/null-server gives mcds/null ratios
@@ -35,14 +38,70 @@ struct null_conn {
 
 static int null_port = 11211;
 
+/* Bytes of the value every get hits with (NULL_SERVER_HIT=N); 0: misses. */
+static size_t null_hit;
+static char null_value[4096];
+
+/* Appends n bytes to c->out (*out used), writing it out first when full;
+ * -1 if the write fails. */
+static int null_put(struct null_conn *c, size_t *out, const char *s, size_t n) {
+    while (n > 0) {
+        size_t part = sizeof(c->out) - *out < n ? sizeof(c->out) - *out : n;
+        memcpy(c->out + *out, s, part);
+        *out += part;
+        s += part;
+        n -= part;
+        if (*out == sizeof(c->out)) {
+            if (write(c->fd, c->out, *out) != (ssize_t)*out)
+                return -1;
+            *out = 0;
+        }
+    }
+    return 0;
+}
+
+/* A hit on every key of a get line (keys: line[0..len) after the verb). */
+static int null_get_hits(struct null_conn *c, size_t *out, const char *keys, size_t len) {
+    char head[300];
+    size_t i = 0;
+
+    while (i < len) {
+        size_t start;
+        int n;
+        while (i < len && keys[i] == ' ')
+            i++;
+        start = i;
+        while (i < len && keys[i] != ' ')
+            i++;
+        if (i == start || i - start > 250)
+            continue;
+        n = snprintf(head, sizeof(head), "VALUE %.*s 0 %zu\r\n", (int)(i - start), keys + start, null_hit);
+        if (null_put(c, out, head, (size_t)n) < 0 || null_put(c, out, null_value, null_hit) < 0 ||
+            null_put(c, out, "\r\n", 2) < 0)
+            return -1;
+    }
+    return null_put(c, out, "END\r\n", 5);
+}
+
+/* An mg hit: the value with v, else HD. */
+static int null_mg_hit(struct null_conn *c, size_t *out, const char *line, size_t len) {
+    char head[32];
+    int n;
+
+    if (len < 2 || memcmp(line + len - 2, " v", 2) != 0)
+        return null_put(c, out, "HD\r\n", 4);
+    n = snprintf(head, sizeof(head), "VA %zu\r\n", null_hit);
+    if (null_put(c, out, head, (size_t)n) < 0 || null_put(c, out, null_value, null_hit) < 0)
+        return -1;
+    return null_put(c, out, "\r\n", 2);
+}
+
 /* The reply to one command line; *skip is set to its data block's length. */
 static const char *null_reply(const char *line, size_t len, size_t *skip) {
     char verb[8] = {0}, bytes[24] = {0};
     const char *sp;
     size_t vlen;
 
-    if (len > 0 && line[len - 1] == '\r')
-        len--;
     sp = memchr(line, ' ', len);
     vlen = sp != NULL ? (size_t)(sp - line) : len;
 
@@ -70,6 +129,20 @@ static const char *null_reply(const char *line, size_t len, size_t *skip) {
     return "ERROR\r\n";
 }
 
+/* Answers one command line (without its "\n") into c->out. */
+static int null_answer(struct null_conn *c, size_t *out, const char *line, size_t len) {
+    const char *r;
+
+    if (len > 0 && line[len - 1] == '\r')
+        len--;
+    if (null_hit > 0 && len > 4 && memcmp(line, "get ", 4) == 0)
+        return null_get_hits(c, out, line + 4, len - 4);
+    if (null_hit > 0 && len > 3 && memcmp(line, "mg ", 3) == 0)
+        return null_mg_hit(c, out, line, len);
+    r = null_reply(line, len, &c->skip);
+    return null_put(c, out, r, strlen(r));
+}
+
 /* Answers every complete command in c->in; -1 if the connection must go. */
 static int null_serve(struct null_conn *c) {
     size_t pos = 0, out = 0;
@@ -77,7 +150,6 @@ static int null_serve(struct null_conn *c) {
     for (;;) {
         size_t n = c->skip < c->have - pos ? c->skip : c->have - pos;
         char *nl;
-        const char *r;
         pos += n;
         c->skip -= n;
         if (c->skip > 0 || pos == c->have)
@@ -85,14 +157,8 @@ static int null_serve(struct null_conn *c) {
         nl = memchr(c->in + pos, '\n', c->have - pos);
         if (nl == NULL)
             break;
-        r = null_reply(c->in + pos, (size_t)(nl - (c->in + pos)), &c->skip);
-        if (out + strlen(r) > sizeof(c->out)) {
-            if (write(c->fd, c->out, out) != (ssize_t)out)
-                return -1;
-            out = 0;
-        }
-        memcpy(c->out + out, r, strlen(r));
-        out += strlen(r);
+        if (null_answer(c, &out, c->in + pos, (size_t)(nl - (c->in + pos))) < 0)
+            return -1;
         pos = (size_t)(nl + 1 - c->in);
     }
     memmove(c->in, c->in + pos, c->have - pos);
@@ -166,6 +232,12 @@ int main(int argc, char **argv) {
             null_port = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-t"))
             threads = atoi(argv[++i]);
+    }
+    if (getenv("NULL_SERVER_HIT") != NULL) {
+        null_hit = strtoul(getenv("NULL_SERVER_HIT"), NULL, 10);
+        if (null_hit > sizeof(null_value))
+            null_hit = sizeof(null_value);
+        memset(null_value, 'x', sizeof(null_value));
     }
     for (i = 0; i < threads; i++)
         pthread_create(&tid, NULL, null_thread, NULL);
