@@ -41,15 +41,15 @@
 #define STORE_ARITH_MAX 4096        /* longest value incr/decr will parse */
 #define STORE_EXPIRY_SHARE 256      /* expiry index: one 8-byte entry per 256 bytes of -m */
 
-static uint64_t store_flush_cas;     /* items with cas below it are flushed */
-static bool store_unlimited;         /* restoring at start-up: -m does not apply */
-
 /* How a cache value leaving the keyspace leaves the LRU. */
 enum store_lru {
     STORE_LRU_TAKE,     /* takes the LRU lock to unlink it */
     STORE_LRU_HELD,     /* the caller holds the LRU lock */
     STORE_LRU_DONE,     /* already out (lru_replace) */
 };
+
+static uint64_t store_flush_cas;     /* items with cas below it are flushed */
+static bool store_unlimited;         /* restoring at start-up: -m does not apply */
 static rel_time_t store_flush_time;  /* delayed flush: time it takes effect */
 static size_t store_crawl_cursor;
 
