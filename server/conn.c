@@ -435,10 +435,13 @@ static int conn_rbuf_room(conn *c) {
     return c->rlen < CONN_RBUF_SIZE ? 0 : -1;
 }
 
-/* Bytes read (> 0), 0 if the socket has nothing, -1 on EOF or error. */
-static ssize_t conn_read_into(conn *c, char *dst, size_t n) {
+/* Reads into iov[0..n) (TLS: iov[0] only). Bytes read (> 0), 0 if the
+ * socket has nothing, -1 on EOF or error. */
+static ssize_t conn_readv(conn *c, struct iovec *iov, int n) {
     for (;;) {
-        ssize_t r = c->tls != NULL ? tls_read(c, dst, n) : read(c->fd, dst, n);
+        ssize_t r = c->tls != NULL ? tls_read(c, iov[0].iov_base, iov[0].iov_len)
+                  : n == 1     ? read(c->fd, iov[0].iov_base, iov[0].iov_len)
+                               : readv(c->fd, iov, n);
         if (r > 0) {
             stats_add(STATS_BYTES_READ, (uint64_t)r);
             return r;
@@ -453,6 +456,12 @@ static ssize_t conn_read_into(conn *c, char *dst, size_t n) {
             return 0;
         return -1;
     }
+}
+
+static ssize_t conn_read_into(conn *c, char *dst, size_t n) {
+    struct iovec v = { dst, n };
+
+    return conn_readv(c, &v, 1);
 }
 
 /* 1 if something was read into rbuf, 0 to wait, -1 on EOF/error/overflow.
@@ -505,38 +514,22 @@ void conn_start_swallow(conn *c, size_t n) {
  * in the same readv whatever follows it into the emptied read buffer (a
  * pipelined command, or nothing): a value that ends the input then leaves
  * the socket seen empty, so no read ends in a sure EAGAIN after its
- * reply. Bytes read (> 0), 0 if the socket has nothing, -1 on EOF/error.
- * TLS, or no read buffer to be had: the value only. */
+ * reply. Bytes of the value read (> 0), 0 if the socket has nothing, -1
+ * on EOF/error. TLS, or no read buffer to be had: the value only. */
 static ssize_t conn_read_tail(conn *c, char *dst, size_t need) {
-    struct iovec iov[2];
-    size_t room;
+    struct iovec iov[2] = { { dst, need }, { NULL, 0 } };
+    int n = 1;
     ssize_t r;
 
-    if (c->tls != NULL || conn_rbuf_room(c) < 0) {
-        r = conn_read_into(c, dst, need);
-        if (r > 0)
-            c->drained = (size_t)r < need;
+    if (c->tls == NULL && conn_rbuf_room(c) == 0) {
+        iov[1].iov_base = c->rbuf + c->rlen;
+        iov[1].iov_len = CONN_RBUF_SIZE - c->rlen;
+        n = 2;
+    }
+    r = conn_readv(c, iov, n);
+    if (r <= 0)
         return r;
-    }
-    room = CONN_RBUF_SIZE - c->rlen;
-    iov[0].iov_base = dst;
-    iov[0].iov_len = need;
-    iov[1].iov_base = c->rbuf + c->rlen;
-    iov[1].iov_len = room;
-    for (;;) {
-        r = readv(c->fd, iov, 2);
-        if (r > 0)
-            break;
-        if (r == 0) {
-            c->eof = true;
-            return -1;
-        }
-        if (errno == EINTR)
-            continue;
-        return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
-    }
-    stats_add(STATS_BYTES_READ, (uint64_t)r);
-    c->drained = (size_t)r < need + room;
+    c->drained = (size_t)r < need + iov[1].iov_len;
     if ((size_t)r > need) {
         c->rlen += (size_t)r - need;
         return (ssize_t)need;
