@@ -125,6 +125,17 @@ static inline void get_value_out(conn *c, item *it, bool with_cas) {
         conn_out_item(c, it, item_value(it), it->nbytes);
 }
 
+/* Counts a cache lookup's hit or miss (touch: gat's counters) and queues
+ * the hit's value. */
+static inline void get_found_out(conn *c, item *it, bool touch, bool with_cas) {
+    if (it == NULL) {
+        stats_incr(touch ? STATS_TOUCH_MISSES : STATS_GET_MISSES);
+        return;
+    }
+    stats_incr(touch ? STATS_TOUCH_HITS : STATS_GET_HITS);
+    get_value_out(c, it, with_cas);
+}
+
 /* A key that holds a queue, or names one before a '/': a Kestrel read.
  * False when the read waits (the wait writes END). */
 static bool get_kestrel(conn *c, const struct text_get *g, const char *key, size_t nkey, item *q) {
@@ -166,12 +177,7 @@ static bool get_one(conn *c, const struct text_get *g, const char *key, size_t n
             item_release(it);
         return go_on;
     }
-    if (it == NULL) {
-        stats_incr(g->touch ? STATS_TOUCH_MISSES : STATS_GET_MISSES);
-        return true;
-    }
-    stats_incr(g->touch ? STATS_TOUCH_HITS : STATS_GET_HITS);
-    get_value_out(c, it, g->with_cas);
+    get_found_out(c, it, g->touch, g->with_cas);
     return true;
 }
 
@@ -188,12 +194,7 @@ bool get_quick(conn *c, const char *key, size_t nkey, uint32_t hv, bool with_cas
     stats_incr(STATS_CMD_GET);
     detail_get(key, nkey, it != NULL);
     watch_fetch(c, key, nkey, it);
-    if (it == NULL) {
-        stats_incr(STATS_GET_MISSES);
-    } else {
-        stats_incr(STATS_GET_HITS);
-        get_value_out(c, it, with_cas);
-    }
+    get_found_out(c, it, false, with_cas);
     conn_out_reply(c, REPLY_END);
     return true;
 }
