@@ -5,6 +5,12 @@
  * real footprint from malloc_usable_size plus the allocator's chunk header,
  * so -m limits what items really cost. A worker keeps the blocks of large
  * items it frees for its next ones (item_cache.h); they stay counted.
+ *
+ * The account is kept in slots, one per worker plus a shared one, each on
+ * a cache line of its own: a worker adds to its slot with a plain load and
+ * store, other threads add to the shared slot atomically, and readers sum
+ * them. A slot may run below zero (an item freed by another worker than
+ * the one that made it); unsigned wrap-around keeps the sum exact.
  */
 #include <malloc.h>
 #include <stdlib.h>
@@ -13,16 +19,48 @@
 #include "item.h"
 #include "item_cache.h"
 
-static size_t item_used;
+#define ITEM_SLOTS 16          /* workers past these use the shared slot */
+
+struct item_slot {
+    size_t used;
+} __attribute__((aligned(64)));
+
+static struct item_slot item_shared;
+static struct item_slot item_slots[ITEM_SLOTS];
+static int item_nslots;        /* slots in use: highest worker index + 1 */
+static __thread struct item_slot *item_mine;
 static size_t item_limit;
-static uint64_t item_cas_counter;
+static uint64_t item_cas_counter __attribute__((aligned(64)));
 static void (*item_free_hooks[ITEM_NTYPES])(item *it);
 static void (*item_cas_block_hook)(uint64_t upto);
 
 void item_init(size_t limit_bytes) {
-    item_used = 0;
+    memset(item_slots, 0, sizeof(item_slots));
+    item_shared.used = 0;
+    item_nslots = 0;
     item_limit = limit_bytes;
     item_cas_counter = 0;
+}
+
+void item_thread_init(int index) {
+    int n;
+
+    if (index < 0 || index >= ITEM_SLOTS)
+        return;
+    item_mine = &item_slots[index];
+    n = __atomic_load_n(&item_nslots, __ATOMIC_RELAXED);
+    while (n < index + 1 && !__atomic_compare_exchange_n(&item_nslots, &n, index + 1, false,
+                                                          __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+        ;
+}
+
+static void item_account(size_t delta) {
+    struct item_slot *s = item_mine;
+
+    if (s != NULL)
+        __atomic_store_n(&s->used, __atomic_load_n(&s->used, __ATOMIC_RELAXED) + delta, __ATOMIC_RELAXED);
+    else
+        __atomic_add_fetch(&item_shared.used, delta, __ATOMIC_RELAXED);
 }
 
 size_t item_size(size_t nkey, size_t nbytes) {
@@ -42,7 +80,7 @@ item *item_alloc(const char *key, size_t nkey, uint32_t flags, rel_time_t exptim
         it = malloc(size);
         if (it == NULL)
             return NULL;
-        __atomic_add_fetch(&item_used, malloc_usable_size(it) + ITEM_MALLOC_OVERHEAD, __ATOMIC_RELAXED);
+        item_account(malloc_usable_size(it) + ITEM_MALLOC_OVERHEAD);
     }
     it->h_next = it->prev = it->next = NULL;
     it->cas = 0;
@@ -79,11 +117,11 @@ void item_set_free_hook(enum item_type type, void (*fn)(item *it)) {
 }
 
 void item_mem_charge(long bytes) {
-    __atomic_add_fetch(&item_used, (size_t)bytes, __ATOMIC_RELAXED);
+    item_account((size_t)bytes);
 }
 
 static void item_free_usable(void *blk, size_t usable) {
-    __atomic_sub_fetch(&item_used, usable + ITEM_MALLOC_OVERHEAD, __ATOMIC_RELAXED);
+    item_account(-(usable + ITEM_MALLOC_OVERHEAD));
     free(blk);
 }
 
@@ -128,7 +166,12 @@ uint64_t item_peek_cas(void) {
 }
 
 size_t item_mem_used(void) {
-    return __atomic_load_n(&item_used, __ATOMIC_RELAXED);
+    size_t sum = __atomic_load_n(&item_shared.used, __ATOMIC_RELAXED);
+    int i, n = __atomic_load_n(&item_nslots, __ATOMIC_ACQUIRE);
+
+    for (i = 0; i < n; i++)
+        sum += __atomic_load_n(&item_slots[i].used, __ATOMIC_RELAXED);
+    return sum;
 }
 
 size_t item_mem_limit(void) {

@@ -106,6 +106,8 @@ void item_on_cas_block(void (*fn)(uint64_t upto));
 void item_cas_floor(uint64_t v);
 
 /* Memory accounting under -m. */
+/* Called once by each worker thread, with its index, before it stores. */
+void item_thread_init(int index);
 size_t item_mem_used(void);
 size_t item_mem_limit(void);
 void item_set_mem_limit(size_t bytes);

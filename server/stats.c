@@ -4,8 +4,11 @@
  * Each worker owns one row of stats_rows[] and is the only writer of it,
  * so an increment is a relaxed load and store with no lock prefix. Threads
  * without a row (the listener, background tasks) add to the shared row
- * with an atomic add. Readers sum the rows; `stats reset` remembers the
- * sums as a baseline that later reports subtract.
+ * with an atomic add. The globals (gauges such as curr_items and bytes,
+ * and totals such as total_items) are kept the same way, so a store on
+ * one worker writes no cache line another worker writes. Readers sum the
+ * rows; `stats reset` remembers the sums as a baseline that later reports
+ * subtract.
  */
 #include <event2/event.h>
 #include <pthread.h>
@@ -40,6 +43,7 @@
 
 struct stats_row {
     uint64_t v[STATS_NCOUNTERS];
+    int64_t g[STATS_NGLOBALS];       /* this row's share of each global */
 } __attribute__((aligned(64)));
 
 static const char *const stats_counter_names[STATS_NCOUNTERS] = {
@@ -63,16 +67,15 @@ static const char *const stats_counter_names[STATS_NCOUNTERS] = {
     [STATS_ITEM_KEPT_REUSES] = "item_kept_reuses",
 };
 
-static struct stats_row *stats_rows;    /* nthreads worker rows + 1 shared */
+static struct stats_row *stats_rows;    /* one per worker */
 static int stats_nrows;
+static struct stats_row stats_shared;   /* threads without a row */
 static struct stats_row stats_baseline;
-static int64_t stats_globals[STATS_NGLOBALS];
-static int64_t stats_global_baseline[STATS_NGLOBALS];
 static pthread_mutex_t stats_reset_lock = PTHREAD_MUTEX_INITIALIZER;
 static __thread struct stats_row *stats_mine;
 
 void stats_init(int nthreads) {
-    stats_nrows = nthreads + 1;
+    stats_nrows = nthreads;
     stats_rows = calloc((size_t)stats_nrows, sizeof(struct stats_row));
     if (stats_rows == NULL) {
         fprintf(stderr, "mcds-server: out of memory for stats\n");
@@ -84,6 +87,7 @@ void stats_free(void) {
     detail_reset();
     free(stats_rows);
     stats_rows = NULL;
+    stats_nrows = 0;
 }
 
 void stats_thread_init(int index) {
@@ -97,16 +101,28 @@ void stats_add(enum stats_counter c, uint64_t n) {
         uint64_t v = __atomic_load_n(&row->v[c], __ATOMIC_RELAXED);
         __atomic_store_n(&row->v[c], v + n, __ATOMIC_RELAXED);
     } else {
-        __atomic_fetch_add(&stats_rows[stats_nrows - 1].v[c], n, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&stats_shared.v[c], n, __ATOMIC_RELAXED);
     }
 }
 
 void stats_global_add(enum stats_global g, int64_t n) {
-    __atomic_fetch_add(&stats_globals[g], n, __ATOMIC_RELAXED);
+    struct stats_row *row = stats_mine;
+
+    if (row != NULL) {
+        int64_t v = __atomic_load_n(&row->g[g], __ATOMIC_RELAXED);
+        __atomic_store_n(&row->g[g], v + n, __ATOMIC_RELAXED);
+    } else {
+        __atomic_fetch_add(&stats_shared.g[g], n, __ATOMIC_RELAXED);
+    }
 }
 
 static int64_t stats_global_raw(enum stats_global g) {
-    return __atomic_load_n(&stats_globals[g], __ATOMIC_RELAXED);
+    int64_t sum = __atomic_load_n(&stats_shared.g[g], __ATOMIC_RELAXED);
+    int i;
+
+    for (i = 0; i < stats_nrows; i++)
+        sum += __atomic_load_n(&stats_rows[i].g[g], __ATOMIC_RELAXED);
+    return sum;
 }
 
 /* Gauges (current values) are never reset; totals are. */
@@ -120,12 +136,12 @@ uint64_t stats_global_get(enum stats_global g) {
     int64_t v = stats_global_raw(g);
 
     if (!stats_global_is_gauge(g))
-        v -= __atomic_load_n(&stats_global_baseline[g], __ATOMIC_RELAXED);
+        v -= __atomic_load_n(&stats_baseline.g[g], __ATOMIC_RELAXED);
     return v < 0 ? 0 : (uint64_t)v;
 }
 
 static uint64_t stats_counter_raw(enum stats_counter c) {
-    uint64_t sum = 0;
+    uint64_t sum = __atomic_load_n(&stats_shared.v[c], __ATOMIC_RELAXED);
     int i;
 
     for (i = 0; i < stats_nrows; i++)
@@ -147,7 +163,7 @@ void stats_reset(void) {
     for (c = 0; c < STATS_NCOUNTERS; c++)
         __atomic_store_n(&stats_baseline.v[c], stats_counter_raw(c), __ATOMIC_RELAXED);
     for (c = 0; c < STATS_NGLOBALS; c++)
-        __atomic_store_n(&stats_global_baseline[c], stats_global_raw(c), __ATOMIC_RELAXED);
+        __atomic_store_n(&stats_baseline.g[c], stats_global_raw(c), __ATOMIC_RELAXED);
     pthread_mutex_unlock(&stats_reset_lock);
 }
 
