@@ -174,6 +174,7 @@ void conn_close(conn *c) {
     if (c->tls != NULL)
         tls_conn_free(c->tls);
     conn_names_close(c->name_token);
+    park_conn_closed(c);    /* before the socket closes: see park.h */
     close(c->fd);
     conn_release_output(c);
     if (c->nread.it != NULL)
@@ -182,7 +183,6 @@ void conn_close(conn *c) {
     meta_conn_free(c);
     dump_conn_free(c);
     watch_conn_closed(c);
-    park_conn_closed(c);
     kestrel_conn_closed(c);
     worker_forget(c->worker, c);
     if (c->rbuf != NULL)
@@ -387,6 +387,14 @@ static void conn_advance(conn *c, size_t w) {
         c->wseg++;
         c->wseg_off = 0;
     }
+}
+
+void conn_out_skip(conn *c, size_t n) {
+    if (n > c->out_bytes)
+        n = c->out_bytes;
+    c->out_bytes -= n;
+    c->out_sent = c->out_sent || n > 0;
+    conn_advance(c, n);
 }
 
 /* Writes queued output: 0 when done or the socket is full, -1 on error. */
@@ -763,6 +771,8 @@ static void conn_drive(conn *c) {
         conn_close(c);
         return;
     }
+    if (c->state == CONN_WAITING)
+        park_idle(c);
     conn_update_event(c, conn_events(c));
     if (yield)
         event_active(c->ev, EV_READ, 0);

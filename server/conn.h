@@ -172,6 +172,9 @@ void conn_out_item(conn *c, item *it, const char *ptr, size_t len);
 /* More output queued than a connection may hold: a command with a long
  * answer stops here and sets c->resume. */
 bool conn_out_full(const conn *c);
+/* Another thread wrote the first n bytes of the queued output to the
+ * socket (a blocking read's answer, park.h): they are dropped unsent. */
+void conn_out_skip(conn *c, size_t n);
 /* A mark is valid until output is written (c->out_sent set after it). */
 void conn_mark_out(conn *c, struct conn_mark *m);
 void conn_rollback(conn *c, const struct conn_mark *m);

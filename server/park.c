@@ -5,10 +5,17 @@
  *    wake only posts a call to the connection's worker (no lock, no
  *    allocation);
  *  - everything else (answer, timeout, hang-up, close) runs on that
- *    worker's thread, so the connection is never touched elsewhere;
- *  - a wait that was served is always answered or given back, never both.
+ *    worker's thread, so the connection is never touched elsewhere, with
+ *    one exception: the serving thread may write the answer to the socket
+ *    (park_direct_fd), never to the connection's buffers, and only while
+ *    the waiter is on the structure, under its lock;
+ *  - a wait that was served is always answered or given back, never both:
+ *    an answer written (even in part) by the serving thread is never
+ *    given back.
  */
 #include <event2/event.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include "park.h"
@@ -43,6 +50,42 @@ static void park_woken(void *arg) {
     evtimer_del(p->timer);
     p->refs--;              /* the wake's reference; c still holds one */
     park_finish(c, p);
+}
+
+void park_idle(conn *c) {
+    if (c->park != NULL && c->out_bytes == 0 && !c->held)
+        __atomic_store_n(&c->park->idle, 1, __ATOMIC_RELEASE);
+}
+
+/* Whether the kernel still holds bytes of the socket's earlier replies
+ * (unsent or not yet acknowledged): then the answer is left to the worker,
+ * so that the serving thread's one write is never cut short. */
+static bool park_socket_busy(int fd) {
+    int queued = 0;
+
+    return ioctl(fd, SIOCOUTQ, &queued) != 0 || queued != 0;
+}
+
+int park_direct_fd(struct park *p) {
+    char b;
+
+    if (p->fd < 0 || worker_is_current(p->worker) || !__atomic_load_n(&p->idle, __ATOMIC_ACQUIRE))
+        return -1;
+    if (park_socket_busy(p->fd) || recv(p->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 0)
+        return -1;
+    return p->fd;
+}
+
+void park_sent(struct park *p, size_t n) {
+    p->sent = n;
+    if (n > 0) {
+        stats_incr(STATS_PARK_WAKES_DIRECT);
+        stats_add(STATS_BYTES_WRITTEN, n);
+    }
+}
+
+void park_skip_sent(conn *c, struct park *p) {
+    conn_out_skip(c, p->sent);
 }
 
 bool park_peer_gone(const conn *c) {
@@ -84,6 +127,9 @@ bool park_init(struct park *p, conn *c, const struct park_ops *ops) {
     p->c = c;
     p->worker = c->worker;
     p->refs = 2;
+    p->fd = c->tls == NULL ? c->fd : -1;
+    p->idle = 0;
+    p->sent = 0;
     p->timer = evtimer_new(worker_base(c->worker), park_on_timeout, p);
     return p->timer != NULL;
 }

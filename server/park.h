@@ -10,6 +10,16 @@
  * Each structure embeds a struct park in its own waiter and supplies the
  * ops that know its waiter: take it off the structure, write what it got,
  * give back what it got when nobody can receive it, free it.
+ *
+ * Served from another thread, the answer would wait for the waiter's
+ * worker to wake up. So once that worker has written everything the
+ * connection had queued (park_idle), the serving thread may write the
+ * answer to the socket itself, under the structure's lock (park_direct_fd,
+ * park_sent): the worker's close takes the waiter off the structure under
+ * that lock before it closes the socket, so the socket is still this
+ * connection's while the waiter is on the structure. The posted wake then
+ * only ends the wait; the worker writes whatever part of the answer the
+ * socket did not take.
  */
 #ifndef MCDS_PARK_H
 #define MCDS_PARK_H
@@ -43,6 +53,9 @@ struct park {
     struct worker *worker;
     struct event *timer;
     int refs;                   /* the connection, the posted wake */
+    int fd;                     /* the socket, -1 with TLS */
+    int idle;                   /* atomic: nothing queued to write (park_idle) */
+    size_t sent;                /* answer bytes the serving thread wrote */
 };
 
 /* Prepares p for c: false (p unusable, nothing to undo) without memory. */
@@ -55,6 +68,21 @@ void park_start(struct park *p, uint64_t wait_ms);
 /* Called by the structure once the waiter is served (any thread, the
  * structure's lock may be held): posts the answer to c's worker. */
 void park_wake(struct park *p);
+
+/* c's worker: c waits with nothing left to write, so its answer may be
+ * written by the thread that serves it. */
+void park_idle(conn *c);
+/* The serving thread, under the structure's lock, after the structure put
+ * what p got in its waiter: the socket to write p's answer to, or -1 when
+ * the worker must (p's own worker serves it, TLS, output not yet written,
+ * or the client has closed its side). */
+int park_direct_fd(struct park *p);
+/* The serving thread wrote n bytes of p's answer (counted in
+ * park_wakes_direct and bytes_written). */
+void park_sent(struct park *p, size_t n);
+/* On c's worker, from the answer op: drops the bytes of the answer just
+ * queued that the serving thread wrote already. */
+void park_skip_sent(conn *c, struct park *p);
 
 /* Whether c's client closed its side (a read would see the end): what a
  * wait got then goes back rather than into an answer nobody reads. */

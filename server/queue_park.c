@@ -4,9 +4,14 @@
  * answer to the connection's worker (park_wake); the answer writes ITEM
  * lines (qpop) or a Kestrel VALUE line (taken for good, or the open read).
  * What a waiter got goes back uncounted if its connection went meanwhile.
+ * A qpop served on another thread than the waiter's worker is answered by
+ * that thread, on the socket (qpark_send, park.h).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
 
 #include "kestrel.h"
 #include "park.h"
@@ -35,13 +40,17 @@ static bool qpark_unwait(struct park *p) {
     return queue_unwait(store_queue_of(w->pin), &w->qw);
 }
 
+/* An answer the serving thread wrote, even in part, is not given back:
+ * its messages stay leased, as when the worker writes the answer and the
+ * client hangs up before reading it. */
 static void qpark_give_back(struct park *p) {
     struct qpark *w = qpark_of(p);
     int i;
 
     for (i = 0; i < w->qw.ngot; i++) {
         struct qreceipt r = { w->got[i].id, w->got[i].deliveries };
-        store_queue_unlease(w->pin, &r);
+        if (p->sent == 0)
+            store_queue_unlease(w->pin, &r);
         item_release(w->got[i].payload);
     }
     w->qw.ngot = 0;
@@ -51,7 +60,7 @@ static void qpark_answer(conn *c, struct park *p) {
     struct qpark *w = qpark_of(p);
     int i;
 
-    if (w->qw.ngot > 0 && park_peer_gone(c))
+    if (w->qw.ngot > 0 && p->sent == 0 && park_peer_gone(c))
         qpark_give_back(p);
     for (i = 0; i < w->qw.ngot; i++) {
         struct qdelivery *d = &w->got[i];
@@ -68,6 +77,7 @@ static void qpark_answer(conn *c, struct park *p) {
     }
     w->qw.ngot = 0;
     conn_out_reply(c, REPLY_END);
+    park_skip_sent(c, p);
 }
 
 static void qpark_release(struct park *p) {
@@ -84,10 +94,45 @@ static const struct park_ops qpark_ops = {
     .release = qpark_release,
 };
 
+/* The bytes qpark_answer would queue for a qpop, in one sendmsg on the
+ * serving thread: up to QPARK_DIRECT_MAX messages and QPARK_DIRECT_BYTES
+ * in all, else the worker answers. Under the queue lock. */
+#define QPARK_DIRECT_MAX 4
+#define QPARK_DIRECT_BYTES 4096
+
+static void qpark_send(struct qpark *w, int fd) {
+    char head[QPARK_DIRECT_MAX][QVERB_HEAD_MAX];
+    struct iovec iov[QPARK_DIRECT_MAX * 2 + 1];
+    struct msghdr m = { .msg_iov = iov };
+    size_t total = 0;
+    ssize_t r;
+    int i;
+
+    if (w->qw.ngot > QPARK_DIRECT_MAX)
+        return;
+    for (i = 0; i < w->qw.ngot; i++) {
+        item *it = w->got[i].payload;
+        iov[m.msg_iovlen++] = (struct iovec){ head[i], qverb_delivery_head(head[i], &w->got[i]) };
+        iov[m.msg_iovlen++] = (struct iovec){ item_value(it), it->nbytes };
+        total += iov[m.msg_iovlen - 2].iov_len + it->nbytes;
+    }
+    iov[m.msg_iovlen++] = (struct iovec){ (void *)reply_lines[REPLY_END].text, reply_lines[REPLY_END].len };
+    if (total > QPARK_DIRECT_BYTES)
+        return;
+    do
+        r = sendmsg(fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
+    while (r < 0 && errno == EINTR);
+    if (r > 0)
+        park_sent(&w->park, (size_t)r);
+}
+
 /* Runs under the queue lock, on the thread that served the wait. */
 static void qpark_on_wake(struct queue_waiter *qw) {
     struct qpark *w = qw->owner;
+    int fd;
 
+    if (w->mode == QPARK_POP && w->qw.ngot > 0 && (fd = park_direct_fd(&w->park)) >= 0)
+        qpark_send(w, fd);
     park_wake(&w->park);
 }
 

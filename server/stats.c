@@ -64,6 +64,7 @@ static const char *const stats_counter_names[STATS_NCOUNTERS] = {
     [STATS_CONN_YIELDS] = "conn_yields",
     [STATS_CONN_EVENT_CHANGES] = "conn_event_changes", [STATS_WORKER_NOTIFIES] = "worker_notifies",
     [STATS_PARK_WAKES] = "park_wakes", [STATS_PARK_WAKES_REMOTE] = "park_wakes_remote",
+    [STATS_PARK_WAKES_DIRECT] = "park_wakes_direct",
     [STATS_ITEM_KEPT_REUSES] = "item_kept_reuses",
 };
 
@@ -341,7 +342,7 @@ void stats_general(stats_emit_fn emit, void *ctx) {
     stats_ctree(emit, ctx);
     persist_stats(emit, ctx);
     stats_emit_counters(emit, ctx, STATS_CONN_EVENT_CHANGES, STATS_WORKER_NOTIFIES);
-    stats_emit_counters(emit, ctx, STATS_PARK_WAKES, STATS_PARK_WAKES_REMOTE);
+    stats_emit_counters(emit, ctx, STATS_PARK_WAKES, STATS_PARK_WAKES_DIRECT);
     stats_emit_u64(emit, ctx, "item_kept_bytes", item_cache_bytes());
     stats_emit_counters(emit, ctx, STATS_ITEM_KEPT_REUSES, STATS_ITEM_KEPT_REUSES);
 }

@@ -92,12 +92,18 @@ static void qverb_out_pushed(conn *c, uint64_t id) {
 
 /* "ITEM <id> <flags> <bytes> <deliveries>\r\n<data>\r\n"; takes the
  * delivery's payload reference. */
+size_t qverb_delivery_head(char *buf, const struct qdelivery *d) {
+    const item *it = d->payload;
+
+    return (size_t)sprintf(buf, "ITEM %llu %u %u %u\r\n", (unsigned long long)d->id,
+                           it->flags, it->nbytes - 2, d->deliveries);
+}
+
 void qverb_out_delivery(conn *c, struct qdelivery *d) {
     item *it = d->payload;
-    char *p = conn_out_reserve(c, 96);
+    char *p = conn_out_reserve(c, QVERB_HEAD_MAX);
 
-    conn_out_commit(c, (size_t)sprintf(p, "ITEM %llu %u %u %u\r\n", (unsigned long long)d->id,
-                                       it->flags, it->nbytes - 2, d->deliveries));
+    conn_out_commit(c, qverb_delivery_head(p, d));
     conn_out_item(c, it, item_value(it), it->nbytes);
 }
 

@@ -27,6 +27,9 @@ enum conn_parse_result qverb_purge(conn *c, struct cmd_line *l);
 /* "ITEM <id> <flags> <bytes> <deliveries>\r\n<data>\r\n"; takes over the
  * delivery's payload reference. */
 void qverb_out_delivery(conn *c, struct qdelivery *d);
+#define QVERB_HEAD_MAX 96
+/* The delivery's ITEM line into buf (QVERB_HEAD_MAX bytes); its length. */
+size_t qverb_delivery_head(char *buf, const struct qdelivery *d);
 /* A receipt "<id>" or "<id>:<delivery>" (delivery 1 to 2^32-1). */
 bool qverb_parse_receipt(const char *s, struct qreceipt *r);
 /* The queue under the line's key (token 1), pinned (with create, made if
