@@ -38,7 +38,7 @@
 #include "stats.h"
 #include "worker.h"
 
-#define WORKER_SLICE_US 100
+#define WORKER_SLICE_US 50
 
 /* An accepted socket on its way to a worker. */
 struct worker_newconn {
