@@ -43,7 +43,7 @@
 
 struct stats_row {
     uint64_t v[STATS_NCOUNTERS];
-    int64_t g[STATS_NGLOBALS];       /* this row's share of each global */
+    uint64_t g[STATS_NGLOBALS];      /* this row's share of each global */
 } __attribute__((aligned(64)));
 
 static const char *const stats_counter_names[STATS_NCOUNTERS] = {
@@ -95,35 +95,35 @@ void stats_thread_init(int index) {
     stats_mine = &stats_rows[index];
 }
 
+/* Adds n to the calling thread's own slot with a plain load and store, or
+ * (mine NULL: a thread without a row) to the shared row's atomically. A
+ * gauge's negative step is added as its two's complement. */
+static inline void stats_slot_add(uint64_t *mine, uint64_t *shared, uint64_t n) {
+    if (mine != NULL)
+        __atomic_store_n(mine, __atomic_load_n(mine, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+    else
+        __atomic_fetch_add(shared, n, __ATOMIC_RELAXED);
+}
+
 void stats_add(enum stats_counter c, uint64_t n) {
     struct stats_row *row = stats_mine;
 
-    if (row != NULL) {
-        uint64_t v = __atomic_load_n(&row->v[c], __ATOMIC_RELAXED);
-        __atomic_store_n(&row->v[c], v + n, __ATOMIC_RELAXED);
-    } else {
-        __atomic_fetch_add(&stats_shared.v[c], n, __ATOMIC_RELAXED);
-    }
+    stats_slot_add(row != NULL ? &row->v[c] : NULL, &stats_shared.v[c], n);
 }
 
 void stats_global_add(enum stats_global g, int64_t n) {
     struct stats_row *row = stats_mine;
 
-    if (row != NULL) {
-        int64_t v = __atomic_load_n(&row->g[g], __ATOMIC_RELAXED);
-        __atomic_store_n(&row->g[g], v + n, __ATOMIC_RELAXED);
-    } else {
-        __atomic_fetch_add(&stats_shared.g[g], n, __ATOMIC_RELAXED);
-    }
+    stats_slot_add(row != NULL ? &row->g[g] : NULL, &stats_shared.g[g], (uint64_t)n);
 }
 
 static int64_t stats_global_raw(enum stats_global g) {
-    int64_t sum = __atomic_load_n(&stats_shared.g[g], __ATOMIC_RELAXED);
+    uint64_t sum = __atomic_load_n(&stats_shared.g[g], __ATOMIC_RELAXED);
     int i;
 
     for (i = 0; i < stats_nrows; i++)
         sum += __atomic_load_n(&stats_rows[i].g[g], __ATOMIC_RELAXED);
-    return sum;
+    return (int64_t)sum;
 }
 
 /* Gauges (current values) are never reset; totals are. */
@@ -137,7 +137,7 @@ uint64_t stats_global_get(enum stats_global g) {
     int64_t v = stats_global_raw(g);
 
     if (!stats_global_is_gauge(g))
-        v -= __atomic_load_n(&stats_baseline.g[g], __ATOMIC_RELAXED);
+        v -= (int64_t)__atomic_load_n(&stats_baseline.g[g], __ATOMIC_RELAXED);
     return v < 0 ? 0 : (uint64_t)v;
 }
 
@@ -164,7 +164,7 @@ void stats_reset(void) {
     for (c = 0; c < STATS_NCOUNTERS; c++)
         __atomic_store_n(&stats_baseline.v[c], stats_counter_raw(c), __ATOMIC_RELAXED);
     for (c = 0; c < STATS_NGLOBALS; c++)
-        __atomic_store_n(&stats_baseline.g[c], stats_global_raw(c), __ATOMIC_RELAXED);
+        __atomic_store_n(&stats_baseline.g[c], (uint64_t)stats_global_raw(c), __ATOMIC_RELAXED);
     pthread_mutex_unlock(&stats_reset_lock);
 }
 
