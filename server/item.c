@@ -30,7 +30,9 @@ static struct item_slot item_slots[ITEM_SLOTS];
 static int item_nslots;        /* slots in use: highest worker index + 1 */
 static __thread struct item_slot *item_mine;
 static size_t item_limit;
-static uint64_t item_cas_counter __attribute__((aligned(64)));
+static struct {
+    uint64_t next;              /* the last CAS handed out */
+} __attribute__((aligned(64))) item_cas_counter;   /* a cache line of its own */
 static void (*item_free_hooks[ITEM_NTYPES])(item *it);
 static void (*item_cas_block_hook)(uint64_t upto);
 
@@ -39,7 +41,7 @@ void item_init(size_t limit_bytes) {
     item_shared.used = 0;
     item_nslots = 0;
     item_limit = limit_bytes;
-    item_cas_counter = 0;
+    item_cas_counter.next = 0;
 }
 
 void item_thread_init(int index) {
@@ -142,7 +144,7 @@ void item_free_block(void *blk) {
 }
 
 uint64_t item_next_cas(void) {
-    uint64_t v = __atomic_add_fetch(&item_cas_counter, 1, __ATOMIC_RELAXED);
+    uint64_t v = __atomic_add_fetch(&item_cas_counter.next, 1, __ATOMIC_RELAXED);
 
     if ((v & (ITEM_CAS_BLOCK - 1)) == 0 && item_cas_block_hook != NULL)
         item_cas_block_hook(v + ITEM_CAS_BLOCK);
@@ -150,9 +152,9 @@ uint64_t item_next_cas(void) {
 }
 
 void item_cas_floor(uint64_t v) {
-    uint64_t cur = __atomic_load_n(&item_cas_counter, __ATOMIC_RELAXED);
+    uint64_t cur = __atomic_load_n(&item_cas_counter.next, __ATOMIC_RELAXED);
 
-    while (cur < v && !__atomic_compare_exchange_n(&item_cas_counter, &cur, v, false,
+    while (cur < v && !__atomic_compare_exchange_n(&item_cas_counter.next, &cur, v, false,
                                                    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
         ;
 }
@@ -162,7 +164,7 @@ void item_on_cas_block(void (*fn)(uint64_t upto)) {
 }
 
 uint64_t item_peek_cas(void) {
-    return __atomic_load_n(&item_cas_counter, __ATOMIC_RELAXED);
+    return __atomic_load_n(&item_cas_counter.next, __ATOMIC_RELAXED);
 }
 
 size_t item_mem_used(void) {

@@ -90,8 +90,6 @@ static void qverb_out_pushed(conn *c, uint64_t id) {
     conn_out_commit(c, (size_t)sprintf(p, "PUSHED %llu\r\n", (unsigned long long)id));
 }
 
-/* "ITEM <id> <flags> <bytes> <deliveries>\r\n<data>\r\n"; takes the
- * delivery's payload reference. */
 size_t qverb_delivery_head(char *buf, const struct qdelivery *d) {
     const item *it = d->payload;
 
@@ -99,6 +97,8 @@ size_t qverb_delivery_head(char *buf, const struct qdelivery *d) {
                            it->flags, it->nbytes - 2, d->deliveries);
 }
 
+/* "ITEM <id> <flags> <bytes> <deliveries>\r\n<data>\r\n"; takes the
+ * delivery's payload reference. */
 void qverb_out_delivery(conn *c, struct qdelivery *d) {
     item *it = d->payload;
     char *p = conn_out_reserve(c, QVERB_HEAD_MAX);
