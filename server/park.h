@@ -74,8 +74,9 @@ void park_wake(struct park *p);
 void park_idle(conn *c);
 /* The serving thread, under the structure's lock, after the structure put
  * what p got in its waiter: the socket to write p's answer to, or -1 when
- * the worker must (p's own worker serves it, TLS, output not yet written,
- * or the client has closed its side). */
+ * the worker must (p's own worker serves it, TLS, output not yet written
+ * by the worker or not yet acknowledged by the client's kernel, or the
+ * client has closed its side). */
 int park_direct_fd(struct park *p);
 /* The serving thread wrote n bytes of p's answer (counted in
  * park_wakes_direct and bytes_written). */
