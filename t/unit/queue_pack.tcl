@@ -70,6 +70,26 @@ start_server {tags {queue mcds-only}} {
         assert_range [expr {$after - $before}] -100000000 16384 "after the acks"
     }
 
+    test {the arrays of a queue's heaps are counted under -m, and given back after a burst} {
+        # The delayed heap's array doubles from 16,384 pointers to 32,768
+        # (128 KB more) with the 16,385th delayed message.
+        set before [qk_malloced $fd]
+        set req {}
+        for {set i 0} {$i < 16384} {incr i} {
+            set v [format d%05d $i]
+            append req "qpush heaparr 0 1000 6\r\n$v\r\n"
+        }
+        set r [mc_exchange $fd $req]
+        assert_equal [regexp -all {PUSHED \d+\r\n} $r] 16384
+        set full [qk_malloced $fd]
+        assert_match "PUSHED *" [mc_exchange $fd "qpush heaparr 0 1000 6\r\nd16384\r\n"]
+        set grown [qk_malloced $fd]
+        assert_equal [mc_exchange $fd "qpurge heaparr\r\n"] "PURGED 16385\r\n"
+        set purged [qk_malloced $fd]
+        assert_range [expr {$grown - $full}] 131072 1000000 "the 16,385th message"
+        assert_range [expr {$purged - $before}] -100000000 16384 "purged"
+    }
+
     test {queue pack: FIFO at the default priority, mixed with other priorities, delays and releases} {
         set a [qk_push_many $fd pk1 30 a]
         set hi [q_push $fd pk1 hi 0 0 5]
