@@ -2,11 +2,18 @@
  * qheap: array-backed binary heap with position tracking. qheap_first
  * walks the k smallest in order with a small side heap of indices, so a
  * peek of k items costs O(k log k), not a sort of the whole queue.
+ *
+ * The array is counted under -m (item_mem_charge) for as long as it is
+ * held: it grows by doubling, halves once a quarter or less of it is used
+ * (qheap_fit, called by the queue where no room is reserved), and is
+ * given back whole by qheap_free.
  */
 #include <stdlib.h>
 
 #include "qheap.h"
 #include "queue.h"
+
+#define QHEAP_MIN 16        /* the smallest array, in messages */
 
 void qheap_init(struct qheap *h, int (*less)(const struct qmsg *, const struct qmsg *), size_t pos_off) {
     h->v = NULL;
@@ -20,6 +27,7 @@ static uint32_t *qheap_pos(const struct qheap *h, struct qmsg *m) {
 }
 
 void qheap_free(struct qheap *h) {
+    item_mem_charge(-(long)(h->cap * sizeof(*h->v)));
     free(h->v);
     h->v = NULL;
     h->n = h->cap = 0;
@@ -61,7 +69,7 @@ static void qheap_down(struct qheap *h, size_t i) {
 }
 
 int qheap_reserve(struct qheap *h, size_t n) {
-    size_t cap = h->cap ? h->cap : 16;
+    size_t cap = h->cap ? h->cap : QHEAP_MIN;
     struct qmsg **v;
 
     if (n <= h->cap)
@@ -73,9 +81,23 @@ int qheap_reserve(struct qheap *h, size_t n) {
     v = realloc(h->v, cap * sizeof(*v));
     if (v == NULL)
         return -1;
+    item_mem_charge((long)((cap - h->cap) * sizeof(*v)));
     h->v = v;
     h->cap = cap;
     return 0;
+}
+
+void qheap_fit(struct qheap *h, size_t keep) {
+    size_t cap = h->cap;
+    struct qmsg **v;
+
+    while (cap > QHEAP_MIN && h->n + keep <= cap / 4)
+        cap /= 2;
+    if (cap == h->cap || (v = realloc(h->v, cap * sizeof(*v))) == NULL)
+        return;     /* a failed shrink leaves the larger array */
+    item_mem_charge(-(long)((h->cap - cap) * sizeof(*v)));
+    h->v = v;
+    h->cap = cap;
 }
 
 int qheap_push(struct qheap *h, struct qmsg *m) {

@@ -24,6 +24,11 @@ void qheap_init(struct qheap *h, int (*less)(const struct qmsg *, const struct q
 void qheap_free(struct qheap *h);
 /* Room for n messages without growing: 0, or -1 when it cannot grow. */
 int qheap_reserve(struct qheap *h, size_t n);
+/* Gives back spare room: while its messages and the keep more the caller
+ * has promised room for fill a quarter of the array or less, the array
+ * halves, down to 16 messages (a busy queue going from 0 to 1 and back
+ * never reallocates). Only where no other room is reserved. */
+void qheap_fit(struct qheap *h, size_t keep);
 /* 0, or -1 when the array cannot grow. */
 int qheap_push(struct qheap *h, struct qmsg *m);
 struct qmsg *qheap_top(const struct qheap *h);

@@ -670,9 +670,21 @@ void queue_lock(struct queue *q, uint64_t now, struct queue_dead_list *dl) {
     queue_catch_up(q, now, dl);
 }
 
+/* Gives back the heaps' spare room once a burst has gone. At the end of
+ * an operation no room is reserved but the room q keeps for messages out
+ * on a move (ready) and for dead letters being placed (buried). q locked. */
+static void queue_heaps_fit(struct queue *q) {
+    qheap_fit(&q->ready, q->move_reserved);
+    qheap_fit(&q->ready_age, q->move_reserved);
+    qheap_fit(&q->delayed, 0);
+    qheap_fit(&q->inflight, 0);
+    qheap_fit(&q->buried, q->bury_reserved);
+}
+
 void queue_unlock(struct queue *q, struct queue_dead_list *dl) {
     queue_serve(q);
     queue_update_due(q);
+    queue_heaps_fit(q);
     pthread_mutex_unlock(&q->lock);
     if (dl->n > 0)
         queue_bury(q, dl);
@@ -1223,6 +1235,7 @@ uint64_t queue_purge(struct queue *q) {
     q->counts.purged += n;
     qlog_purge(q);
     queue_update_due(q);
+    queue_heaps_fit(q);
     pthread_mutex_unlock(&q->lock);
     return n;
 }
