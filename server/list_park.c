@@ -4,7 +4,9 @@
  * the connection's worker (park_wake); the answer writes VALUE lines.
  * What a waiter took goes back to its end of the list if its connection
  * went meanwhile, or if its client is seen to have hung up when the answer
- * is about to be written (a hang-up not yet read).
+ * is about to be written (a hang-up not yet read). A pop served on another
+ * thread than the waiter's worker is answered by that thread, on the
+ * socket (lpark_send, park.h); what it wrote is never given back.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +40,7 @@ static void lpark_answer(conn *c, struct park *p) {
     const char *v;
     int i;
 
-    if (w->lw.ngot > 0 && park_peer_gone(c))
+    if (w->lw.ngot > 0 && p->sent == 0 && park_peer_gone(c))
         list_give_back(store_list_of(w->pin), &w->lw);
     for (i = 0; i < w->lw.ngot; i++) {
         off = list_unpack(w->lw.got, off, &v, &n);
@@ -48,12 +50,19 @@ static void lpark_answer(conn *c, struct park *p) {
     w->lw.got = NULL;
     w->lw.ngot = 0;
     conn_out_reply(c, REPLY_END);
+    park_skip_sent(c, p);
 }
 
 static void lpark_give_back(struct park *p) {
     struct lpark *w = lpark_of(p);
 
-    list_give_back(store_list_of(w->pin), &w->lw);
+    if (p->sent == 0) {
+        list_give_back(store_list_of(w->pin), &w->lw);
+        return;
+    }
+    free(w->lw.got);            /* written to the client: not given back */
+    w->lw.got = NULL;
+    w->lw.ngot = 0;
 }
 
 static void lpark_release(struct park *p) {
@@ -71,10 +80,35 @@ static const struct park_ops lpark_ops = {
     .release = lpark_release,
 };
 
+/* The bytes lpark_answer would queue, written by the serving thread
+ * (park_send) when they are few enough. Under the list lock. */
+static void lpark_send(struct lpark *w, int fd) {
+    char head[PARK_DIRECT_MAX][LVERB_HEAD_MAX];
+    struct iovec iov[PARK_DIRECT_MAX * 3 + 1];
+    size_t off = 0, total = reply_lines[REPLY_END].len, len;
+    const char *v;
+    int i, n = 0;
+
+    if (w->lw.ngot > PARK_DIRECT_MAX)
+        return;
+    for (i = 0; i < w->lw.ngot; i++) {
+        off = list_unpack(w->lw.got, off, &v, &len);
+        iov[n++] = (struct iovec){ head[i], lverb_value_head(head[i], w->key, w->nkey, len) };
+        iov[n++] = (struct iovec){ (void *)v, len };
+        iov[n++] = (struct iovec){ "\r\n", 2 };
+        total += iov[n - 3].iov_len + len + 2;
+    }
+    iov[n++] = (struct iovec){ (void *)reply_lines[REPLY_END].text, reply_lines[REPLY_END].len };
+    park_send(&w->park, fd, iov, n, total);
+}
+
 /* Runs under the list lock, on the thread that served the wait. */
 static void lpark_on_wake(struct list_waiter *lw) {
     struct lpark *w = lw->owner;
+    int fd;
 
+    if (w->lw.ngot > 0 && (fd = park_direct_fd(&w->park)) >= 0)
+        lpark_send(w, fd);
     park_wake(&w->park);
 }
 

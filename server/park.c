@@ -13,6 +13,7 @@
  *    an answer written (even in part) by the serving thread is never
  *    given back.
  */
+#include <errno.h>
 #include <event2/event.h>
 #include <linux/sockios.h>
 #include <sys/ioctl.h>
@@ -76,12 +77,20 @@ int park_direct_fd(struct park *p) {
     return p->fd;
 }
 
-void park_sent(struct park *p, size_t n) {
-    p->sent = n;
-    if (n > 0) {
-        stats_incr(STATS_PARK_WAKES_DIRECT);
-        stats_add(STATS_BYTES_WRITTEN, n);
-    }
+void park_send(struct park *p, int fd, struct iovec *iov, int n, size_t total) {
+    struct msghdr m = { .msg_iov = iov, .msg_iovlen = (size_t)n };
+    ssize_t r;
+
+    if (total > PARK_DIRECT_BYTES)
+        return;
+    do
+        r = sendmsg(fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
+    while (r < 0 && errno == EINTR);
+    if (r <= 0)
+        return;
+    p->sent = (size_t)r;
+    stats_incr(STATS_PARK_WAKES_DIRECT);
+    stats_add(STATS_BYTES_WRITTEN, (uint64_t)r);
 }
 
 void park_skip_sent(conn *c, struct park *p) {

@@ -15,7 +15,7 @@
  * worker to wake up. So once that worker has written everything the
  * connection had queued (park_idle), the serving thread may write the
  * answer to the socket itself, under the structure's lock (park_direct_fd,
- * park_sent): the worker's close takes the waiter off the structure under
+ * park_send): the worker's close takes the waiter off the structure under
  * that lock before it closes the socket, so the socket is still this
  * connection's while the waiter is on the structure. The posted wake then
  * only ends the wait; the worker writes whatever part of the answer the
@@ -26,6 +26,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #include "conn.h"
 #include "worker.h"
@@ -78,9 +79,13 @@ void park_idle(conn *c);
  * by the worker or not yet acknowledged by the client's kernel, or the
  * client has closed its side). */
 int park_direct_fd(struct park *p);
-/* The serving thread wrote n bytes of p's answer (counted in
- * park_wakes_direct and bytes_written). */
-void park_sent(struct park *p, size_t n);
+#define PARK_DIRECT_MAX 4        /* messages or elements in one answer */
+#define PARK_DIRECT_BYTES 4096   /* bytes in one answer */
+/* The serving thread writes p's answer, iov[0..n) (total bytes, at most
+ * PARK_DIRECT_BYTES, else nothing is written) to fd, in one sendmsg;
+ * what the socket took is counted in park_wakes_direct and
+ * bytes_written, and dropped from the worker's answer (park_skip_sent). */
+void park_send(struct park *p, int fd, struct iovec *iov, int n, size_t total);
 /* On c's worker, from the answer op: drops the bytes of the answer just
  * queued that the serving thread wrote already. */
 void park_skip_sent(conn *c, struct park *p);

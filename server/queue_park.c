@@ -7,11 +7,8 @@
  * A qpop served on another thread than the waiter's worker is answered by
  * that thread, on the socket (qpark_send, park.h).
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/uio.h>
 
 #include "kestrel.h"
 #include "park.h"
@@ -94,36 +91,24 @@ static const struct park_ops qpark_ops = {
     .release = qpark_release,
 };
 
-/* The bytes qpark_answer would queue for a qpop, in one sendmsg on the
- * serving thread: up to QPARK_DIRECT_MAX messages and QPARK_DIRECT_BYTES
- * in all, else the worker answers. Under the queue lock. */
-#define QPARK_DIRECT_MAX 4
-#define QPARK_DIRECT_BYTES 4096
-
+/* The bytes qpark_answer would queue for a qpop, written by the serving
+ * thread (park_send) when they are few enough. Under the queue lock. */
 static void qpark_send(struct qpark *w, int fd) {
-    char head[QPARK_DIRECT_MAX][QVERB_HEAD_MAX];
-    struct iovec iov[QPARK_DIRECT_MAX * 2 + 1];
-    struct msghdr m = { .msg_iov = iov };
-    size_t total = 0;
-    ssize_t r;
-    int i;
+    char head[PARK_DIRECT_MAX][QVERB_HEAD_MAX];
+    struct iovec iov[PARK_DIRECT_MAX * 2 + 1];
+    size_t total = reply_lines[REPLY_END].len;
+    int i, n = 0;
 
-    if (w->qw.ngot > QPARK_DIRECT_MAX)
+    if (w->qw.ngot > PARK_DIRECT_MAX)
         return;
     for (i = 0; i < w->qw.ngot; i++) {
         item *it = w->got[i].payload;
-        iov[m.msg_iovlen++] = (struct iovec){ head[i], qverb_delivery_head(head[i], &w->got[i]) };
-        iov[m.msg_iovlen++] = (struct iovec){ item_value(it), it->nbytes };
-        total += iov[m.msg_iovlen - 2].iov_len + it->nbytes;
+        iov[n++] = (struct iovec){ head[i], qverb_delivery_head(head[i], &w->got[i]) };
+        iov[n++] = (struct iovec){ item_value(it), it->nbytes };
+        total += iov[n - 2].iov_len + it->nbytes;
     }
-    iov[m.msg_iovlen++] = (struct iovec){ (void *)reply_lines[REPLY_END].text, reply_lines[REPLY_END].len };
-    if (total > QPARK_DIRECT_BYTES)
-        return;
-    do
-        r = sendmsg(fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
-    while (r < 0 && errno == EINTR);
-    if (r > 0)
-        park_sent(&w->park, (size_t)r);
+    iov[n++] = (struct iovec){ (void *)reply_lines[REPLY_END].text, reply_lines[REPLY_END].len };
+    park_send(&w->park, fd, iov, n, total);
 }
 
 /* Runs under the queue lock, on the thread that served the wait. */

@@ -79,13 +79,17 @@ static void lverb_result(conn *c, enum list_result r, uint64_t n) {
 
 /* ---- elements out ---- */
 
+size_t lverb_value_head(char *buf, const char *key, size_t nkey, size_t n) {
+    memcpy(buf, "VALUE ", 6);
+    memcpy(buf + 6, key, nkey);
+    return 6 + nkey + (size_t)sprintf(buf + 6 + nkey, " 0 %zu\r\n", n);
+}
+
 void lverb_out_value(conn *c, const char *key, size_t nkey, const char *p, size_t n) {
-    char *h = conn_out_reserve(c, nkey + 40);
+    char *h = conn_out_reserve(c, LVERB_HEAD_MAX);
     size_t k;
 
-    memcpy(h, "VALUE ", 6);
-    memcpy(h + 6, key, nkey);
-    conn_out_commit(c, 6 + nkey + (size_t)sprintf(h + 6 + nkey, " 0 %zu\r\n", n));
+    conn_out_commit(c, lverb_value_head(h, key, nkey, n));
     for (; n > 0; p += k, n -= k) {
         k = n < 16384 ? n : 16384;
         conn_out(c, p, k);

@@ -28,5 +28,8 @@ enum conn_parse_result lverb_exists(conn *c, struct cmd_line *t);
 
 /* "VALUE <key> 0 <n>\r\n<p>\r\n". */
 void lverb_out_value(conn *c, const char *key, size_t nkey, const char *p, size_t n);
+#define LVERB_HEAD_MAX (ITEM_KEY_MAX + 40)
+/* "VALUE <key> 0 <n>\r\n" into buf (LVERB_HEAD_MAX bytes); its length. */
+size_t lverb_value_head(char *buf, const char *key, size_t nkey, size_t n);
 
 #endif

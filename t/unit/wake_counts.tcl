@@ -54,7 +54,36 @@ start_server {tags {queue mcds-only} args {-t 2}} {
         assert_equal [mc_exchange $c1 "rpush wk4 1\r\nx\r\n"] "1\r\n"
         assert_equal [mc_exchange $c2 ""] [l_vals wk4 x]
         wake_delta $before [wake_counts $c1]
-    } {1 1 0}
+    } {1 1 1}
+
+    test {a list pop answered directly comes before what the waiter pipelined after it} {
+        set before [wake_counts $c1]
+        mc_send $c1 "version\r\n"
+        set version "[mc_readline $c1]\r\n"
+        mc_send $c2 "lpop wk8 3 wait=100\r\nversion\r\n"
+        l_waiters $c1 1
+        assert_equal [mc_exchange $c1 "rpush wk8 2 2\r\nab\r\ncd\r\n"] "2\r\n"
+        set want "[l_vals wk8 {ab cd}]$version"
+        list [string equal [mc_read_bytes $c2 [string length $want]] $want] \
+            [wake_delta $before [wake_counts $c1]]
+    } {1 {1 1 1}}
+
+    test {a list pop answered directly, then the client hangs up: nothing goes back} {
+        # c5 lands on c2's worker; c6 only keeps the turns as the later
+        # tests expect them.
+        set c5 [mc_connect]
+        set c6 [mc_connect]
+        close $c6
+        set before [wake_counts $c1]
+        mc_send $c5 "lpop wk9 wait=100\r\n"
+        l_waiters $c1 1
+        assert_equal [mc_exchange $c1 "rpush wk9 4\r\nonly\r\n"] "1\r\n"
+        assert_equal [mc_exchange $c5 ""] [l_vals wk9 only]
+        set open [mc_stat $c1 curr_connections]
+        close $c5
+        wait_for {[mc_stat $c1 curr_connections] < $open} 100 20
+        list [wake_delta $before [wake_counts $c1]] [mc_exchange $c1 "llen wk9\r\n"]
+    } [list {1 1 1} "0\r\n"]
 
     test {an answer written directly comes before the replies of what the waiter pipelined after it} {
         set before [wake_counts $c1]
