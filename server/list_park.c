@@ -40,7 +40,7 @@ static void lpark_answer(conn *c, struct park *p) {
     const char *v;
     int i;
 
-    if (w->lw.ngot > 0 && p->sent == 0 && park_peer_gone(c))
+    if (w->lw.ngot > 0 && park_undelivered(c, p))
         list_give_back(store_list_of(w->pin), &w->lw);
     for (i = 0; i < w->lw.ngot; i++) {
         off = list_unpack(w->lw.got, off, &v, &n);

@@ -10,8 +10,9 @@
  *    (park_direct_fd), never to the connection's buffers, and only while
  *    the waiter is on the structure, under its lock;
  *  - a wait that was served is always answered or given back, never both:
- *    an answer written (even in part) by the serving thread is never
- *    given back.
+ *    an answer written (even in part) by the serving thread is given back
+ *    only if the client refused it with a reset (it had closed before the
+ *    answer came), and then counts as never written.
  */
 #include <errno.h>
 #include <event2/event.h>
@@ -67,12 +68,32 @@ static bool park_socket_busy(int fd) {
     return ioctl(fd, SIOCOUTQ, &queued) != 0 || queued != 0;
 }
 
-int park_direct_fd(struct park *p) {
+/* A peek at the socket: 0 at the end (the client closed its side), -1
+ * with errno, or 1. */
+static ssize_t park_peek(int fd) {
     char b;
 
+    return recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+}
+
+/* Whether the client has closed its side, or reset the connection. */
+static bool park_fd_gone(int fd) {
+    ssize_t r = park_peek(fd);
+
+    return r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
+/* Whether the connection was reset: a client that closed its socket
+ * before reading all that was sent to it (or before it came) answers the
+ * bytes with a reset, one that read them all and then closed does not. */
+static bool park_fd_reset(int fd) {
+    return park_peek(fd) < 0 && (errno == ECONNRESET || errno == EPIPE);
+}
+
+int park_direct_fd(struct park *p) {
     if (p->fd < 0 || worker_is_current(p->worker) || !__atomic_load_n(&p->idle, __ATOMIC_ACQUIRE))
         return -1;
-    if (park_socket_busy(p->fd) || recv(p->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 0)
+    if (park_socket_busy(p->fd) || park_fd_gone(p->fd))
         return -1;
     return p->fd;
 }
@@ -86,11 +107,17 @@ void park_send(struct park *p, int fd, struct iovec *iov, int n, size_t total) {
     do
         r = sendmsg(fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
     while (r < 0 && errno == EINTR);
-    if (r <= 0)
-        return;
+    if (r <= 0 || park_fd_reset(fd))
+        return;     /* refused by a client already gone: as if never written */
     p->sent = (size_t)r;
     stats_incr(STATS_PARK_WAKES_DIRECT);
     stats_add(STATS_BYTES_WRITTEN, (uint64_t)r);
+}
+
+bool park_undelivered(conn *c, struct park *p) {
+    if (p->sent > 0 && park_fd_reset(c->fd))
+        p->sent = 0;
+    return p->sent == 0 && park_peer_gone(c);
 }
 
 void park_skip_sent(conn *c, struct park *p) {
@@ -98,9 +125,7 @@ void park_skip_sent(conn *c, struct park *p) {
 }
 
 bool park_peer_gone(const conn *c) {
-    char b;
-
-    return c->eof || recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+    return c->eof || park_fd_gone(c->fd);
 }
 
 /* Counts the wake (park_wakes), and those that cross to another thread
@@ -182,6 +207,8 @@ void park_conn_closed(conn *c) {
     evtimer_del(p->timer);
     if (p->ops->unwait(p))
         p->refs--;
+    else if (p->sent > 0 && park_fd_reset(c->fd))
+        p->sent = 0;        /* never read: the wake gives it back */
     p->c = NULL;
     c->park = NULL;
     park_put(p);

@@ -84,14 +84,27 @@ int park_direct_fd(struct park *p);
 /* The serving thread writes p's answer, iov[0..n) (total bytes, at most
  * PARK_DIRECT_BYTES, else nothing is written) to fd, in one sendmsg;
  * what the socket took is counted in park_wakes_direct and
- * bytes_written, and dropped from the worker's answer (park_skip_sent). */
+ * bytes_written, and dropped from the worker's answer (park_skip_sent).
+ * If the client refuses the bytes with a reset (it had closed before they
+ * came), the answer counts as never written and the worker gives back
+ * what the wait got, as it would have; so does the worker if it sees that
+ * reset later (park_undelivered, or when it closes the connection). A
+ * client that read the answer and then closed sends no reset: its
+ * messages stay leased, as with an answer the worker wrote. */
 void park_send(struct park *p, int fd, struct iovec *iov, int n, size_t total);
+/* On c's worker, from the answer op: whether what the wait got never
+ * reached the client, so that it goes back. Nothing was written and the
+ * client is gone (park_peer_gone), or what the serving thread wrote was
+ * refused with a reset (the client had closed before it came), which then
+ * counts as never written. */
+bool park_undelivered(conn *c, struct park *p);
 /* On c's worker, from the answer op: drops the bytes of the answer just
  * queued that the serving thread wrote already. */
 void park_skip_sent(conn *c, struct park *p);
 
-/* Whether c's client closed its side (a read would see the end): what a
- * wait got then goes back rather than into an answer nobody reads. */
+/* Whether c's client closed its side (a read would see the end) or reset
+ * the connection: what a wait got then goes back rather than into an
+ * answer nobody reads. */
 bool park_peer_gone(const conn *c);
 /* The client hung up while parked: ends the wait now with its empty answer,
  * without resuming c. False when the answer is already on its way. */

@@ -37,9 +37,9 @@ static bool qpark_unwait(struct park *p) {
     return queue_unwait(store_queue_of(w->pin), &w->qw);
 }
 
-/* An answer the serving thread wrote, even in part, is not given back:
- * its messages stay leased, as when the worker writes the answer and the
- * client hangs up before reading it. */
+/* An answer the serving thread wrote (p->sent, reset to 0 when the
+ * client refused it) is not given back: its messages stay leased, as when
+ * the worker writes the answer and the client hangs up after it. */
 static void qpark_give_back(struct park *p) {
     struct qpark *w = qpark_of(p);
     int i;
@@ -57,7 +57,7 @@ static void qpark_answer(conn *c, struct park *p) {
     struct qpark *w = qpark_of(p);
     int i;
 
-    if (w->qw.ngot > 0 && p->sent == 0 && park_peer_gone(c))
+    if (w->qw.ngot > 0 && park_undelivered(c, p))
         qpark_give_back(p);
     for (i = 0; i < w->qw.ngot; i++) {
         struct qdelivery *d = &w->got[i];
