@@ -107,8 +107,8 @@ void park_send(struct park *p, int fd, struct iovec *iov, int n, size_t total) {
     do
         r = sendmsg(fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
     while (r < 0 && errno == EINTR);
-    if (r <= 0 || park_fd_reset(fd))
-        return;     /* refused by a client already gone: as if never written */
+    if (r <= 0)
+        return;
     p->sent = (size_t)r;
     stats_incr(STATS_PARK_WAKES_DIRECT);
     stats_add(STATS_BYTES_WRITTEN, (uint64_t)r);

@@ -86,11 +86,12 @@ int park_direct_fd(struct park *p);
  * what the socket took is counted in park_wakes_direct and
  * bytes_written, and dropped from the worker's answer (park_skip_sent).
  * If the client refuses the bytes with a reset (it had closed before they
- * came), the answer counts as never written and the worker gives back
- * what the wait got, as it would have; so does the worker if it sees that
- * reset later (park_undelivered, or when it closes the connection). A
- * client that read the answer and then closed sends no reset: its
- * messages stay leased, as with an answer the worker wrote. */
+ * came), the worker sees it when it ends the wait (park_undelivered, or
+ * when it closes the connection): the answer then counts as never written
+ * and what the wait got goes back, as it would have. A client that read
+ * the answer and then closed sends no reset: its messages stay leased, as
+ * with an answer the worker wrote. (The check is left to the worker,
+ * which ends the wait moments later, off the structure's lock.) */
 void park_send(struct park *p, int fd, struct iovec *iov, int n, size_t total);
 /* On c's worker, from the answer op: whether what the wait got never
  * reached the client, so that it goes back. Nothing was written and the
