@@ -6,7 +6,8 @@
  * went meanwhile, or if its client is seen to have hung up when the answer
  * is about to be written (a hang-up not yet read). A pop served on another
  * thread than the waiter's worker is answered by that thread, on the
- * socket (lpark_send, park.h); what it wrote is never given back.
+ * socket (lpark_send, park.h); what it wrote goes back only if the client
+ * refused it with a reset (park_undelivered).
  */
 #include <stdlib.h>
 #include <string.h>

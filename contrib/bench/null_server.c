@@ -5,9 +5,10 @@
  * anything else ERROR. With NULL_SERVER_HIT=N in the environment every key
  * of a get is a hit instead, answered with a value of N bytes (at most
  * 4096), and an "mg <key> v" with "VA N" (other mg lines HD): the same
- * reply bytes a real server sends for stored keys. It parses lines and skips data blocks as a real
- * server must, and answers everything one read brought with one write, so
- * it is the floor a real server's request handling is measured against:
+ * reply bytes a real server sends for stored keys. It parses lines and
+ * skips data blocks as a real server must, and answers everything one
+ * read brought with one write, so it is the floor a real server's request
+ * handling is measured against:
  * compare.sh --memcached contrib/bench/null-server gives mcds/null ratios
  * (doc/performance.md, "Pipelined headroom").
  *

@@ -239,7 +239,7 @@ struct qmsg *queue_id_take(struct queue *q, uint64_t id) {
         *p = m->id_next;
         m->id_next = NULL;
         q->nids--;
-        if (q->nids <= q->nbuckets / 8)
+        if (q->nbuckets > QUEUE_IDMAP_INIT && q->nids <= q->nbuckets / 8)
             queue_id_fit(q);
     }
     return m;
