@@ -248,16 +248,35 @@ void hash_insert(item *it, uint32_t hv) {
         hash_wake_maintainer();
 }
 
-void hash_remove(item *it, uint32_t hv) {
+/* The slot that points to it in hv's chain, or the chain's NULL end. */
+static item **hash_slot_of(const item *it, uint32_t hv) {
     item **pos = hash_bucket(hv);
 
     while (*pos != NULL && *pos != it)
         pos = &(*pos)->h_next;
+    return pos;
+}
+
+void hash_remove(item *it, uint32_t hv) {
+    item **pos = hash_slot_of(it, hv);
+
     if (*pos == it) {
         hash_slot_set(pos, it->h_next);
         it->h_next = NULL;
         __atomic_sub_fetch(&hash_items, 1, __ATOMIC_RELAXED);
     }
+}
+
+void hash_replace(item *old, item *it, uint32_t hv) {
+    item **pos = hash_slot_of(old, hv);
+
+    if (*pos != old) {
+        hash_insert(it, hv);
+        return;
+    }
+    it->h_next = old->h_next;
+    hash_slot_set(pos, it);
+    old->h_next = NULL;
 }
 
 static int hash_start_expand(void) {

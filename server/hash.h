@@ -30,10 +30,13 @@ void hash_unlock(uint32_t hv);
  * fetch the wrong thing while the table grows, never read freed memory. */
 void hash_prefetch(uint32_t hv);
 void hash_prefetch_item(uint32_t hv);
-/* The caller holds hash_lock(hv) for all three. */
+/* The caller holds hash_lock(hv) for these four. */
 item *hash_find(const char *key, size_t nkey, uint32_t hv);
 void hash_insert(item *it, uint32_t hv);
 void hash_remove(item *it, uint32_t hv);
+/* it takes old's place in its chain (one walk, and the count, which
+ * every thread shares, is not touched). */
+void hash_replace(item *old, item *it, uint32_t hv);
 
 unsigned hash_power(void);
 uint64_t hash_bytes(void);

@@ -1,6 +1,7 @@
 /*
- * store: semantics of every keyspace operation, and the single mutation
- * point (store_link_locked / store_unlink_locked) every change goes through.
+ * store: semantics of every keyspace operation, and the few mutation
+ * points (store_link_locked / store_swap_locked / store_unlink_locked)
+ * every change goes through.
  *
  * Locking: a key's hash stripe is held for the whole of an operation on
  * it, so each operation is atomic with respect to every other on that key.
@@ -45,7 +46,6 @@
 enum store_lru {
     STORE_LRU_TAKE,     /* takes the LRU lock to unlink it */
     STORE_LRU_HELD,     /* the caller holds the LRU lock */
-    STORE_LRU_DONE,     /* already out (lru_replace) */
 };
 
 static uint64_t store_flush_cas;     /* items with cas below it are flushed */
@@ -83,17 +83,23 @@ static void store_index_expiry(const item *it, uint32_t hv) {
         expiry_add(hv, item_exptime(it));
 }
 
-/* Links it under its stripe lock (held): the one place items enter.
- * new_cas is an explicit CAS (meta E), 0 for the next one; in_lru: a
- * replacement already put it in the LRU (lru_replace). */
-static void store_link_locked(item *it, uint32_t hv, uint64_t new_cas, bool in_lru) {
+/* What every item entering the keyspace gets (stripe lock held): its
+ * flags, CAS (new_cas: an explicit one, meta E; 0 for the next) and
+ * access time, and the table's reference. */
+static void store_enter_locked(item *it, uint64_t new_cas) {
     item_set_flag(it, ITEM_LINKED);
     item_clear_flag(it, ITEM_FETCHED);
     item_set_cas(it, new_cas != 0 ? new_cas : item_next_cas());
     item_set_time(it, clock_now());
     item_incref(it);
+}
+
+/* Links it under its stripe lock (held): the one place items enter,
+ * except the replacement of a cache value by another (store_swap_locked). */
+static void store_link_locked(item *it, uint32_t hv, uint64_t new_cas) {
+    store_enter_locked(it, new_cas);
     hash_insert(it, hv);
-    if (it->type == ITEM_STRING && !in_lru)
+    if (it->type == ITEM_STRING)
         lru_link(it, hv);
     stats_global_add(STATS_CURR_ITEMS, 1);
     stats_global_add(STATS_TOTAL_ITEMS, 1);
@@ -385,19 +391,34 @@ static item *store_concat(item *old, item *it, enum store_op op) {
     return n;
 }
 
+/* A cache value replaced by another (stripe lock held): it takes old's
+ * place in the hash chain, and the LRU moves both under one hold of its
+ * lock. curr_items does not change. */
+static void store_swap_locked(item *old, item *it, uint32_t hv, uint64_t new_cas) {
+    lru_follow(it, old);
+    lru_replace(old, it, hv);
+    store_enter_locked(it, new_cas);
+    hash_replace(old, it, hv);
+    item_clear_flag(old, ITEM_LINKED);
+    stats_global_add(STATS_TOTAL_ITEMS, 1);
+    stats_global_add(STATS_BYTES, (int64_t)item_size(it->nkey, it->nbytes) -
+                                      (int64_t)item_size(old->nkey, old->nbytes));
+    store_index_expiry(it, hv);
+    ilog_set(it);
+    item_release(old);
+}
+
 /* Replaces old (may be NULL) by it; stripe lock held. */
 static void store_replace_locked(item *old, item *it, uint32_t hv, uint64_t new_cas) {
-    bool swap = old != NULL && old->type == ITEM_STRING && it->type == ITEM_STRING;
-
-    if (swap) {
-        lru_follow(it, old);
-        lru_replace(old, it, hv);   /* one hold of the LRU lock for both */
+    if (old != NULL && old->type == ITEM_STRING && it->type == ITEM_STRING) {
+        store_swap_locked(old, it, hv, new_cas);
+        return;
     }
     if (old != NULL) {
-        store_unhook_locked(old, hv, swap ? STORE_LRU_DONE : STORE_LRU_TAKE);
+        store_unhook_locked(old, hv, STORE_LRU_TAKE);
         item_release(old);
     }
-    store_link_locked(it, hv, new_cas, swap);
+    store_link_locked(it, hv, new_cas);
 }
 
 static enum store_status store_append_locked(item *old, item *it, const struct store_req *req,
@@ -406,7 +427,7 @@ static enum store_status store_append_locked(item *old, item *it, const struct s
 
     if (old == NULL && req->vivify) {
         item_set_exptime(it, req->viv_exptime);
-        store_link_locked(it, hv, req->new_cas, false);
+        store_link_locked(it, hv, req->new_cas);
         *cas_out = item_cas(it);
         return STORE_STORED;
     }
@@ -703,7 +724,7 @@ static enum store_status store_arith_new(const char *key, size_t nkey, uint32_t 
         return STORE_NO_MEMORY;
     memcpy(item_value(n), buf, (size_t)len);
     memcpy(item_value(n) + len, "\r\n", 2);
-    store_link_locked(n, hv, req->new_cas, false);
+    store_link_locked(n, hv, req->new_cas);
     out->value = req->initial;
     out->cas = item_cas(n);
     out->exptime = item_exptime(n);
@@ -797,7 +818,7 @@ static item *store_vivify_locked(const char *key, size_t nkey, uint32_t hv, cons
     if (it == NULL)
         return NULL;
     memcpy(item_value(it), "\r\n", 2);
-    store_link_locked(it, hv, req->new_cas, false);
+    store_link_locked(it, hv, req->new_cas);
     return it;
 }
 
@@ -888,7 +909,7 @@ static item *store_struct_new(const char *key, size_t nkey, uint32_t hv, enum it
         return NULL;
     }
     memcpy(item_value(it), &p, sizeof(p));
-    store_link_locked(it, hv, 0, false);
+    store_link_locked(it, hv, 0);
     *st = STORE_STORED;
     return it;
 }
