@@ -474,7 +474,7 @@ static void meta_nread_done(conn *c) {
     if (r->has_C && (req.op == STORE_SET || req.op == STORE_REPLACE))
         req.op = STORE_CAS;
     st = store_item_req(it, &req, &cas);
-    watch_store(c, it, watch_op_name(req.op), watch_status_name(st));
+    watch_store(c, it, req.op, st);
     m.it = it;
     m.cas = meta_shown_cas(cas);
     m.exptime = item_exptime(it);

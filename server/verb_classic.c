@@ -101,7 +101,7 @@ static void classic_nread_done(conn *c) {
         return;
     }
     st = store_item_hv(it, c->nread.hv, c->nread.op, c->nread.cas, &cas_out);
-    watch_store(c, it, watch_op_name(c->nread.op), watch_status_name(st));
+    watch_store(c, it, c->nread.op, st);
     item_release(it);
     switch (st) {
     case STORE_STORED: cmd_reply(c, REPLY_STORED); break;

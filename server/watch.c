@@ -93,12 +93,30 @@ void watch_fetch(const conn *c, const char *key, size_t nkey, const item *it) {
     watch_emit(WATCH_FETCHERS, "item_get", key, nkey, rest);
 }
 
-void watch_store(const conn *c, const item *it, const char *cmd, const char *status) {
+static const char *watch_status_name(enum store_status st) {
+    switch (st) {
+    case STORE_STORED: return "stored";
+    case STORE_EXISTS: return "exists";
+    case STORE_NOT_FOUND: return "not_found";
+    case STORE_TOO_LARGE: return "too_large";
+    case STORE_NO_MEMORY: return "no_memory";
+    default: return "not_stored";
+    }
+}
+
+static const char *watch_op_name(enum store_op op) {
+    static const char *const names[] = { "set", "add", "replace", "append", "prepend", "cas" };
+
+    return (size_t)op < sizeof(names) / sizeof(names[0]) ? names[op] : "set";
+}
+
+void watch_store(const conn *c, const item *it, enum store_op op, enum store_status st) {
     char rest[160];
 
     if (watch_count() == 0)
         return;
-    snprintf(rest, sizeof(rest), "status=%s cmd=%s ttl=%lld clsid=1 cfd=%d size=%u", status, cmd,
+    snprintf(rest, sizeof(rest), "status=%s cmd=%s ttl=%lld clsid=1 cfd=%d size=%u",
+             watch_status_name(st), watch_op_name(op),
              item_exptime(it) == 0 ? 0LL : watch_ttl(it), c->fd, it->nbytes - 2);
     watch_emit(WATCH_MUTATIONS, "item_store", it->data, it->nkey, rest);
 }
@@ -113,23 +131,6 @@ void watch_evict(const item *it) {
              item_has_flag(it, ITEM_FETCHED) ? "yes" : "no", watch_ttl(it),
              now > item_time(it) ? now - item_time(it) : 0);
     watch_emit(WATCH_EVICTIONS, "eviction", it->data, it->nkey, rest);
-}
-
-const char *watch_status_name(enum store_status st) {
-    switch (st) {
-    case STORE_STORED: return "stored";
-    case STORE_EXISTS: return "exists";
-    case STORE_NOT_FOUND: return "not_found";
-    case STORE_TOO_LARGE: return "too_large";
-    case STORE_NO_MEMORY: return "no_memory";
-    default: return "not_stored";
-    }
-}
-
-const char *watch_op_name(enum store_op op) {
-    static const char *const names[] = { "set", "add", "replace", "append", "prepend", "cas" };
-
-    return (size_t)op < sizeof(names) / sizeof(names[0]) ? names[op] : "set";
 }
 
 /* The watcher of c (registry lock held), or NULL. */

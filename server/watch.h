@@ -28,10 +28,8 @@ int watch_count(void);
 
 /* Events (cheap when nobody watches). it is NULL for a miss. */
 void watch_fetch(const conn *c, const char *key, size_t nkey, const item *it);
-void watch_store(const conn *c, const item *it, const char *cmd, const char *status);
+/* A store op of it ended as st (named in memcached's words). */
+void watch_store(const conn *c, const item *it, enum store_op op, enum store_status st);
 void watch_evict(const item *it);
-/* memcached's words for a store's outcome and command. */
-const char *watch_status_name(enum store_status st);
-const char *watch_op_name(enum store_op op);
 
 #endif
