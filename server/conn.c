@@ -638,9 +638,12 @@ static int conn_step_parse(conn *c) {
     return conn_read(c);
 }
 
-/* After reqs_per_event commands with more input waiting, let other
- * connections of this worker run first. */
+/* After reqs_per_event commands with more input waiting, or when a
+ * command asked (conn_yield_turn), let other connections of this worker
+ * run first. */
 static int conn_should_yield(conn *c) {
+    if (c->yield_turn)
+        return 1;
     if (c->reqs < settings.reqs_per_event)
         return 0;
     if (c->state == CONN_PARSE && c->resume == NULL && (c->rbuf == NULL || c->rpos == c->rlen))
@@ -726,6 +729,18 @@ static int conn_send(conn *c, uint64_t log_mark) {
     return conn_flush(c);
 }
 
+/* c yielded: it runs again after the other connections ready now. One
+ * that asked (conn_yield_turn) also waits for those that become ready
+ * meanwhile: the loop looks for new events first (an event made active
+ * from its own callback would otherwise run again before the loop polls). */
+static void conn_requeue(conn *c) {
+    event_active(c->ev, EV_READ, 0);
+    if (c->yield_turn) {
+        c->yield_turn = false;
+        event_base_loopcontinue(worker_base(c->worker));
+    }
+}
+
 static void conn_drive(conn *c) {
     uint64_t log_mark = persist_thread_end();
     int r = 0, yield = 0, sent;
@@ -775,7 +790,7 @@ static void conn_drive(conn *c) {
         park_idle(c);
     conn_update_event(c, conn_events(c));
     if (yield)
-        event_active(c->ev, EV_READ, 0);
+        conn_requeue(c);
 }
 
 static void conn_event(evutil_socket_t fd, short what, void *arg) {
@@ -792,6 +807,10 @@ static void conn_event(evutil_socket_t fd, short what, void *arg) {
     }
     conn_drive(c);
     worker_run_posted(w);   /* a waiter c's command served answers now */
+}
+
+void conn_yield_turn(conn *c) {
+    c->yield_turn = true;
 }
 
 void conn_kick(conn *c) {

@@ -109,9 +109,21 @@ typedef struct conn {
     bool admin;             /* ... as one of --admin-users */
     bool out_sent;          /* some output was written (marks are then void) */
     /* A command that paused because its output was full runs this when
-     * the socket has drained; nothing else runs before it. */
+     * the socket has drained, one that paused to let the worker's other
+     * connections run (conn_yield_turn) in the worker's next turn; nothing
+     * else runs before it. */
     void (*resume)(struct conn *c);
+    bool yield_turn;        /* conn_yield_turn was called */
     int reqs;               /* commands handled in this event */
+    /* An immediate flush_all taking its items out a slice per turn
+     * (store_flush_reap_step): the next bucket, and what a binary answer
+     * echoes. */
+    struct conn_flush {
+        size_t cursor;
+        uint32_t opaque;
+        uint8_t opcode;
+        bool quiet;
+    } flush;
     struct meta_req *meta;  /* proto_meta's request, kept for an ms */
     struct park *park;      /* the blocking read this connection waits in */
     item *open_pin;         /* Kestrel: the queue of its open read (kestrel.c) */
@@ -183,6 +195,9 @@ void conn_rollback(conn *c, const struct conn_mark *m);
  * caller's reference); nread_done runs when it is complete. */
 void conn_start_nread(conn *c, item *it, enum store_op op, uint64_t cas, bool noreply);
 void conn_start_swallow(conn *c, size_t n);
+/* The running command set c->resume to go on later: the worker serves its
+ * other ready connections first. */
+void conn_yield_turn(conn *c);
 /* A waiting connection got its answer: back to parsing, on its thread. */
 void conn_resume(conn *c);
 /* Output was queued from outside a command (watch): writes it, on c's thread. */

@@ -397,6 +397,21 @@ static void bin_arith(conn *c, const struct bin_req *r) {
 
 /* ---- server commands ---- */
 
+/* An immediate flush's walk (store_flush_reap_step): a slice per turn of
+ * the worker, then the answer, which echoes the request's opcode and
+ * opaque. */
+static void bin_flush_step(conn *c) {
+    struct bin_header h = { .opcode = c->flush.opcode, .opaque = c->flush.opaque };
+
+    if (!store_flush_reap_step(&c->flush.cursor)) {
+        c->resume = bin_flush_step;
+        conn_yield_turn(c);
+        return;
+    }
+    if (!c->flush.quiet)
+        bin_reply(c, &h, BIN_STATUS_OK, 0, NULL, 0);
+}
+
 static void bin_flush(conn *c, const struct bin_req *r) {
     int64_t delay = 0;
 
@@ -407,10 +422,14 @@ static void bin_flush(conn *c, const struct bin_req *r) {
     if (r->h.extlen == BIN_EXT_TOUCH)
         delay = bin_get32(r->ext);
     stats_incr(STATS_CMD_FLUSH);
-    if (store_flush(delay) == STORE_LOG_FAILED)
+    if (store_flush(delay) == STORE_LOG_FAILED) {
         bin_error(c, &r->h, BIN_ERR_LOG_FAILED);
-    else
+    } else if (delay > 0) {
         bin_ok(c, r, 0);
+    } else {
+        c->flush = (struct conn_flush){ .opcode = r->h.opcode, .opaque = r->h.opaque, .quiet = r->quiet };
+        bin_flush_step(c);
+    }
 }
 
 static void bin_version(conn *c, const struct bin_req *r) {

@@ -40,6 +40,7 @@
 #define STORE_CRAWL_MIN 1024        /* buckets crawled per tick, at least */
 #define STORE_CRAWL_MAX 65536
 #define STORE_ARITH_MAX 4096        /* longest value incr/decr will parse */
+#define STORE_FLUSH_SLICE 256      /* buckets a flush takes out per turn of its worker */
 #define STORE_EXPIRY_SHARE 256      /* expiry index: one 8-byte entry per 256 bytes of -m */
 
 /* How a cache value leaving the keyspace leaves the LRU. */
@@ -277,12 +278,19 @@ static int store_flushed_pick(item *it) {
     return 1;
 }
 
-/* After flush_all: the whole table is walked, one stripe at a time, so
- * curr_items, bytes and the queue totals have dropped before OK is sent. */
-static void store_flush_reap(void) {
-    size_t cursor = 0;
+/* After flush_all the whole table is walked, a slice per call, so
+ * curr_items, bytes and the queue totals have dropped before OK is sent,
+ * and the flushing connection's worker serves its other connections
+ * between slices. A table that doubles between slices still has every
+ * item not yet visited in a bucket at or past the cursor. */
+bool store_flush_reap_step(size_t *cursor) {
+    size_t size = (size_t)1 << hash_power(), n;
 
-    hash_crawl(&cursor, (size_t)1 << hash_power(), store_flushed_pick, item_release);
+    if (*cursor >= size || hash_is_expanding())
+        return true;
+    n = size - *cursor < STORE_FLUSH_SLICE ? size - *cursor : STORE_FLUSH_SLICE;
+    hash_crawl(cursor, n, store_flushed_pick, item_release);
+    return *cursor == 0;    /* hash_crawl wraps it past the last bucket */
 }
 
 /* Whether there is room: for need more bytes, or (size > 0) a block this
@@ -996,7 +1004,6 @@ enum store_status store_flush(int64_t delay) {
         ilog_flush(item_peek_cas() + 1, 0);
         queue_close_all();      /* their waiters hear now, not at next use */
         list_close_all();
-        store_flush_reap();
     }
     return STORE_OK_FLUSHED;
 }

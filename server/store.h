@@ -185,9 +185,16 @@ item *store_struct_find(const char *key, size_t nkey, enum item_type type,
 /* The structure an item of a structure type holds. */
 void *store_struct_of(item *it);
 
-/* flush_all: delay 0 invalidates everything now; otherwise at that time.
- * STORE_LOG_FAILED (nothing done) when the log cannot take it. */
+/* flush_all: delay 0 (or less) invalidates everything now; otherwise at
+ * that time. STORE_LOG_FAILED (nothing done) when the log cannot take it.
+ * After an immediate flush the caller takes the flushed items out with
+ * store_flush_reap_step. */
 enum store_status store_flush(int64_t delay);
+/* Takes the flushed items out of a slice (256 buckets) of the table
+ * from *cursor (0 to start) on, one stripe at a time. True once the
+ * whole table has been walked, or when it grows (the crawl then takes the
+ * rest). */
+bool store_flush_reap_step(size_t *cursor);
 /* Background work (expired item reclaim), called once a second. */
 void store_tick(void);
 /* The tick's crawl of the table (lru_crawler enable|disable, -o no_lru_crawler). */

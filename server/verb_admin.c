@@ -24,6 +24,17 @@
 #include "types/queue.h"
 #include "verb_admin.h"
 
+/* An immediate flush_all's walk (store_flush_reap_step): a slice per turn
+ * of the worker, then the answer. */
+static void admin_flush_step(conn *c) {
+    if (!store_flush_reap_step(&c->flush.cursor)) {
+        c->resume = admin_flush_step;
+        conn_yield_turn(c);
+        return;
+    }
+    cmd_reply(c, REPLY_OK);
+}
+
 enum conn_parse_result admin_flush_all(conn *c, struct cmd_line *t) {
     int32_t delay = 0;
     int nargs;
@@ -39,7 +50,14 @@ enum conn_parse_result admin_flush_all(conn *c, struct cmd_line *t) {
         return PARSE_DONE;
     }
     stats_incr(STATS_CMD_FLUSH);
-    cmd_reply(c, store_flush(delay) == STORE_LOG_FAILED ? REPLY_LOG_FAILED : REPLY_OK);
+    if (store_flush(delay) == STORE_LOG_FAILED)
+        cmd_reply(c, REPLY_LOG_FAILED);
+    else if (delay > 0)
+        cmd_reply(c, REPLY_OK);
+    else {
+        c->flush.cursor = 0;
+        admin_flush_step(c);
+    }
     return PARSE_DONE;
 }
 

@@ -97,3 +97,70 @@ start_server {tags {flush} args {-F}} {
     } [string cat "STORED\r\n" [string repeat "CLIENT_ERROR flush_all not allowed\r\n" 3] \
         "VALUE keep 0 1\r\nx\r\nEND\r\n"]
 }
+
+# An immediate flush of a large table takes its items out a slice of the
+# table at a time, and the worker serves its other connections between
+# slices: with one worker, a second client's stats show the count falling
+# while the first waits for its OK. Nothing here is timed: the test only
+# looks for a count between the full one and zero.
+
+# Stores n one-byte values (fl:0 ...) and waits for the table to stop growing.
+proc fl_fill {fd n} {
+    set batch {}
+    for {set i 0} {$i < $n} {incr i} {
+        append batch "set fl:$i 0 0 1 noreply\r\nx\r\n"
+        if {$i % 5000 == 4999} { mc_send $fd $batch; set batch {} }
+    }
+    mc_send $fd $batch
+    wait_for {[mc_stat $fd curr_items] == $n && [mc_stat $fd hash_is_expanding] == 0} 500 20
+}
+
+# Polls curr_items on fd until it reads floor or less (at most 20,000
+# times); the counts seen.
+proc fl_watch_count {fd {floor 0}} {
+    set seen {}
+    for {set i 0} {$i < 20000} {incr i} {
+        set n [mc_stat $fd curr_items]
+        if {[lindex $seen end] ne $n} { lappend seen $n }
+        if {$n <= $floor} { return $seen }
+    }
+    fail "curr_items never fell to $floor: $seen"
+}
+
+# Whether a count strictly between floor and n was seen.
+proc fl_between {seen n {floor 0}} {
+    foreach v $seen { if {$v > $floor && $v < $n} { return 1 } }
+    return 0
+}
+
+start_server {tags {flush mcds-only} args {-t 1}} {
+    set n 200000
+    set a [mc_connect]
+    set b [mc_connect]
+
+    test {flush_all of 200,000 items: another client of the same worker is served while it runs} {
+        fl_fill $a $n
+        mc_send $a "flush_all\r\nget fl:7\r\n"
+        set seen [fl_watch_count $b]
+        list [fl_between $seen $n] [mc_readline $a] [mc_readline $a] [mc_stat $b bytes]
+    } {1 OK END 0}
+
+    test {flush_all noreply: the commands pipelined after it run once it is over} {
+        fl_fill $a $n
+        mc_send $a "flush_all noreply\r\nset after 0 0 1\r\ny\r\nget fl:9 after\r\n"
+        set seen [fl_watch_count $b 1]
+        list [fl_between $seen $n 1] [mc_readline $a] [mc_read_values $a] [mc_stat $b curr_items]
+    } {1 STORED {{after 0 y}} 1}
+
+    test {binary flush of 200,000 items: answered with its opaque once over, others served meanwhile} {
+        mc_cmd $a "delete after"
+        fl_fill $a $n
+        set bfd [mc_connect]
+        mc_send $bfd [string cat [bin_pkt FLUSH -opaque 0xabcdef] [bin_pkt FLUSHQ] [bin_pkt GET -key fl:3 -opaque 7]]
+        set seen [fl_watch_count $b]
+        set r1 [bin_read $bfd]
+        set r2 [bin_read $bfd]
+        list [fl_between $seen $n] [bin_show $r1] [format 0x%x [dict get $r1 opaque]] \
+            [bin_show $r2] [dict get $r2 opaque]
+    } {1 {FLUSH OK} 0xabcdef {GET KEY_ENOENT {Not found}} 7}
+}
