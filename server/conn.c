@@ -729,16 +729,15 @@ static int conn_send(conn *c, uint64_t log_mark) {
     return conn_flush(c);
 }
 
-/* c yielded: it runs again after the other connections ready now. One
- * that asked (conn_yield_turn) also waits for those that become ready
- * meanwhile: the loop looks for new events first (an event made active
- * from its own callback would otherwise run again before the loop polls). */
+/* c yielded: it runs again after the other connections ready now and
+ * those that become ready meanwhile. The loop looks for new events before
+ * it runs c again: an event made active from its own callback would
+ * otherwise run again before the loop polls, and a client whose pipeline
+ * is all in its socket would keep the worker until it ran dry. */
 static void conn_requeue(conn *c) {
+    c->yield_turn = false;
     event_active(c->ev, EV_READ, 0);
-    if (c->yield_turn) {
-        c->yield_turn = false;
-        event_base_loopcontinue(worker_base(c->worker));
-    }
+    event_base_loopcontinue(worker_base(c->worker));
 }
 
 static void conn_drive(conn *c) {
