@@ -39,6 +39,7 @@
 #include "dump.h"
 #include "watch.h"
 #include "log.h"
+#include "lru.h"
 #include "kestrel.h"
 #include "park.h"
 #include "persist/persist.h"
@@ -778,6 +779,7 @@ static void conn_drive(conn *c) {
             break;
     }
     conn_rbuf_give(c);
+    lru_settle();       /* its replaced items are out before it answers */
     sent = conn_send(c, log_mark);
     if (sent > 0)
         return;

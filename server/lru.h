@@ -6,9 +6,10 @@
  * Each queue's head is its newest end, its tail the next to give. A read
  * only counts itself in the item (no lock); the eviction scan moves items
  * (lru_keep_locked) instead of evicting them. An item's eviction state
- * (it->lru) changes only under its hash stripe. Lock order is always hash
- * stripe, then the LRU lock; code that holds the LRU lock may only trylock
- * a stripe.
+ * (it->lru) changes only under its hash stripe, or once it has left the
+ * table (a replaced item waiting for lru_settle) under the LRU lock alone:
+ * no lookup can find it then. Lock order is always hash stripe, then the
+ * LRU lock; code that holds the LRU lock may only trylock a stripe.
  */
 #ifndef MCDS_LRU_H
 #define MCDS_LRU_H
@@ -27,9 +28,18 @@ void lru_destroy(void);
  * the small queue. */
 void lru_link(item *it, uint32_t hv);
 void lru_unlink(item *it);
-/* lru_unlink(old) then lru_link(it, hv) under one hold of the LRU lock: a
- * replacement (stripe lock held). */
+/* A replacement (stripe lock held; old is out of the table): links it as
+ * lru_link, and takes old out of its queue, now or, on a thread that
+ * settles (lru_thread_settles), with the next lru_settle. old's reference
+ * (the table's) passes to the LRU, which releases it once old is out. */
 void lru_replace(item *old, item *it, uint32_t hv);
+/* The calling thread (a worker) calls lru_settle at the end of each turn:
+ * its replacements of small items then take their old items out of the
+ * queues in batches, whose neighbours are fetched together. */
+void lru_thread_settles(void);
+/* Takes this thread's replaced items out of the queues and releases them
+ * (no lock held, or only stripe locks). */
+void lru_settle(void);
 /* it is about to replace old (both unlinked from the LRU or not yet
  * linked, stripe lock held): it will enter the main queue if old is in it. */
 void lru_follow(item *it, const item *old);
@@ -40,7 +50,8 @@ void lru_bump(item *it, rel_time_t now);
 /* Walks up to `tries` items from the tail of the queue that gives (the
  * small one while it holds more than a tenth of both queues' bytes or the
  * main one is empty), with the LRU lock held, calling pick(it, arg) on
- * each until it returns 1. pick may unlink the item with
+ * each until it returns 1; replaced items waiting for lru_settle are
+ * passed over and not counted. pick may unlink the item with
  * lru_unlink_locked(). Returns 1 if some call returned 1. */
 int lru_scan_tail(int tries, int (*pick)(item *it, void *arg), void *arg);
 void lru_unlink_locked(item *it);

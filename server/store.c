@@ -318,6 +318,7 @@ static int store_evict_for(size_t need, size_t size) {
     struct store_victim v;
     int round, rescues = 0;
 
+    lru_settle();       /* this thread's replaced items give their room first */
     if (store_room_after_drops(need, size))
         return 0;
     v.may_evict = settings.evict_to_free;
@@ -400,11 +401,9 @@ static item *store_concat(item *old, item *it, enum store_op op) {
 }
 
 /* A cache value replaced by another (stripe lock held): it takes old's
- * place in the hash chain, and the LRU moves both under one hold of its
- * lock. curr_items does not change. */
+ * place in the hash chain, enters the LRU, and old leaves it (lru.h: on a
+ * worker, with the end of its turn). curr_items does not change. */
 static void store_swap_locked(item *old, item *it, uint32_t hv, uint64_t new_cas) {
-    lru_follow(it, old);
-    lru_replace(old, it, hv);
     store_enter_locked(it, new_cas);
     hash_replace(old, it, hv);
     item_clear_flag(old, ITEM_LINKED);
@@ -413,7 +412,8 @@ static void store_swap_locked(item *old, item *it, uint32_t hv, uint64_t new_cas
                                       (int64_t)item_size(old->nkey, old->nbytes));
     store_index_expiry(it, hv);
     ilog_set(it);
-    item_release(old);
+    lru_follow(it, old);
+    lru_replace(old, it, hv);   /* takes over the table's reference to old */
 }
 
 /* Replaces old (may be NULL) by it; stripe lock held. */

@@ -32,6 +32,7 @@
 #include "conn.h"
 #include "item_cache.h"
 #include "log.h"
+#include "lru.h"
 #include "persist/persist.h"
 #include "rbuf_cache.h"
 #include "settings.h"
@@ -346,11 +347,14 @@ static void *worker_main(void *arg) {
     stats_thread_init(w->index);
     item_thread_init(w->index);
     item_cache_thread_start();
+    lru_thread_settles();
     while (event_base_loop(w->base, EVLOOP_ONCE) == 0 && !event_base_got_break(w->base)) {
         worker_run_posted(w);
+        lru_settle();
         worker_commit(w);
         worker_slice_end(&slice);
     }
+    lru_settle();
     item_cache_thread_end();
     return NULL;
 }

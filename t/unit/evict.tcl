@@ -151,3 +151,33 @@ start_server {tags {evict mcds-only} args {-m 8}} {
         list [evict_has $fd r000] [evict_has $fd e000]
     } {1 0}
 }
+
+# Replacements under memory pressure on four workers at once: a replaced
+# item may stay in its queue (out of the table) until its worker ends its
+# turn, and the eviction scan passes over it. Keys are rewritten in the
+# order they were stored, so the items replaced are the oldest, at the
+# queues' tail where the scan starts; no store may fail for want of room.
+start_server {tags {evict mcds-only} args {-m 2 -t 4}} {
+    test {four clients rewriting the oldest keys under -m 2: every store finds room} {
+        set fds {}
+        for {set c 0} {$c < 4} {incr c} { lappend fds [mc_connect] }
+        set v [string repeat r 40]
+        foreach round {0 1 2} {
+            for {set i 0} {$i < 40000} {incr i 500} {
+                set c 0
+                foreach fd $fds {
+                    set batch ""
+                    for {set j $i} {$j < $i + 500} {incr j} {
+                        append batch "set w$c:$j 0 0 40 noreply\r\n$v\r\n"
+                    }
+                    mc_send_bg $fd $batch
+                    incr c
+                }
+            }
+        }
+        foreach fd $fds { assert_equal [mc_exchange $fd "mn\r\n"] "MN\r\n" }
+        set fd [lindex $fds 0]
+        list [dict get [mc_stats $fd items] items:1:outofmemory] [expr {[mc_stat $fd evictions] > 0}] \
+            [expr {[mc_stat $fd total_items] == 3 * 4 * 40000}]
+    } {0 1 1}
+}
