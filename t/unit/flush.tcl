@@ -104,15 +104,18 @@ start_server {tags {flush} args {-F}} {
 # while the first waits for its OK. Nothing here is timed: the test only
 # looks for a count between the full one and zero.
 
-# Stores n one-byte values (fl:0 ...) and waits for the table to stop growing.
-proc fl_fill {fd n} {
+# Stores n one-byte values (fl:0 ...) and waits for the table to have grown
+# to 2^power buckets (it grows past 1.5 items a bucket) and stopped: a
+# flush while the table grows leaves the rest to the crawl.
+proc fl_fill {fd n power} {
     set batch {}
     for {set i 0} {$i < $n} {incr i} {
         append batch "set fl:$i 0 0 1 noreply\r\nx\r\n"
         if {$i % 5000 == 4999} { mc_send $fd $batch; set batch {} }
     }
     mc_send $fd $batch
-    wait_for {[mc_stat $fd curr_items] == $n && [mc_stat $fd hash_is_expanding] == 0} 500 20
+    wait_for {[mc_stat $fd curr_items] == $n && [mc_stat $fd hash_power_level] == $power &&
+              [mc_stat $fd hash_is_expanding] == 0} 500 20
 }
 
 # Polls curr_items on fd until it reads floor or less (at most 20,000
@@ -139,14 +142,14 @@ start_server {tags {flush mcds-only} args {-t 1}} {
     set b [mc_connect]
 
     test {flush_all of 200,000 items: another client of the same worker is served while it runs} {
-        fl_fill $a $n
+        fl_fill $a $n 18
         mc_send $a "flush_all\r\nget fl:7\r\n"
         set seen [fl_watch_count $b]
         list [fl_between $seen $n] [mc_readline $a] [mc_readline $a] [mc_stat $b bytes]
     } {1 OK END 0}
 
     test {flush_all noreply: the commands pipelined after it run once it is over} {
-        fl_fill $a $n
+        fl_fill $a $n 18
         mc_send $a "flush_all noreply\r\nset after 0 0 1\r\ny\r\nget fl:9 after\r\n"
         set seen [fl_watch_count $b 1]
         list [fl_between $seen $n 1] [mc_readline $a] [mc_read_values $a] [mc_stat $b curr_items]
@@ -154,7 +157,7 @@ start_server {tags {flush mcds-only} args {-t 1}} {
 
     test {binary flush of 200,000 items: answered with its opaque once over, others served meanwhile} {
         mc_cmd $a "delete after"
-        fl_fill $a $n
+        fl_fill $a $n 18
         set bfd [mc_connect]
         mc_send $bfd [string cat [bin_pkt FLUSH -opaque 0xabcdef] [bin_pkt FLUSHQ] [bin_pkt GET -key fl:3 -opaque 7]]
         set seen [fl_watch_count $b]

@@ -28,15 +28,15 @@ start_server {tags {conn mcds-only} args {-R 5}} {
 # A yield lets in the connections that became ready while the yielding one
 # ran, not only those ready when its turn began: a client whose pipeline
 # is all in the socket cannot keep the worker until it has run dry. With
-# one worker and -R 1, client a's 4,000 noreply sets are in its socket at
-# once; b's stats, sent just after, must see some of them done and some
-# not. (Before, b was answered only after all 4,000.)
+# one worker and -R 1, client a's 20,000 noreply sets (500 KB) are in its
+# socket at once; b's stats, sent just after, must see some of them done
+# and some not. (Before, b was answered only after all of them.)
 start_server {tags {conn mcds-only} args {-R 1 -t 1}} {
     set a [mc_connect]
     set b [mc_connect]
 
     test {-R 1: another client is served while a pipeline already in the socket runs} {
-        set n 4000
+        set n 20000
         set batch {}
         for {set i 0} {$i < $n} {incr i} { append batch "set p$i 0 0 1 noreply\r\nx\r\n" }
         set start [mc_stat $b cmd_set]
@@ -50,5 +50,5 @@ start_server {tags {conn mcds-only} args {-R 1 -t 1}} {
         set between 0
         foreach d $seen { if {$d > 0 && $d < $n} { set between 1 } }
         list $between [lindex $seen end]
-    } {1 4000}
+    } {1 20000}
 }
