@@ -9,9 +9,10 @@
  * Lines noted: "get <key>" and "gets <key>" (one key), "mg <key> ...",
  * "set <key> <flags> <exptime> <bytes> ..." and "ms <key> <datalen> ..."
  * (their data block skipped to find the line after them). When line i is
- * dispatched, line i+2's key is hashed and its bucket and stripe
- * prefetched; line i+1's bucket, prefetched one line ago, is read
- * (without its stripe: hash.c allows it) and its first item prefetched.
+ * dispatched, line i+3's key is hashed and its bucket and stripe
+ * prefetched; line i+2's bucket, prefetched one line ago, is read
+ * (without its stripe: hash.c allows it) and its first item prefetched,
+ * two lines before its turn (one line was not always enough for a set).
  * The command then takes its key's hash from the note (ahead_hash): a
  * get or mg for its lookup, a set or ms (conn's nread.hv) for the store.
  * In a multi-get, the next key of the line is hashed and its bucket
@@ -27,6 +28,10 @@
 #include "ahead.h"
 #include "hash.h"
 #include "item.h"
+
+/* c->ahead's slots: the lines three, two and one after the current one,
+ * the current one, and a multi-get's next key. */
+enum { AHEAD_3, AHEAD_2, AHEAD_1, AHEAD_CUR, AHEAD_KEY };
 
 /* Reads up to n fields " <digits>" (1 to 9 digits each) at *pp into v,
  * leaving *pp after the last one read; returns how many were read. */
@@ -111,6 +116,7 @@ static void ahead_note(struct conn_ahead *s, const char *p, size_t n) {
 
     s->line = nkey > 0 ? p : NULL;
     s->key = nkey > 0 ? key : NULL;
+    s->fetched = false;
     if (s->key == NULL)
         return;
     s->nkey = (uint8_t)nkey;
@@ -125,46 +131,61 @@ static const char *ahead_next(const struct conn_ahead *s, const char *end) {
     return s->line + s->span;
 }
 
-void ahead_lines(conn *c, const char *line, size_t n) {
-    const char *end = line + n, *next, *after;
+/* Notes the line at p (the buffer ends at end) in slot s unless it is
+ * noted there already; one noted in an earlier turn, its bucket fetched
+ * by now, has its first item prefetched (once). */
+static void ahead_keep(struct conn_ahead *s, const char *p, const char *end) {
+    if (s->line != p) {
+        ahead_note(s, p, (size_t)(end - p));
+    } else if (s->key != NULL && !s->fetched) {
+        hash_prefetch_item(s->hv);
+        s->fetched = true;
+    }
+}
 
-    c->ahead[2] = c->ahead[1];
-    c->ahead[1] = c->ahead[0];
-    c->ahead[0].line = c->ahead[0].key = NULL;
-    if (c->ahead[2].line != line)
-        ahead_note(&c->ahead[2], line, n);
-    next = ahead_next(&c->ahead[2], end);
-    if (next == NULL)
+void ahead_lines(conn *c, const char *line, size_t n) {
+    struct conn_ahead *a = c->ahead;
+    const char *end = line + n, *next;
+
+    a[AHEAD_CUR] = a[AHEAD_1];
+    a[AHEAD_1] = a[AHEAD_2];
+    a[AHEAD_2] = a[AHEAD_3];
+    a[AHEAD_3].line = a[AHEAD_3].key = NULL;
+    ahead_keep(&a[AHEAD_CUR], line, end);
+    if ((next = ahead_next(&a[AHEAD_CUR], end)) == NULL)
         return;
-    if (c->ahead[1].line != next)
-        ahead_note(&c->ahead[1], next, (size_t)(end - next));
-    else if (c->ahead[1].key != NULL)
-        hash_prefetch_item(c->ahead[1].hv);
-    after = ahead_next(&c->ahead[1], end);
-    if (after != NULL)
-        ahead_note(&c->ahead[0], after, (size_t)(end - after));
+    ahead_keep(&a[AHEAD_1], next, end);
+    if ((next = ahead_next(&a[AHEAD_1], end)) == NULL)
+        return;
+    ahead_keep(&a[AHEAD_2], next, end);
+    if ((next = ahead_next(&a[AHEAD_2], end)) != NULL)
+        ahead_note(&a[AHEAD_3], next, (size_t)(end - next));
 }
 
 void ahead_key(conn *c, const char *key, size_t nkey) {
-    c->ahead[2] = c->ahead[3];
-    c->ahead[3].line = c->ahead[3].key = NULL;
+    struct conn_ahead *k = &c->ahead[AHEAD_KEY];
+
+    c->ahead[AHEAD_CUR] = *k;
+    k->line = k->key = NULL;
     if (nkey == 0 || nkey > ITEM_KEY_MAX)
         return;
-    c->ahead[3].key = key;
-    c->ahead[3].nkey = (uint8_t)nkey;
-    c->ahead[3].hv = hash_key(key, nkey);
-    hash_prefetch(c->ahead[3].hv);
+    k->key = key;
+    k->nkey = (uint8_t)nkey;
+    k->hv = hash_key(key, nkey);
+    hash_prefetch(k->hv);
 }
 
 uint32_t ahead_hash(conn *c, const char *key, size_t nkey) {
-    if (c->ahead[2].key == key && c->ahead[2].nkey == nkey)
-        return c->ahead[2].hv;
+    const struct conn_ahead *s = &c->ahead[AHEAD_CUR];
+
+    if (s->key == key && s->nkey == nkey)
+        return s->hv;
     return hash_key(key, nkey);
 }
 
 bool ahead_get_line(conn *c, const char *line, size_t len, const char **key, size_t *nkey,
                     uint32_t *hv, bool *with_cas) {
-    const struct conn_ahead *s = &c->ahead[2];
+    const struct conn_ahead *s = &c->ahead[AHEAD_CUR];
 
     if (s->line != line || line[0] != 'g' || s->key == NULL || s->end != line + len)
         return false;   /* not noted, not a get, or cut short by a NUL */
@@ -176,7 +197,7 @@ bool ahead_get_line(conn *c, const char *line, size_t len, const char **key, siz
 }
 
 bool ahead_set_line(conn *c, const char *line, size_t len, struct ahead_set *set) {
-    const struct conn_ahead *s = &c->ahead[2];
+    const struct conn_ahead *s = &c->ahead[AHEAD_CUR];
 
     if (s->line != line || !s->plain_set || s->key == NULL || s->end != line + len)
         return false;   /* not noted, not a plain set, or cut short by a NUL */

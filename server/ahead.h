@@ -40,7 +40,7 @@ bool ahead_set_line(conn *c, const char *line, size_t len, struct ahead_set *set
 static inline void ahead_forget(conn *c) {
     int i;
 
-    for (i = 0; i < 4; i++)
+    for (i = 0; i < 5; i++)
         c->ahead[i].line = c->ahead[i].key = NULL;
 }
 

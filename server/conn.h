@@ -129,9 +129,9 @@ typedef struct conn {
     item *open_pin;         /* Kestrel: the queue of its open read (kestrel.c) */
     uint64_t open_id;       /* Kestrel: the open message */
     struct text_get *tget;  /* proto_text's multi-get in progress */
-    /* ahead.c: lines looked at before their turn: two ([0]) and one ([1])
-     * after the current one ([2]); [3], a multi-get's next key. line NULL:
-     * none; key NULL: its key was not hashed. */
+    /* ahead.c: lines looked at before their turn: three ([0]), two ([1])
+     * and one ([2]) after the current one ([3]); [4], a multi-get's next
+     * key. line NULL: none; key NULL: its key was not hashed. */
     struct conn_ahead {
         const char *line;   /* where its line starts ... */
         size_t span;        /* ... and how far the next line is */
@@ -140,8 +140,9 @@ typedef struct conn {
         uint32_t hv;
         uint8_t nkey;
         bool plain_set;     /* "set <key> <flags> <exptime> <bytes>", no more */
+        bool fetched;       /* its bucket's first item was prefetched */
         uint32_t num[3];    /* a set's three numbers */
-    } ahead[4];
+    } ahead[5];
     struct dump *dump;      /* a key dump in progress (dump.c) */
     rel_time_t last_cmd;    /* when its last command arrived (-o idle_timeout) */
     uint64_t name_token;    /* names it as the holder of queue leases (conn_names.c) */
