@@ -6,6 +6,14 @@
  * so -m limits what items really cost. A worker keeps the blocks of large
  * items it frees for its next ones (item_cache.h); they stay counted.
  *
+ * A small block is nearly always exactly the size malloc rounds its request
+ * to (item_footprint). Its size is asked once, as it is allocated (its
+ * header is in the cache then); a block of another size, and every large
+ * block (item_cache may keep it), is marked ITEM_ASK_BLOCK, and only those
+ * are asked again when they are freed. Asking reads the block's header and
+ * the next block's, lines that have often left the cache by the time an
+ * item is freed.
+ *
  * The account is kept in slots, one per worker plus a shared one, each on
  * a cache line of its own: a worker adds to its slot with a plain load and
  * store, other threads add to the shared slot atomically, and readers sum
@@ -78,11 +86,16 @@ item *item_alloc(const char *key, size_t nkey, uint32_t flags, rel_time_t exptim
     size_t size = item_size(nkey, nbytes);
     item *it = item_cache_may_take(size) ? item_cache_take(size) : NULL;
 
+    size_t footprint;
+
     if (it == NULL) {
         it = malloc(size);
         if (it == NULL)
             return NULL;
-        item_account(malloc_usable_size(it) + ITEM_MALLOC_OVERHEAD);
+        footprint = malloc_usable_size(it) + ITEM_MALLOC_OVERHEAD;
+        item_account(footprint);
+    } else {
+        footprint = 0;  /* a kept block is a large one: always asked */
     }
     it->h_next = it->prev = it->next = NULL;
     it->cas = 0;
@@ -92,7 +105,8 @@ item *item_alloc(const char *key, size_t nkey, uint32_t flags, rel_time_t exptim
     it->flags = flags;
     it->refcount = 1;
     it->nkey = (uint8_t)nkey;
-    it->iflags = 0;
+    it->iflags = footprint == item_footprint(nkey, nbytes) && !item_cache_may_take(size)
+                     ? 0 : ITEM_ASK_BLOCK;
     it->type = ITEM_STRING;
     it->lru = 0;
     memcpy(it->data, key, nkey);
@@ -134,9 +148,21 @@ void item_release(item *it) {
         return;
     if (item_free_hooks[it->type] != NULL)
         item_free_hooks[it->type](it);
+    if (!item_has_flag(it, ITEM_ASK_BLOCK)) {
+        item_account(-item_footprint(it->nkey, it->nbytes));
+        free(it);
+        return;
+    }
     usable = malloc_usable_size(it);
     if (usable < ITEM_CACHE_MIN || !item_cache_put(it, usable))
         item_free_usable(it, usable);
+}
+
+void item_prefetch_free(const item *it) {
+    const char *blk = (const char *)it;
+
+    __builtin_prefetch(blk - ITEM_MALLOC_OVERHEAD, 1);
+    __builtin_prefetch(blk + item_footprint(it->nkey, it->nbytes) - ITEM_MALLOC_OVERHEAD);
 }
 
 void item_free_block(void *blk) {

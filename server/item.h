@@ -24,6 +24,7 @@
 #define ITEM_STALE   0x08   /* invalidated by meta (md I / ms I): serve, but stale */
 #define ITEM_TOKEN_SENT 0x10 /* a meta client has been told it won the recache */
 #define ITEM_KEY_BINARY 0x20 /* stored by ms with b: mg k echoes the key in base64 */
+#define ITEM_ASK_BLOCK 0x40  /* freeing asks malloc its block's size (item.c) */
 
 /* What the value is. Only cache strings are ever evicted (doc/design.md).
  * A structure's item holds a pointer to the structure as its value. */
@@ -91,6 +92,10 @@ bool item_tryref(item *it);
 /* Drops a reference; the last one frees the item (or keeps its block
  * for the next large item: item_cache.h). */
 void item_release(item *it);
+/* Prefetches the lines free() reads when it's block goes back to malloc:
+ * its chunk header, and the next block's (malloc's layout; a wrong guess
+ * only fetches a useless line). */
+void item_prefetch_free(const item *it);
 /* Frees an item's memory block and takes it out of the account. */
 void item_free_block(void *blk);
 /* Runs before an item of that type is freed (frees its structure). */

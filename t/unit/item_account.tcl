@@ -1,0 +1,92 @@
+# The item account (total_malloced, and what -m limits) adds each item's
+# block as malloc sized it and takes out exactly that when the block is
+# freed. Most small blocks are not asked their size again when freed (the
+# size is computed from the item's lengths; server/item.c): whatever path
+# an item leaves by, on whichever worker, the account must come back to
+# where it started.
+
+# account fd: the bytes items hold, kept blocks of large items left out.
+proc account {fd} {
+    expr {[dict get [mc_stats $fd slabs] total_malloced] - [mc_stat $fd item_kept_bytes]}
+}
+
+# value_len i: a length from 0 to 2,000 bytes, every 97th 16 KB to 300 KB
+# (kept blocks, and malloc's own mmap'd blocks).
+proc value_len {i} {
+    if {$i % 97 == 0} { return [expr {16384 + int(rand() * 290000)}] }
+    expr {int(rand() * 2001)}
+}
+
+# pipeline fd cmds: sends every line of cmds with noreply, then waits for
+# the version reply after them.
+proc pipeline {fd cmds} {
+    mc_send $fd "[join $cmds {}]version\r\n"
+}
+
+proc pipeline_wait {fd} {
+    set line [mc_readline $fd]
+    if {![string match "VERSION *" $line]} { fail "expected VERSION, got $line" }
+}
+
+start_server {tags {item_account mcds-only} args {-t 2 -m 512}} {
+    set a [mc_connect]
+    set b [mc_connect]
+    expr {srand(16)}
+    set base [account $a]
+
+    test {items of 0 B to 300 KB stored, replaced, grown and deleted by two workers: the account comes back to its start} {
+        foreach round {0 1} {
+            foreach fd [list $a $b] name {a b} {
+                set cmds {}
+                for {set i 0} {$i < 3000} {incr i} {
+                    set v [string repeat x [value_len $i]]
+                    lappend cmds "set $name$i 0 0 [string length $v] noreply\r\n$v\r\n"
+                }
+                pipeline $fd $cmds
+            }
+            pipeline_wait $a
+            pipeline_wait $b
+        }
+        # Each connection grows the other's items, so blocks are freed on
+        # the worker that did not make them.
+        foreach fd [list $a $b] name {b a} {
+            set cmds {}
+            for {set i 0} {$i < 3000} {incr i 3} {
+                lappend cmds "append $name$i 0 0 5 noreply\r\nyyyyy\r\n"
+                lappend cmds "prepend $name[expr {$i + 1}] 0 0 17 noreply\r\nzzzzzzzzzzzzzzzzz\r\n"
+                lappend cmds "set n$name$i 0 0 1 noreply\r\n9\r\nincr n$name$i 4294967296 noreply\r\n"
+                lappend cmds "touch $name[expr {$i + 2}] 1000 noreply\r\n"
+            }
+            pipeline $fd $cmds
+        }
+        pipeline_wait $a
+        pipeline_wait $b
+        assert_true {[account $a] > $base + 3000 * 2 * 1000}
+        foreach fd [list $a $b] name {b a} {
+            set cmds {}
+            for {set i 0} {$i < 3000} {incr i} {
+                lappend cmds "delete $name$i noreply\r\n"
+                if {$i % 3 == 0} { lappend cmds "delete n$name$i noreply\r\n" }
+            }
+            pipeline $fd $cmds
+        }
+        pipeline_wait $a
+        pipeline_wait $b
+        list [mc_stat $a curr_items] [expr {[account $a] - $base}]
+    } {0 0}
+
+    test {flush_all gives back every block too} {
+        foreach fd [list $a $b] name {a b} {
+            set cmds {}
+            for {set i 0} {$i < 2000} {incr i} {
+                set v [string repeat q [value_len $i]]
+                lappend cmds "set f$name$i 0 0 [string length $v] noreply\r\n$v\r\n"
+            }
+            pipeline $fd $cmds
+        }
+        pipeline_wait $a
+        pipeline_wait $b
+        assert_equal [mc_cmd $a flush_all] OK
+        list [mc_stat $b curr_items] [expr {[account $b] - $base}]
+    } {0 0}
+}
