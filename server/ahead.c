@@ -143,23 +143,40 @@ static void ahead_keep(struct conn_ahead *s, const char *p, const char *end) {
     }
 }
 
+/* The first lines of a read have no notes from earlier turns: their
+ * buckets, just prefetched together, are read together, so the waits for
+ * them and then for their items overlap instead of following each other. */
+static void ahead_start(struct conn_ahead *a) {
+    int i;
+
+    for (i = AHEAD_CUR; i >= AHEAD_2; i--)
+        if (a[i].key != NULL && !a[i].fetched) {
+            hash_prefetch_item(a[i].hv);
+            a[i].fetched = true;
+        }
+}
+
 void ahead_lines(conn *c, const char *line, size_t n) {
     struct conn_ahead *a = c->ahead;
     const char *end = line + n, *next;
+    bool fresh;
 
     a[AHEAD_CUR] = a[AHEAD_1];
     a[AHEAD_1] = a[AHEAD_2];
     a[AHEAD_2] = a[AHEAD_3];
     a[AHEAD_3].line = a[AHEAD_3].key = NULL;
+    fresh = a[AHEAD_CUR].line != line;
     ahead_keep(&a[AHEAD_CUR], line, end);
-    if ((next = ahead_next(&a[AHEAD_CUR], end)) == NULL)
-        return;
-    ahead_keep(&a[AHEAD_1], next, end);
-    if ((next = ahead_next(&a[AHEAD_1], end)) == NULL)
-        return;
-    ahead_keep(&a[AHEAD_2], next, end);
-    if ((next = ahead_next(&a[AHEAD_2], end)) != NULL)
-        ahead_note(&a[AHEAD_3], next, (size_t)(end - next));
+    if ((next = ahead_next(&a[AHEAD_CUR], end)) != NULL) {
+        ahead_keep(&a[AHEAD_1], next, end);
+        if ((next = ahead_next(&a[AHEAD_1], end)) != NULL) {
+            ahead_keep(&a[AHEAD_2], next, end);
+            if ((next = ahead_next(&a[AHEAD_2], end)) != NULL)
+                ahead_note(&a[AHEAD_3], next, (size_t)(end - next));
+        }
+    }
+    if (fresh)
+        ahead_start(a);
 }
 
 void ahead_key(conn *c, const char *key, size_t nkey) {
