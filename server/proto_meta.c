@@ -50,7 +50,7 @@ struct meta_req {
     bool opaque_long;               /* an O of META_OPAQUE_MAX characters or more */
     bool has_error;                 /* a flag's token was bad (err says which) */
     enum reply_id err;              /* the last bad token's error, or REPLY_COUNT */
-    uint8_t seen[128];
+    uint64_t seen[2];               /* flags met so far, one bit per character */
     bool b64, quiet, value, no_bump, invalidate, drop_value;
     bool has_T, has_N, has_R, has_C, has_E, has_D, has_J;
     bool t_before_T;                /* mg: t is answered with the TTL before T */
@@ -162,17 +162,21 @@ static void meta_decode_key(struct meta_req *r) {
  * (the return value); a bad token is noted and the parse goes on. As in
  * memcached, flags act in request order: a t before a T reports the TTL
  * the item had before this request touched it. */
+static bool meta_seen(const struct meta_req *r, unsigned char f) {
+    return (r->seen[f >> 6] >> (f & 63)) & 1;
+}
+
 static enum reply_id meta_flag(struct meta_req *r, const char *tok, size_t len) {
     unsigned char f = (unsigned char)tok[0];
 
-    if (f >= 127 || r->seen[f])
+    if (f >= 127 || meta_seen(r, f))
         return REPLY_META_DUP_FLAG;
     if (strchr(meta_allowed, f) == NULL)
         return REPLY_META_INVALID_FLAG;
-    r->seen[f] = 1;
+    r->seen[f >> 6] |= 1ULL << (f & 63);
     if (strchr(meta_answered[r->cmd], f) != NULL)
         r->ret[r->nret++] = (char)f;
-    if (f == 't' && !r->seen['T'])
+    if (f == 't' && !meta_seen(r, 'T'))
         r->t_before_T = true;
     switch (f) {
     case 'b': meta_decode_key(r); break;
