@@ -77,26 +77,42 @@ size_t item_size(size_t nkey, size_t nbytes) {
     return offsetof(item, data) + nkey + nbytes;
 }
 
+size_t item_block_footprint(size_t size) {
+    return (size + ITEM_MALLOC_OVERHEAD + 15) & ~(size_t)15;
+}
+
 size_t item_footprint(size_t nkey, size_t nbytes) {
-    size_t n = item_size(nkey, nbytes) + ITEM_MALLOC_OVERHEAD;
-    return (n + 15) & ~(size_t)15;
+    return item_block_footprint(item_size(nkey, nbytes));
+}
+
+/* A block for an item of size bytes: a kept one, or a new one added to
+ * the account. *ask: freeing it must ask malloc its size. */
+static void *item_block(size_t size, bool *ask) {
+    size_t want = item_block_footprint(size), got;
+    void *blk;
+
+    if (item_cache_may_take(size)) {
+        *ask = true;    /* a large block: item_cache may keep it */
+        if ((blk = item_cache_take(size)) != NULL)
+            return blk;
+    } else if ((blk = item_cache_take_small(want)) != NULL) {
+        *ask = false;   /* only blocks of their exact footprint are kept */
+        return blk;
+    }
+    if ((blk = malloc(size)) == NULL)
+        return NULL;
+    got = malloc_usable_size(blk) + ITEM_MALLOC_OVERHEAD;
+    item_account(got);
+    *ask = *ask || got != want;
+    return blk;
 }
 
 item *item_alloc(const char *key, size_t nkey, uint32_t flags, rel_time_t exptime, size_t nbytes) {
-    size_t size = item_size(nkey, nbytes);
-    item *it = item_cache_may_take(size) ? item_cache_take(size) : NULL;
+    bool ask = false;
+    item *it = item_block(item_size(nkey, nbytes), &ask);
 
-    size_t footprint;
-
-    if (it == NULL) {
-        it = malloc(size);
-        if (it == NULL)
-            return NULL;
-        footprint = malloc_usable_size(it) + ITEM_MALLOC_OVERHEAD;
-        item_account(footprint);
-    } else {
-        footprint = 0;  /* a kept block is a large one: always asked */
-    }
+    if (it == NULL)
+        return NULL;
     it->h_next = it->prev = it->next = NULL;
     it->cas = 0;
     it->time = clock_now();
@@ -105,8 +121,7 @@ item *item_alloc(const char *key, size_t nkey, uint32_t flags, rel_time_t exptim
     it->flags = flags;
     it->refcount = 1;
     it->nkey = (uint8_t)nkey;
-    it->iflags = footprint == item_footprint(nkey, nbytes) && !item_cache_may_take(size)
-                     ? 0 : ITEM_ASK_BLOCK;
+    it->iflags = ask ? ITEM_ASK_BLOCK : 0;
     it->type = ITEM_STRING;
     it->lru = 0;
     memcpy(it->data, key, nkey);
@@ -149,8 +164,11 @@ void item_release(item *it) {
     if (item_free_hooks[it->type] != NULL)
         item_free_hooks[it->type](it);
     if (!item_has_flag(it, ITEM_ASK_BLOCK)) {
-        item_account(-item_footprint(it->nkey, it->nbytes));
-        free(it);
+        size_t footprint = item_footprint(it->nkey, it->nbytes);
+        if (!item_cache_put_small(it, footprint)) {
+            item_account(-footprint);
+            free(it);
+        }
         return;
     }
     usable = malloc_usable_size(it);

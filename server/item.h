@@ -92,7 +92,7 @@ bool item_tryref(item *it);
 /* Drops a reference; the last one frees the item (or keeps its block
  * for the next large item: item_cache.h). */
 void item_release(item *it);
-/* Prefetches the lines free() reads when it's block goes back to malloc:
+/* Prefetches the lines free() reads when its block goes back to malloc:
  * its chunk header, and the next block's (malloc's layout; a wrong guess
  * only fetches a useless line). */
 void item_prefetch_free(const item *it);
@@ -117,6 +117,9 @@ size_t item_mem_used(void);
 size_t item_mem_limit(void);
 void item_set_mem_limit(size_t bytes);
 size_t item_footprint(size_t nkey, size_t nbytes);
+/* What malloc makes of a request of size bytes (its usable size and chunk
+ * header, rounded), nearly always. */
+size_t item_block_footprint(size_t size);
 /* Counts memory a structure holds outside items (negative to give back). */
 void item_mem_charge(long bytes);
 

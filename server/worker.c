@@ -346,7 +346,7 @@ static void *worker_main(void *arg) {
     worker_self = w;
     stats_thread_init(w->index);
     item_thread_init(w->index);
-    item_cache_thread_start();
+    item_cache_thread_start(w->index);
     lru_thread_settles();
     while (event_base_loop(w->base, EVLOOP_ONCE) == 0 && !event_base_got_break(w->base)) {
         worker_run_posted(w);
