@@ -216,6 +216,7 @@ void hash_prefetch_item(uint32_t hv) {
     if (it != NULL) {
         __builtin_prefetch(it, 1);
         __builtin_prefetch((char *)it + 64);
+        __builtin_prefetch((char *)it + 128);
     }
 }
 

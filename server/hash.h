@@ -26,7 +26,8 @@ int hash_trylock(uint32_t hv);
 void hash_unlock(uint32_t hv);
 
 /* Ask the CPU to fetch, ahead of a lookup of hv: its bucket and lock
- * stripe; the first item of its bucket. Neither takes a lock: they may
+ * stripe; the first 192 bytes of its bucket's first item (header, key and
+ * a small value, which a reply copies). Neither takes a lock: they may
  * fetch the wrong thing while the table grows, never read freed memory. */
 void hash_prefetch(uint32_t hv);
 void hash_prefetch_item(uint32_t hv);
