@@ -176,13 +176,6 @@ void item_release(item *it) {
         item_free_usable(it, usable);
 }
 
-void item_prefetch_free(const item *it) {
-    const char *blk = (const char *)it;
-
-    __builtin_prefetch(blk - ITEM_MALLOC_OVERHEAD, 1);
-    __builtin_prefetch(blk + item_footprint(it->nkey, it->nbytes) - ITEM_MALLOC_OVERHEAD);
-}
-
 void item_free_block(void *blk) {
     item_free_usable(blk, malloc_usable_size(blk));
 }

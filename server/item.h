@@ -92,10 +92,6 @@ bool item_tryref(item *it);
 /* Drops a reference; the last one frees the item (or keeps its block
  * for the next large item: item_cache.h). */
 void item_release(item *it);
-/* Prefetches the lines free() reads when its block goes back to malloc:
- * its chunk header, and the next block's (malloc's layout; a wrong guess
- * only fetches a useless line). */
-void item_prefetch_free(const item *it);
 /* Frees an item's memory block and takes it out of the account. */
 void item_free_block(void *blk);
 /* Runs before an item of that type is freed (frees its structure). */

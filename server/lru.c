@@ -135,15 +135,13 @@ void lru_thread_settles(void) {
 }
 
 /* A prefetch, for writing, of the neighbours of it, read without the LRU lock:
- * a stale address only fetches a useless line. The lines its free reads
- * are fetched too. */
+ * a stale address only fetches a useless line. */
 __attribute__((no_sanitize("thread")))
 static void lru_prefetch_neighbours(const item *it) {
     const volatile item *v = it;
 
     __builtin_prefetch(v->prev, 1);
     __builtin_prefetch(v->next, 1);
-    item_prefetch_free(it);
 }
 
 void lru_settle(void) {
