@@ -15,8 +15,8 @@
  * two lines before its turn (one line was not always enough for a set).
  * The command then takes its key's hash from the note (ahead_hash): a
  * get or mg for its lookup, a set or ms (conn's nread.hv) for the store.
- * In a multi-get, the next key of the line is hashed and its bucket
- * prefetched before the current key is looked up.
+ * In a multi-get, as a key is looked up, the key two after it is hashed
+ * and its bucket prefetched, and the next key's first item prefetched.
  *
  * A note names its key by address in the read buffer; conn.c forgets the
  * notes whenever the buffer's bytes move or the buffer goes back to the
@@ -30,8 +30,9 @@
 #include "item.h"
 
 /* c->ahead's slots: the lines three, two and one after the current one,
- * the current one, and a multi-get's next key. */
-enum { AHEAD_3, AHEAD_2, AHEAD_1, AHEAD_CUR, AHEAD_KEY };
+ * the current one (or a multi-get's current key), and a multi-get's next
+ * key and the one after it. */
+enum { AHEAD_3, AHEAD_2, AHEAD_1, AHEAD_CUR, AHEAD_KEY, AHEAD_KEY2 };
 
 /* Reads up to n fields " <digits>" (1 to 9 digits each) at *pp into v,
  * leaving *pp after the last one read; returns how many were read. */
@@ -179,17 +180,30 @@ void ahead_lines(conn *c, const char *line, size_t n) {
         ahead_start(a);
 }
 
-void ahead_key(conn *c, const char *key, size_t nkey) {
-    struct conn_ahead *k = &c->ahead[AHEAD_KEY];
-
-    c->ahead[AHEAD_CUR] = *k;
-    k->line = k->key = NULL;
+/* Notes a multi-get's key in slot s: hashed, its bucket prefetched. */
+static void ahead_note_key(struct conn_ahead *s, const char *key, size_t nkey) {
+    s->line = s->key = NULL;
+    s->fetched = false;
     if (nkey == 0 || nkey > ITEM_KEY_MAX)
         return;
-    k->key = key;
-    k->nkey = (uint8_t)nkey;
-    k->hv = hash_key(key, nkey);
-    hash_prefetch(k->hv);
+    s->key = key;
+    s->nkey = (uint8_t)nkey;
+    s->hv = hash_key(key, nkey);
+    hash_prefetch(s->hv);
+}
+
+void ahead_keys(conn *c, const char *next, size_t nnext, const char *after, size_t nafter) {
+    struct conn_ahead *a = c->ahead;
+
+    a[AHEAD_CUR] = a[AHEAD_KEY];
+    if (a[AHEAD_KEY2].key != NULL && a[AHEAD_KEY2].key == next && a[AHEAD_KEY2].nkey == nnext) {
+        a[AHEAD_KEY] = a[AHEAD_KEY2];   /* noted one key ago: its bucket is here */
+        hash_prefetch_item(a[AHEAD_KEY].hv);
+        a[AHEAD_KEY].fetched = true;
+    } else {
+        ahead_note_key(&a[AHEAD_KEY], next, nnext);
+    }
+    ahead_note_key(&a[AHEAD_KEY2], after, nafter);
 }
 
 uint32_t ahead_hash(conn *c, const char *key, size_t nkey) {

@@ -16,9 +16,10 @@
 /* Called as the text line at line[0..n) (n: every byte the buffer holds
  * from there) is dispatched: notes it and the two lines after it. */
 void ahead_lines(conn *c, const char *line, size_t n);
-/* A multi-get is about to look up a key and key (nkey bytes) comes after
- * it in the line: it is hashed and its bucket prefetched. */
-void ahead_key(conn *c, const char *key, size_t nkey);
+/* A multi-get is about to look up a key, and next and after (nnext and
+ * nafter bytes; 0: none) are the two keys that follow it in the line:
+ * after is hashed and its bucket prefetched, next's first item too. */
+void ahead_keys(conn *c, const char *next, size_t nnext, const char *after, size_t nafter);
 /* The hash of key, from a note when one was made, or computed now. */
 uint32_t ahead_hash(conn *c, const char *key, size_t nkey);
 /* Whether the line at line[0..len) (being dispatched, its verb first) is
@@ -40,7 +41,7 @@ bool ahead_set_line(conn *c, const char *line, size_t len, struct ahead_set *set
 static inline void ahead_forget(conn *c) {
     int i;
 
-    for (i = 0; i < 5; i++)
+    for (i = 0; i < CONN_AHEAD_SLOTS; i++)
         c->ahead[i].line = c->ahead[i].key = NULL;
 }
 

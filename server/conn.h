@@ -27,6 +27,7 @@ struct tls_conn;
 #define CONN_RBUF_SIZE 16384
 #define CONN_COPY_MAX 512       /* values up to this are copied into the
                                    output buffer, not sent from their item */
+#define CONN_AHEAD_SLOTS 6      /* lines and multi-get keys noted ahead (ahead.c) */
 
 enum conn_state {
     CONN_PARSE,     /* commands are parsed from the read buffer */
@@ -142,7 +143,7 @@ typedef struct conn {
         bool plain_set;     /* "set <key> <flags> <exptime> <bytes>", no more */
         bool fetched;       /* its bucket's first item was prefetched */
         uint32_t num[3];    /* a set's three numbers */
-    } ahead[5];
+    } ahead[CONN_AHEAD_SLOTS];
     struct dump *dump;      /* a key dump in progress (dump.c) */
     rel_time_t last_cmd;    /* when its last command arrived (-o idle_timeout) */
     uint64_t name_token;    /* names it as the holder of queue leases (conn_names.c) */

@@ -202,11 +202,11 @@ bool get_quick(conn *c, const char *key, size_t nkey, uint32_t hv, bool with_cas
 static void get_resume(conn *c);
 
 /* Answers the keys left in g; pauses when the output is full. In a
- * multi-get, each key's successor is found, and hashed ahead (ahead.c),
- * before the key is looked up. */
+ * multi-get, each key's two successors are found, and fetched ahead
+ * (ahead.c), before the key is looked up. */
 static void get_run(conn *c, struct text_get *g) {
-    char *p = g->keys, *key, *next_key;
-    size_t len = g->len, n, next_n;
+    char *p = g->keys, *key, *next_key, *after;
+    size_t len = g->len, n, next_n, after_n;
 
     if (g->single) {
         key = p;    /* the one key, alone in g->keys (get_line) */
@@ -226,8 +226,13 @@ static void get_run(conn *c, struct text_get *g) {
         next_key = q;
         next_n = 0;
         if (!g->single) {
+            char *r;
+            size_t rlen;
             next_n = get_next_key(&q, &qlen, &next_key);
-            ahead_key(c, next_key, next_n);
+            r = q;
+            rlen = qlen;
+            after_n = next_n > 0 ? get_next_key(&r, &rlen, &after) : 0;
+            ahead_keys(c, next_key, next_n, after, after_n);
         }
         g->keys = p;
         g->len = len;

@@ -164,6 +164,50 @@ start_server {tags {pipeline}} {
     }
 }
 
+# A multi-get's keys are fetched two ahead: long multi-gets, with repeated
+# keys, keys that differ only at their end, misses, and values large
+# enough that the output fills and the line is resumed later, cut into
+# reads at random places.
+start_server {tags {pipeline} args {--conn-output-max 65536}} {
+    set fd [mc_connect]
+
+    test {multi-gets of up to 120 keys, cut anywhere and resumed when the output fills: every key answered in order} {
+        expr {srand(9)}
+        set long [string repeat k 247]
+        set model [dict create]
+        set req {}
+        for {set i 0} {$i < 60} {incr i} {
+            set k [expr {$i % 3 ? "m$i" : "$long[format %03d $i]"}]
+            set v [string repeat [format %c [expr {97 + $i % 26}]] [expr {$i % 7 ? 20 + $i : 30000}]]
+            dict set model $k $v
+            append req "set $k 0 0 [string length $v]\r\n$v\r\n"
+        }
+        mc_send_bg $fd $req
+        mc_read_bytes $fd [expr {60 * 8}]
+        set req {}
+        set exp {}
+        for {set line 0} {$line < 40} {incr line} {
+            set keys {}
+            for {set j [expr {2 + int(rand() * 119)}]} {$j > 0} {incr j -1} {
+                set i [expr {int(rand() * 70)}]
+                lappend keys [expr {$i % 3 ? "m$i" : "$long[format %03d $i]"}]
+            }
+            append req "get [join $keys { }]\r\n"
+            foreach k $keys {
+                if {[dict exists $model $k]} {
+                    set v [dict get $model $k]
+                    append exp "VALUE $k 0 [string length $v]\r\n$v\r\n"
+                }
+            }
+            append exp "END\r\n"
+        }
+        pa_send_cut $fd $req 3000
+        set got [mc_read_bytes $fd [string length $exp]]
+        assert_equal [string length $got] [string length $exp]
+        expr {$got eq $exp}
+    } 1
+}
+
 # With -R 1 a connection yields after every request: the lines noted ahead
 # wait in the read buffer while it is compacted and refilled.
 start_server {tags {pipeline} args {-R 1}} {
