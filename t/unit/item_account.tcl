@@ -28,6 +28,20 @@ proc pipeline_wait {fd} {
     if {![string match "VERSION *" $line]} { fail "expected VERSION, got $line" }
 }
 
+# fill fds prefix count: each connection stores count values of value_len
+# lengths under <prefix><its name><i>, both at once.
+proc fill {fds prefix count} {
+    foreach fd $fds name {a b} {
+        set cmds {}
+        for {set i 0} {$i < $count} {incr i} {
+            set v [string repeat x [value_len $i]]
+            lappend cmds "set $prefix$name$i 0 0 [string length $v] noreply\r\n$v\r\n"
+        }
+        pipeline $fd $cmds
+    }
+    foreach fd $fds { pipeline_wait $fd }
+}
+
 start_server {tags {item_account mcds-only} args {-t 2 -m 512}} {
     set a [mc_connect]
     set b [mc_connect]
@@ -35,18 +49,8 @@ start_server {tags {item_account mcds-only} args {-t 2 -m 512}} {
     set base [account $a]
 
     test {items of 0 B to 300 KB stored, replaced, grown and deleted by two workers: the account comes back to its start} {
-        foreach round {0 1} {
-            foreach fd [list $a $b] name {a b} {
-                set cmds {}
-                for {set i 0} {$i < 3000} {incr i} {
-                    set v [string repeat x [value_len $i]]
-                    lappend cmds "set $name$i 0 0 [string length $v] noreply\r\n$v\r\n"
-                }
-                pipeline $fd $cmds
-            }
-            pipeline_wait $a
-            pipeline_wait $b
-        }
+        fill [list $a $b] {} 3000
+        fill [list $a $b] {} 3000
         # Each connection grows the other's items, so blocks are freed on
         # the worker that did not make them.
         foreach fd [list $a $b] name {b a} {
@@ -76,16 +80,7 @@ start_server {tags {item_account mcds-only} args {-t 2 -m 512}} {
     } {0 0}
 
     test {flush_all gives back every block too} {
-        foreach fd [list $a $b] name {a b} {
-            set cmds {}
-            for {set i 0} {$i < 2000} {incr i} {
-                set v [string repeat q [value_len $i]]
-                lappend cmds "set f$name$i 0 0 [string length $v] noreply\r\n$v\r\n"
-            }
-            pipeline $fd $cmds
-        }
-        pipeline_wait $a
-        pipeline_wait $b
+        fill [list $a $b] f 2000
         assert_equal [mc_cmd $a flush_all] OK
         list [mc_stat $b curr_items] [expr {[account $b] - $base}]
     } {0 0}

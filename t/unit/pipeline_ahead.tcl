@@ -18,6 +18,18 @@ proc pa_key {} {
     return "$::pa_prefix$n"
 }
 
+# The reply to a get of keys (a list) from a cache holding model.
+proc pa_get_reply {model keys} {
+    set exp {}
+    foreach k $keys {
+        if {[dict exists $model $k]} {
+            set v [dict get $model $k]
+            append exp "VALUE $k 0 [string length $v]\r\n$v\r\n"
+        }
+    }
+    return "${exp}END\r\n"
+}
+
 # Appends to the request and the expected reply of one random line, and
 # updates the model (dict key -> value).
 proc pa_line {modelvar reqvar expvar} {
@@ -49,13 +61,7 @@ proc pa_line {modelvar reqvar expvar} {
         set keys {}
         for {set i [expr {1 + int(rand() * 6)}]} {$i > 0} {incr i -1} { lappend keys [pa_key] }
         append req "get[string repeat { } [expr {1 + int(rand() * 2)}]][join $keys { }]\r\n"
-        foreach k $keys {
-            if {[dict exists $model $k]} {
-                set v [dict get $model $k]
-                append exp "VALUE $k 0 [string length $v]\r\n$v\r\n"
-            }
-        }
-        append exp "END\r\n"
+        append exp [pa_get_reply $model $keys]
     } elseif {$r < 0.85} {
         set k [pa_key]
         set v [string repeat [format %c [expr {97 + int(rand() * 26)}]] [expr {int(rand() * 40)}]]
@@ -193,13 +199,7 @@ start_server {tags {pipeline} args {--conn-output-max 65536}} {
                 lappend keys [expr {$i % 3 ? "m$i" : "$long[format %03d $i]"}]
             }
             append req "get [join $keys { }]\r\n"
-            foreach k $keys {
-                if {[dict exists $model $k]} {
-                    set v [dict get $model $k]
-                    append exp "VALUE $k 0 [string length $v]\r\n$v\r\n"
-                }
-            }
-            append exp "END\r\n"
+            append exp [pa_get_reply $model $keys]
         }
         pa_send_cut $fd $req 3000
         set got [mc_read_bytes $fd [string length $exp]]
