@@ -205,7 +205,7 @@ static void get_resume(conn *c);
  * multi-get, each key's two successors are found, and fetched ahead
  * (ahead.c), before the key is looked up. */
 static void get_run(conn *c, struct text_get *g) {
-    char *p = g->keys, *key, *next_key, *after;
+    char *p = g->keys, *key, *next_key, *after = NULL;
     size_t len = g->len, n, next_n, after_n;
 
     if (g->single) {
