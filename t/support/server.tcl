@@ -352,8 +352,11 @@ proc start_server {options body} {
             set log [read_file $::srvinfo($id,stderr)]
             if {$why eq "died"} {
                 server__reap $id
-                if {$kind eq "memcached" &&
-                        [regexp {failed to listen|Address already in use} $log]} {
+                # A port taken between free_port and the server's bind
+                # (memcached's -p; or, for mcds's -p 0, a port a test
+                # picked with free_port for another listener, which the
+                # kernel may hand out again): start it again.
+                if {[regexp {failed to listen|Address already in use} $log]} {
                     continue
                 }
                 set why "exited with status $::srvinfo($id,status)"
