@@ -155,7 +155,7 @@ proc tags_skip_reason {taglist} {
                 debugtime { return "debugtime: stock memcached has no clock verb" }
                 valgrind:skip { return "valgrind:skip: timing-sensitive under valgrind" }
                 sanitizer:skip { return "sanitizer:skip: measures CPU or memory, which a sanitizer build changes" }
-                glibc-malloc { return "glibc-malloc: needs glibc's block sizes; valgrind and AddressSanitizer replace malloc" }
+                glibc-malloc { return "glibc-malloc: needs glibc's block sizes; valgrind and the sanitizers replace malloc" }
                 tls { return "tls: this mcds-server was built without TLS (configure --disable-tls, or no libssl-dev)" }
             }
             return "tag $t denied"

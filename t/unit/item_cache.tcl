@@ -108,7 +108,7 @@ start_server {tags {item_cache mcds-only} args {-t 1 -m 64}} {
 }
 
 # Small blocks are kept only when malloc made them the size it rounds a
-# request to; valgrind's and AddressSanitizer's mallocs do not round.
+# request to; valgrind's and the sanitizers' mallocs do not round.
 start_server {tags {item_cache mcds-only glibc-malloc} args {-t 1 -m 64}} {
     set fd [mc_connect]
 
