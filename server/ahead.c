@@ -132,16 +132,23 @@ static const char *ahead_next(const struct conn_ahead *s, const char *end) {
     return s->line + s->span;
 }
 
-/* Notes the line at p (the buffer ends at end) in slot s unless it is
- * noted there already; one noted in an earlier turn, its bucket fetched
- * by now, has its first item prefetched (once). */
-static void ahead_keep(struct conn_ahead *s, const char *p, const char *end) {
-    if (s->line != p) {
-        ahead_note(s, p, (size_t)(end - p));
-    } else if (s->key != NULL && !s->fetched) {
+/* Prefetches the first item of the bucket of s's key (once): its bucket
+ * should have come by now. */
+static void ahead_fetch(struct conn_ahead *s) {
+    if (s->key != NULL && !s->fetched) {
         hash_prefetch_item(s->hv);
         s->fetched = true;
     }
+}
+
+/* Notes the line at p (the buffer ends at end) in slot s unless it is
+ * noted there already; one noted in an earlier turn has its first item
+ * prefetched. */
+static void ahead_keep(struct conn_ahead *s, const char *p, const char *end) {
+    if (s->line != p)
+        ahead_note(s, p, (size_t)(end - p));
+    else
+        ahead_fetch(s);
 }
 
 /* The first lines of a read have no notes from earlier turns: their
@@ -151,10 +158,7 @@ static void ahead_start(struct conn_ahead *a) {
     int i;
 
     for (i = AHEAD_CUR; i >= AHEAD_2; i--)
-        if (a[i].key != NULL && !a[i].fetched) {
-            hash_prefetch_item(a[i].hv);
-            a[i].fetched = true;
-        }
+        ahead_fetch(&a[i]);
 }
 
 void ahead_lines(conn *c, const char *line, size_t n) {
@@ -197,9 +201,8 @@ void ahead_keys(conn *c, const char *next, size_t nnext, const char *after, size
 
     a[AHEAD_CUR] = a[AHEAD_KEY];
     if (a[AHEAD_KEY2].key != NULL && a[AHEAD_KEY2].key == next && a[AHEAD_KEY2].nkey == nnext) {
-        a[AHEAD_KEY] = a[AHEAD_KEY2];   /* noted one key ago: its bucket is here */
-        hash_prefetch_item(a[AHEAD_KEY].hv);
-        a[AHEAD_KEY].fetched = true;
+        a[AHEAD_KEY] = a[AHEAD_KEY2];   /* noted one key ago */
+        ahead_fetch(&a[AHEAD_KEY]);
     } else {
         ahead_note_key(&a[AHEAD_KEY], next, nnext);
     }

@@ -131,8 +131,9 @@ typedef struct conn {
     uint64_t open_id;       /* Kestrel: the open message */
     struct text_get *tget;  /* proto_text's multi-get in progress */
     /* ahead.c: lines looked at before their turn: three ([0]), two ([1])
-     * and one ([2]) after the current one ([3]); [4], a multi-get's next
-     * key. line NULL: none; key NULL: its key was not hashed. */
+     * and one ([2]) after the current one ([3]); [4] and [5], a
+     * multi-get's next key and the one after it. line NULL: none; key
+     * NULL: its key was not hashed. */
     struct conn_ahead {
         const char *line;   /* where its line starts ... */
         size_t span;        /* ... and how far the next line is */

@@ -158,14 +158,15 @@ static void meta_decode_key(struct meta_req *r) {
     r->nkey = (size_t)n;
 }
 
-/* Applies one flag token. An unknown or repeated flag is answered at once
- * (the return value); a bad token is noted and the parse goes on. As in
- * memcached, flags act in request order: a t before a T reports the TTL
- * the item had before this request touched it. */
+/* Whether flag f (below 128) came earlier in the request. */
 static bool meta_seen(const struct meta_req *r, unsigned char f) {
     return (r->seen[f >> 6] >> (f & 63)) & 1;
 }
 
+/* Applies one flag token. An unknown or repeated flag is answered at once
+ * (the return value); a bad token is noted and the parse goes on. As in
+ * memcached, flags act in request order: a t before a T reports the TTL
+ * the item had before this request touched it. */
 static enum reply_id meta_flag(struct meta_req *r, const char *tok, size_t len) {
     unsigned char f = (unsigned char)tok[0];
 

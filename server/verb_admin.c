@@ -50,11 +50,11 @@ enum conn_parse_result admin_flush_all(conn *c, struct cmd_line *t) {
         return PARSE_DONE;
     }
     stats_incr(STATS_CMD_FLUSH);
-    if (store_flush(delay) == STORE_LOG_FAILED)
+    if (store_flush(delay) == STORE_LOG_FAILED) {
         cmd_reply(c, REPLY_LOG_FAILED);
-    else if (delay > 0)
+    } else if (delay > 0) {
         cmd_reply(c, REPLY_OK);
-    else {
+    } else {
         c->flush.cursor = 0;
         admin_flush_step(c);
     }
