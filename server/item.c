@@ -165,10 +165,8 @@ void item_release(item *it) {
         item_free_hooks[it->type](it);
     if (!item_has_flag(it, ITEM_ASK_BLOCK)) {
         size_t footprint = item_footprint(it->nkey, it->nbytes);
-        if (!item_cache_put_small(it, footprint)) {
-            item_account(-footprint);
-            free(it);
-        }
+        if (!item_cache_put_small(it, footprint))
+            item_free_usable(it, footprint - ITEM_MALLOC_OVERHEAD);
         return;
     }
     usable = malloc_usable_size(it);
