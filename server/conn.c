@@ -39,7 +39,6 @@
 #include "dump.h"
 #include "watch.h"
 #include "log.h"
-#include "lru.h"
 #include "kestrel.h"
 #include "park.h"
 #include "persist/persist.h"
@@ -715,12 +714,9 @@ void conn_unhold(conn *c) {
 /* Writes the queued replies once the log records they answer for are
  * durable under the fsync policy: until then the connection is held, and
  * its worker writes the log for all of its held connections at once at
- * the end of the event loop's turn (worker_commit). The items its
- * commands replaced leave the LRU first (lru_settle), so their memory is
- * given back before a client reads the replies. 0 written (or the socket
- * is full), 1 held until the log catches up, -1 on error. */
+ * the end of the event loop's turn (worker_commit). 0 written (or the
+ * socket is full), 1 held until the log catches up, -1 on error. */
 static int conn_send(conn *c, uint64_t log_mark) {
-    lru_settle();
     if (persist_thread_end() != log_mark)
         c->persist_need = persist_thread_end();
     if (c->persist_need != 0) {

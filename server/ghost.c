@@ -26,7 +26,7 @@ static uint16_t ghost_fp(uint32_t hv) {
 static void ghost_set_table(uint16_t *slots, size_t size) {
     item_mem_charge((long)(size * sizeof(*slots)) - (long)(ghost_size * sizeof(*slots)));
     ghost_slots = slots;
-    ghost_size = size;
+    __atomic_store_n(&ghost_size, size, __ATOMIC_RELAXED);
 }
 
 static void ghost_grow(size_t want) {
@@ -82,6 +82,10 @@ bool ghost_take(uint32_t hv) {
         return false;
     *slot = 0;
     return true;
+}
+
+bool ghost_active(void) {
+    return __atomic_load_n(&ghost_size, __ATOMIC_RELAXED) != 0;
 }
 
 size_t ghost_bytes(void) {

@@ -22,6 +22,9 @@
 void ghost_add(uint32_t hv, size_t main_items);
 /* Whether hv was noted (and is still there); forgets it if so. */
 bool ghost_take(uint32_t hv);
+/* Whether any key has been noted since the table was last destroyed;
+ * may be called without the caller's serialization (a hint). */
+bool ghost_active(void);
 /* Bytes the table holds (counted under -m). */
 size_t ghost_bytes(void);
 void ghost_destroy(void);

@@ -26,6 +26,7 @@
 
 #include "item.h"
 #include "item_cache.h"
+#include "seg.h"
 
 #define ITEM_SLOTS 16          /* workers past these use the shared slot */
 
@@ -43,6 +44,7 @@ static struct {
 } __attribute__((aligned(64))) item_cas_counter;   /* a cache line of its own */
 static void (*item_free_hooks[ITEM_NTYPES])(item *it);
 static void (*item_cas_block_hook)(uint64_t upto);
+static void (*item_seg_empty_hook)(struct seg *s);
 
 void item_init(size_t limit_bytes) {
     memset(item_slots, 0, sizeof(item_slots));
@@ -50,6 +52,7 @@ void item_init(size_t limit_bytes) {
     item_nslots = 0;
     item_limit = limit_bytes;
     item_cas_counter.next = 0;
+    seg_init(limit_bytes);
 }
 
 void item_thread_init(int index) {
@@ -107,13 +110,26 @@ static void *item_block(size_t size, bool *ask) {
     return blk;
 }
 
+/* The block of an item too large for a segment starts with its seg_node. */
+static item *item_block_node(size_t size, bool *ask) {
+    struct seg_node *n = item_block(sizeof(*n) + size, ask);
+
+    if (n == NULL)
+        return NULL;
+    memset(n, 0, sizeof(*n));
+    n->kind = SEG_KIND_ITEM;
+    *ask = true;
+    return seg_node_item(n);
+}
+
 item *item_alloc(const char *key, size_t nkey, uint32_t flags, rel_time_t exptime, size_t nbytes) {
-    bool ask = false;
-    item *it = item_block(item_size(nkey, nbytes), &ask);
+    bool ask = false, node = !seg_holds(nkey, nbytes);
+    item *it = node ? item_block_node(item_size(nkey, nbytes), &ask)
+                    : item_block(item_size(nkey, nbytes), &ask);
 
     if (it == NULL)
         return NULL;
-    it->h_next = it->prev = it->next = NULL;
+    it->h_next = NULL;
     it->cas = 0;
     it->time = clock_now();
     it->exptime = exptime;
@@ -121,7 +137,7 @@ item *item_alloc(const char *key, size_t nkey, uint32_t flags, rel_time_t exptim
     it->flags = flags;
     it->refcount = 1;
     it->nkey = (uint8_t)nkey;
-    it->iflags = ask ? ITEM_ASK_BLOCK : 0;
+    it->iflags = (uint8_t)((ask ? ITEM_ASK_BLOCK : 0) | (node ? ITEM_NODE : 0));
     it->type = ITEM_STRING;
     it->lru = 0;
     memcpy(it->data, key, nkey);
@@ -156,22 +172,35 @@ static void item_free_usable(void *blk, size_t usable) {
     free(blk);
 }
 
+void item_on_seg_empty(void (*fn)(struct seg *s)) {
+    item_seg_empty_hook = fn;
+}
+
 void item_release(item *it) {
+    void *blk = it;
     size_t usable;
 
     if (__atomic_sub_fetch(&it->refcount, 1, __ATOMIC_ACQ_REL) != 0)
         return;
     if (item_free_hooks[it->type] != NULL)
         item_free_hooks[it->type](it);
+    if (item_has_flag(it, ITEM_SEG)) {
+        struct seg *s = seg_of(it);
+        if (seg_item_gone(it) && item_seg_empty_hook != NULL)
+            item_seg_empty_hook(s);
+        return;
+    }
+    if (item_has_flag(it, ITEM_NODE))
+        blk = seg_node_of(it);
     if (!item_has_flag(it, ITEM_ASK_BLOCK)) {
         size_t footprint = item_footprint(it->nkey, it->nbytes);
         if (!item_cache_put_small(it, footprint))
             item_free_usable(it, footprint - ITEM_MALLOC_OVERHEAD);
         return;
     }
-    usable = malloc_usable_size(it);
-    if (usable < ITEM_CACHE_MIN || !item_cache_put(it, usable))
-        item_free_usable(it, usable);
+    usable = malloc_usable_size(blk);
+    if (usable < ITEM_CACHE_MIN || !item_cache_put(blk, usable))
+        item_free_usable(blk, usable);
 }
 
 void item_free_block(void *blk) {

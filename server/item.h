@@ -2,10 +2,12 @@
  * item: one stored value (or, later, one data structure) with its key,
  * client flags, expiry, CAS and a reference count.
  *
- * Layout in one allocation: the header, then the key bytes, then the value
- * bytes including their trailing "\r\n", so a get reply can send the value
- * straight from the item. The hash table holds one reference while the item
- * is linked; every reader holds its own until its reply is written.
+ * Layout: the header, then the key bytes, then the value bytes including
+ * their trailing "\r\n", so a get reply can send the value straight from
+ * the item. An item is built in a block of its own; a small cache value is
+ * copied into a segment as it is linked (seg.h). The hash table holds one
+ * reference while the item is linked; every reader holds its own until its
+ * reply is written.
  */
 #ifndef MCDS_ITEM_H
 #define MCDS_ITEM_H
@@ -25,6 +27,8 @@
 #define ITEM_TOKEN_SENT 0x10 /* a meta client has been told it won the recache */
 #define ITEM_KEY_BINARY 0x20 /* stored by ms with b: mg k echoes the key in base64 */
 #define ITEM_ASK_BLOCK 0x40  /* freeing asks malloc its block's size (item.c) */
+#define ITEM_NODE    0x04   /* a seg_node precedes it in its block (seg.h) */
+#define ITEM_SEG     0x80   /* lives in a segment (seg.h), not a block of its own */
 
 /* What the value is. Only cache strings are ever evicted (doc/design.md).
  * A structure's item holds a pointer to the structure as its value. */
@@ -32,8 +36,6 @@ enum item_type { ITEM_STRING = 0, ITEM_QUEUE, ITEM_LIST, ITEM_CTREE, ITEM_NTYPES
 
 typedef struct item {
     struct item *h_next;    /* hash chain */
-    struct item *prev;      /* LRU, towards the head (newer) */
-    struct item *next;      /* LRU, towards the tail (older) */
     uint64_t cas;
     rel_time_t time;        /* last access */
     rel_time_t exptime;     /* 0 = never */
@@ -92,6 +94,9 @@ bool item_tryref(item *it);
 /* Drops a reference; the last one frees the item (or keeps its block
  * for the next large item: item_cache.h). */
 void item_release(item *it);
+/* lru.c hears of a segment whose every item is released (seg.h). */
+struct seg;
+void item_on_seg_empty(void (*fn)(struct seg *s));
 /* Frees an item's memory block and takes it out of the account. */
 void item_free_block(void *blk);
 /* Runs before an item of that type is freed (frees its structure). */

@@ -1,14 +1,18 @@
 /*
- * lru: S3-FIFO's two queues, doubly linked lists under one mutex, and
- * each item's eviction state.
+ * lru: S3-FIFO's two queues, under one mutex, and each item's eviction
+ * state.
  *
- * Taking an item out of a list writes its two neighbours, random items
- * in memory, and the unlock that follows waits for those writes. A worker
- * therefore takes the old items of its replacements out in batches at the
- * end of its turn (lru_settle): their neighbours are fetched together, so
- * the waits overlap, under one hold of the lock. Until then a replaced
- * item stays in its queue, out of the table (not ITEM_LINKED): the
- * eviction scan passes over it.
+ * A queue is a list of places, oldest first: segments (seg.h), each
+ * holding many small items in the order they entered, and large items,
+ * each behind its own seg_node. A small item enters a queue by being
+ * copied into the queue's open segment as it is linked; it goes back to
+ * a queue's newest end the same way, so a second chance for a small item
+ * is one copy, and the item a lookup finds changes address (hash_replace)
+ * with nothing else about it changed. Taking an item out of the table
+ * leaves a hole in its segment; the eviction scan walks a segment front
+ * to back, item by item, and passes it at the end, and the segment goes
+ * back to malloc once its last item is released (or at once, when every
+ * item it held is gone).
  *
  * it->lru packs the state: the read count (2 bits), the extra trips taken
  * since the item's last read (2 bits), and whether it is in the main
@@ -19,150 +23,198 @@
 #include <pthread.h>
 
 #include "ghost.h"
+#include "hash.h"
 #include "lru.h"
+#include "seg.h"
 
 #define LRU_READS 0x03
 #define LRU_TRIP_ONE 0x04
 #define LRU_TRIPS 0x0c
 #define LRU_MAIN 0x10
 #define LRU_SMALL_SHARE 10   /* the small queue gives above 1/10 of the bytes */
-#define LRU_BATCH 16         /* replaced items a thread holds before settling */
-#define LRU_BATCH_SIZE 1024  /* larger items are taken out at once */
+#define LRU_SCAN_MAX 64      /* items one scan looks at, at most */
+
+enum lru_qid { LRU_Q_SMALL, LRU_Q_MAIN };
 
 struct lru_queue {
-    item *head;
-    item *tail;
-    size_t bytes;            /* item_size() of its items */
-    size_t items;
+    struct seg_node *oldest, *newest;
+    size_t bytes;            /* its segments' and large items' bytes */
+    size_t items;            /* items written to its sealed segments (holes
+                                included) and its large items */
 };
 
 static pthread_mutex_t lru_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct lru_queue lru_small, lru_main;
+static struct lru_queue lru_q[2];
+/* The segment this thread fills for each queue (seg.h: its owner). */
+static __thread struct seg *lru_open[2];
 
-/* A thread's replaced items waiting to leave their queues. */
-static __thread struct {
-    bool on;
-    int n;
-    item *v[LRU_BATCH];
-} lru_batch;
+void lru_seg_empty(struct seg *s);
 
 void lru_init(void) {
-    lru_small = (struct lru_queue){0};
-    lru_main = (struct lru_queue){0};
-}
-
-void lru_destroy(void) {
-    lru_init();
-    ghost_destroy();
+    lru_q[LRU_Q_SMALL] = (struct lru_queue){0};
+    lru_q[LRU_Q_MAIN] = (struct lru_queue){0};
+    item_on_seg_empty(lru_seg_empty);
 }
 
 static unsigned lru_reads(const item *it) { return it->lru & LRU_READS; }
 static unsigned lru_trips(const item *it) { return (it->lru & LRU_TRIPS) / LRU_TRIP_ONE; }
 
-static struct lru_queue *lru_queue_of(const item *it) {
-    return (it->lru & LRU_MAIN) ? &lru_main : &lru_small;
+static enum lru_qid lru_qid_of(const item *it) {
+    return (it->lru & LRU_MAIN) ? LRU_Q_MAIN : LRU_Q_SMALL;
 }
 
-static inline void lru_push_head(struct lru_queue *q, item *it) {
-    if (q == &lru_main)
+static void lru_push(enum lru_qid id, struct seg_node *n) {
+    struct lru_queue *q = &lru_q[id];
+
+    n->queue = (uint8_t)id;
+    n->queued = true;
+    n->newer = NULL;
+    n->older = q->newest;
+    if (q->newest != NULL)
+        q->newest->newer = n;
+    else
+        q->oldest = n;
+    q->newest = n;
+}
+
+static void lru_take_out(struct seg_node *n) {
+    struct lru_queue *q = &lru_q[n->queue];
+
+    if (n->older != NULL)
+        n->older->newer = n->newer;
+    else
+        q->oldest = n->newer;
+    if (n->newer != NULL)
+        n->newer->older = n->older;
+    else
+        q->newest = n->older;
+    n->newer = n->older = NULL;
+    n->queued = false;
+}
+
+static void lru_set_queue_bit(item *it, enum lru_qid id) {
+    if (id == LRU_Q_MAIN)
         it->lru |= LRU_MAIN;
     else
         it->lru &= (uint8_t)~LRU_MAIN;
-    it->prev = NULL;
-    it->next = q->head;
-    if (q->head != NULL)
-        q->head->prev = it;
-    q->head = it;
-    if (q->tail == NULL)
-        q->tail = it;
-    q->bytes += item_size(it->nkey, it->nbytes);
-    q->items++;
 }
 
-static inline void lru_remove(item *it) {
-    struct lru_queue *q = lru_queue_of(it);
+/* No more items go into s; its queue counts the ones it holds. */
+static void lru_seal_locked(struct seg *s) {
+    if (seg_sealed(s))
+        return;
+    seg_seal(s);
+    s->counted = __atomic_load_n(&s->items, __ATOMIC_RELAXED);
+    lru_q[s->node.queue].items += s->counted;
+}
 
-    if (it->prev == NULL && it->next == NULL && q->head != it)
-        return;                      /* not in a queue */
-    if (it->prev != NULL)
-        it->prev->next = it->next;
-    else
-        q->head = it->next;
-    if (it->next != NULL)
-        it->next->prev = it->prev;
-    else
-        q->tail = it->prev;
-    it->prev = it->next = NULL;
-    q->bytes -= item_size(it->nkey, it->nbytes);
-    q->items--;
+/* s leaves its queue: back to malloc once its owner lets it go and its
+ * last item is released. */
+static void lru_dequeue_locked(struct seg *s) {
+    struct lru_queue *q = &lru_q[s->node.queue];
+
+    q->bytes -= seg_size();
+    q->items -= s->counted;
+    lru_take_out(&s->node);
+    seg_dequeue(s);
+}
+
+/* This thread stops filling s (sealed, if the scan has not done it). */
+static void lru_retire_locked(struct seg *s) {
+    lru_seal_locked(s);
+    if (s->node.queued && seg_live(s) == 0 && !seg_writing(s))
+        lru_dequeue_locked(s);
+    seg_disown(s);
+}
+
+/* A new segment for this thread to fill for queue id. */
+static struct seg *lru_open_new_locked(enum lru_qid id) {
+    struct seg *s = seg_new();
+
+    if (lru_open[id] != NULL)
+        lru_retire_locked(lru_open[id]);
+    lru_open[id] = s;
+    if (s != NULL) {
+        lru_push(id, &s->node);
+        lru_q[id].bytes += seg_size();
+    }
+    return s;
+}
+
+/* A large item enters queue id at its newest end. */
+static void lru_push_large(enum lru_qid id, item *it) {
+    lru_set_queue_bit(it, id);
+    lru_push(id, seg_node_of(it));
+    lru_q[id].bytes += item_size(it->nkey, it->nbytes);
+    lru_q[id].items++;
+}
+
+static void lru_unqueue_large(item *it) {
+    struct seg_node *n = seg_node_of(it);
+
+    if (!n->queued)
+        return;
+    lru_q[n->queue].bytes -= item_size(it->nkey, it->nbytes);
+    lru_q[n->queue].items--;
+    lru_take_out(n);
+}
+
+/* A copy of small item it at queue id's newest end, or NULL if no
+ * segment can be had. Takes the LRU lock only to start a segment, unless
+ * the caller holds it (locked). */
+static item *lru_copy_in(enum lru_qid id, item *it, bool locked) {
+    struct seg *s = lru_open[id];
+    uint8_t was = it->lru;
+    item *c;
+
+    lru_set_queue_bit(it, id);
+    if (s != NULL && (c = seg_append(s, it)) != NULL)
+        return c;
+    if (!locked)
+        pthread_mutex_lock(&lru_lock);
+    s = lru_open_new_locked(id);
+    if (!locked)
+        pthread_mutex_unlock(&lru_lock);
+    if (s != NULL && (c = seg_append(s, it)) != NULL)
+        return c;
+    it->lru = was;
+    return NULL;
+}
+
+item *lru_link(item *it, uint32_t hv) {
+    enum lru_qid id = lru_qid_of(it);
+    item *c;
+
+    if (ghost_active()) {
+        pthread_mutex_lock(&lru_lock);
+        if (ghost_take(hv))
+            id = LRU_Q_MAIN;
+        pthread_mutex_unlock(&lru_lock);
+    }
+    if (item_has_flag(it, ITEM_NODE)) {
+        pthread_mutex_lock(&lru_lock);
+        lru_push_large(id, it);
+        pthread_mutex_unlock(&lru_lock);
+    } else if ((c = lru_copy_in(id, it, false)) != NULL) {
+        return c;
+    }
+    /* Large, or no segment to be had (malloc failed): it stays in its own
+     * block; without a node it is never evicted. */
+    item_set_flag(it, ITEM_LINKED);
+    item_incref(it);
+    return it;
 }
 
 void lru_unlink_locked(item *it) {
-    lru_remove(it);
-}
-
-static void lru_link_locked(item *it, uint32_t hv) {
-    if (ghost_take(hv))
-        it->lru |= LRU_MAIN;
-    lru_push_head(lru_queue_of(it), it);
-}
-
-void lru_link(item *it, uint32_t hv) {
-    pthread_mutex_lock(&lru_lock);
-    lru_link_locked(it, hv);
-    pthread_mutex_unlock(&lru_lock);
-}
-
-void lru_replace(item *old, item *it, uint32_t hv) {
-    bool later = lru_batch.on && item_size(old->nkey, old->nbytes) <= LRU_BATCH_SIZE;
-
-    pthread_mutex_lock(&lru_lock);
-    if (!later)
-        lru_remove(old);
-    lru_link_locked(it, hv);
-    pthread_mutex_unlock(&lru_lock);
-    if (!later) {
-        item_release(old);
-        return;
-    }
-    lru_batch.v[lru_batch.n++] = old;
-    if (lru_batch.n == LRU_BATCH)
-        lru_settle();
-}
-
-void lru_thread_settles(void) {
-    lru_batch.on = true;
-}
-
-/* A prefetch, for writing, of the neighbours of it, read without the LRU lock:
- * a stale address only fetches a useless line. */
-__attribute__((no_sanitize("thread")))
-static void lru_prefetch_neighbours(const item *it) {
-    const volatile item *v = it;
-
-    __builtin_prefetch(v->prev, 1);
-    __builtin_prefetch(v->next, 1);
-}
-
-void lru_settle(void) {
-    int i, n = lru_batch.n;
-
-    if (n == 0)
-        return;
-    for (i = 0; i < n; i++)
-        lru_prefetch_neighbours(lru_batch.v[i]);
-    pthread_mutex_lock(&lru_lock);
-    for (i = 0; i < n; i++)
-        lru_remove(lru_batch.v[i]);
-    pthread_mutex_unlock(&lru_lock);
-    lru_batch.n = 0;
-    for (i = 0; i < n; i++)
-        item_release(lru_batch.v[i]);
+    if (item_has_flag(it, ITEM_NODE))
+        lru_unqueue_large(it);
 }
 
 void lru_unlink(item *it) {
+    if (!item_has_flag(it, ITEM_NODE))
+        return;     /* a hole in its segment, or never queued */
     pthread_mutex_lock(&lru_lock);
-    lru_remove(it);
+    lru_unqueue_large(it);
     pthread_mutex_unlock(&lru_lock);
 }
 
@@ -177,76 +229,206 @@ void lru_bump(item *it, rel_time_t now) {
         it->lru++;
 }
 
-/* Back to the head of q with no extra trips taken (a read starts the
- * count again). */
-static void lru_requeue(struct lru_queue *q, item *it) {
-    lru_unlink_locked(it);
-    it->lru &= (uint8_t)~LRU_TRIPS;
-    lru_push_head(q, it);
+/* it goes to queue id's newest end (LRU lock and stripe held): a large
+ * item's node moves; a small item is copied there and the copy takes its
+ * place in the table, it keeping the table's reference for the scan to
+ * release. False (nothing done) if no segment can be had. */
+static bool lru_requeue(enum lru_qid id, item *it, uint32_t hv) {
+    item *c;
+
+    if (item_has_flag(it, ITEM_NODE)) {
+        lru_unqueue_large(it);
+        lru_push_large(id, it);
+        return true;
+    }
+    if (!item_has_flag(it, ITEM_SEG) || (c = lru_copy_in(id, it, true)) == NULL)
+        return false;
+    hash_replace(it, c, hv);
+    item_clear_flag(it, ITEM_LINKED);
+    return true;
 }
 
-bool lru_keep_locked(item *it, unsigned trips) {
+bool lru_keep_locked(item *it, unsigned trips, uint32_t hv) {
     unsigned taken = lru_trips(it);
+    uint8_t was = it->lru;
 
     if (!(it->lru & LRU_MAIN) && lru_reads(it) > 0) {
-        it->lru &= (uint8_t)~LRU_READS;
-        lru_requeue(&lru_main, it);
+        it->lru &= (uint8_t)~(LRU_READS | LRU_TRIPS);
+        if (lru_requeue(LRU_Q_MAIN, it, hv))
+            return true;
     } else if (lru_reads(it) > 0) {
-        it->lru--;
-        lru_requeue(&lru_main, it);
+        it->lru = (uint8_t)((it->lru - 1) & ~LRU_TRIPS);
+        if (lru_requeue(LRU_Q_MAIN, it, hv))
+            return true;
     } else if (taken < trips && taken < LRU_TRIPS_MAX) {
-        lru_requeue(lru_queue_of(it), it);
-        it->lru += (uint8_t)((taken + 1) * LRU_TRIP_ONE);
-    } else {
-        return false;
+        it->lru = (uint8_t)((it->lru & ~LRU_TRIPS) | (taken + 1) * LRU_TRIP_ONE);
+        if (lru_requeue(lru_qid_of(it), it, hv))
+            return true;
     }
-    return true;
+    it->lru = was;
+    return false;
+}
+
+bool lru_move_locked(item *it, uint32_t hv) {
+    return lru_requeue(lru_qid_of(it), it, hv);
 }
 
 void lru_note_evicted_locked(const item *it, uint32_t hv) {
     if (!(it->lru & LRU_MAIN))
-        ghost_add(hv, lru_main.items);
+        ghost_add(hv, lru_q[LRU_Q_MAIN].items);
 }
 
 /* The queue an eviction takes from. */
 static struct lru_queue *lru_giver(void) {
-    if (lru_main.tail == NULL)
-        return &lru_small;
-    if (lru_small.tail == NULL)
-        return &lru_main;
-    return lru_small.bytes * LRU_SMALL_SHARE > lru_small.bytes + lru_main.bytes ? &lru_small
-                                                                                  : &lru_main;
+    struct lru_queue *s = &lru_q[LRU_Q_SMALL], *m = &lru_q[LRU_Q_MAIN];
+
+    if (m->oldest == NULL)
+        return s;
+    if (s->oldest == NULL)
+        return m;
+    return s->bytes * LRU_SMALL_SHARE > s->bytes + m->bytes ? s : m;
 }
 
-int lru_scan_tail(int tries, int (*pick)(item *it, void *arg), void *arg) {
-    item *it, *prev;
-    int found = 0;
+struct lru_scan {
+    int tries;
+    int (*pick)(item *it, void *arg);
+    void *arg;
+    int nmoved;
+    item *moved[LRU_SCAN_MAX];  /* moved in the table: their old copies'
+                                   table references, released after */
+};
 
-    pthread_mutex_lock(&lru_lock);
-    for (it = lru_giver()->tail; it != NULL && tries > 0; it = prev) {
-        prev = it->prev;
-        if (!item_has_flag(it, ITEM_LINKED))
-            continue;       /* replaced, leaving with its thread's lru_settle */
-        tries--;
-        if (pick(it, arg)) {
-            found = 1;
-            break;
-        }
-    }
-    pthread_mutex_unlock(&lru_lock);
+/* Offers one linked item to pick: 1 if it was taken, 0 if not; *stuck if
+ * it is still where it was (its stripe busy, or not to be moved). */
+static int lru_offer(struct lru_scan *sc, item *it, bool *stuck) {
+    int found;
+
+    sc->tries--;
+    found = sc->pick(it, sc->arg);
+    *stuck = !found && item_has_flag(it, ITEM_LINKED);
+    if (!found && !*stuck && item_has_flag(it, ITEM_SEG))
+        sc->moved[sc->nmoved++] = it;
     return found;
 }
 
-static rel_time_t lru_tail_time(const struct lru_queue *q) {
-    return q->tail != NULL ? item_time(q->tail) : 0;
+/* Walks segment s from where its scan stands; takes it out of its queue
+ * at its end. A segment another thread is filling is passed over; this
+ * thread's own is sealed first (it starts another). */
+static int lru_scan_segment(struct lru_scan *sc, struct seg *s) {
+    enum lru_qid id = s->node.queue;
+    bool stuck = false;
+    int found = 0;
+    item *it;
+
+    if (!seg_sealed(s)) {
+        if (s != lru_open[id] || seg_live(s) == 0)
+            return 0;
+        lru_retire_locked(s);
+        lru_open[id] = NULL;
+    }
+    while (!found && sc->tries > 0 && (it = seg_item_at(s, s->scan)) != NULL) {
+        if (item_refs(it) != 0 && item_has_flag(it, ITEM_LINKED)) {
+            found = lru_offer(sc, it, &stuck);
+            if (stuck)
+                return 0;   /* left for a later scan; the next place goes first */
+        }
+        s->scan += (uint32_t)seg_item_bytes(it);
+    }
+    if (s->scan >= seg_done(s) && !seg_writing(s))
+        lru_dequeue_locked(s);
+    return found;
+}
+
+int lru_scan_tail(int tries, int (*pick)(item *it, void *arg), void *arg) {
+    struct lru_scan sc = {.tries = tries < LRU_SCAN_MAX ? tries : LRU_SCAN_MAX, .pick = pick, .arg = arg};
+    struct seg_node *n, *next;
+    bool stuck;
+    int found = 0, i;
+
+    pthread_mutex_lock(&lru_lock);
+    for (n = lru_giver()->oldest; n != NULL && !found && sc.tries > 0; n = next) {
+        next = n->newer;
+        if (n->kind == SEG_KIND_SEGMENT)
+            found = lru_scan_segment(&sc, (struct seg *)n);
+        else if (item_has_flag(seg_node_item(n), ITEM_LINKED))
+            found = lru_offer(&sc, seg_node_item(n), &stuck);
+    }
+    pthread_mutex_unlock(&lru_lock);
+    for (i = 0; i < sc.nmoved; i++)
+        item_release(sc.moved[i]);
+    return found;
+}
+
+/* Called (no LRU lock held) as the last live item of s, queued and
+ * owned by no thread, is released: s leaves its queue at once. */
+void lru_seg_empty(struct seg *s) {
+    pthread_mutex_lock(&lru_lock);
+    if (seg_drop_last(s) && seg_live(s) == 0)
+        lru_dequeue_locked(s);
+    pthread_mutex_unlock(&lru_lock);
+}
+
+void lru_thread_tick(void) {
+    int id;
+
+    for (id = LRU_Q_SMALL; id <= LRU_Q_MAIN; id++) {
+        struct seg *s = lru_open[id];
+        if (s != NULL && seg_live(s) == 0 && seg_done(s) > sizeof(*s))
+            seg_rewind(s);
+    }
+}
+
+void lru_thread_end(void) {
+    int id;
+
+    pthread_mutex_lock(&lru_lock);
+    for (id = LRU_Q_SMALL; id <= LRU_Q_MAIN; id++) {
+        if (lru_open[id] != NULL)
+            lru_retire_locked(lru_open[id]);
+        lru_open[id] = NULL;
+    }
+    pthread_mutex_unlock(&lru_lock);
+}
+
+/* Access time of the item a queue gives next, 0 if none. */
+static rel_time_t lru_oldest_of(const struct lru_queue *q) {
+    struct seg_node *n = q->oldest;
+    item *it;
+
+    if (n == NULL)
+        return 0;
+    if (n->kind == SEG_KIND_ITEM)
+        return item_time(seg_node_item(n));
+    if (!seg_sealed((struct seg *)n))
+        return 0;
+    it = seg_item_at((struct seg *)n, ((struct seg *)n)->scan);
+    return it != NULL ? item_time(it) : 0;
 }
 
 rel_time_t lru_oldest_time(void) {
     rel_time_t s, m;
 
     pthread_mutex_lock(&lru_lock);
-    s = lru_tail_time(&lru_small);
-    m = lru_tail_time(&lru_main);
+    s = lru_oldest_of(&lru_q[LRU_Q_SMALL]);
+    m = lru_oldest_of(&lru_q[LRU_Q_MAIN]);
     pthread_mutex_unlock(&lru_lock);
     return s == 0 ? m : m == 0 || s < m ? s : m;
+}
+
+/* At shutdown, every item released and every other thread gone: the
+ * segments go. */
+void lru_destroy(void) {
+    int id;
+
+    lru_thread_end();
+    for (id = LRU_Q_SMALL; id <= LRU_Q_MAIN; id++) {
+        while (lru_q[id].oldest != NULL) {
+            struct seg_node *n = lru_q[id].oldest;
+            lru_take_out(n);
+            if (n->kind == SEG_KIND_SEGMENT)
+                seg_dequeue((struct seg *)n);
+        }
+    }
+    lru_init();
+    ghost_destroy();
 }

@@ -186,6 +186,7 @@ static int main_restore(void) {
     store_set_unlimited(true);
     rc = persist_start();
     store_set_unlimited(false);
+    lru_thread_end();       /* the segments restored items went into */
     queue_persist_replay_done();
     ctree_persist_replay_done();
     if (rc == 0 && item_mem_used() > item_mem_limit())

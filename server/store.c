@@ -20,6 +20,7 @@
 #include "hash.h"
 #include "item_cache.h"
 #include "lru.h"
+#include "seg.h"
 #include "settings.h"
 #include "item_persist.h"
 #include "persist/persist.h"
@@ -34,8 +35,9 @@
 #include "watch.h"
 
 #define STORE_EVICT_TRIES 50        /* LRU tail items looked at per attempt */
-#define STORE_EVICT_ROUNDS 1000     /* attempts before giving up */
-#define STORE_EVICT_RESCUES 1000    /* second chances one store may give; past
+#define STORE_EVICT_ROUNDS 1000     /* attempts before giving up, plus two
+                                       segments' worth (store_evict_budget) */
+#define STORE_EVICT_RESCUES 1000    /* the same for second chances one store may give; past
                                        them the tail goes, read or not */
 #define STORE_CRAWL_MIN 1024        /* buckets crawled per tick, at least */
 #define STORE_CRAWL_MAX 65536
@@ -86,27 +88,47 @@ static void store_index_expiry(const item *it, uint32_t hv) {
 
 /* What every item entering the keyspace gets (stripe lock held): its
  * flags, CAS (new_cas: an explicit one, meta E; 0 for the next) and
- * access time, and the table's reference. */
+ * access time. */
 static void store_enter_locked(item *it, uint64_t new_cas) {
-    item_set_flag(it, ITEM_LINKED);
     item_clear_flag(it, ITEM_FETCHED);
     item_set_cas(it, new_cas != 0 ? new_cas : item_next_cas());
     item_set_time(it, clock_now());
+}
+
+/* The item the table is to hold, flagged ITEM_LINKED, with the table's
+ * reference: a cache value enters the LRU, which may copy it into a
+ * segment (lru.h); the caller's references stay on it. */
+static item *store_take_in_locked(item *it, uint32_t hv) {
+    if (it->type == ITEM_STRING)
+        return lru_link(it, hv);
+    item_set_flag(it, ITEM_LINKED);
     item_incref(it);
+    return it;
 }
 
 /* Links it under its stripe lock (held): the one place items enter,
- * except the replacement of a cache value by another (store_swap_locked). */
-static void store_link_locked(item *it, uint32_t hv, uint64_t new_cas) {
+ * except the replacement of a cache value by another (store_swap_locked).
+ * Returns the item linked (it, or its copy in a segment). */
+static item *store_link_locked(item *it, uint32_t hv, uint64_t new_cas) {
     store_enter_locked(it, new_cas);
+    it = store_take_in_locked(it, hv);
     hash_insert(it, hv);
-    if (it->type == ITEM_STRING)
-        lru_link(it, hv);
     stats_global_add(STATS_CURR_ITEMS, 1);
     stats_global_add(STATS_TOTAL_ITEMS, 1);
     stats_global_add(STATS_BYTES, (int64_t)item_size(it->nkey, it->nbytes));
     store_index_expiry(it, hv);
     ilog_set(it);
+    return it;
+}
+
+/* The caller's reference moves from it to linked, the item the table
+ * holds for it. */
+static item *store_hold_linked(item *it, item *linked) {
+    if (linked != it) {
+        item_incref(linked);
+        item_release(it);
+    }
+    return linked;
 }
 
 /* A structure's item left the keyspace: its structure stops serving. */
@@ -224,11 +246,22 @@ static int store_pick_victim(item *it, void *arg) {
     if (!hash_trylock(hv))
         return 0;
     dead = store_is_expired(it, now) || store_is_flushed(it, now);
-    if (!item_has_flag(it, ITEM_LINKED) || (!dead && (!v->may_evict || item_refs(it) != 1))) {
+    if (!item_has_flag(it, ITEM_LINKED)) {
         hash_unlock(hv);
         return 0;
     }
-    if (!dead && !v->force && lru_keep_locked(it, store_small_trips(it))) {
+    if (!dead && !v->may_evict && item_has_flag(it, ITEM_SEG) && lru_move_locked(it, hv)) {
+        v->rescued++;       /* -M: live items move up, their segment's holes go */
+        hash_unlock(hv);
+        return 0;
+    }
+    /* A large item still being read would keep its memory; one in a
+     * segment keeps it anyway until the segment goes. */
+    if (!dead && (!v->may_evict || (item_refs(it) != 1 && !item_has_flag(it, ITEM_SEG)))) {
+        hash_unlock(hv);
+        return 0;
+    }
+    if (!dead && !v->force && lru_keep_locked(it, store_small_trips(it), hv)) {
         v->rescued++;
         hash_unlock(hv);
         return 0;
@@ -312,19 +345,24 @@ static bool store_room_after_drops(size_t need, size_t size) {
     return true;
 }
 
+/* Memory comes back a segment at a time (seg.h): a store may have to walk
+ * every item of one, evicting or moving each, before it finds room. */
+static int store_evict_budget(int base) {
+    return base + 2 * (int)seg_items_max();
+}
+
 /* store_make_room's work once the room is short: kept blocks go first,
  * then the dead, then victims. */
 static int store_evict_for(size_t need, size_t size) {
     struct store_victim v;
     int round, rescues = 0;
 
-    lru_settle();       /* this thread's replaced items give their room first */
     if (store_room_after_drops(need, size))
         return 0;
     v.may_evict = settings.evict_to_free;
     v.force = 0;
     expiry_sweep(clock_now(), store_reap_bucket);   /* the dead go first */
-    for (round = 0; round < STORE_EVICT_ROUNDS; round++) {
+    for (round = 0; round < store_evict_budget(STORE_EVICT_ROUNDS); round++) {
         if (store_room_after_drops(need, size))
             return 0;
         v.victim = NULL;
@@ -334,7 +372,7 @@ static int store_evict_for(size_t need, size_t size) {
         else if (v.rescued == 0)
             return -1;
         rescues += v.rescued;
-        v.force = rescues >= STORE_EVICT_RESCUES;
+        v.force = rescues >= store_evict_budget(STORE_EVICT_RESCUES);
     }
     return store_room_after_drops(need, size) ? 0 : -1;
 }
@@ -400,11 +438,13 @@ static item *store_concat(item *old, item *it, enum store_op op) {
     return n;
 }
 
-/* A cache value replaced by another (stripe lock held): it takes old's
- * place in the hash chain, enters the LRU, and old leaves it (lru.h: on a
- * worker, with the end of its turn). curr_items does not change. */
-static void store_swap_locked(item *old, item *it, uint32_t hv, uint64_t new_cas) {
+/* A cache value replaced by another (stripe lock held): the item linked
+ * for it takes old's place in the hash chain, and old leaves the LRU.
+ * curr_items does not change. Returns the item linked. */
+static item *store_swap_locked(item *old, item *it, uint32_t hv, uint64_t new_cas) {
     store_enter_locked(it, new_cas);
+    lru_follow(it, old);
+    it = lru_link(it, hv);
     hash_replace(old, it, hv);
     item_clear_flag(old, ITEM_LINKED);
     stats_global_add(STATS_TOTAL_ITEMS, 1);
@@ -412,21 +452,21 @@ static void store_swap_locked(item *old, item *it, uint32_t hv, uint64_t new_cas
                                       (int64_t)item_size(old->nkey, old->nbytes));
     store_index_expiry(it, hv);
     ilog_set(it);
-    lru_follow(it, old);
-    lru_replace(old, it, hv);   /* takes over the table's reference to old */
+    lru_unlink(old);
+    item_release(old);      /* the table's reference */
+    return it;
 }
 
-/* Replaces old (may be NULL) by it; stripe lock held. */
-static void store_replace_locked(item *old, item *it, uint32_t hv, uint64_t new_cas) {
-    if (old != NULL && old->type == ITEM_STRING && it->type == ITEM_STRING) {
-        store_swap_locked(old, it, hv, new_cas);
-        return;
-    }
+/* Replaces old (may be NULL) by it; stripe lock held. Returns the item
+ * linked. */
+static item *store_replace_locked(item *old, item *it, uint32_t hv, uint64_t new_cas) {
+    if (old != NULL && old->type == ITEM_STRING && it->type == ITEM_STRING)
+        return store_swap_locked(old, it, hv, new_cas);
     if (old != NULL) {
         store_unhook_locked(old, hv, STORE_LRU_TAKE);
         item_release(old);
     }
-    store_link_locked(it, hv, new_cas);
+    return store_link_locked(it, hv, new_cas);
 }
 
 static enum store_status store_append_locked(item *old, item *it, const struct store_req *req,
@@ -715,9 +755,9 @@ static item *store_arith_write(item *it, uint32_t hv, uint64_t value, uint64_t n
     memcpy(item_value(n), buf, len);
     memcpy(item_value(n) + vlen, "\r\n", 2);
     item_set_flag(n, ITEM_FETCHED);
-    store_replace_locked(it, n, hv, new_cas);
+    it = store_replace_locked(it, n, hv, new_cas);
     item_release(n);
-    return n;
+    return it;      /* the table's reference keeps it while the stripe is held */
 }
 
 /* Stores a new number item under key; stripe lock held, key absent. */
@@ -826,8 +866,7 @@ static item *store_vivify_locked(const char *key, size_t nkey, uint32_t hv, cons
     if (it == NULL)
         return NULL;
     memcpy(item_value(it), "\r\n", 2);
-    store_link_locked(it, hv, req->new_cas);
-    return it;
+    return store_hold_linked(it, store_link_locked(it, hv, req->new_cas));
 }
 
 /* The recache rules of memcached's mg: a vivified item or one expiring
@@ -1110,6 +1149,8 @@ void store_tick(void) {
 
 static void store_free_linked(item *it) {
     item_clear_flag(it, ITEM_LINKED);
+    if (it->type == ITEM_STRING)
+        lru_unlink(it);
     item_release(it);
 }
 

@@ -347,14 +347,13 @@ static void *worker_main(void *arg) {
     stats_thread_init(w->index);
     item_thread_init(w->index);
     item_cache_thread_start(w->index);
-    lru_thread_settles();
     while (event_base_loop(w->base, EVLOOP_ONCE) == 0 && !event_base_got_break(w->base)) {
         worker_run_posted(w);
-        lru_settle();
+        lru_thread_tick();
         worker_commit(w);
         worker_slice_end(&slice);
     }
-    lru_settle();
+    lru_thread_end();
     item_cache_thread_end();
     return NULL;
 }

@@ -23,22 +23,24 @@ start_server {tags {evict} args {-m 8}} {
         }
     }
 
-    # Ten new items: more than the room the last eviction of the fill may
-    # have left over (less than one item; valgrind's malloc does not round
-    # sizes up), so the sets must evict.
+    # 3,000 new items (about 290 KB): more than the room the last eviction
+    # of the fill may have left over, which is at most one segment (128 KB
+    # under -m 8), so the sets must evict; the last ten are read back.
     test {a set finds room when every item was read since its last trip through the LRU} {
         evict_fill_and_read $fd 100000
         set before [mc_stat $fd evictions]
         set sets ""
+        for {set i 0} {$i < 3000} {incr i} {
+            append sets "set fresh$i 0 0 40\r\n[string repeat f 40]\r\n"
+        }
         set gets "get"
         set want ""
-        for {set i 0} {$i < 10} {incr i} {
-            append sets "set fresh$i 0 0 5\r\nhello\r\n"
+        for {set i 2990} {$i < 3000} {incr i} {
             append gets " fresh$i"
-            append want "VALUE fresh$i 0 5\r\nhello\r\n"
+            append want "VALUE fresh$i 0 40\r\n[string repeat f 40]\r\n"
         }
         set r [mc_exchange $fd "$sets$gets\r\n"]
-        list [expr {$r eq "[string repeat "STORED\r\n" 10]${want}END\r\n"}] \
+        list [expr {$r eq "[string repeat "STORED\r\n" 3000]${want}END\r\n"}] \
             [expr {[mc_stat $fd evictions] > $before}]
     } {1 1}
 }

@@ -1,9 +1,12 @@
 # The item account (total_malloced, and what -m limits) adds each item's
 # block as malloc sized it and takes out exactly that when the block is
 # freed. Most small blocks are not asked their size again when freed (the
-# size is computed from the item's lengths; server/item.c): whatever path
-# an item leaves by, on whichever worker, the account must come back to
-# where it started.
+# size is computed from the item's lengths; server/item.c). Small values
+# are copied into segments as they are linked, and a segment's bytes stay
+# counted until the worker filling it has seen it empty (at the end of
+# that worker's next turn) or it is given back. Whatever path an item
+# leaves by, on whichever worker, the account must come back to where it
+# started once every worker has run.
 
 # account fd: the bytes items hold, kept blocks of large items left out.
 proc account {fd} {
@@ -21,6 +24,12 @@ proc value_len {i} {
 # the version reply after them.
 proc pipeline {fd cmds} {
     mc_send $fd "[join $cmds {}]version\r\n"
+}
+
+# turn fds: one command on each connection (each on its own worker), so
+# that every worker ends a turn.
+proc turn {fds} {
+    foreach fd $fds { assert_match "VERSION *" [mc_cmd $fd version] }
 }
 
 proc pipeline_wait {fd} {
@@ -76,12 +85,14 @@ start_server {tags {item_account mcds-only} args {-t 2 -m 512}} {
         }
         pipeline_wait $a
         pipeline_wait $b
+        turn [list $a $b]
         list [mc_stat $a curr_items] [expr {[account $a] - $base}]
     } {0 0}
 
     test {flush_all gives back every block too} {
         fill [list $a $b] f 2000
         assert_equal [mc_cmd $a flush_all] OK
+        turn [list $a $b]
         list [mc_stat $b curr_items] [expr {[account $b] - $base}]
     } {0 0}
 }

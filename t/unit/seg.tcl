@@ -1,0 +1,158 @@
+# Segments (doc/design.md, "Memory"): a small value is copied into a
+# segment as it is linked; the eviction scan walks a segment in order,
+# copying the items it keeps to a queue's newest end, and a segment goes
+# back to malloc once every item in it is gone. These tests count what
+# survives those moves, byte for byte.
+
+# slab_stat fd name: one figure of stats slabs.
+proc seg_slab_stat {fd name} {
+    dict get [mc_stats $fd slabs] $name
+}
+
+# seg_fill fd prefix n len: stores n values of len bytes, noreply, in
+# batches, and waits for them.
+proc seg_fill {fd prefix n len} {
+    set v [string repeat f $len]
+    for {set i 0} {$i < $n} {incr i 1000} {
+        set batch ""
+        for {set j $i} {$j < $i + 1000 && $j < $n} {incr j} {
+            append batch "set $prefix$j 0 0 $len noreply\r\n$v\r\n"
+        }
+        mc_send $fd $batch
+    }
+    assert_equal [mc_exchange $fd "mn\r\n"] "MN\r\n"
+}
+
+start_server {tags {seg mcds-only} args {-m 8}} {
+    set fd [mc_connect]
+
+    # 500 values read once move to the main queue when the scan reaches
+    # them: each is then a copy in another segment, and must be the same
+    # item (value, flags, CAS, TTL).
+    test {items the eviction scan moves keep their value, flags, CAS and TTL} {
+        set want {}
+        for {set i 0} {$i < 500} {incr i} {
+            set v "keep$i-[randstring 60]"
+            assert_equal [mc_exchange $fd "set keep$i $i 10000 [string length $v]\r\n$v\r\n"] "STORED\r\n"
+        }
+        for {set i 0} {$i < 500} {incr i} {
+            set r [mc_exchange $fd "gets keep$i\r\n"]
+            regexp {^VALUE \S+ (\d+) (\d+) (\d+)\r\n(.*)\r\nEND\r\n$} $r -> flags len cas v
+            lappend want [list $flags $cas $v]
+        }
+        set ev [mc_stat $fd evictions]
+        seg_fill $fd fill 150000 100
+        set same 0
+        for {set i 0} {$i < 500} {incr i} {
+            set r [mc_exchange $fd "gets keep$i\r\n"]
+            if {[regexp {^VALUE \S+ (\d+) (\d+) (\d+)\r\n(.*)\r\nEND\r\n$} $r -> flags len cas v] &&
+                [list $flags $cas $v] eq [lindex $want $i]} {
+                incr same
+            }
+        }
+        set ttl [lindex [mc_exchange $fd "mg keep499 t\r\n"] 1]
+        list $same [expr {[mc_stat $fd evictions] - $ev > 50000}] \
+            [expr {$ttl eq "t10000" || $ttl eq "t9999" || $ttl eq "t9998"}]
+    } {500 1 1}
+}
+
+start_server {tags {seg mcds-only} args {-m 64 -t 1}} {
+    set fd [mc_connect]
+
+    # 50,000 rewrites of one key leave 50,000 holes (about 7 MB); a sealed
+    # segment whose items are all gone goes back at once.
+    test {rewriting one key 50,000 times holds at most two segments (1 MB each here)} {
+        mc_set $fd hot [string repeat h 100]
+        set base [seg_slab_stat $fd total_malloced]
+        set v [string repeat r 100]
+        for {set i 0} {$i < 50000} {incr i 1000} {
+            set batch ""
+            for {set j 0} {$j < 1000} {incr j} { append batch "set hot 0 0 100 noreply\r\n$v\r\n" }
+            mc_send $fd $batch
+        }
+        assert_equal [mc_exchange $fd "mn\r\n"] "MN\r\n"
+        set grew [expr {[seg_slab_stat $fd total_malloced] - $base}]
+        list [expr {$grew <= 2 * 1048576}] [mc_get $fd hot]
+    } [list 1 [string repeat r 100]]
+
+    test {deleting every item gives every segment back} {
+        mc_exchange $fd "flush_all\r\n"
+        assert_equal [mc_cmd $fd version] [mc_cmd $fd version]
+        set base [expr {[seg_slab_stat $fd total_malloced] - [mc_stat $fd item_kept_bytes]}]
+        seg_fill $fd del 30000 100
+        assert_true {[seg_slab_stat $fd total_malloced] - $base > 3000000}
+        for {set i 0} {$i < 30000} {incr i 1000} {
+            set batch ""
+            for {set j $i} {$j < $i + 1000} {incr j} { append batch "delete del$j noreply\r\n" }
+            mc_send $fd $batch
+        }
+        assert_equal [mc_exchange $fd "mn\r\n"] "MN\r\n"
+        mc_cmd $fd version
+        expr {[seg_slab_stat $fd total_malloced] - [mc_stat $fd item_kept_bytes] - $base}
+    } 0
+}
+
+# -M: nothing live is evicted; the scan moves live items up instead, so
+# the holes deletes leave are given back.
+start_server {tags {seg mcds-only} args {-M -m 2}} {
+    set fd [mc_connect]
+
+    test {-M: the holes of deleted items are given back by moving live items, none evicted} {
+        set v [string repeat m 100]
+        for {set n 0} {$n < 100000} {incr n} {
+            set r [mc_exchange $fd "set m$n 0 0 100\r\n$v\r\n"]
+            if {$r ne "STORED\r\n"} break
+        }
+        assert_match "SERVER_ERROR out of memory*" $r
+        for {set i 0} {$i < $n} {incr i 2} {
+            assert_equal [mc_exchange $fd "delete m$i\r\n"] "DELETED\r\n"
+        }
+        # about half the room is free again
+        set stored 0
+        for {set i 0} {$i < $n / 2 - 500} {incr i} {
+            if {[mc_exchange $fd "set new$i 0 0 100\r\n$v\r\n"] eq "STORED\r\n"} { incr stored }
+        }
+        set kept 0
+        for {set i 1} {$i < $n} {incr i 2} {
+            if {[mc_get $fd m$i] eq $v} { incr kept }
+        }
+        list [expr {$stored == $n / 2 - 500}] [expr {$kept == $n / 2}] [mc_stat $fd evictions]
+    } {1 1 0}
+}
+
+# Four clients on four workers store, rewrite and read small keys under
+# memory pressure at once: segments filled by several threads, scans
+# sealing another thread's segment, moves and evictions race with reads.
+# Every value names its key, so a value read under the wrong key, or torn,
+# shows.
+start_server {tags {seg mcds-only} args {-m 2 -t 4}} {
+    test {four clients under -m 2: every value read is one written to its key} {
+        set fds {}
+        for {set c 0} {$c < 4} {incr c} { lappend fds [mc_connect] }
+        foreach round {0 1 2 3} {
+            set c 0
+            foreach fd $fds {
+                set batch ""
+                for {set i 0} {$i < 3000} {incr i} {
+                    set k "k[expr {($i * 7 + $c * 1000 + $round * 500) % 20000}]"
+                    set v "$k:$round:$c:[string repeat x [expr {$i % 200}]]"
+                    append batch "set $k 0 0 [string length $v] noreply\r\n$v\r\n"
+                    if {$i % 3 == 0} { append batch "get k[expr {($i * 13) % 20000}]\r\n" }
+                }
+                mc_send $fd "${batch}mn\r\n"
+                incr c
+            }
+            foreach fd $fds {
+                set bad 0
+                while {[set line [mc_readline $fd]] ne "MN"} {
+                    if {[regexp {^VALUE (\S+) 0 (\d+)$} $line -> key len]} {
+                        set v [mc_read_bytes $fd [expr {$len + 2}]]
+                        if {![string match "$key:*" $v] || [string length $v] != $len + 2} { incr bad }
+                    }
+                }
+                assert_equal $bad 0
+            }
+        }
+        list [expr {[mc_stat [lindex $fds 0] evictions] > 0}] [expr {[mc_stat [lindex $fds 0] curr_items] > 0}]
+    } {1 1}
+}
