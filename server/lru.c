@@ -119,12 +119,16 @@ static void lru_dequeue_locked(struct seg *s) {
     seg_dequeue(s);
 }
 
-/* This thread stops filling s (sealed, if the scan has not done it). */
+/* This thread stops filling s. If every item of s is gone by then (a
+ * release may count itself down while s is still owned), s leaves its
+ * queue now: no release will see to it. */
 static void lru_retire_locked(struct seg *s) {
+    bool queued = s->node.queued;
+
     lru_seal_locked(s);
-    if (s->node.queued && seg_live(s) == 0 && !seg_writing(s))
+    seg_disown(s);          /* frees s if it is out of its queue and empty */
+    if (queued && seg_live(s) == 0)
         lru_dequeue_locked(s);
-    seg_disown(s);
 }
 
 /* A new segment for this thread to fill for queue id. */
