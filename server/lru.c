@@ -121,22 +121,23 @@ static void lru_dequeue_locked(struct seg *s) {
 
 /* This thread stops filling s. If every item of s is gone by then (a
  * release may count itself down while s is still owned), s leaves its
- * queue now: no release will see to it. */
-static void lru_retire_locked(struct seg *s) {
+ * queue now, as no release will see to it, unless a scan is walking the
+ * queues (in_scan): it then passes s, holes only, later. */
+static void lru_retire_locked(struct seg *s, bool in_scan) {
     bool queued = s->node.queued;
 
     lru_seal_locked(s);
     seg_disown(s);          /* frees s if it is out of its queue and empty */
-    if (queued && seg_live(s) == 0)
+    if (queued && !in_scan && seg_live(s) == 0)
         lru_dequeue_locked(s);
 }
 
 /* A new segment for this thread to fill for queue id. */
-static struct seg *lru_open_new_locked(enum lru_qid id) {
+static struct seg *lru_open_new_locked(enum lru_qid id, bool in_scan) {
     struct seg *s = seg_new();
 
     if (lru_open[id] != NULL)
-        lru_retire_locked(lru_open[id]);
+        lru_retire_locked(lru_open[id], in_scan);
     lru_open[id] = s;
     if (s != NULL) {
         lru_push(id, &s->node);
@@ -165,7 +166,7 @@ static void lru_unqueue_large(item *it) {
 
 /* A copy of small item it at queue id's newest end, or NULL if no
  * segment can be had. Takes the LRU lock only to start a segment, unless
- * the caller holds it (locked). */
+ * the caller, an eviction scan, holds it (locked). */
 static item *lru_copy_in(enum lru_qid id, item *it, bool locked) {
     struct seg *s = lru_open[id];
     uint8_t was = it->lru;
@@ -176,7 +177,7 @@ static item *lru_copy_in(enum lru_qid id, item *it, bool locked) {
         return c;
     if (!locked)
         pthread_mutex_lock(&lru_lock);
-    s = lru_open_new_locked(id);
+    s = lru_open_new_locked(id, locked);
     if (!locked)
         pthread_mutex_unlock(&lru_lock);
     if (s != NULL && (c = seg_append(s, it)) != NULL)
@@ -327,7 +328,7 @@ static int lru_scan_segment(struct lru_scan *sc, struct seg *s) {
     if (!seg_sealed(s)) {
         if (s != lru_open[id] || seg_live(s) == 0)
             return 0;
-        lru_retire_locked(s);
+        lru_retire_locked(s, true);
         lru_open[id] = NULL;
     }
     while (!found && sc->tries > 0 && (it = seg_item_at(s, s->scan)) != NULL) {
@@ -388,7 +389,7 @@ void lru_thread_end(void) {
     pthread_mutex_lock(&lru_lock);
     for (id = LRU_Q_SMALL; id <= LRU_Q_MAIN; id++) {
         if (lru_open[id] != NULL)
-            lru_retire_locked(lru_open[id]);
+            lru_retire_locked(lru_open[id], false);
         lru_open[id] = NULL;
     }
     pthread_mutex_unlock(&lru_lock);
