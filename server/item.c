@@ -52,7 +52,6 @@ void item_init(size_t limit_bytes) {
     item_nslots = 0;
     item_limit = limit_bytes;
     item_cas_counter.next = 0;
-    seg_init(limit_bytes);
 }
 
 void item_thread_init(int index) {

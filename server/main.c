@@ -27,6 +27,7 @@
 #include "listener.h"
 #include "log.h"
 #include "lru.h"
+#include "seg.h"
 #include "persist/persist.h"
 #include "settings.h"
 #include "stats.h"
@@ -154,6 +155,7 @@ static int main_setup(void) {
     clock_init();
     stats_init(settings.num_threads);
     item_init(settings.maxbytes);
+    seg_init(settings.maxbytes, settings.num_threads);
     hash_init(settings.hashpower_init);
     lru_init();
     store_init();

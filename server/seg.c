@@ -19,6 +19,8 @@
 #define SEG_MIN (16 * 1024)
 #define SEG_MAX (1024 * 1024)
 #define SEG_PER_LIMIT 64        /* a segment is at most -m / this */
+#define SEG_OPEN_SHARE 8        /* and the segments threads fill, two each,
+                                   at most -m / this together */
 #define SEG_ITEM_SHARE 4        /* items up to a quarter of a segment go in one */
 #define SEG_QUEUED (1ULL << 40)
 #define SEG_OWNED (1ULL << 41)
@@ -26,10 +28,10 @@
 
 static size_t seg_bytes = SEG_MAX;
 
-void seg_init(size_t limit_bytes) {
-    size_t s = SEG_MAX;
+void seg_init(size_t limit_bytes, int threads) {
+    size_t s = SEG_MAX, open = 2 * (size_t)(threads > 0 ? threads : 1) * SEG_OPEN_SHARE;
 
-    while (s > SEG_MIN && s > limit_bytes / SEG_PER_LIMIT)
+    while (s > SEG_MIN && (s > limit_bytes / SEG_PER_LIMIT || s > limit_bytes / open))
         s /= 2;
     seg_bytes = s;
 }

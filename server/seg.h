@@ -51,8 +51,10 @@ struct seg {
                                token for its queue and one for its owner */
 } __attribute__((aligned(64)));
 
-/* Chooses the segment size for a memory limit (before any item). */
-void seg_init(size_t limit_bytes);
+/* Chooses the segment size for a memory limit and the number of threads
+ * that fill segments (before any item): the segments being filled, which
+ * the eviction scan passes over, stay a small share of the limit. */
+void seg_init(size_t limit_bytes, int threads);
 size_t seg_size(void);
 /* Whether an item of this key and value length goes into a segment when
  * linked (otherwise it is allocated behind a seg_node: ITEM_NODE). */

@@ -22,6 +22,7 @@
 #include "item.h"
 #include "log.h"
 #include "lru.h"
+#include "seg.h"
 #include "scan.h"
 #include "settings.h"
 #include "stats.h"
@@ -101,6 +102,7 @@ void fuzz_server_start(const struct fuzz_limits *l) {
     fuzz_settings_reset(l);
     clock_init();
     item_init(settings.maxbytes);
+    seg_init(settings.maxbytes, 1);
     hash_init(settings.hashpower_init);
     lru_init();
     store_init();

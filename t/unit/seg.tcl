@@ -156,3 +156,29 @@ start_server {tags {seg mcds-only} args {-m 2 -t 4}} {
         list [expr {[mc_stat [lindex $fds 0] evictions] > 0}] [expr {[mc_stat [lindex $fds 0] curr_items] > 0}]
     } {1 1}
 }
+
+# 64 workers each filling a segment of their own under -m 2: eviction
+# passes over segments still being filled, so together they must leave
+# room to evict from. Each worker first stores about 30 KB and stops; then
+# one stores 300 KB more.
+start_server {tags {seg mcds-only} args {-m 2 -t 64}} {
+    test {64 workers each holding a part-filled segment under -m 2: one more store still finds room} {
+        set fds {}
+        for {set c 0} {$c < 64} {incr c} { lappend fds [mc_connect] }
+        set v [string repeat w 100]
+        set c 0
+        foreach fd $fds {
+            set batch ""
+            for {set i 0} {$i < 200} {incr i} { append batch "set w$c:$i 0 0 100 noreply\r\n$v\r\n" }
+            mc_send $fd "${batch}mn\r\n"
+            incr c
+        }
+        foreach fd $fds { assert_equal [mc_readline $fd] MN }
+        set fd [lindex $fds 0]
+        set stored 0
+        for {set i 0} {$i < 2000} {incr i} {
+            if {[mc_exchange $fd "set more$i 0 0 100\r\n$v\r\n"] eq "STORED\r\n"} { incr stored }
+        }
+        list $stored [expr {[mc_stat $fd evictions] > 0}]
+    } {2000 1}
+}
