@@ -182,3 +182,55 @@ start_server {tags {seg mcds-only} args {-m 2 -t 64}} {
         list $stored [expr {[mc_stat $fd evictions] > 0}]
     } {2000 1}
 }
+
+# The same under every kind of change at once: sets, appends (a value
+# that grows past 512 bytes leaves its segment for a block of its own),
+# incr, touch, deletes, gets, gets with CAS and mg, on 8,000 keys shared
+# by four clients on four workers, under -m 2. A text value always reads
+# "<key>:" then only x and a; a counter only digits.
+start_server {tags {seg mcds-only} args {-m 2 -t 4}} {
+    test {four clients mixing every change under -m 2: no value is ever torn or another key's} {
+        set fds {}
+        for {set c 0} {$c < 4} {incr c} { lappend fds [mc_connect] }
+        expr {srand(7)}
+        set bad 0
+        foreach round {0 1 2 3 4 5} {
+            foreach fd $fds {
+                set batch ""
+                for {set i 0} {$i < 1500} {incr i} {
+                    set k "s[expr {int(rand() * 8000)}]"
+                    set n "n[expr {int(rand() * 300)}]"
+                    switch [expr {int(rand() * 9)}] {
+                        0 - 1 {
+                            set v "$k:[string repeat x [expr {int(rand() * 300)}]]"
+                            append batch "set $k 0 0 [string length $v] noreply\r\n$v\r\n"
+                        }
+                        2 { append batch "append $k 0 0 60 noreply\r\n[string repeat a 60]\r\n" }
+                        3 { append batch "set $n 0 0 1 noreply\r\n7\r\nincr $n 5 noreply\r\n" }
+                        4 { append batch "touch $k 1000 noreply\r\ndelete s[expr {int(rand() * 8000)}] noreply\r\n" }
+                        5 { append batch "gets $k $n\r\n" }
+                        6 { append batch "mg $k v k t f c\r\n" }
+                        default { append batch "get $k s[expr {int(rand() * 8000)}]\r\n" }
+                    }
+                }
+                mc_send $fd "${batch}mn\r\n"
+            }
+            foreach fd $fds {
+                while {[set line [mc_readline $fd]] ne "MN"} {
+                    if {[regexp {^VALUE (\S+) \d+ (\d+)} $line -> key len] ||
+                        [regexp {^VA (\d+) .*k(\S+)} $line -> len key]} {
+                        set v [string range [mc_read_bytes $fd [expr {$len + 2}]] 0 end-2]
+                        if {[string index $key 0] eq "n"} {
+                            if {![string is digit -strict $v]} { incr bad }
+                        } elseif {![regexp "^[string map {. \\.} $key]:\[xa\]*\$" $v]} {
+                            incr bad
+                        }
+                    } elseif {$line ne "END" && ![regexp {^EN( |$)} $line]} {
+                        incr bad
+                    }
+                }
+            }
+        }
+        list $bad [expr {[mc_stat [lindex $fds 0] evictions] > 0}]
+    } {0 1}
+}
