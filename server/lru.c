@@ -33,6 +33,7 @@
 #define LRU_MAIN 0x10
 #define LRU_SMALL_SHARE 10   /* the small queue gives above 1/10 of the bytes */
 #define LRU_SCAN_MAX 64      /* items one scan looks at, at most */
+#define LRU_HOLES_PER_TRY 64 /* holes a scan walks for each item it may look at */
 
 enum lru_qid { LRU_Q_SMALL, LRU_Q_MAIN };
 
@@ -47,6 +48,22 @@ static pthread_mutex_t lru_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct lru_queue lru_q[2];
 /* The segment this thread fills for each queue (seg.h: its owner). */
 static __thread struct seg *lru_open[2];
+
+/* An eviction scan (lru_scan_tail). */
+struct lru_scan {
+    int tries;
+    int holes;                  /* holes walked since the last try counted */
+    bool advanced;              /* a hole walked, or a segment passed */
+    int (*pick)(item *it, void *arg);
+    void *arg;
+    struct seg_node *next;      /* the place the walk goes to next */
+    int nmoved;
+    item *moved[LRU_SCAN_MAX];  /* old copies of items moved in the table,
+                                   whose table references go after */
+};
+
+/* The eviction scan under way (LRU lock held), NULL if none. */
+static struct lru_scan *lru_cur_scan;
 
 void lru_seg_empty(struct seg *s);
 
@@ -121,23 +138,23 @@ static void lru_dequeue_locked(struct seg *s) {
 
 /* This thread stops filling s. If every item of s is gone by then (a
  * release may count itself down while s is still owned), s leaves its
- * queue now, as no release will see to it, unless a scan is walking the
- * queues (in_scan): it then passes s, holes only, later. */
-static void lru_retire_locked(struct seg *s, bool in_scan) {
+ * queue now, as no release will see to it; unless it is the place an
+ * eviction scan walks next, which then passes it. */
+static void lru_retire_locked(struct seg *s) {
     bool queued = s->node.queued;
 
     lru_seal_locked(s);
     seg_disown(s);          /* frees s if it is out of its queue and empty */
-    if (queued && !in_scan && seg_live(s) == 0)
+    if (queued && seg_live(s) == 0 && (lru_cur_scan == NULL || lru_cur_scan->next != &s->node))
         lru_dequeue_locked(s);
 }
 
 /* A new segment for this thread to fill for queue id. */
-static struct seg *lru_open_new_locked(enum lru_qid id, bool in_scan) {
+static struct seg *lru_open_new_locked(enum lru_qid id) {
     struct seg *s = seg_new();
 
     if (lru_open[id] != NULL)
-        lru_retire_locked(lru_open[id], in_scan);
+        lru_retire_locked(lru_open[id]);
     lru_open[id] = s;
     if (s != NULL) {
         lru_push(id, &s->node);
@@ -177,7 +194,7 @@ static item *lru_copy_in(enum lru_qid id, item *it, bool locked) {
         return c;
     if (!locked)
         pthread_mutex_lock(&lru_lock);
-    s = lru_open_new_locked(id, locked);
+    s = lru_open_new_locked(id);
     if (!locked)
         pthread_mutex_unlock(&lru_lock);
     if (s != NULL && (c = seg_append(s, it)) != NULL)
@@ -234,10 +251,11 @@ void lru_bump(item *it, rel_time_t now) {
         it->lru++;
 }
 
-/* it goes to queue id's newest end (LRU lock and stripe held): a large
- * item's node moves; a small item is copied there and the copy takes its
- * place in the table, it keeping the table's reference for the scan to
- * release. False (nothing done) if no segment can be had. */
+/* it goes to queue id's newest end (LRU lock and stripe held, within an
+ * eviction scan): a large item's node moves; a small item is copied there
+ * and the copy takes its place in the table, it keeping the table's
+ * reference for the scan to release once it has let the lock go. False
+ * (nothing done) if no segment can be had. */
 static bool lru_requeue(enum lru_qid id, item *it, uint32_t hv) {
     item *c;
 
@@ -246,10 +264,12 @@ static bool lru_requeue(enum lru_qid id, item *it, uint32_t hv) {
         lru_push_large(id, it);
         return true;
     }
-    if (!item_has_flag(it, ITEM_SEG) || (c = lru_copy_in(id, it, true)) == NULL)
+    if (!item_has_flag(it, ITEM_SEG) || lru_cur_scan == NULL ||
+        lru_cur_scan->nmoved == LRU_SCAN_MAX || (c = lru_copy_in(id, it, true)) == NULL)
         return false;
     hash_replace(it, c, hv);
     item_clear_flag(it, ITEM_LINKED);
+    lru_cur_scan->moved[lru_cur_scan->nmoved++] = it;
     return true;
 }
 
@@ -294,25 +314,15 @@ static struct lru_queue *lru_giver(void) {
     return s->bytes * LRU_SMALL_SHARE > s->bytes + m->bytes ? s : m;
 }
 
-struct lru_scan {
-    int tries;
-    int (*pick)(item *it, void *arg);
-    void *arg;
-    int nmoved;
-    item *moved[LRU_SCAN_MAX];  /* moved in the table: their old copies'
-                                   table references, released after */
-};
 
-/* Offers one linked item to pick: 1 if it was taken, 0 if not; *stuck if
- * it is still where it was (its stripe busy, or not to be moved). */
+/* Offers one linked item to pick: 1 if it was taken; 0, with *stuck, if
+ * it is still linked where it was (its stripe busy, or not to be moved). */
 static int lru_offer(struct lru_scan *sc, item *it, bool *stuck) {
     int found;
 
     sc->tries--;
     found = sc->pick(it, sc->arg);
     *stuck = !found && item_has_flag(it, ITEM_LINKED);
-    if (!found && !*stuck && item_has_flag(it, ITEM_SEG))
-        sc->moved[sc->nmoved++] = it;
     return found;
 }
 
@@ -328,7 +338,8 @@ static int lru_scan_segment(struct lru_scan *sc, struct seg *s) {
     if (!seg_sealed(s)) {
         if (s != lru_open[id] || seg_live(s) == 0)
             return 0;
-        lru_retire_locked(s, true);
+        lru_seal_locked(s);
+        seg_disown(s);      /* still queued: the walk passes it at its end */
         lru_open[id] = NULL;
     }
     while (!found && sc->tries > 0 && (it = seg_item_at(s, s->scan)) != NULL) {
@@ -336,32 +347,55 @@ static int lru_scan_segment(struct lru_scan *sc, struct seg *s) {
             found = lru_offer(sc, it, &stuck);
             if (stuck)
                 return 0;   /* left for a later scan; the next place goes first */
+        } else if (++sc->holes == LRU_HOLES_PER_TRY) {
+            sc->holes = 0;
+            sc->tries--;
         }
         s->scan += (uint32_t)seg_item_bytes(it);
+        sc->advanced = true;
     }
     if (s->scan >= seg_done(s) && !seg_writing(s))
         lru_dequeue_locked(s);
     return found;
 }
 
+/* Walks queue q from its oldest end. */
+static int lru_scan_queue(struct lru_scan *sc, struct lru_queue *q) {
+    struct seg_node *n;
+    bool stuck;
+    int found = 0;
+
+    for (n = q->oldest; n != NULL && !found && sc->tries > 0; n = sc->next) {
+        sc->next = n->newer;
+        if (n->kind == SEG_KIND_SEGMENT)
+            found = lru_scan_segment(sc, (struct seg *)n);
+        else if (item_has_flag(seg_node_item(n), ITEM_LINKED))
+            found = lru_offer(sc, seg_node_item(n), &stuck);
+    }
+    sc->next = NULL;
+    return found;
+}
+
 int lru_scan_tail(int tries, int (*pick)(item *it, void *arg), void *arg) {
     struct lru_scan sc = {.tries = tries < LRU_SCAN_MAX ? tries : LRU_SCAN_MAX, .pick = pick, .arg = arg};
-    struct seg_node *n, *next;
-    bool stuck;
-    int found = 0, i;
+    struct lru_queue *q;
+    int found, i;
 
     pthread_mutex_lock(&lru_lock);
-    for (n = lru_giver()->oldest; n != NULL && !found && sc.tries > 0; n = next) {
-        next = n->newer;
-        if (n->kind == SEG_KIND_SEGMENT)
-            found = lru_scan_segment(&sc, (struct seg *)n);
-        else if (item_has_flag(seg_node_item(n), ITEM_LINKED))
-            found = lru_offer(&sc, seg_node_item(n), &stuck);
-    }
+    lru_cur_scan = &sc;
+    q = lru_giver();
+    found = lru_scan_queue(&sc, q);
+    /* Nothing the giver could give (its places being filled or busy):
+     * the other queue gives instead. */
+    if (!found && !sc.advanced && sc.nmoved == 0 && sc.tries > 0)
+        found = lru_scan_queue(&sc, q == &lru_q[LRU_Q_SMALL] ? &lru_q[LRU_Q_MAIN] : &lru_q[LRU_Q_SMALL]);
+    lru_cur_scan = NULL;
     pthread_mutex_unlock(&lru_lock);
     for (i = 0; i < sc.nmoved; i++)
         item_release(sc.moved[i]);
-    return found;
+    if (found)
+        return LRU_SCAN_TAKEN;
+    return sc.advanced || sc.nmoved > 0 ? LRU_SCAN_ADVANCED : LRU_SCAN_NOTHING;
 }
 
 /* Called (no LRU lock held) as the last live item of s, queued and
@@ -378,8 +412,16 @@ void lru_thread_tick(void) {
 
     for (id = LRU_Q_SMALL; id <= LRU_Q_MAIN; id++) {
         struct seg *s = lru_open[id];
-        if (s != NULL && seg_live(s) == 0 && seg_done(s) > sizeof(*s))
-            seg_rewind(s);
+        if (s == NULL || seg_live(s) != 0 || seg_done(s) == sizeof(*s))
+            continue;
+        /* Emptied: filled again from its start, and from its queue's
+         * newest end, so that its next items are not taken for old. */
+        pthread_mutex_lock(&lru_lock);
+        if (seg_rewind(s)) {
+            lru_take_out(&s->node);
+            lru_push(id, &s->node);
+        }
+        pthread_mutex_unlock(&lru_lock);
     }
 }
 
@@ -389,7 +431,7 @@ void lru_thread_end(void) {
     pthread_mutex_lock(&lru_lock);
     for (id = LRU_Q_SMALL; id <= LRU_Q_MAIN; id++) {
         if (lru_open[id] != NULL)
-            lru_retire_locked(lru_open[id], false);
+            lru_retire_locked(lru_open[id]);
         lru_open[id] = NULL;
     }
     pthread_mutex_unlock(&lru_lock);

@@ -46,12 +46,16 @@ void lru_bump(item *it, rel_time_t now);
 
 /* Walks up to `tries` linked items from the tail of the queue that gives
  * (the small one while it holds more than a tenth of both queues' bytes
- * or the main one is empty), with the LRU lock held, calling pick(it,
- * arg) on each until it returns 1. pick may unlink the item with
- * lru_unlink_locked(), or move it (lru_keep_locked, lru_move_locked). A
- * segment is walked in order; an item pick leaves where it is (its stripe
- * busy) stops its segment's walk until a later scan. Returns 1 if some
- * call returned 1. */
+ * or the main one is empty; the other one if that one has nothing to
+ * offer), with the LRU lock held, calling pick(it, arg) on each until it
+ * returns 1. pick may unlink the item with lru_unlink_locked(), or move
+ * it (lru_keep_locked, lru_move_locked). A segment is walked in order; an
+ * item pick leaves where it is (its stripe busy) stops its segment's walk
+ * until a later scan, and holes count a try for every 64. Returns
+ * LRU_SCAN_TAKEN if some call returned 1, LRU_SCAN_ADVANCED if none did
+ * but the walk moved on (items moved, holes walked, segments passed), and
+ * LRU_SCAN_NOTHING otherwise. */
+enum { LRU_SCAN_NOTHING, LRU_SCAN_TAKEN, LRU_SCAN_ADVANCED };
 int lru_scan_tail(int tries, int (*pick)(item *it, void *arg), void *arg);
 void lru_unlink_locked(item *it);
 /* A second chance (LRU lock and stripe held): a read item of the small

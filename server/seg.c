@@ -82,7 +82,9 @@ item *seg_append(struct seg *s, const item *it) {
                                           __ATOMIC_RELAXED));
     __atomic_add_fetch(&s->pending, 1, __ATOMIC_RELAXED);
     c = (item *)((char *)s + f);
-    memcpy(c, it, item_size(it->nkey, it->nbytes));
+    /* Around the reference count, which readers may change meanwhile. */
+    memcpy(c, it, offsetof(item, refcount));
+    memcpy(&c->nkey, &it->nkey, item_size(it->nkey, it->nbytes) - offsetof(item, nkey));
     c->h_next = NULL;
     c->refcount = 1;
     c->iflags = (uint8_t)((it->iflags & ~(ITEM_ASK_BLOCK | ITEM_NODE)) | ITEM_SEG | ITEM_LINKED);

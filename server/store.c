@@ -355,7 +355,7 @@ static int store_evict_budget(int base) {
  * then the dead, then victims. */
 static int store_evict_for(size_t need, size_t size) {
     struct store_victim v;
-    int round, rescues = 0;
+    int round, scan, rescues = 0;
 
     if (store_room_after_drops(need, size))
         return 0;
@@ -367,9 +367,10 @@ static int store_evict_for(size_t need, size_t size) {
             return 0;
         v.victim = NULL;
         v.rescued = 0;
-        if (lru_scan_tail(STORE_EVICT_TRIES, store_pick_victim, &v))
+        scan = lru_scan_tail(STORE_EVICT_TRIES, store_pick_victim, &v);
+        if (scan == LRU_SCAN_TAKEN)
             item_release(v.victim);
-        else if (v.rescued == 0)
+        else if (scan == LRU_SCAN_NOTHING && v.rescued == 0)
             return -1;
         rescues += v.rescued;
         v.force = rescues >= store_evict_budget(STORE_EVICT_RESCUES);
