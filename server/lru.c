@@ -53,7 +53,7 @@ static __thread struct seg *lru_open[2];
 struct lru_scan {
     int tries;
     int holes;                  /* holes walked since the last try counted */
-    bool advanced;              /* a hole walked, or a segment passed */
+    bool advanced;              /* a hole or an item walked past */
     int (*pick)(item *it, void *arg);
     void *arg;
     struct seg_node *next;      /* the place the walk goes to next */

@@ -39,6 +39,8 @@
                                        segments' worth (store_evict_budget) */
 #define STORE_EVICT_RESCUES 1000    /* the same for second chances one store may give; past
                                        them the tail goes, read or not */
+#define STORE_LIVE_SHARE 7           /* eviction starts once live items take */
+#define STORE_LIVE_DIV 8             /* 7/8 of -m; below, holes are cleared */
 #define STORE_CRAWL_MIN 1024        /* buckets crawled per tick, at least */
 #define STORE_CRAWL_MAX 65536
 #define STORE_ARITH_MAX 4096        /* longest value incr/decr will parse */
@@ -216,6 +218,8 @@ static item *store_find_live(const char *key, size_t nkey, uint32_t hv, int coun
 
 struct store_victim {
     int may_evict;          /* live items may go (not -M) */
+    int compact;            /* holes hold the room: live small items move
+                               up instead of going (store_holes_hold) */
     int force;              /* enough second chances given: evict the tail */
     int rescued;            /* items kept (moved to main, sent back) */
     item *victim;
@@ -262,6 +266,11 @@ static int store_pick_victim(item *it, void *arg) {
         return 0;
     }
     if (!dead && !v->force && lru_keep_locked(it, store_small_trips(it), hv)) {
+        v->rescued++;
+        hash_unlock(hv);
+        return 0;
+    }
+    if (!dead && v->compact && !v->force && item_has_flag(it, ITEM_SEG) && lru_move_locked(it, hv)) {
         v->rescued++;
         hash_unlock(hv);
         return 0;
@@ -345,6 +354,14 @@ static bool store_room_after_drops(size_t need, size_t size) {
     return true;
 }
 
+/* Whether the room is short because of holes (seg.h) rather than live
+ * items: live items then take less than STORE_LIVE_SHARE of -m, and the
+ * scan moves the small ones it meets instead of evicting them, so their
+ * segments and holes go and nothing that fits is lost. */
+static bool store_holes_hold(void) {
+    return stats_global_get(STATS_BYTES) < item_mem_limit() / STORE_LIVE_DIV * STORE_LIVE_SHARE;
+}
+
 /* Memory comes back a segment at a time (seg.h): a store may have to walk
  * every item of one, evicting or moving each, before it finds room. */
 static int store_evict_budget(int base) {
@@ -360,6 +377,7 @@ static int store_evict_for(size_t need, size_t size) {
     if (store_room_after_drops(need, size))
         return 0;
     v.may_evict = settings.evict_to_free;
+    v.compact = store_holes_hold();
     v.force = 0;
     expiry_sweep(clock_now(), store_reap_bucket);   /* the dead go first */
     for (round = 0; round < store_evict_budget(STORE_EVICT_ROUNDS); round++) {

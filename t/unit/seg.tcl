@@ -185,7 +185,7 @@ start_server {tags {seg mcds-only} args {-m 2 -t 64}} {
 
 # The same under every kind of change at once: sets, appends (a value
 # that grows past 512 bytes leaves its segment for a block of its own),
-# incr, touch, deletes, gets, gets with CAS and mg, on 8,000 keys shared
+# incr, touch, deletes, gets, gets with CAS and mg, on 20,000 keys shared
 # by four clients on four workers, under -m 2. A text value always reads
 # "<key>:" then only x and a; a counter only digits.
 start_server {tags {seg mcds-only} args {-m 2 -t 4}} {
@@ -194,23 +194,23 @@ start_server {tags {seg mcds-only} args {-m 2 -t 4}} {
         for {set c 0} {$c < 4} {incr c} { lappend fds [mc_connect] }
         expr {srand(7)}
         set bad 0
-        foreach round {0 1 2 3 4 5} {
+        foreach round {0 1 2 3 4 5 6 7 8 9} {
             foreach fd $fds {
                 set batch ""
-                for {set i 0} {$i < 1500} {incr i} {
-                    set k "s[expr {int(rand() * 8000)}]"
+                for {set i 0} {$i < 2000} {incr i} {
+                    set k "s[expr {int(rand() * 20000)}]"
                     set n "n[expr {int(rand() * 300)}]"
                     switch [expr {int(rand() * 9)}] {
                         0 - 1 {
-                            set v "$k:[string repeat x [expr {int(rand() * 300)}]]"
+                            set v "$k:[string repeat x [expr {int(rand() * 400)}]]"
                             append batch "set $k 0 0 [string length $v] noreply\r\n$v\r\n"
                         }
                         2 { append batch "append $k 0 0 60 noreply\r\n[string repeat a 60]\r\n" }
                         3 { append batch "set $n 0 0 1 noreply\r\n7\r\nincr $n 5 noreply\r\n" }
-                        4 { append batch "touch $k 1000 noreply\r\ndelete s[expr {int(rand() * 8000)}] noreply\r\n" }
+                        4 { append batch "touch $k 1000 noreply\r\ndelete s[expr {int(rand() * 20000)}] noreply\r\n" }
                         5 { append batch "gets $k $n\r\n" }
                         6 { append batch "mg $k v k t f c\r\n" }
-                        default { append batch "get $k s[expr {int(rand() * 8000)}]\r\n" }
+                        default { append batch "get $k s[expr {int(rand() * 20000)}]\r\n" }
                     }
                 }
                 mc_send $fd "${batch}mn\r\n"
@@ -233,4 +233,34 @@ start_server {tags {seg mcds-only} args {-m 2 -t 4}} {
         }
         list $bad [expr {[mc_stat [lindex $fds 0] evictions] > 0}]
     } {0 1}
+}
+
+# Rewrites leave holes: 20,000 keys of about 3 MB in all, then 100,000
+# rewrites of keys drawn at random (15 MB of writes) under -m 8, so most
+# segments keep a few live items among their holes. The live items fit
+# more than twice over, so none may be evicted: the scan moves them out of
+# the segments it walks instead, and the holes go.
+start_server {tags {seg mcds-only} args {-m 8}} {
+    test {rewriting keys that fit leaves holes, never evictions: every key is still held} {
+        set fd [mc_connect]
+        seg_fill $fd r 20000 100
+        expr {srand(3)}
+        set v [string repeat z 100]
+        for {set i 0} {$i < 100000} {incr i 1000} {
+            set batch ""
+            for {set j 0} {$j < 1000} {incr j} {
+                append batch "set r[expr {int(rand() * 20000)}] 0 0 100 noreply\r\n$v\r\n"
+            }
+            mc_send $fd $batch
+        }
+        assert_equal [mc_exchange $fd "mn\r\n"] "MN\r\n"
+        set held 0
+        for {set i 0} {$i < 20000} {incr i 500} {
+            set keys ""
+            for {set j $i} {$j < $i + 500} {incr j} { append keys " r$j" }
+            mc_send $fd "get$keys\r\n"
+            incr held [llength [mc_read_values $fd]]
+        }
+        list $held [mc_stat $fd evictions]
+    } {20000 0}
 }
