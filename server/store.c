@@ -368,20 +368,28 @@ static int store_evict_budget(int base) {
     return base + 2 * (int)seg_items_max();
 }
 
-/* store_make_room's work once the room is short: kept blocks go first,
- * then the dead, then victims. */
+/* Whether there is room now; kept blocks go first unless holes hold the
+ * room (compact): no live item is evicted then, and the scan passing a
+ * segment gives back far more than this thread's kept blocks, which its
+ * next stores would only have to malloc again. */
+static bool store_room_now(size_t need, size_t size, bool compact) {
+    return compact ? store_room(need, size) : store_room_after_drops(need, size);
+}
+
+/* store_make_room's work once the room is short: kept blocks go first
+ * (unless holes hold the room), then the dead, then victims. */
 static int store_evict_for(size_t need, size_t size) {
     struct store_victim v;
     int round, scan, rescues = 0;
 
-    if (store_room_after_drops(need, size))
+    v.compact = store_holes_hold();
+    if (store_room_now(need, size, v.compact))
         return 0;
     v.may_evict = settings.evict_to_free;
-    v.compact = store_holes_hold();
     v.force = 0;
     expiry_sweep(clock_now(), store_reap_bucket);   /* the dead go first */
     for (round = 0; round < store_evict_budget(STORE_EVICT_ROUNDS); round++) {
-        if (store_room_after_drops(need, size))
+        if (store_room_now(need, size, v.compact))
             return 0;
         v.victim = NULL;
         v.rescued = 0;
@@ -389,7 +397,7 @@ static int store_evict_for(size_t need, size_t size) {
         if (scan == LRU_SCAN_TAKEN)
             item_release(v.victim);
         else if (scan == LRU_SCAN_NOTHING && v.rescued == 0)
-            return -1;
+            break;
         rescues += v.rescued;
         v.force = rescues >= store_evict_budget(STORE_EVICT_RESCUES);
     }
