@@ -26,10 +26,15 @@ proc pipeline {fd cmds} {
     mc_send $fd "[join $cmds {}]version\r\n"
 }
 
-# turn fds: one command on each connection (each on its own worker), so
-# that every worker ends a turn.
+# turn fds: every worker (one per connection) has ended a turn. A worker
+# ends its turn after it has written the reply to the command it served,
+# so two commands in a row are needed: the second reply comes from the
+# next turn.
 proc turn {fds} {
-    foreach fd $fds { assert_match "VERSION *" [mc_cmd $fd version] }
+    foreach fd $fds {
+        assert_match "VERSION *" [mc_cmd $fd version]
+        assert_match "VERSION *" [mc_cmd $fd version]
+    }
 }
 
 proc pipeline_wait {fd} {
