@@ -5,14 +5,16 @@
  * A queue is a list of places, oldest first: segments (seg.h), each
  * holding many small items in the order they entered, and large items,
  * each behind its own seg_node. A small item enters a queue by being
- * copied into the queue's open segment as it is linked; it goes back to
- * a queue's newest end the same way, so a second chance for a small item
- * is one copy, and the item a lookup finds changes address (hash_replace)
- * with nothing else about it changed. Taking an item out of the table
- * leaves a hole in its segment; the eviction scan walks a segment front
- * to back, item by item, and passes it at the end, and the segment goes
- * back to malloc once its last item is released (or at once, when every
- * item it held is gone).
+ * copied, as it is linked, into the segment the linking thread fills for
+ * that queue (no lock but to start a segment); it goes back to a queue's
+ * newest end the same way, so a second chance for a small item is one
+ * copy, and the item a lookup finds changes address (hash_replace) with
+ * nothing else about it changed. Taking an item out of the table leaves
+ * a hole in its segment. The eviction scan walks a segment front to back,
+ * item by item, and takes it out of its queue at its end (passing over a
+ * segment another thread is still filling); the segment goes back to
+ * malloc once its last item is released, or at once when every item it
+ * held is gone.
  *
  * it->lru packs the state: the read count (2 bits), the extra trips taken
  * since the item's last read (2 bits), and whether it is in the main
