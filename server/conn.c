@@ -45,6 +45,7 @@
 #include "proto_get.h"
 #include "proto_meta.h"
 #include "proto_text.h"
+#include "seg.h"
 #include "settings.h"
 #include "stats.h"
 #include "tls.h"
@@ -286,6 +287,10 @@ void conn_out_reply(conn *c, enum reply_id r) {
     memcpy(conn_out_reserve(c, reply_lines[r].len), reply_lines[r].text, reply_lines[r].len);
     conn_out_commit(c, reply_lines[r].len);
 }
+
+/* Values small enough for a segment (seg.h) are always copied here, so
+ * no reply holds a reference to an item in a segment past its turn. */
+_Static_assert(SEG_VALUE_MAX <= CONN_COPY_MAX, "segment values must be copied into replies");
 
 /* A small value is copied into the output buffer and the item released
  * at once: a pipeline of small replies goes out as one buffer, with no
