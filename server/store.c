@@ -238,6 +238,27 @@ static unsigned store_small_trips(const item *it) {
     return t > LRU_TRIPS_MAX ? LRU_TRIPS_MAX : (unsigned)t;
 }
 
+/* A live item the scan met (its stripe and the LRU lock held): whether it
+ * stays. A large item still being read would keep its memory, and -M
+ * evicts nothing; S3-FIFO keeps a read or small item (lru_keep_locked);
+ * a small item moves up as it is under -M, or while holes hold the room,
+ * so that its segment's holes go. */
+static bool store_live_stays(item *it, uint32_t hv, struct store_victim *v) {
+    bool seg = item_has_flag(it, ITEM_SEG);
+
+    if (!seg && (!v->may_evict || item_refs(it) != 1))
+        return true;
+    if (v->may_evict && !v->force && lru_keep_locked(it, store_small_trips(it), hv)) {
+        v->rescued++;
+        return true;
+    }
+    if (seg && (!v->may_evict || (v->compact && !v->force)) && lru_move_locked(it, hv)) {
+        v->rescued++;
+        return true;
+    }
+    return !v->may_evict;
+}
+
 /* LRU scan callback (LRU lock held): unhooks a dead item, or the first
  * one lru_keep_locked() does not keep when eviction is allowed (with
  * v->force, the tail's first, read or not). */
@@ -250,28 +271,7 @@ static int store_pick_victim(item *it, void *arg) {
     if (!hash_trylock(hv))
         return 0;
     dead = store_is_expired(it, now) || store_is_flushed(it, now);
-    if (!item_has_flag(it, ITEM_LINKED)) {
-        hash_unlock(hv);
-        return 0;
-    }
-    if (!dead && !v->may_evict && item_has_flag(it, ITEM_SEG) && lru_move_locked(it, hv)) {
-        v->rescued++;       /* -M: live items move up, their segment's holes go */
-        hash_unlock(hv);
-        return 0;
-    }
-    /* A large item still being read would keep its memory; one in a
-     * segment keeps it anyway until the segment goes. */
-    if (!dead && (!v->may_evict || (item_refs(it) != 1 && !item_has_flag(it, ITEM_SEG)))) {
-        hash_unlock(hv);
-        return 0;
-    }
-    if (!dead && !v->force && lru_keep_locked(it, store_small_trips(it), hv)) {
-        v->rescued++;
-        hash_unlock(hv);
-        return 0;
-    }
-    if (!dead && v->compact && !v->force && item_has_flag(it, ITEM_SEG) && lru_move_locked(it, hv)) {
-        v->rescued++;
+    if (!item_has_flag(it, ITEM_LINKED) || (!dead && store_live_stays(it, hv, v))) {
         hash_unlock(hv);
         return 0;
     }
