@@ -151,10 +151,9 @@ static void lru_retire_locked(struct seg *s) {
         lru_dequeue_locked(s);
 }
 
-/* A new segment for this thread to fill for queue id. */
-static struct seg *lru_open_new_locked(enum lru_qid id) {
-    struct seg *s = seg_new();
-
+/* s (NULL: none could be had) becomes the segment this thread fills for
+ * queue id. */
+static struct seg *lru_open_new_locked(enum lru_qid id, struct seg *s) {
     if (lru_open[id] != NULL)
         lru_retire_locked(lru_open[id]);
     lru_open[id] = s;
@@ -184,7 +183,8 @@ static void lru_unqueue_large(item *it) {
 }
 
 /* A copy of small item it at queue id's newest end, or NULL if no
- * segment can be had. Takes the LRU lock only to start a segment, unless
+ * segment can be had. Takes the LRU lock only to queue a new segment
+ * (allocated before, so that no system call runs under the lock), unless
  * the caller, an eviction scan, holds it (locked). */
 static item *lru_copy_in(enum lru_qid id, item *it, bool locked) {
     struct seg *s = lru_open[id];
@@ -194,11 +194,14 @@ static item *lru_copy_in(enum lru_qid id, item *it, bool locked) {
     lru_set_queue_bit(it, id);
     if (s != NULL && (c = seg_append(s, it)) != NULL)
         return c;
-    if (!locked)
+    if (locked) {
+        s = lru_open_new_locked(id, seg_new());
+    } else {
+        s = seg_new();
         pthread_mutex_lock(&lru_lock);
-    s = lru_open_new_locked(id);
-    if (!locked)
+        lru_open_new_locked(id, s);
         pthread_mutex_unlock(&lru_lock);
+    }
     if (s != NULL && (c = seg_append(s, it)) != NULL)
         return c;
     it->lru = was;
@@ -356,7 +359,7 @@ static int lru_scan_segment(struct lru_scan *sc, struct seg *s) {
         s->scan += (uint32_t)seg_item_bytes(it);
         sc->advanced = true;
     }
-    if (s->scan >= seg_done(s) && !seg_writing(s))
+    if (s->scan >= seg_used(s))
         lru_dequeue_locked(s);
     return found;
 }
@@ -414,15 +417,14 @@ void lru_thread_tick(void) {
 
     for (id = LRU_Q_SMALL; id <= LRU_Q_MAIN; id++) {
         struct seg *s = lru_open[id];
-        if (s == NULL || seg_live(s) != 0 || seg_done(s) == sizeof(*s))
+        if (s == NULL || seg_live(s) != 0 || seg_used(s) == sizeof(*s))
             continue;
         /* Emptied: filled again from its start, and from its queue's
          * newest end, so that its next items are not taken for old. */
         pthread_mutex_lock(&lru_lock);
-        if (seg_rewind(s)) {
-            lru_take_out(&s->node);
-            lru_push(id, &s->node);
-        }
+        seg_rewind(s);
+        lru_take_out(&s->node);
+        lru_push(id, &s->node);
         pthread_mutex_unlock(&lru_lock);
     }
 }

@@ -1,9 +1,10 @@
 /*
  * seg: segments of small cache items (see seg.h).
  *
- * Only the owner writes items, charged and (while it is not sealed) the
- * segment's positions; the eviction scan reads a segment only once it is
- * sealed, and only as far as done. pending counts the items not yet
+ * Only the owner writes items, charged and fill, and only the owner seals
+ * its segment (lru.c, under its lock, when it stops filling it); the
+ * eviction scan reads a segment only once it is sealed, so every item
+ * below fill is wholly written by then. pending counts the items not yet
  * released, plus SEG_QUEUED while the segment is in its queue and
  * SEG_OWNED while its owner may still write to it; whoever takes it to 0
  * frees the segment. The release of the last item of a queued segment
@@ -65,7 +66,7 @@ struct seg *seg_new(void) {
     s = p;
     memset(s, 0, sizeof(*s));
     s->node.kind = SEG_KIND_SEGMENT;
-    s->fill = s->done = s->scan = sizeof(*s);
+    s->fill = s->scan = sizeof(*s);
     s->pending = SEG_QUEUED | SEG_OWNED;
     return s;
 }
@@ -75,11 +76,8 @@ item *seg_append(struct seg *s, const item *it) {
     uint64_t f = __atomic_load_n(&s->fill, __ATOMIC_RELAXED);
     item *c;
 
-    do {
-        if ((f & SEG_SEALED) || f + size > seg_bytes)
-            return NULL;
-    } while (!__atomic_compare_exchange_n(&s->fill, &f, f + size, false, __ATOMIC_RELAXED,
-                                          __ATOMIC_RELAXED));
+    if ((f & SEG_SEALED) || f + size > seg_bytes)
+        return NULL;
     __atomic_add_fetch(&s->pending, 1, __ATOMIC_RELAXED);
     c = (item *)((char *)s + f);
     /* Around the reference count, which readers may change meanwhile. */
@@ -91,7 +89,7 @@ item *seg_append(struct seg *s, const item *it) {
     s->charged += size;
     item_mem_charge((long)size);
     __atomic_add_fetch(&s->items, 1, __ATOMIC_RELAXED);
-    __atomic_store_n(&s->done, (uint32_t)(f + size), __ATOMIC_RELEASE);
+    __atomic_store_n(&s->fill, f + size, __ATOMIC_RELEASE);
     return c;
 }
 
@@ -103,28 +101,18 @@ bool seg_sealed(const struct seg *s) {
     return (__atomic_load_n(&s->fill, __ATOMIC_ACQUIRE) & SEG_SEALED) != 0;
 }
 
-uint32_t seg_done(const struct seg *s) {
-    return __atomic_load_n(&s->done, __ATOMIC_ACQUIRE);
+uint32_t seg_used(const struct seg *s) {
+    return (uint32_t)(__atomic_load_n(&s->fill, __ATOMIC_ACQUIRE) & ~SEG_SEALED);
 }
 
-bool seg_writing(const struct seg *s) {
-    return (__atomic_load_n(&s->fill, __ATOMIC_ACQUIRE) & ~SEG_SEALED) != seg_done(s);
-}
-
-bool seg_rewind(struct seg *s) {
-    uint64_t f = __atomic_load_n(&s->fill, __ATOMIC_ACQUIRE);
-
-    if ((f & SEG_SEALED) || !__atomic_compare_exchange_n(&s->fill, &f, sizeof(*s), false,
-                                                         __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-        return false;
+void seg_rewind(struct seg *s) {
     item_mem_charge(-(long)s->charged);
     s->charged = 0;
     __atomic_store_n(&s->items, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&s->done, (uint32_t)sizeof(*s), __ATOMIC_RELEASE);
-    return true;
+    __atomic_store_n(&s->fill, sizeof(*s), __ATOMIC_RELEASE);
 }
 
-void seg_free(struct seg *s) {
+static void seg_free(struct seg *s) {
     item_mem_charge(-(long)s->charged);
     free(s);
 }
@@ -169,7 +157,7 @@ bool seg_drop_last(struct seg *s) {
 }
 
 item *seg_item_at(struct seg *s, uint32_t off) {
-    return off < seg_done(s) ? (item *)((char *)s + off) : NULL;
+    return off < seg_used(s) ? (item *)((char *)s + off) : NULL;
 }
 
 uint64_t seg_live(const struct seg *s) {

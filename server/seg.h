@@ -42,7 +42,6 @@ struct seg {
     struct seg_node node;
     uint64_t fill;          /* atomic: bytes written, header included;
                                SEG_SEALED once nothing more may be */
-    uint32_t done;          /* atomic: bytes of items wholly written */
     uint32_t scan;          /* where the eviction scan stands (lru lock) */
     uint32_t items;         /* atomic: items written */
     uint32_t counted;       /* items its queue counts (lru lock) */
@@ -74,13 +73,11 @@ item *seg_append(struct seg *s, const item *it);
 /* No more items go into s (its owner, letting it go). */
 void seg_seal(struct seg *s);
 bool seg_sealed(const struct seg *s);
-/* The end of the items the scan may read (those wholly written). */
-uint32_t seg_done(const struct seg *s);
-/* Whether an item of s may still be half written. */
-bool seg_writing(const struct seg *s);
-/* The owner empties s, not sealed, whose every item was released, to
- * fill it again; false (nothing done) if s is sealed. */
-bool seg_rewind(struct seg *s);
+/* Bytes written to s, its header included. */
+uint32_t seg_used(const struct seg *s);
+/* The owner empties s (not sealed), whose every item was released, to
+ * fill it again. */
+void seg_rewind(struct seg *s);
 /* s left its queue / its owner lets it go; it is freed once both have
  * and its items are all released. */
 void seg_dequeue(struct seg *s);
@@ -93,11 +90,9 @@ bool seg_item_gone(item *it);
 /* Counts down that last item; true if s is then all holes and still
  * queued (false: s was dequeued meanwhile, and may be gone). */
 bool seg_drop_last(struct seg *s);
-/* Frees a segment that nobody holds (shutdown). */
-void seg_free(struct seg *s);
 /* The segment an item in one lives in. */
 struct seg *seg_of(const item *it);
-/* The item at offset off of s (below seg_done), NULL at the end. */
+/* The item at offset off of a sealed s, NULL at its end. */
 item *seg_item_at(struct seg *s, uint32_t off);
 /* Items of s not yet released. */
 uint64_t seg_live(const struct seg *s);
