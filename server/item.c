@@ -75,8 +75,14 @@ static void item_account(size_t delta) {
         __atomic_add_fetch(&item_shared.used, delta, __ATOMIC_RELAXED);
 }
 
+_Static_assert(sizeof(item) == 32, "the item header is 32 bytes");
+
 size_t item_size(size_t nkey, size_t nbytes) {
-    return offsetof(item, data) + nkey + nbytes;
+    return offsetof(item, data) + sizeof(uint64_t) + nkey + nbytes;
+}
+
+size_t item_block_size(size_t nkey, size_t nbytes) {
+    return item_size(nkey, nbytes) + sizeof(uint32_t);
 }
 
 size_t item_block_footprint(size_t size) {
@@ -84,7 +90,7 @@ size_t item_block_footprint(size_t size) {
 }
 
 size_t item_footprint(size_t nkey, size_t nbytes) {
-    return item_block_footprint(item_size(nkey, nbytes));
+    return item_block_footprint(item_block_size(nkey, nbytes));
 }
 
 /* A block for an item of size bytes: a kept one, or a new one added to
@@ -123,23 +129,26 @@ static item *item_block_node(size_t size, bool *ask) {
 
 item *item_alloc(const char *key, size_t nkey, uint32_t flags, rel_time_t exptime, size_t nbytes) {
     bool ask = false, node = !seg_holds(nkey, nbytes);
-    item *it = node ? item_block_node(item_size(nkey, nbytes), &ask)
-                    : item_block(item_size(nkey, nbytes), &ask);
+    item *it = node ? item_block_node(item_block_size(nkey, nbytes), &ask)
+                    : item_block(item_block_size(nkey, nbytes), &ask);
 
     if (it == NULL)
         return NULL;
     it->h_next = NULL;
-    it->cas = 0;
     it->time = clock_now();
     it->exptime = exptime;
     it->nbytes = (uint32_t)nbytes;
-    it->flags = flags;
+    it->cas_delta = 0;
     it->refcount = 1;
     it->nkey = (uint8_t)nkey;
     it->iflags = (uint8_t)((ask ? ITEM_ASK_BLOCK : 0) | (node ? ITEM_NODE : 0));
     it->type = ITEM_STRING;
+    it->wide_cas = 1;
+    it->has_flags = 1;
     it->lru = 0;
-    memcpy(it->data, key, nkey);
+    memset(it->data, 0, sizeof(uint64_t));
+    memcpy(it->data + sizeof(uint64_t), &flags, sizeof(flags));
+    memcpy(item_key(it), key, nkey);
     return it;
 }
 
@@ -204,6 +213,30 @@ void item_release(item *it) {
 
 void item_free_block(void *blk) {
     item_free_usable(blk, malloc_usable_size(blk));
+}
+
+/* A wide CAS sits first after the header, 8-byte aligned (items are). */
+static uint64_t *item_wide_cas(const item *it) {
+    return (uint64_t *)(void *)it->data;
+}
+
+uint64_t item_cas(const item *it) {
+    if (it->wide_cas)
+        return __atomic_load_n(item_wide_cas(it), __ATOMIC_RELAXED);
+    return seg_cas_base(seg_of(it)) + (uint64_t)(int64_t)__atomic_load_n(&it->cas_delta, __ATOMIC_RELAXED);
+}
+
+bool item_set_cas(item *it, uint64_t cas) {
+    int32_t d;
+
+    if (it->wide_cas) {
+        __atomic_store_n(item_wide_cas(it), cas, __ATOMIC_RELAXED);
+        return true;
+    }
+    if (!seg_cas_fits(seg_of(it), cas, &d))
+        return false;
+    __atomic_store_n(&it->cas_delta, d, __ATOMIC_RELAXED);
+    return true;
 }
 
 uint64_t item_next_cas(void) {

@@ -2,12 +2,16 @@
  * item: one stored value (or, later, one data structure) with its key,
  * client flags, expiry, CAS and a reference count.
  *
- * Layout: the header, then the key bytes, then the value bytes including
- * their trailing "\r\n", so a get reply can send the value straight from
- * the item. An item is built in a block of its own; a small cache value is
- * copied into a segment as it is linked (seg.h). The hash table holds one
- * reference while the item is linked; every reader holds its own until its
- * reply is written.
+ * Layout: the 32-byte header, then the fields an item may leave out (a
+ * full 8-byte CAS, then 4 bytes of client flags), then the key bytes,
+ * then the value bytes including their trailing "\r\n", so a get reply
+ * can send the value straight from the item. An item is built in a block
+ * of its own, with every field; a small cache value is copied into a
+ * segment as it is linked (seg.h), and the copy leaves out what it can:
+ * client flags of 0, and the full CAS when the number is within 2^31 of
+ * the segment's base (the header then holds the difference). The hash
+ * table holds one reference while the item is linked; every reader holds
+ * its own until its reply is written.
  */
 #ifndef MCDS_ITEM_H
 #define MCDS_ITEM_H
@@ -15,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "clock.h"
 
@@ -36,26 +41,30 @@ enum item_type { ITEM_STRING = 0, ITEM_QUEUE, ITEM_LIST, ITEM_CTREE, ITEM_NTYPES
 
 typedef struct item {
     struct item *h_next;    /* hash chain */
-    uint64_t cas;
     rel_time_t time;        /* last access */
     rel_time_t exptime;     /* 0 = never */
     uint32_t nbytes;        /* value length including "\r\n" */
-    uint32_t flags;         /* client flags */
-    uint32_t refcount;
+    int32_t cas_delta;      /* the CAS less its segment's base, unless wide_cas */
     uint8_t nkey;
     uint8_t iflags;
-    uint8_t type;
+    uint8_t type : 4;       /* enum item_type */
+    uint8_t wide_cas : 1;   /* a full 8-byte CAS follows the header */
+    uint8_t has_flags : 1;  /* 4 bytes of client flags follow (else 0) */
     uint8_t lru;            /* eviction state: queue, reads, extra trips (lru.c) */
-    char data[];            /* key, then value */
+    uint32_t refcount;      /* last: a copy takes everything before it */
+    char data[];            /* [CAS] [flags] key value */
 } item;
 
 /* cas, exptime, time and iflags change while an item is linked (always
  * under its stripe lock) and replies read them without that lock: every
- * access goes through these relaxed atomics, so a reader sees the old or
- * the new value, never a torn one. Writers still hold the stripe lock, so
- * a flag's load-and-store loses no other writer's change. */
-static inline uint64_t item_cas(const item *it) { return __atomic_load_n(&it->cas, __ATOMIC_RELAXED); }
-static inline void item_set_cas(item *it, uint64_t v) { __atomic_store_n(&it->cas, v, __ATOMIC_RELAXED); }
+ * access goes through relaxed atomics, so a reader sees the old or the
+ * new value, never a torn one. Writers still hold the stripe lock, so a
+ * flag's load-and-store loses no other writer's change. The layout bits
+ * (type, wide_cas, has_flags) never change once an item is made. */
+uint64_t item_cas(const item *it);
+/* False (nothing changed) if it is in a segment and cas is too far from
+ * the segment's base for its header: the caller copies it. */
+bool item_set_cas(item *it, uint64_t cas);
 static inline rel_time_t item_exptime(const item *it) { return __atomic_load_n(&it->exptime, __ATOMIC_RELAXED); }
 static inline void item_set_exptime(item *it, rel_time_t v) { __atomic_store_n(&it->exptime, v, __ATOMIC_RELAXED); }
 static inline rel_time_t item_time(const item *it) { return __atomic_load_n(&it->time, __ATOMIC_RELAXED); }
@@ -75,15 +84,34 @@ static inline void item_clear_flag(item *it, uint8_t f) {
 
 static inline uint32_t item_refs(const item *it) { return __atomic_load_n(&it->refcount, __ATOMIC_ACQUIRE); }
 
-static inline char *item_key(item *it) { return it->data; }
-static inline char *item_value(item *it) { return it->data + it->nkey; }
+/* The optional fields an item holds, in bytes. */
+static inline size_t item_extra(const item *it) {
+    return (it->wide_cas ? sizeof(uint64_t) : 0) + (it->has_flags ? sizeof(uint32_t) : 0);
+}
+static inline char *item_key(const item *it) { return (char *)it->data + item_extra(it); }
+static inline char *item_value(const item *it) { return item_key(it) + it->nkey; }
+static inline uint32_t item_flags(const item *it) {
+    uint32_t f = 0;
+
+    if (it->has_flags)
+        memcpy(&f, it->data + (it->wide_cas ? sizeof(uint64_t) : 0), sizeof(f));
+    return f;
+}
 
 /* What malloc adds to a block's usable size (its chunk header). */
 #define ITEM_MALLOC_OVERHEAD 8
 
 void item_init(size_t limit_bytes);
-/* Bytes an item of this key and value length takes (for the -I check). */
+/* An item's nominal size: header, CAS, key and value, as memcached counts
+ * it (the -I check, the bytes stat). */
 size_t item_size(size_t nkey, size_t nbytes);
+/* Bytes an item of this key and value length takes in a block of its own,
+ * with every field. */
+size_t item_block_size(size_t nkey, size_t nbytes);
+/* Bytes an item takes where it is, without the fields it leaves out. */
+static inline size_t item_bytes(const item *it) {
+    return offsetof(item, data) + item_extra(it) + it->nkey + it->nbytes;
+}
 /* Allocates an unlinked item with refcount 1; NULL if malloc fails.
  * Does not check the memory limit: that is store's job. */
 item *item_alloc(const char *key, size_t nkey, uint32_t flags, rel_time_t exptime, size_t nbytes);

@@ -34,7 +34,7 @@ static bool ip_on(void) {
 
 static void ip_put_item(struct codec_out *o, item *it) {
     codec_put_key(o, item_key(it), it->nkey);
-    codec_put_u32(o, it->flags);
+    codec_put_u32(o, item_flags(it));
     codec_put_u64(o, clock_exptime_to_unix(item_exptime(it)));
     codec_put_u64(o, item_cas(it));
     codec_put_u8(o, item_has_flag(it, ITEM_STALE) ? 1 : 0);

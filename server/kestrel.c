@@ -39,7 +39,7 @@ void kestrel_out_value(conn *c, const char *key, size_t nkey, item *it, bool wit
     memcpy(p, "VALUE ", 6);
     memcpy(p + n, key, nkey);
     n += nkey;
-    n += (size_t)sprintf(p + n, " %u %u%s\r\n", it->flags, it->nbytes - 2, with_cas ? " 0" : "");
+    n += (size_t)sprintf(p + n, " %u %u%s\r\n", item_flags(it), it->nbytes - 2, with_cas ? " 0" : "");
     conn_out_commit(c, n);
     conn_out_item(c, it, item_value(it), it->nbytes);
 }

@@ -182,17 +182,17 @@ static void lru_unqueue_large(item *it) {
     lru_take_out(n);
 }
 
-/* A copy of small item it at queue id's newest end, or NULL if no
- * segment can be had. Takes the LRU lock only to queue a new segment
- * (allocated before, so that no system call runs under the lock), unless
- * the caller, an eviction scan, holds it (locked). */
-static item *lru_copy_in(enum lru_qid id, item *it, bool locked) {
+/* A copy of small item it, with CAS number cas, at queue id's newest end,
+ * or NULL if no segment can be had. Takes the LRU lock only to queue a new
+ * segment (allocated before, so that no system call runs under the lock),
+ * unless the caller, an eviction scan, holds it (locked). */
+static item *lru_copy_in(enum lru_qid id, item *it, uint64_t cas, bool locked) {
     struct seg *s = lru_open[id];
     uint8_t was = it->lru;
     item *c;
 
     lru_set_queue_bit(it, id);
-    if (s != NULL && (c = seg_append(s, it)) != NULL)
+    if (s != NULL && (c = seg_append(s, it, cas)) != NULL)
         return c;
     if (locked) {
         s = lru_open_new_locked(id, seg_new());
@@ -202,7 +202,7 @@ static item *lru_copy_in(enum lru_qid id, item *it, bool locked) {
         lru_open_new_locked(id, s);
         pthread_mutex_unlock(&lru_lock);
     }
-    if (s != NULL && (c = seg_append(s, it)) != NULL)
+    if (s != NULL && (c = seg_append(s, it, cas)) != NULL)
         return c;
     it->lru = was;
     return NULL;
@@ -222,7 +222,7 @@ item *lru_link(item *it, uint32_t hv) {
         pthread_mutex_lock(&lru_lock);
         lru_push_large(id, it);
         pthread_mutex_unlock(&lru_lock);
-    } else if ((c = lru_copy_in(id, it, false)) != NULL) {
+    } else if ((c = lru_copy_in(id, it, item_cas(it), false)) != NULL) {
         return c;
     }
     /* Large, or no segment to be had (malloc failed): it stays in its own
@@ -243,6 +243,16 @@ void lru_unlink(item *it) {
     pthread_mutex_lock(&lru_lock);
     lru_unqueue_large(it);
     pthread_mutex_unlock(&lru_lock);
+}
+
+item *lru_recas(item *it, uint32_t hv, uint64_t cas) {
+    item *c = lru_copy_in(lru_qid_of(it), it, cas, false);
+
+    if (c == NULL)
+        return NULL;
+    hash_replace(it, c, hv);
+    item_clear_flag(it, ITEM_LINKED);
+    return c;
 }
 
 void lru_follow(item *it, const item *old) {
@@ -270,7 +280,7 @@ static bool lru_requeue(enum lru_qid id, item *it, uint32_t hv) {
         return true;
     }
     if (!item_has_flag(it, ITEM_SEG) || lru_cur_scan == NULL ||
-        lru_cur_scan->nmoved == LRU_SCAN_MAX || (c = lru_copy_in(id, it, true)) == NULL)
+        lru_cur_scan->nmoved == LRU_SCAN_MAX || (c = lru_copy_in(id, it, item_cas(it), true)) == NULL)
         return false;
     hash_replace(it, c, hv);
     item_clear_flag(it, ITEM_LINKED);

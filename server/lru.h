@@ -28,6 +28,12 @@ void lru_destroy(void);
  * item the table is to hold, flagged ITEM_LINKED, with the table's
  * reference: it or its copy; the caller's references stay on it. */
 item *lru_link(item *it, uint32_t hv);
+/* A copy of it, an item in a segment, with CAS number cas and everything
+ * else kept, takes its place in the table at its queue's newest end
+ * (stripe lock held; the room is the caller's to make). it keeps the
+ * table's reference, for the caller to release. NULL (nothing done) if no
+ * segment can be had. */
+item *lru_recas(item *it, uint32_t hv, uint64_t cas);
 /* it left the table (stripe lock held): a large item leaves its queue; a
  * small one's place becomes a hole in its segment. */
 void lru_unlink(item *it);

@@ -172,7 +172,7 @@ static void bin_hit(conn *c, const struct bin_req *r, item *it, bool with_key, b
                                        (uint32_t)(BIN_EXT_GET + nkey + vlen),
                                        store_client_cas(it), BIN_EXT_GET + nkey);
 
-    bin_put32(p, it->flags);
+    bin_put32(p, item_flags(it));
     memcpy(p + BIN_EXT_GET, item_key(it), nkey);
     conn_out_commit(c, BIN_HEADER_LEN + BIN_EXT_GET + nkey);
     if (vlen > 0)

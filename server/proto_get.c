@@ -108,7 +108,7 @@ static inline void get_value_out(conn *c, item *it, bool with_cas) {
     memcpy(q, item_key(it), it->nkey);
     q += it->nkey;
     *q++ = ' ';
-    q += parse_format_u64(q, it->flags);
+    q += parse_format_u64(q, item_flags(it));
     *q++ = ' ';
     q += parse_format_u64(q, it->nbytes - 2);
     if (with_cas) {

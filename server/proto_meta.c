@@ -315,7 +315,7 @@ static size_t meta_put_flag(const struct meta_req *r, char f, const struct meta_
     p[n++] = f;
     switch (f) {
     case 'c': n += meta_u64(p + n, m->cas); break;
-    case 'f': n += meta_u64(p + n, m->it->flags); break;
+    case 'f': n += meta_u64(p + n, item_flags(m->it)); break;
     case 'h': p[n++] = m->fetched_before ? '1' : '0'; break;
     case 'l': n += meta_u64(p + n, now > m->last_access ? now - m->last_access : 0); break;
     case 's': n += meta_u64(p + n, m->it->nbytes - 2); break;

@@ -12,6 +12,7 @@
  * (seg_drop_last), so that the segment cannot be dequeued and freed while
  * the caller is on its way to that lock.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,11 +51,20 @@ bool seg_holds(size_t nkey, size_t nbytes) {
 }
 
 size_t seg_items_max(void) {
-    return seg_bytes / seg_round(item_size(1, 2));
+    return seg_bytes / seg_round(offsetof(item, data) + 1 + 2);
 }
 
 size_t seg_item_bytes(const item *it) {
-    return seg_round(item_size(it->nkey, it->nbytes));
+    return seg_round(item_bytes(it));
+}
+
+bool seg_cas_fits(const struct seg *s, uint64_t cas, int32_t *delta) {
+    int64_t d = (int64_t)(cas - s->cas_base);
+
+    if (d < INT32_MIN || d > INT32_MAX)
+        return false;
+    *delta = (int32_t)d;
+    return true;
 }
 
 struct seg *seg_new(void) {
@@ -68,25 +78,43 @@ struct seg *seg_new(void) {
     s->node.kind = SEG_KIND_SEGMENT;
     s->fill = s->scan = sizeof(*s);
     s->pending = SEG_QUEUED | SEG_OWNED;
+    s->cas_base = item_peek_cas();
     return s;
 }
 
-item *seg_append(struct seg *s, const item *it) {
-    size_t size = seg_item_bytes(it);
+item *seg_append(struct seg *s, const item *it, uint64_t cas) {
     uint64_t f = __atomic_load_n(&s->fill, __ATOMIC_RELAXED);
+    uint32_t flags = item_flags(it);
+    int32_t delta = 0;
+    bool wide = !seg_cas_fits(s, cas, &delta);
+    size_t extra = (wide ? sizeof(cas) : 0) + (flags != 0 ? sizeof(flags) : 0);
+    size_t size = seg_round(offsetof(item, data) + extra + it->nkey + it->nbytes);
     item *c;
+    char *p;
 
     if ((f & SEG_SEALED) || f + size > seg_bytes)
         return NULL;
     __atomic_add_fetch(&s->pending, 1, __ATOMIC_RELAXED);
     c = (item *)((char *)s + f);
-    /* Around the reference count, which readers may change meanwhile. */
+    /* All but the reference count, which readers may change meanwhile. */
     memcpy(c, it, offsetof(item, refcount));
-    memcpy(&c->nkey, &it->nkey, item_size(it->nkey, it->nbytes) - offsetof(item, nkey));
     c->h_next = NULL;
+    c->cas_delta = delta;
+    c->wide_cas = wide;
+    c->has_flags = flags != 0;
     c->refcount = 1;
     c->iflags = (uint8_t)((it->iflags & ~(ITEM_ASK_BLOCK | ITEM_NODE)) | ITEM_SEG | ITEM_LINKED);
-    s->charged += size;
+    p = c->data;
+    if (wide) {
+        memcpy(p, &cas, sizeof(cas));
+        p += sizeof(cas);
+    }
+    if (flags != 0) {
+        memcpy(p, &flags, sizeof(flags));
+        p += sizeof(flags);
+    }
+    memcpy(p, item_key(it), (size_t)it->nkey + it->nbytes);
+    s->charged += (uint32_t)size;
     item_mem_charge((long)size);
     __atomic_add_fetch(&s->items, 1, __ATOMIC_RELAXED);
     __atomic_store_n(&s->fill, f + size, __ATOMIC_RELEASE);
@@ -108,9 +136,12 @@ uint32_t seg_used(const struct seg *s) {
 void seg_rewind(struct seg *s) {
     item_mem_charge(-(long)s->charged);
     s->charged = 0;
+    s->cas_base = item_peek_cas();
     __atomic_store_n(&s->items, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&s->fill, sizeof(*s), __ATOMIC_RELEASE);
 }
+
+_Static_assert(sizeof(struct seg) == 64, "a segment header is one cache line");
 
 static void seg_free(struct seg *s) {
     item_mem_charge(-(long)s->charged);

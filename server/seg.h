@@ -45,9 +45,12 @@ struct seg {
     uint32_t scan;          /* where the eviction scan stands (lru lock) */
     uint32_t items;         /* atomic: items written */
     uint32_t counted;       /* items its queue counts (lru lock) */
-    size_t charged;         /* bytes in the item account (owner) */
+    uint32_t charged;       /* bytes in the item account (owner) */
     uint64_t pending;       /* atomic: items not yet released, plus a
                                token for its queue and one for its owner */
+    uint64_t cas_base;      /* the CAS counter when it was (re)started:
+                               its items' CAS numbers are kept as the
+                               difference (item.h) */
 } __attribute__((aligned(64)));
 
 /* Chooses the segment size for a memory limit and the number of threads
@@ -60,16 +63,24 @@ size_t seg_size(void);
 bool seg_holds(size_t nkey, size_t nbytes);
 /* The most items a segment holds (one-byte keys, empty values). */
 size_t seg_items_max(void);
-/* Bytes an item takes in a segment. */
+/* Bytes an item in a segment takes there. */
 size_t seg_item_bytes(const item *it);
+static inline uint64_t seg_cas_base(const struct seg *s) {
+    return s->cas_base;
+}
+/* Whether an item of s can keep CAS number cas as a difference from s's
+ * base; if so, *delta is it. */
+bool seg_cas_fits(const struct seg *s, uint64_t cas, int32_t *delta);
 
 /* A new segment, owned by the calling thread and about to be queued;
  * NULL if malloc fails. */
 struct seg *seg_new(void);
 /* The owner copies it into s as a linked item with the table's one
- * reference, flagged ITEM_SEG; NULL (nothing done) if s is sealed or has
- * no room left. Takes no lock. */
-item *seg_append(struct seg *s, const item *it);
+ * reference, flagged ITEM_SEG, with CAS number cas (item_cas(it) to keep
+ * its own) and everything else about it kept; client flags of 0 and a CAS
+ * the header can hold as a difference from s's base take no room. NULL
+ * (nothing done) if s is sealed or has no room left. Takes no lock. */
+item *seg_append(struct seg *s, const item *it, uint64_t cas);
 /* No more items go into s (its owner, letting it go). */
 void seg_seal(struct seg *s);
 bool seg_sealed(const struct seg *s);

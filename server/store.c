@@ -433,7 +433,7 @@ item *store_alloc_sized(const char *key, size_t nkey, uint32_t flags, rel_time_t
                         size_t nbytes, enum store_status *status) {
     item *it;
 
-    if (store_make_room(item_footprint(nkey, nbytes), item_size(nkey, nbytes)) < 0) {
+    if (store_make_room(item_footprint(nkey, nbytes), item_block_size(nkey, nbytes)) < 0) {
         stats_global_add(STATS_OUTOFMEMORY, 1);
         *status = STORE_NO_MEMORY;
         return NULL;
@@ -450,7 +450,7 @@ item *store_alloc_sized(const char *key, size_t nkey, uint32_t flags, rel_time_t
 static item *store_concat(item *old, item *it, enum store_op op) {
     enum store_status st;
     size_t oldlen = old->nbytes - 2, addlen = it->nbytes - 2;
-    item *n = store_alloc(item_key(it), it->nkey, old->flags, item_exptime(old), oldlen + addlen + 2, &st);
+    item *n = store_alloc(item_key(it), it->nkey, item_flags(old), item_exptime(old), oldlen + addlen + 2, &st);
 
     if (n == NULL)
         return NULL;
@@ -742,7 +742,7 @@ static int store_parse_u64(const item *it, uint64_t *out) {
 
     if (len == 0 || len > STORE_ARITH_MAX)
         return -1;
-    memcpy(buf, it->data + it->nkey, len);
+    memcpy(buf, item_value(it), len);
     buf[len] = '\0';
     errno = 0;
     v = strtoull(buf, &end, 10);
@@ -765,24 +765,24 @@ static item *store_arith_write(item *it, uint32_t hv, uint64_t value, uint64_t n
     char buf[24];
     size_t len = (size_t)snprintf(buf, sizeof(buf), "%llu", (unsigned long long)value);
     size_t vlen = len + 2 <= it->nbytes ? it->nbytes - 2 : len;
+    uint64_t cas = new_cas != 0 ? new_cas : item_next_cas();
     enum store_status st;
     item *n;
 
-    if (len + 2 <= it->nbytes && item_refs(it) == 1) {
+    if (len + 2 <= it->nbytes && item_refs(it) == 1 && item_set_cas(it, cas)) {
         memset(item_value(it) + len, ' ', it->nbytes - 2 - len);
         memcpy(item_value(it), buf, len);
-        item_set_cas(it, new_cas != 0 ? new_cas : item_next_cas());
         ilog_set(it);
         return it;
     }
-    n = store_alloc(item_key(it), it->nkey, it->flags, item_exptime(it), vlen + 2, &st);
+    n = store_alloc(item_key(it), it->nkey, item_flags(it), item_exptime(it), vlen + 2, &st);
     if (n == NULL)
         return NULL;
     memset(item_value(n), ' ', vlen);
     memcpy(item_value(n), buf, len);
     memcpy(item_value(n) + vlen, "\r\n", 2);
     item_set_flag(n, ITEM_FETCHED);
-    it = store_replace_locked(it, n, hv, new_cas);
+    it = store_replace_locked(it, n, hv, cas);
     item_release(n);
     return it;      /* the table's reference keeps it while the stripe is held */
 }
@@ -1011,10 +1011,25 @@ item *store_struct_find(const char *key, size_t nkey, enum item_type type,
     return it;
 }
 
+/* it takes CAS number cas (stripe lock held): in place, unless it is in a
+ * segment too far from that number for its header (item_set_cas); then a
+ * copy with everything else kept takes its place. Returns the item that
+ * holds cas, NULL (nothing changed) without memory. */
+static item *store_set_cas_locked(item *it, uint32_t hv, uint64_t cas) {
+    item *c;
+
+    if (item_set_cas(it, cas))
+        return it;
+    if (!store_reserve(item_footprint(it->nkey, it->nbytes)) || (c = lru_recas(it, hv, cas)) == NULL)
+        return NULL;
+    item_release(it);       /* the table's reference, now c's */
+    return c;
+}
+
 /* md x: the item stays, with an empty value and a new CAS. */
 static enum store_status store_drop_value_locked(item *it, uint32_t hv, uint64_t new_cas) {
     enum store_status st;
-    item *n = store_alloc(item_key(it), it->nkey, it->flags, item_exptime(it), 2, &st);
+    item *n = store_alloc(item_key(it), it->nkey, item_flags(it), item_exptime(it), 2, &st);
 
     if (n == NULL)
         return STORE_NO_MEMORY;
@@ -1041,14 +1056,18 @@ enum store_status store_meta_delete(const char *key, size_t nkey, const struct s
         st = STORE_WRONG_TYPE;
     } else if (req->stale) {
         /* Stale items keep serving; the next reader wins the recache. */
-        if (req->touch) {
-            item_set_exptime(it, req->exptime);
-            store_index_expiry(it, hv);
+        it = store_set_cas_locked(it, hv, req->new_cas != 0 ? req->new_cas : item_next_cas());
+        if (it == NULL) {
+            st = STORE_NO_MEMORY;
+        } else {
+            if (req->touch) {
+                item_set_exptime(it, req->exptime);
+                store_index_expiry(it, hv);
+            }
+            item_set_flag(it, ITEM_STALE);
+            item_clear_flag(it, ITEM_TOKEN_SENT);
+            ilog_set(it);
         }
-        item_set_flag(it, ITEM_STALE);
-        item_clear_flag(it, ITEM_TOKEN_SENT);
-        item_set_cas(it, req->new_cas != 0 ? req->new_cas : item_next_cas());
-        ilog_set(it);
     } else if (req->drop_value) {
         st = store_drop_value_locked(it, hv, req->new_cas);
     } else {

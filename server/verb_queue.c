@@ -94,7 +94,7 @@ size_t qverb_delivery_head(char *buf, const struct qdelivery *d) {
     const item *it = d->payload;
 
     return (size_t)sprintf(buf, "ITEM %llu %u %u %u\r\n", (unsigned long long)d->id,
-                           it->flags, it->nbytes - 2, d->deliveries);
+                           item_flags(it), it->nbytes - 2, d->deliveries);
 }
 
 /* "ITEM <id> <flags> <bytes> <deliveries>\r\n<data>\r\n"; takes the
@@ -453,7 +453,7 @@ static void qverb_pending_one(const struct qmsg *m, void *arg) {
                      : (long long)(m->due_ms > l->now ? m->due_ms - l->now : 0);
 
     conn_out_commit(l->c, (size_t)sprintf(p, "PENDING %llu %u %u %u %lld",
-                                          (unsigned long long)m->id, it->flags, it->nbytes - 2,
+                                          (unsigned long long)m->id, item_flags(it), it->nbytes - 2,
                                           m->deliveries, left));
     if (l->holders)
         qinfo_out_holder(l->c, m);

@@ -49,7 +49,7 @@ static void qinfo_copy_one(const struct qmsg *m, void *arg) {
     k->last = m->last_delivery;
     k->holder = m->holder;
     k->pri = m->pri;
-    k->flags = m->payload->flags;
+    k->flags = item_flags(m->payload);
     k->bytes = m->payload->nbytes - 2;
     k->deliveries = m->deliveries;
     k->state = m->state;

@@ -308,7 +308,7 @@ struct qpopany_args {
 void qmverb_out_delivery(conn *c, struct qdelivery *d, const char *queue, size_t nqueue) {
     item *it = d->payload;
     char *p = conn_out_reserve(c, 96 + nqueue);
-    size_t n = (size_t)sprintf(p, "ITEM %llu %u %u %u ", (unsigned long long)d->id, it->flags,
+    size_t n = (size_t)sprintf(p, "ITEM %llu %u %u %u ", (unsigned long long)d->id, item_flags(it),
                                it->nbytes - 2, d->deliveries);
 
     memcpy(p + n, queue, nqueue);

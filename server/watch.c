@@ -118,7 +118,7 @@ void watch_store(const conn *c, const item *it, enum store_op op, enum store_sta
     snprintf(rest, sizeof(rest), "status=%s cmd=%s ttl=%lld clsid=1 cfd=%d size=%u",
              watch_status_name(st), watch_op_name(op),
              item_exptime(it) == 0 ? 0LL : watch_ttl(it), c->fd, it->nbytes - 2);
-    watch_emit(WATCH_MUTATIONS, "item_store", it->data, it->nkey, rest);
+    watch_emit(WATCH_MUTATIONS, "item_store", item_key(it), it->nkey, rest);
 }
 
 void watch_evict(const item *it) {
@@ -130,7 +130,7 @@ void watch_evict(const item *it) {
     snprintf(rest, sizeof(rest), "fetch=%s ttl=%lld la=%u clsid=1",
              item_has_flag(it, ITEM_FETCHED) ? "yes" : "no", watch_ttl(it),
              now > item_time(it) ? now - item_time(it) : 0);
-    watch_emit(WATCH_EVICTIONS, "eviction", it->data, it->nkey, rest);
+    watch_emit(WATCH_EVICTIONS, "eviction", item_key(it), it->nkey, rest);
 }
 
 /* The watcher of c (registry lock held), or NULL. */

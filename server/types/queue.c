@@ -887,7 +887,7 @@ static void queue_repack(struct queue *q) {
     for (i = 0; i < n; i++) {
         struct qmsg *m = v[i];
         struct qpack_entry e = {
-            .id = m->id, .seq = m->seq, .pushed_ms = m->pushed_ms, .flags = m->payload->flags,
+            .id = m->id, .seq = m->seq, .pushed_ms = m->pushed_ms, .flags = item_flags(m->payload),
             .len = m->payload->nbytes - 2, .data = (const uint8_t *)item_value(m->payload),
         };
         if (m->id <= q->pack.last_id)
@@ -967,7 +967,7 @@ static bool queue_push_packed(struct queue *q, item **payloads, int n, uint64_t 
     for (i = 0; i < n; i++) {
         struct qpack_entry e = {
             .id = queue_next_id(), .seq = q->seq + (uint64_t)i, .pushed_ms = now,
-            .flags = payloads[i]->flags, .len = payloads[i]->nbytes - 2,
+            .flags = item_flags(payloads[i]), .len = payloads[i]->nbytes - 2,
             .data = (const uint8_t *)item_value(payloads[i]),
         };
         if (qpack_push(&q->pack, &e) < 0) {

@@ -75,7 +75,7 @@ static void qp_put_msg(struct codec_out *o, const struct qmsg *m) {
     codec_put_u32(o, m->deliveries);
     codec_put_u64(o, qp_due_out(m));
     codec_put_u64(o, clock_to_unix_ms(m->pushed_ms));
-    codec_put_u32(o, m->payload->flags);
+    codec_put_u32(o, item_flags(m->payload));
     codec_put_u32(o, m->payload->nbytes - 2);
 }
 

@@ -4,8 +4,9 @@
 start_server {tags {evict} args {-m 8}} {
     set fd [mc_connect]
 
-    # 100,000 small items fill 8 MB about one and a half times over; every
-    # one left is then read, so the whole LRU carries the active mark.
+    # 150,000 small items (80 bytes each in a segment) fill 8 MB about one
+    # and a half times over; every one left is then read, so the whole LRU
+    # carries the active mark.
     proc evict_fill_and_read {fd n} {
         set v [string repeat x 40]
         for {set i 0} {$i < $n} {incr i 1000} {
@@ -27,7 +28,7 @@ start_server {tags {evict} args {-m 8}} {
     # of the fill may have left over, which is at most one segment (128 KB
     # under -m 8), so the sets must evict; the last ten are read back.
     test {a set finds room when every item was read since its last trip through the LRU} {
-        evict_fill_and_read $fd 100000
+        evict_fill_and_read $fd 150000
         set before [mc_stat $fd evictions]
         set sets ""
         for {set i 0} {$i < 3000} {incr i} {
