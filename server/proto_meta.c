@@ -291,7 +291,7 @@ static size_t meta_put_opaque(const struct meta_req *r, char *p) {
 /* What an answered flag says about an item. */
 struct meta_facts {
     const item *it;
-    uint64_t cas;
+    uint64_t cas;               /* mg asks it of it, only if c is asked */
     rel_time_t exptime;
     bool fetched_before;
     rel_time_t last_access;
@@ -314,7 +314,7 @@ static size_t meta_put_flag(const struct meta_req *r, char f, const struct meta_
     p[n++] = ' ';
     p[n++] = f;
     switch (f) {
-    case 'c': n += meta_u64(p + n, m->cas); break;
+    case 'c': n += meta_u64(p + n, r->cmd == META_GET ? store_client_cas(m->it) : m->cas); break;
     case 'f': n += meta_u64(p + n, item_flags(m->it)); break;
     case 'h': p[n++] = m->fetched_before ? '1' : '0'; break;
     case 'l': n += meta_u64(p + n, now > m->last_access ? now - m->last_access : 0); break;
@@ -388,7 +388,6 @@ static void meta_get(conn *c, struct meta_req *r) {
     }
     stats_incr(r->has_T ? STATS_TOUCH_HITS : STATS_GET_HITS);
     m.it = it;
-    m.cas = store_client_cas(it);
     m.exptime = r->t_before_T ? out.old_exptime : item_exptime(it);
     m.fetched_before = out.fetched_before;
     m.last_access = out.last_access;
