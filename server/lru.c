@@ -28,6 +28,7 @@
 #include "hash.h"
 #include "lru.h"
 #include "seg.h"
+#include "stats.h"
 
 #define LRU_READS 0x03
 #define LRU_TRIP_ONE 0x04
@@ -285,6 +286,7 @@ static bool lru_requeue(enum lru_qid id, item *it, uint32_t hv) {
     hash_replace(it, c, hv);
     item_clear_flag(it, ITEM_LINKED);
     lru_cur_scan->moved[lru_cur_scan->nmoved++] = it;
+    stats_incr(STATS_ITEM_MOVES);
     return true;
 }
 

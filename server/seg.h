@@ -107,6 +107,10 @@ struct seg *seg_of(const item *it);
 item *seg_item_at(struct seg *s, uint32_t off);
 /* Items of s not yet released. */
 uint64_t seg_live(const struct seg *s);
+/* Whether some item written to s is released (a hole). */
+static inline bool seg_has_holes(const struct seg *s) {
+    return seg_live(s) < __atomic_load_n(&s->items, __ATOMIC_RELAXED);
+}
 
 /* A large item's place in the queues: just before its header. */
 static inline struct seg_node *seg_node_of(item *it) {

@@ -65,7 +65,7 @@ static const char *const stats_counter_names[STATS_NCOUNTERS] = {
     [STATS_CONN_EVENT_CHANGES] = "conn_event_changes", [STATS_WORKER_NOTIFIES] = "worker_notifies",
     [STATS_PARK_WAKES] = "park_wakes", [STATS_PARK_WAKES_REMOTE] = "park_wakes_remote",
     [STATS_PARK_WAKES_DIRECT] = "park_wakes_direct",
-    [STATS_ITEM_KEPT_REUSES] = "item_kept_reuses",
+    [STATS_ITEM_KEPT_REUSES] = "item_kept_reuses", [STATS_ITEM_MOVES] = "item_moves",
 };
 
 static struct stats_row *stats_rows;    /* one per worker */
@@ -344,7 +344,7 @@ void stats_general(stats_emit_fn emit, void *ctx) {
     stats_emit_counters(emit, ctx, STATS_CONN_EVENT_CHANGES, STATS_WORKER_NOTIFIES);
     stats_emit_counters(emit, ctx, STATS_PARK_WAKES, STATS_PARK_WAKES_DIRECT);
     stats_emit_u64(emit, ctx, "item_kept_bytes", item_cache_bytes());
-    stats_emit_counters(emit, ctx, STATS_ITEM_KEPT_REUSES, STATS_ITEM_KEPT_REUSES);
+    stats_emit_counters(emit, ctx, STATS_ITEM_KEPT_REUSES, STATS_ITEM_MOVES);
 }
 
 /* memcached's settings for parts mcds does not have, with the value

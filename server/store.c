@@ -238,11 +238,21 @@ static unsigned store_small_trips(const item *it) {
     return t > LRU_TRIPS_MAX ? LRU_TRIPS_MAX : (unsigned)t;
 }
 
+/* Whether moving small item it up (its copy to its queue's newest end)
+ * frees room: its segment goes once every live item has left it, giving
+ * back its holes. While holes hold the room, yes; under -M, also while
+ * its segment has holes. A segment without holes gives back only what the
+ * copies of its items take. */
+static bool store_move_frees(item *it, const struct store_victim *v) {
+    if (v->may_evict)
+        return v->compact && !v->force;
+    return v->compact || seg_has_holes(seg_of(it));
+}
+
 /* A live item the scan met (its stripe and the LRU lock held): whether it
  * stays. A large item still being read would keep its memory, and -M
  * evicts nothing; S3-FIFO keeps a read or small item (lru_keep_locked);
- * a small item moves up as it is under -M, or while holes hold the room,
- * so that its segment's holes go. */
+ * a small item moves up when that frees room (store_move_frees). */
 static bool store_live_stays(item *it, uint32_t hv, struct store_victim *v) {
     bool seg = item_has_flag(it, ITEM_SEG);
 
@@ -252,7 +262,7 @@ static bool store_live_stays(item *it, uint32_t hv, struct store_victim *v) {
         v->rescued++;
         return true;
     }
-    if (seg && (!v->may_evict || (v->compact && !v->force)) && lru_move_locked(it, hv)) {
+    if (seg && store_move_frees(it, v) && lru_move_locked(it, hv)) {
         v->rescued++;
         return true;
     }

@@ -120,6 +120,30 @@ start_server {tags {seg mcds-only} args {-M -m 2}} {
     } {1 1 0}
 }
 
+start_server {tags {seg mcds-only} args {-m 2 -M}} {
+    set fd [mc_connect]
+
+    # With no holes, moving a live item frees nothing (its copy takes what
+    # its segment gives back): a refused store must not walk segments
+    # copying item after item (it did, some 8 ms of its worker each).
+    test {-M full of live items: 3,000 refused stores move no item} {
+        set v [string repeat m 100]
+        for {set i 0} {$i < 20000} {incr i 1000} {
+            set batch ""
+            for {set j $i} {$j < $i + 1000} {incr j} { append batch "set m$j 0 0 100 noreply\r\n$v\r\n" }
+            mc_exchange $fd $batch
+        }
+        set moves [mc_stat $fd item_moves]
+        set refused 0
+        for {set i 0} {$i < 3000} {incr i 1000} {
+            set batch ""
+            for {set j $i} {$j < $i + 1000} {incr j} { append batch "set more$j 0 0 100\r\n$v\r\n" }
+            incr refused [regexp -all {SERVER_ERROR out of memory} [mc_exchange $fd $batch]]
+        }
+        list $refused [expr {[mc_stat $fd item_moves] - $moves}]
+    } {3000 0}
+}
+
 # Four clients on four workers store, rewrite and read small keys under
 # memory pressure at once: segments filled by several threads, scans
 # sealing another thread's segment, moves and evictions race with reads.
