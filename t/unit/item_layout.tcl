@@ -105,6 +105,22 @@ start_server {tags {item_layout mcds-only} args {-m 2}} {
     } [list 0 "HD c[expr {$::layout_far + 11998}] s100 X W\r\n"]
 }
 
+start_server {tags {item_layout mcds-only} args {-m 2 -M}} {
+    set fd [mc_connect]
+
+    test {-M: an md I whose copy finds no room is SERVER_ERROR out of memory, and the item is as it was} {
+        set v [string repeat o 100]
+        for {set i 0} {$i < 20000} {incr i 1000} {
+            set batch ""
+            for {set j $i} {$j < $i + 1000} {incr j} { append batch "set full$j 0 0 100 noreply\r\n$v\r\n" }
+            mc_exchange $fd $batch
+        }
+        set before [mc_exchange $fd "mg full100 c v\r\n"]
+        list [mc_exchange $fd "md full100 I E$::layout_far\r\n"] \
+            [expr {[mc_exchange $fd "mg full100 c v\r\n"] eq $before}] [string match "VA 100 c*" $before]
+    } [list "SERVER_ERROR out of memory\r\n" 1 1]
+}
+
 start_server {tags {item_layout mcds-only} args {-m 8}} {
     set fd [mc_connect]
 
