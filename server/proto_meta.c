@@ -291,7 +291,7 @@ static size_t meta_put_opaque(const struct meta_req *r, char *p) {
 /* What an answered flag says about an item. */
 struct meta_facts {
     const item *it;
-    uint64_t cas;               /* mg asks it of it, only if c is asked */
+    uint64_t cas;               /* ms, ma; mg reads its item's when c is asked */
     rel_time_t exptime;
     bool fetched_before;
     rel_time_t last_access;
