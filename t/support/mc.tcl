@@ -259,6 +259,22 @@ proc mc_gets {fd key} {
     return [list [lindex $vals 0 2] [lindex $vals 0 3]]
 }
 
+# mc_fill fd prefix n len: stores values of len bytes under prefix0 ..
+# prefix<n-1>, noreply, a thousand a round trip (a refused store still
+# answers); returns what the server said.
+proc mc_fill {fd prefix n len} {
+    set v [string repeat f $len]
+    set said ""
+    for {set i 0} {$i < $n} {incr i 1000} {
+        set batch ""
+        for {set j $i} {$j < $i + 1000 && $j < $n} {incr j} {
+            append batch "set $prefix$j 0 0 $len noreply\r\n$v\r\n"
+        }
+        append said [mc_exchange $fd $batch]
+    }
+    return $said
+}
+
 # mc_getflags fd key -> {flags value}, or {} on a miss.
 proc mc_getflags {fd key} {
     mc_send $fd "get $key\r\n"

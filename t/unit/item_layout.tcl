@@ -85,13 +85,7 @@ start_server {tags {item_layout mcds-only} args {-m 2}} {
     # items and the holes of half of them would take the account a third
     # past -m.
     test {md I copies of 6,000 items stay within -m; the last one holds its CAS} {
-        set v [string repeat o 100]
-        for {set i 0} {$i < 12000} {incr i 1000} {
-            set batch ""
-            for {set j $i} {$j < $i + 1000} {incr j} { append batch "set one$j 0 0 100 noreply\r\n$v\r\n" }
-            mc_send $fd $batch
-        }
-        assert_equal [mc_exchange $fd "mn\r\n"] "MN\r\n"
+        mc_fill $fd one 12000 100
         set over 0
         for {set i 0} {$i < 12000} {incr i 1000} {
             set batch ""
@@ -109,12 +103,7 @@ start_server {tags {item_layout mcds-only} args {-m 2 -M}} {
     set fd [mc_connect]
 
     test {-M: an md I whose copy finds no room is SERVER_ERROR out of memory, and the item is as it was} {
-        set v [string repeat o 100]
-        for {set i 0} {$i < 20000} {incr i 1000} {
-            set batch ""
-            for {set j $i} {$j < $i + 1000} {incr j} { append batch "set full$j 0 0 100 noreply\r\n$v\r\n" }
-            mc_exchange $fd $batch
-        }
+        mc_fill $fd full 20000 100
         set before [mc_exchange $fd "mg full100 c v\r\n"]
         list [mc_exchange $fd "md full100 I E$::layout_far\r\n"] \
             [expr {[mc_exchange $fd "mg full100 c v\r\n"] eq $before}] [string match "VA 100 c*" $before]
@@ -136,13 +125,7 @@ start_server {tags {item_layout mcds-only} args {-m 8}} {
             mc_exchange $fd "mg wide$i v\r\n"
         }
         set ev [mc_stat $fd evictions]
-        set v [string repeat f 100]
-        for {set i 0} {$i < 150000} {incr i 1000} {
-            set batch ""
-            for {set j $i} {$j < $i + 1000} {incr j} { append batch "set fill$j 0 0 100 noreply\r\n$v\r\n" }
-            mc_send $fd $batch
-        }
-        assert_equal [mc_exchange $fd "mn\r\n"] "MN\r\n"
+        mc_fill $fd fill 150000 100
         set same 0
         for {set i 0} {$i < 300} {incr i} {
             if {[mc_exchange $fd "gets wide$i\r\n"] eq [lindex $want $i]} { incr same }

@@ -9,20 +9,6 @@ proc seg_slab_stat {fd name} {
     dict get [mc_stats $fd slabs] $name
 }
 
-# seg_fill fd prefix n len: stores n values of len bytes, noreply, in
-# batches, and waits for them.
-proc seg_fill {fd prefix n len} {
-    set v [string repeat f $len]
-    for {set i 0} {$i < $n} {incr i 1000} {
-        set batch ""
-        for {set j $i} {$j < $i + 1000 && $j < $n} {incr j} {
-            append batch "set $prefix$j 0 0 $len noreply\r\n$v\r\n"
-        }
-        mc_send $fd $batch
-    }
-    assert_equal [mc_exchange $fd "mn\r\n"] "MN\r\n"
-}
-
 start_server {tags {seg mcds-only} args {-m 8}} {
     set fd [mc_connect]
 
@@ -41,7 +27,7 @@ start_server {tags {seg mcds-only} args {-m 8}} {
             lappend want [list $flags $cas $v]
         }
         set ev [mc_stat $fd evictions]
-        seg_fill $fd fill 150000 100
+        mc_fill $fd fill 150000 100
         set same 0
         for {set i 0} {$i < 500} {incr i} {
             set r [mc_exchange $fd "gets keep$i\r\n"]
@@ -79,7 +65,7 @@ start_server {tags {seg mcds-only} args {-m 64 -t 1}} {
         mc_exchange $fd "flush_all\r\n"
         assert_equal [mc_cmd $fd version] [mc_cmd $fd version]
         set base [expr {[seg_slab_stat $fd total_malloced] - [mc_stat $fd item_kept_bytes]}]
-        seg_fill $fd del 30000 100
+        mc_fill $fd del 30000 100
         assert_true {[seg_slab_stat $fd total_malloced] - $base > 3000000}
         for {set i 0} {$i < 30000} {incr i 1000} {
             set batch ""
@@ -127,12 +113,8 @@ start_server {tags {seg mcds-only} args {-m 2 -M}} {
     # its segment gives back): a refused store must not walk segments
     # copying item after item (it did, some 8 ms of its worker each).
     test {-M full of live items: 3,000 refused stores move no item} {
+        mc_fill $fd m 20000 100
         set v [string repeat m 100]
-        for {set i 0} {$i < 20000} {incr i 1000} {
-            set batch ""
-            for {set j $i} {$j < $i + 1000} {incr j} { append batch "set m$j 0 0 100 noreply\r\n$v\r\n" }
-            mc_exchange $fd $batch
-        }
         set moves [mc_stat $fd item_moves]
         set refused 0
         for {set i 0} {$i < 3000} {incr i 1000} {
@@ -267,7 +249,7 @@ start_server {tags {seg mcds-only} args {-m 2 -t 4}} {
 start_server {tags {seg mcds-only} args {-m 8}} {
     test {rewriting keys that fit leaves holes, never evictions: every key is still held} {
         set fd [mc_connect]
-        seg_fill $fd r 20000 100
+        mc_fill $fd r 20000 100
         expr {srand(3)}
         set v [string repeat z 100]
         for {set i 0} {$i < 100000} {incr i 1000} {
