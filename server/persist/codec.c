@@ -14,6 +14,8 @@ void codec_out_init(struct codec_out *o, void *buf, size_t cap) {
 }
 
 void codec_put_bytes(struct codec_out *o, const void *p, size_t n) {
+    if (n == 0)
+        return;         /* p may be NULL then, which memcpy does not allow */
     if (o->n + n > o->cap) {
         o->overflow = true;
         return;
