@@ -107,9 +107,14 @@ struct seg *seg_of(const item *it);
 item *seg_item_at(struct seg *s, uint32_t off);
 /* Items of s not yet released. */
 uint64_t seg_live(const struct seg *s);
-/* Whether some item written to s is released (a hole). */
-static inline bool seg_has_holes(const struct seg *s) {
-    return seg_live(s) < __atomic_load_n(&s->items, __ATOMIC_RELAXED);
+/* Whether at least one item in SEG_HOLES_WORTH written to s is released
+ * (a hole): moving every live item out of s then copies at most that many
+ * items for each item's room it gives back. */
+#define SEG_HOLES_WORTH 64
+static inline bool seg_holes_worth_moving(const struct seg *s) {
+    uint64_t items = __atomic_load_n(&s->items, __ATOMIC_RELAXED), live = seg_live(s);
+
+    return live < items && (items - live) * SEG_HOLES_WORTH >= items;
 }
 
 /* A large item's place in the queues: just before its header. */

@@ -241,12 +241,12 @@ static unsigned store_small_trips(const item *it) {
 /* Whether moving small item it up (its copy to its queue's newest end)
  * frees room: its segment goes once every live item has left it, giving
  * back its holes. While holes hold the room, yes; under -M, also while
- * its segment has holes. A segment without holes gives back only what the
- * copies of its items take. */
+ * its segment has holes enough (seg_holes_worth_moving). A segment without
+ * holes gives back only what the copies of its items take. */
 static bool store_move_frees(item *it, const struct store_victim *v) {
     if (v->may_evict)
         return v->compact && !v->force;
-    return v->compact || seg_has_holes(seg_of(it));
+    return v->compact || seg_holes_worth_moving(seg_of(it));
 }
 
 /* A live item the scan met (its stripe and the LRU lock held): whether it

@@ -124,6 +124,22 @@ start_server {tags {seg mcds-only} args {-m 2 -M}} {
         }
         list $refused [expr {[mc_stat $fd item_moves] - $moves}]
     } {3000 0}
+
+    # One hole in 200 items: emptying a segment would copy 199 items for
+    # each item's room it gives back. Below one hole in 64 the store is
+    # refused instead.
+    test {-M with one hole in 200 items: 300 refused stores move no item} {
+        for {set i 0} {$i < 14000} {incr i 200} {
+            assert_equal [mc_exchange $fd "delete m$i\r\n"] "DELETED\r\n"
+        }
+        set moves [mc_stat $fd item_moves]
+        set refused 0
+        for {set i 0} {$i < 300} {incr i} {
+            incr refused [regexp -all {SERVER_ERROR out of memory} \
+                [mc_exchange $fd "set sparse$i 0 0 100\r\n[string repeat s 100]\r\n"]]
+        }
+        list $refused [expr {[mc_stat $fd item_moves] - $moves}]
+    } {300 0}
 }
 
 # Four clients on four workers store, rewrite and read small keys under
