@@ -246,13 +246,19 @@ void lru_unlink(item *it) {
     pthread_mutex_unlock(&lru_lock);
 }
 
+/* c takes its place in the table (stripe lock held); the bytes stat
+ * follows its size. */
+static void lru_replaced(item *it, item *c, uint32_t hv) {
+    hash_replace(it, c, hv);
+    item_clear_flag(it, ITEM_LINKED);
+    stats_global_add(STATS_BYTES, (int64_t)item_bytes(c) - (int64_t)item_bytes(it));
+}
+
 item *lru_recas(item *it, uint32_t hv, uint64_t cas) {
     item *c = lru_copy_in(lru_qid_of(it), it, cas, false);
 
-    if (c == NULL)
-        return NULL;
-    hash_replace(it, c, hv);
-    item_clear_flag(it, ITEM_LINKED);
+    if (c != NULL)
+        lru_replaced(it, c, hv);
     return c;
 }
 
@@ -283,8 +289,7 @@ static bool lru_requeue(enum lru_qid id, item *it, uint32_t hv) {
     if (!item_has_flag(it, ITEM_SEG) || lru_cur_scan == NULL ||
         lru_cur_scan->nmoved == LRU_SCAN_MAX || (c = lru_copy_in(id, it, item_cas(it), true)) == NULL)
         return false;
-    hash_replace(it, c, hv);
-    item_clear_flag(it, ITEM_LINKED);
+    lru_replaced(it, c, hv);
     lru_cur_scan->moved[lru_cur_scan->nmoved++] = it;
     stats_incr(STATS_ITEM_MOVES);
     return true;

@@ -117,7 +117,7 @@ static item *store_link_locked(item *it, uint32_t hv, uint64_t new_cas) {
     hash_insert(it, hv);
     stats_global_add(STATS_CURR_ITEMS, 1);
     stats_global_add(STATS_TOTAL_ITEMS, 1);
-    stats_global_add(STATS_BYTES, (int64_t)item_size(it->nkey, it->nbytes));
+    stats_global_add(STATS_BYTES, (int64_t)item_bytes(it));
     store_index_expiry(it, hv);
     ilog_set(it);
     return it;
@@ -154,7 +154,7 @@ static void store_detach_locked(item *it, enum store_lru lru) {
     else if (lru == STORE_LRU_TAKE)
         lru_unlink(it);
     stats_global_add(STATS_CURR_ITEMS, -1);
-    stats_global_add(STATS_BYTES, -(int64_t)item_size(it->nkey, it->nbytes));
+    stats_global_add(STATS_BYTES, -(int64_t)item_bytes(it));
 }
 
 /* Takes it out of the table and LRU; the stripe lock is held (and the LRU
@@ -233,7 +233,7 @@ struct store_victim {
  * size keep their order. */
 static unsigned store_small_trips(const item *it) {
     uint64_t n = stats_global_get(STATS_CURR_ITEMS);
-    uint64_t t = n > 0 ? stats_global_get(STATS_BYTES) / n / item_size(it->nkey, it->nbytes) : 0;
+    uint64_t t = n > 0 ? stats_global_get(STATS_BYTES) / n / item_bytes(it) : 0;
 
     return t > LRU_TRIPS_MAX ? LRU_TRIPS_MAX : (unsigned)t;
 }
@@ -485,8 +485,7 @@ static item *store_swap_locked(item *old, item *it, uint32_t hv, uint64_t new_ca
     hash_replace(old, it, hv);
     item_clear_flag(old, ITEM_LINKED);
     stats_global_add(STATS_TOTAL_ITEMS, 1);
-    stats_global_add(STATS_BYTES, (int64_t)item_size(it->nkey, it->nbytes) -
-                                      (int64_t)item_size(old->nkey, old->nbytes));
+    stats_global_add(STATS_BYTES, (int64_t)item_bytes(it) - (int64_t)item_bytes(old));
     store_index_expiry(it, hv);
     ilog_set(it);
     lru_unlink(old);

@@ -121,7 +121,7 @@ static void fuzz_walk_item(item *it, void *arg) {
     struct fuzz_walk *w = arg;
 
     w->items++;
-    w->bytes += item_size(it->nkey, it->nbytes);
+    w->bytes += item_bytes(it);
 }
 
 /* Every count the keyspace keeps agrees with the table. */

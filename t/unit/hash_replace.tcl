@@ -47,6 +47,17 @@ proc hr_wrong {fd nkeys wantvar} {
     return $wrong
 }
 
+# Every key's client flags, into flagsvar(i): read in multi-gets of 100.
+proc hr_flags {fd nkeys flagsvar} {
+    upvar $flagsvar flags
+    for {set i 0} {$i < $nkeys} {incr i 100} {
+        set keys {}
+        for {set j $i} {$j < $i + 100 && $j < $nkeys} {incr j} { lappend keys [hr_key $j] }
+        mc_send $fd "get [join $keys]\r\n"
+        foreach v [mc_read_values $fd] { set flags([string range [lindex $v 0] 3 end]) [lindex $v 1] }
+    }
+}
+
 proc hr_shuffled {nkeys seed} {
     expr {srand($seed)}
     set pairs {}
@@ -94,12 +105,15 @@ start_server {tags {hash mcds-only} args {-o hashpower=12}} {
             [mc_stat $fd curr_items] [dict get [mc_stats $fd hash] hash_items]
     } {1 {} 15000 15000}
 
-    test {a replacement by a value of the same length leaves bytes unchanged} {
+    # An item's size is its key's, its value's and whether its client
+    # flags are 0 (as in memcached, flags of 0 take no room).
+    test {a replacement by a value of the same length and flags leaves bytes unchanged} {
+        hr_flags $fd $nkeys flags
         set before [mc_stat $fd bytes]
         set order [hr_shuffled $nkeys 9]
         set batch {}
         foreach i $order {
-            append batch "set [hr_key $i] 0 0 [string length $want($i)] noreply\r\n$want($i)\r\n"
+            append batch "set [hr_key $i] $flags($i) 0 [string length $want($i)] noreply\r\n$want($i)\r\n"
         }
         mc_send $fd $batch
         list [expr {[mc_stat $fd bytes] - $before}] [hr_wrong $fd $nkeys want]

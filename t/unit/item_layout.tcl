@@ -6,20 +6,22 @@
 # about an item changes with its layout, and that CAS numbers keep
 # growing as memcached's do (ms I compares them).
 
-# layout_cost fd prefix flags extra: the bytes (total_malloced) each of
-# 1,000 values of 40 bytes under 5-byte keys takes, stored with ms and
-# these flags and meta flags.
+# layout_cost fd prefix flags extra: what each of 1,000 values of 40 bytes
+# under 5-byte keys, stored with ms and these flags and meta flags, adds to
+# total_malloced and to the bytes stat.
 proc layout_cost {fd prefix flags extra} {
     set v [string repeat v 40]
     # The first store of a size keeps the block values are read into.
     mc_exchange $fd "ms ${prefix}warm 40 F$flags $extra q\r\n$v\r\n"
     set before [dict get [mc_stats $fd slabs] total_malloced]
+    set bytes [mc_stat $fd bytes]
     set batch ""
     for {set i 0} {$i < 1000} {incr i} {
         append batch [format "ms %s%04d 40 F%d %s q\r\n%s\r\n" $prefix $i $flags $extra $v]
     }
     mc_exchange $fd $batch
-    expr {round(([dict get [mc_stats $fd slabs] total_malloced] - $before) / 1000.0)}
+    list [expr {round(([dict get [mc_stats $fd slabs] total_malloced] - $before) / 1000.0)}] \
+        [expr {round(([mc_stat $fd bytes] - $bytes) / 1000.0)}]
 }
 
 # layout_far: a CAS number far above any a segment's base is near.
@@ -28,12 +30,14 @@ set ::layout_far 1152921504606846976
 start_server {tags {item_layout mcds-only} args {-m 64 -t 1}} {
     set fd [mc_connect]
 
-    # 32-byte header + 5 + 42, rounded to 8: 80. Client flags add 4, a
-    # full CAS 8.
+    # 32-byte header + 5 + 42: 79, 80 in the segment (rounded to 8).
+    # Client flags add 4, a full CAS 8. The bytes stat counts an item's
+    # bytes without the rounding, as memcached's counts its header, key and
+    # value.
     test {a small item takes 80 bytes; client flags other than 0 and a far CAS add theirs} {
         list [layout_cost $fd a 0 {}] [layout_cost $fd b 7 {}] \
             [layout_cost $fd c 0 E$::layout_far] [layout_cost $fd d 4294967295 E$::layout_far]
-    } {80 88 88 96}
+    } {{80 79} {88 83} {88 87} {96 91}}
 
     test {every layout reads back its flags, CAS and value, small and large} {
         set bad {}
@@ -97,6 +101,16 @@ start_server {tags {item_layout mcds-only} args {-m 2}} {
         }
         list $over [mc_exchange $fd "mg one11998 c s\r\n"]
     } [list 0 "HD c[expr {$::layout_far + 11998}] s100 X W\r\n"]
+}
+
+start_server {tags {item_layout} args {-m 8}} {
+    set fd [mc_connect]
+
+    # memcached's bytes never passes limit_maxbytes: items live within it.
+    test {bytes stays within limit_maxbytes however small the items} {
+        mc_fill $fd k 150000 40
+        list [expr {[mc_stat $fd bytes] <= [mc_stat $fd limit_maxbytes]}] [expr {[mc_stat $fd evictions] > 0}]
+    } {1 1}
 }
 
 start_server {tags {item_layout mcds-only} args {-m 2 -M}} {
