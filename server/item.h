@@ -103,12 +103,13 @@ static inline uint32_t item_flags(const item *it) {
 
 void item_init(size_t limit_bytes);
 /* An item's nominal size: header, CAS, key and value, as memcached counts
- * it (the -I check, the bytes stat). */
+ * it (the -I check; the queues' byte counts of large items). */
 size_t item_size(size_t nkey, size_t nbytes);
 /* Bytes an item of this key and value length takes in a block of its own,
  * with every field. */
 size_t item_block_size(size_t nkey, size_t nbytes);
-/* Bytes an item takes where it is, without the fields it leaves out. */
+/* Bytes an item takes where it is, without the fields it leaves out (the
+ * bytes stat). */
 static inline size_t item_bytes(const item *it) {
     return offsetof(item, data) + item_extra(it) + it->nkey + it->nbytes;
 }
