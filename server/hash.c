@@ -199,7 +199,7 @@ static item **hash_bucket(uint32_t hv) {
 /* The bucket hv would be in, read with no stripe held (see the top):
  * a table that grows meanwhile can only make it a useless one. */
 static item **hash_bucket_unlocked(uint32_t hv) {
-    unsigned pow = __atomic_load_n(&hash_pow, __ATOMIC_ACQUIRE);
+    unsigned pow = hash_power();
     item **t = __atomic_load_n(&hash_primary, __ATOMIC_RELAXED);
 
     return &t[hv & hash_mask(pow)];
@@ -404,7 +404,8 @@ void hash_destroy(void (*fn)(item *it)) {
 
     if (hash_thread_running) {
         pthread_mutex_lock(&hash_cond_lock);
-        hash_stop = 1;
+        /* Atomic: a growth in progress reads it without the lock. */
+        __atomic_store_n(&hash_stop, 1, __ATOMIC_RELAXED);
         pthread_cond_signal(&hash_cond);
         pthread_mutex_unlock(&hash_cond_lock);
         pthread_join(hash_thread, NULL);
@@ -431,12 +432,14 @@ void hash_destroy(void (*fn)(item *it)) {
     hash_locks = NULL;
 }
 
-unsigned hash_power(void) { return hash_pow; }
+/* With no stripe held: the growth thread changes it under every stripe. */
+unsigned hash_power(void) { return __atomic_load_n(&hash_pow, __ATOMIC_ACQUIRE); }
 
 uint64_t hash_bytes(void) {
-    uint64_t n = (uint64_t)hash_size(hash_pow) * sizeof(item *);
+    unsigned pow = hash_power();
+    uint64_t n = (uint64_t)hash_size(pow) * sizeof(item *);
     if (hash_is_expanding())
-        n += (uint64_t)hash_size(hash_pow - 1) * sizeof(item *);
+        n += (uint64_t)hash_size(pow - 1) * sizeof(item *);
     return n;
 }
 
@@ -452,7 +455,7 @@ uint64_t hash_longest_chain(void) {
     uint64_t longest = 0;
     uint32_t b, size;
 
-    size = hash_size(hash_pow);
+    size = hash_size(hash_power());
     for (b = 0; b < size; b++) {
         uint64_t n = 0;
         item *it;
@@ -520,7 +523,7 @@ void hash_crawl(size_t *cursor, size_t n, int (*fn)(item *it), void (*done)(item
 
     if (hash_is_expanding())
         return;
-    size = hash_size(hash_pow);
+    size = hash_size(hash_power());
     for (i = 0; i < n; i++) {
         uint32_t b = (uint32_t)(*cursor % size);
         item *removed = NULL;
