@@ -193,6 +193,15 @@ start_server {tags {doc_memory mcds-only} args {-m 64 -t 1}} {
         list [mc_exchange $fd "get plain farcas maxcas oldfar\r\n"] [mc_stat $fd curr_items] [mc_stat $fd bytes]
     } [list "END\r\n" 0 0]
 
+    # "... items stored afterwards are not affected."
+    test {flush_all leaves items stored after it, whatever CAS E gives them (E2)} {
+        mc_exchange $fd "set f1 0 0 1\r\nx\r\nset f2 0 0 1\r\nx\r\n"
+        assert_equal [mc_exchange $fd "flush_all\r\n"] "OK\r\n"
+        set items [mc_stat $fd curr_items]
+        list [mc_exchange $fd "ms low 1 E2 c\r\nx\r\n"] [mc_exchange $fd "get low\r\n"] \
+            [mc_exchange $fd "mg low v c\r\n"] [expr {[mc_stat $fd curr_items] - $items}]
+    } [list "HD c2\r\n" "VALUE low 0 1\r\nx\r\nEND\r\n" "VA 1 c2\r\nx\r\n" 1]
+
     # Malformed E tokens: "T N R C E numbers"; md answers every token
     # error as "CLIENT_ERROR invalid or duplicate flag"; md I on a missing
     # key is NF.
@@ -235,6 +244,25 @@ start_server {tags {doc_memory mcds-only} args {-m 8}} {
             [expr {[dict get $st bytes] <= [dict get $st limit_maxbytes]}] \
             [expr {[dict get $st curr_items] + [dict get $st evictions] == [dict get $st total_items]}]
     } {2000 1 1 1 1 1}
+
+    # stats items reports the single class 1 with memcached's names: its
+    # counts are the general ones. stats reset zeroes the totals
+    # (evictions, evicted_unfetched, item_moves), not the gauges
+    # (curr_items, bytes).
+    test {stats items mirrors evictions, evicted_unfetched, curr_items and bytes; stats reset zeroes only the totals} {
+        set st [mc_stats $fd]
+        set it [mc_stats $fd items]
+        set r [list [expr {[dict get $it items:1:evicted] == [dict get $st evictions]}] \
+                   [expr {[dict get $it items:1:evicted_unfetched] == [dict get $st evicted_unfetched]}] \
+                   [expr {[dict get $it items:1:expired_unfetched] == [dict get $st expired_unfetched]}] \
+                   [expr {[dict get $it items:1:number] == [dict get $st curr_items]}] \
+                   [expr {[dict get $it items:1:mem_requested] == [dict get $st bytes]}]]
+        assert_equal [mc_exchange $fd "stats reset\r\n"] "RESET\r\n"
+        set after [mc_stats $fd]
+        lappend r [dict get $after evictions] [dict get $after evicted_unfetched] [dict get $after item_moves] \
+            [expr {[dict get $after curr_items] == [dict get $st curr_items]}] \
+            [expr {[dict get $after bytes] == [dict get $st bytes]}]
+    } {1 1 1 1 1 0 0 0 1 1}
 }
 
 start_server {tags {doc_memory mcds-only} args {-m 8}} {
