@@ -468,3 +468,20 @@ start_server {tags {doc_memory mcds-only} args {-m 2 -M}} {
         list $r [expr {[mc_exchange $fd "mg ten v c\r\n"] eq $tenbefore}] [string match "VA 2 c*" $tenbefore]
     } [list "SERVER_ERROR out of memory\r\n" 1 1]
 }
+
+# ma out of memory, as memcached answers it: on a number it holds,
+# SERVER_ERROR out of memory with nothing changed (not even a TTL asked
+# with T); on a missing key it was to create (N), SERVER_ERROR Out of
+# memory allocating new item.
+start_server {tags {doc_memory mcds-only} args {-m 2 -M}} {
+    set fd [mc_connect]
+
+    test {-M full: ma out of memory changes no TTL; ma N on a missing key: Out of memory allocating new item} {
+        mc_exchange $fd "ms ten 2\r\n10\r\n"
+        mc_fill $fd full 20000 100
+        assert_equal [mc_exchange $fd "set probe 0 0 1\r\nx\r\n"] "SERVER_ERROR out of memory storing object\r\n"
+        list [mc_exchange $fd "ma ten E$::dm_far T100 v\r\n"] [mc_exchange $fd "mg ten t v\r\n"] \
+            [mc_exchange $fd "ma newnumber N0 J5 v\r\n"] [mc_exchange $fd "mg newnumber v\r\n"]
+    } [list "SERVER_ERROR out of memory\r\n" "VA 2 t-1\r\n10\r\n" \
+          "SERVER_ERROR Out of memory allocating new item\r\n" "EN\r\n"]
+}
