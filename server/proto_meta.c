@@ -571,6 +571,9 @@ static void meta_arith(conn *c, struct meta_req *r) {
     case STORE_LOG_FAILED:
         conn_out_reply(c, REPLY_LOG_FAILED);
         break;
+    case STORE_NO_MEMORY:       /* as memcached: a new number's item, or a copy */
+        conn_out_reply(c, out.absent ? REPLY_OOM_NEW_ITEM : REPLY_OOM);
+        break;
     default:
         meta_reply(c, r, "NS", -1, NULL, NULL);
         break;

@@ -26,6 +26,7 @@ const struct reply_line reply_lines[REPLY_COUNT] = {
     [REPLY_OOM_STORE] = REPLY("SERVER_ERROR out of memory storing object\r\n"),
     [REPLY_OOM] = REPLY("SERVER_ERROR out of memory\r\n"),
     [REPLY_OOM_READING] = REPLY("SERVER_ERROR out of memory reading request\r\n"),
+    [REPLY_OOM_NEW_ITEM] = REPLY("SERVER_ERROR Out of memory allocating new item\r\n"),
     [REPLY_SNAPSHOT_RUNNING] = REPLY("SERVER_ERROR a snapshot is being written\r\n"),
     [REPLY_PERSIST_OFF] = REPLY("SERVER_ERROR persistence is off (start with --data-dir)\r\n"),
     [REPLY_LOG_FAILED] = REPLY("SERVER_ERROR log write failed, nothing changed\r\n"),

@@ -769,8 +769,11 @@ static int store_parse_u64(const item *it, uint64_t *out) {
  * length when it is not longer (as memcached does). In place when nobody
  * else holds the item; otherwise (a reply still being written, say) into
  * a copy that replaces it, so earlier readers keep the old bytes. Stripe
- * lock held. Returns the item now holding the number, NULL without memory. */
-static item *store_arith_write(item *it, uint32_t hv, uint64_t value, uint64_t new_cas) {
+ * lock held. exptime is its expiry after the write (a touch's, or its own).
+ * Returns the item now holding the number; NULL without memory, the item
+ * then unchanged. */
+static item *store_arith_write(item *it, uint32_t hv, uint64_t value, uint64_t new_cas,
+                               rel_time_t exptime) {
     char buf[24];
     size_t len = (size_t)snprintf(buf, sizeof(buf), "%llu", (unsigned long long)value);
     size_t vlen = len + 2 <= it->nbytes ? it->nbytes - 2 : len;
@@ -781,10 +784,12 @@ static item *store_arith_write(item *it, uint32_t hv, uint64_t value, uint64_t n
     if (len + 2 <= it->nbytes && item_refs(it) == 1 && item_set_cas(it, cas)) {
         memset(item_value(it) + len, ' ', it->nbytes - 2 - len);
         memcpy(item_value(it), buf, len);
+        item_set_exptime(it, exptime);
+        item_set_flag(it, ITEM_FETCHED);
         ilog_set(it);
         return it;
     }
-    n = store_alloc(item_key(it), it->nkey, item_flags(it), item_exptime(it), vlen + 2, &st);
+    n = store_alloc(item_key(it), it->nkey, item_flags(it), exptime, vlen + 2, &st);
     if (n == NULL)
         return NULL;
     memset(item_value(n), ' ', vlen);
@@ -830,14 +835,11 @@ static enum store_status store_arith_apply(item *it, uint32_t hv, const struct s
         v += req->delta;
     else
         v = req->delta > v ? 0 : v - req->delta;
-    item_set_flag(it, ITEM_FETCHED);
-    if (req->touch) {
-        item_set_exptime(it, req->exptime);
-        store_index_expiry(it, hv);
-    }
-    it = store_arith_write(it, hv, v, req->new_cas);
+    it = store_arith_write(it, hv, v, req->new_cas, req->touch ? req->exptime : item_exptime(it));
     if (it == NULL)
-        return STORE_NO_MEMORY;
+        return STORE_NO_MEMORY;     /* the item as it was */
+    if (req->touch)
+        store_index_expiry(it, hv);
     out->value = v;
     out->cas = item_cas(it);
     out->exptime = item_exptime(it);
@@ -855,6 +857,7 @@ enum store_status store_arith_ex(const char *key, size_t nkey, const struct stor
         return STORE_LOG_FAILED;
     hash_lock(hv);
     it = store_find_live(key, nkey, hv, 0);
+    out->absent = it == NULL;
     if (it != NULL)
         st = store_arith_apply(it, hv, req, out);
     else if (req->create)

@@ -166,6 +166,7 @@ struct store_arith_out {
     uint64_t cas;
     rel_time_t exptime;
     bool created;
+    bool absent;        /* the key held no live item */
 };
 
 enum store_status store_arith_ex(const char *key, size_t nkey, const struct store_arith_req *req,
