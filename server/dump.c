@@ -116,7 +116,7 @@ static void dump_line(conn *c, const struct dump *d, item *it) {
                              (unsigned long long)clock_exptime_to_unix(item_time(it)),
                              (unsigned long long)store_client_cas(it),
                              item_has_flag(it, ITEM_FETCHED) ? "yes" : "no",
-                             item_size(it->nkey, it->nbytes));
+                             item_bytes(it));
     }
     conn_out_commit(c, n);
 }

@@ -599,7 +599,7 @@ static void meta_debug(conn *c, struct meta_req *r) {
     n += sprintf(p + n, " exp=%lld la=%u cas=%llu fetch=%s cls=1 size=%zu\r\n",
                  item_exptime(it) == 0 ? -1LL : (long long)item_exptime(it) - (long long)now,
                  now > item_time(it) ? now - item_time(it) : 0, (unsigned long long)store_client_cas(it),
-                 item_has_flag(it, ITEM_FETCHED) ? "yes" : "no", item_size(it->nkey, it->nbytes));
+                 item_has_flag(it, ITEM_FETCHED) ? "yes" : "no", item_bytes(it));
     conn_out_commit(c, (size_t)n);
     item_release(it);
 }
