@@ -390,6 +390,63 @@ with_data_dir $d10 {--persist-items} {
     } [list v1 $::cas2 3 1 STORED]
 }
 
+# flush_all and CAS numbers chosen with E: an immediate flush takes out
+# every value stored before it, even one whose CAS is above every number
+# the server handed out, and keeps every value stored after it, even one
+# whose CAS is below the flush's. A restart replays exactly that.
+set far 1152921504606846976
+set d11 [tmpdir persist]
+with_data_dir $d11 {--persist-items} {
+    set fd [mc_connect]
+    test {--persist-items: flush_all takes out values with any E CAS stored before it, keeps those after} {
+        mc_exchange $fd "ms farbefore 1 E$far\r\nb\r\nms lowbefore 1 E2\r\nb\r\n"
+        mc_set $fd plainbefore b
+        assert_equal [mc_exchange $fd "flush_all\r\n"] "OK\r\n"
+        mc_exchange $fd "ms lowafter 1 E3\r\na\r\nms farafter 1 E[expr {$far + 1}]\r\na\r\n"
+        mc_set $fd plainafter a
+        list [mc_exchange $fd "get farbefore lowbefore plainbefore\r\n"] \
+            [mc_exchange $fd "mg lowafter v c\r\nmg farafter v c\r\n"] [mc_get $fd plainafter] \
+            [mc_stat $fd curr_items]
+    } [list "END\r\n" "VA 1 c3\r\na\r\nVA 1 c[expr {$far + 1}]\r\na\r\n" a 3]
+}
+with_data_dir $d11 {--persist-items} {
+    set fd [mc_connect]
+    test {--persist-items: after kill -9 the flush replays alike: before gone, after kept with their CAS} {
+        list [mc_exchange $fd "get farbefore lowbefore plainbefore\r\n"] \
+            [mc_exchange $fd "mg lowafter v c\r\nmg farafter v c\r\n"] [mc_get $fd plainafter] \
+            [mc_stat $fd curr_items]
+    } [list "END\r\n" "VA 1 c3\r\na\r\nVA 1 c[expr {$far + 1}]\r\na\r\n" a 3]
+
+    test {--persist-items: after the restart a flush_all still takes every value out} {
+        mc_set $fd new n
+        assert_equal [mc_exchange $fd "flush_all\r\n"] "OK\r\n"
+        list [mc_exchange $fd "get lowafter farafter plainafter new\r\n"] [mc_stat $fd curr_items]
+    } [list "END\r\n" 0]
+}
+
+# A CAS of 2^64-1 chosen with E and restored: the CAS counter must not
+# follow it there, or the next number would wrap to 0 and repeat old ones.
+set d12 [tmpdir persist]
+with_data_dir $d12 {--persist-items} {
+    set fd [mc_connect]
+    test {--persist-items: a value with CAS 2^64-1 (E) before kill -9} {
+        mc_exchange $fd "ms maxe 1 E18446744073709551615\r\nx\r\n"
+        mc_set $fd a a
+        set ::cas_a [lindex [mc_gets $fd a] 1]
+        lindex [mc_gets $fd maxe] 1
+    } 18446744073709551615
+}
+with_data_dir $d12 {--persist-items} {
+    set fd [mc_connect]
+    test {--persist-items: after the restart new CAS numbers are above every earlier one but 2^64-1, none 0} {
+        mc_set $fd b b
+        mc_set $fd c c
+        set cb [lindex [mc_gets $fd b] 1]
+        set cc [lindex [mc_gets $fd c] 1]
+        list [lindex [mc_gets $fd maxe] 1] [expr {$cb > $::cas_a}] [expr {$cc > $cb}]
+    } {18446744073709551615 1 1}
+}
+
 start_server [list tags {persist mcds-only} args [list --data-dir [tmpdir persist]]] {
     test {without --persist-items, cache values are not logged (a cache)} {
         set fd [mc_connect]
