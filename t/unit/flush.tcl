@@ -167,3 +167,25 @@ start_server {tags {flush mcds-only} args {-t 1}} {
             [bin_show $r2] [dict get $r2 opaque]
     } {1 {FLUSH OK} 0xabcdef {GET KEY_ENOENT {Not found}} 7}
 }
+
+# A flush that starts while the table grows waits for the growth to end,
+# then walks the whole table: every item is out before OK, as when the
+# table is still.
+start_server {tags {flush mcds-only} args {-o hashpower=12}} {
+    set a [mc_connect]
+    set b [mc_connect]
+
+    test {flush_all while the table grows: curr_items and bytes are 0 when OK comes} {
+        set seen 0
+        set stored 0
+        for {set round 0} {$round < 40 && !$seen} {incr round} {
+            set batch {}
+            for {set i 0} {$i < 20000} {incr i} { append batch "set g$round:$i 0 0 1 noreply\r\nx\r\n" }
+            mc_exchange $a $batch
+            incr stored 20000
+            set seen [mc_stat $b hash_is_expanding]
+        }
+        set r [mc_exchange $b "flush_all\r\n"]
+        list $seen $r [mc_stat $b curr_items] [mc_stat $b bytes] [mc_exchange $b "get g0:0 g$round:19999\r\n"]
+    } [list 1 "OK\r\n" 0 0 "END\r\n"]
+}
