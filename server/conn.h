@@ -121,6 +121,7 @@ typedef struct conn {
      * echoes. */
     struct conn_flush {
         size_t cursor;
+        uint64_t gen;       /* the flush (store_flush) */
         uint32_t opaque;
         uint8_t opcode;
         bool quiet;

@@ -517,24 +517,29 @@ bool hash_crawl_try(uint32_t hv, int (*fn)(item *it), void (*done)(item *it)) {
     return true;
 }
 
-void hash_crawl(size_t *cursor, size_t n, int (*fn)(item *it), void (*done)(item *it)) {
+size_t hash_crawl(size_t *cursor, size_t n, int (*fn)(item *it), void (*done)(item *it)) {
     size_t i;
     uint32_t size;
 
     if (hash_is_expanding())
-        return;
+        return 0;
     size = hash_size(hash_power());
     for (i = 0; i < n; i++) {
         uint32_t b = (uint32_t)(*cursor % size);
         item *removed = NULL;
+        bool growing;
 
         pthread_mutex_lock(&hash_locks[b & hash_lockmask]);
-        if (!hash_is_expanding())
+        growing = hash_is_expanding();
+        if (!growing)
             removed = hash_take_from(b, fn);
         pthread_mutex_unlock(&hash_locks[b & hash_lockmask]);
+        if (growing)
+            break;      /* b is visited once the table has grown */
         hash_hand_over(removed, done);
         *cursor = (*cursor + 1) % size;
     }
+    return i;
 }
 
 /* ---- scans: a cursor over the buckets (as Redis's SCAN) ---- */

@@ -52,10 +52,6 @@ uint64_t hash_longest_chain(void);
  * whole duration at least once, even while the table grows. */
 uint64_t hash_scan(uint64_t v, void (*fn)(item *it, void *arg), void *arg);
 
-/* Visits buckets [*cursor, *cursor + n) with each bucket's lock held,
- * calling fn on every item; fn returns 1 to have the item removed from the
- * table (its table reference is then given to fn's caller via done()).
- * Does nothing while the table is growing. Advances *cursor, wrapping. */
 /* Holds off the table's growth (waiting for one in progress to end), so
  * that a walk of every bucket sees each item once; and lets it go on. */
 void hash_pause_growth(void);
@@ -70,6 +66,12 @@ void hash_visit_bucket(uint32_t b, void (*fn)(item *it, void *arg), void *arg);
  * trylocked (callers may hold another stripe): false, and nothing done,
  * if the stripe is busy or the table is growing. */
 bool hash_crawl_try(uint32_t hv, int (*fn)(item *it), void (*done)(item *it));
-void hash_crawl(size_t *cursor, size_t n, int (*fn)(item *it), void (*done)(item *it));
+/* Visits buckets [*cursor, *cursor + n) with each bucket's lock held,
+ * calling fn on every item; fn returns 1 to have the item removed from the
+ * table (its table reference is then given to fn's caller via done()).
+ * Advances *cursor past each bucket visited, wrapping, and returns how
+ * many it visited: it stops at the first bucket it finds the table
+ * growing (none while it grows). */
+size_t hash_crawl(size_t *cursor, size_t n, int (*fn)(item *it), void (*done)(item *it));
 
 #endif

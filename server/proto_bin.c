@@ -403,7 +403,7 @@ static void bin_arith(conn *c, const struct bin_req *r) {
 static void bin_flush_step(conn *c) {
     struct bin_header h = { .opcode = c->flush.opcode, .opaque = c->flush.opaque };
 
-    if (!store_flush_reap_step(&c->flush.cursor)) {
+    if (!store_flush_reap_step(&c->flush.cursor, c->flush.gen)) {
         c->resume = bin_flush_step;
         conn_yield_turn(c);
         return;
@@ -414,6 +414,7 @@ static void bin_flush_step(conn *c) {
 
 static void bin_flush(conn *c, const struct bin_req *r) {
     int64_t delay = 0;
+    uint64_t gen = 0;
 
     if (!settings.flush_enabled || !auth_may_admin(c)) {
         bin_error(c, &r->h, BIN_ERR_AUTH);
@@ -422,12 +423,14 @@ static void bin_flush(conn *c, const struct bin_req *r) {
     if (r->h.extlen == BIN_EXT_TOUCH)
         delay = bin_get32(r->ext);
     stats_incr(STATS_CMD_FLUSH);
-    if (store_flush(delay) == STORE_LOG_FAILED) {
+
+    if (store_flush(delay, &gen) == STORE_LOG_FAILED) {
         bin_error(c, &r->h, BIN_ERR_LOG_FAILED);
     } else if (delay > 0) {
         bin_ok(c, r, 0);
     } else {
-        c->flush = (struct conn_flush){ .opcode = r->h.opcode, .opaque = r->h.opaque, .quiet = r->quiet };
+        c->flush = (struct conn_flush){ .gen = gen, .opcode = r->h.opcode, .opaque = r->h.opaque,
+                                        .quiet = r->quiet };
         bin_flush_step(c);
     }
 }

@@ -53,7 +53,13 @@ enum store_lru {
     STORE_LRU_HELD,     /* the caller holds the LRU lock */
 };
 
-static uint64_t store_flush_cas;     /* items with cas below it are flushed */
+/* An immediate flush: items with a CAS below store_flush_cas are dead
+ * until its walk has taken them all out (a CAS chosen with E can be below
+ * it too, so the walk ends the rule); store_flush_gen counts the flushes
+ * begun, both under store_flush_lock. */
+static pthread_mutex_t store_flush_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t store_flush_cas;
+static uint64_t store_flush_gen;
 static bool store_unlimited;         /* restoring at start-up: -m does not apply */
 static rel_time_t store_flush_time;  /* delayed flush: time it takes effect */
 static size_t store_crawl_cursor;
@@ -322,27 +328,46 @@ static bool store_reap_bucket(uint32_t hv) {
     return hash_crawl_try(hv, store_dead_pick, item_release);
 }
 
-/* Crawl callback: an item a flush_all just covered goes (uncounted). */
+/* Crawl callback: an item a flush_all just covered goes (uncounted): one
+ * below its CAS, and a cache value whose CAS, chosen with E, is above
+ * every number handed out so far (it was stored before, or meanwhile). The
+ * log hears of the latter, which a replay of the flush would keep. */
 static int store_flushed_pick(item *it) {
-    if (!store_is_flushed(it, clock_now()))
+    bool above = it->type == ITEM_STRING && item_cas(it) > item_peek_cas();
+
+    if (!above && !store_is_flushed(it, clock_now()))
         return 0;
+    if (above)
+        ilog_del(item_key(it), it->nkey);
     store_detach_locked(it, STORE_LRU_TAKE);
     return 1;
+}
+
+/* The walk of flush gen is over: without a flush begun since, no item it
+ * covered is left, and the CAS rule would only hide items stored since
+ * with a lower CAS chosen with E. */
+static void store_flush_walked(uint64_t gen) {
+    pthread_mutex_lock(&store_flush_lock);
+    if (gen == store_flush_gen)
+        __atomic_store_n(&store_flush_cas, 0, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&store_flush_lock);
 }
 
 /* After flush_all the whole table is walked, a slice per call, so
  * curr_items, bytes and the queue totals have dropped before OK is sent,
  * and the flushing connection's worker serves its other connections
  * between slices. A table that doubles between slices still has every
- * item not yet visited in a bucket at or past the cursor. */
-bool store_flush_reap_step(size_t *cursor) {
+ * item not yet visited in a bucket at or past the cursor; while it
+ * doubles, the walk waits. */
+bool store_flush_reap_step(size_t *cursor, uint64_t gen) {
     size_t size = (size_t)1 << hash_power(), n;
 
-    if (*cursor >= size || hash_is_expanding())
-        return true;
     n = size - *cursor < STORE_FLUSH_SLICE ? size - *cursor : STORE_FLUSH_SLICE;
-    hash_crawl(cursor, n, store_flushed_pick, item_release);
-    return *cursor == 0;    /* hash_crawl wraps it past the last bucket */
+    if (hash_crawl(cursor, n, store_flushed_pick, item_release) < n || *cursor != 0)
+        return false;   /* the table grows, or buckets are left; hash_crawl
+                           wraps the cursor past the last one */
+    store_flush_walked(gen);
+    return true;
 }
 
 /* Whether there is room: for need more bytes, or (size > 0) a block this
@@ -1089,7 +1114,9 @@ enum store_status store_meta_delete(const char *key, size_t nkey, const struct s
     return st;
 }
 
-enum store_status store_flush(int64_t delay) {
+enum store_status store_flush(int64_t delay, uint64_t *gen) {
+    uint64_t fc;
+
     if (persist_on() && !persist_writable())
         return STORE_LOG_FAILED;      /* queues go too: their ends must be logged */
     if (delay > 0) {
@@ -1097,8 +1124,12 @@ enum store_status store_flush(int64_t delay) {
         ilog_flush(0, clock_exptime(delay));
     } else {
         __atomic_store_n(&store_flush_time, 0, __ATOMIC_RELAXED);
-        __atomic_store_n(&store_flush_cas, item_peek_cas() + 1, __ATOMIC_RELAXED);
-        ilog_flush(item_peek_cas() + 1, 0);
+        pthread_mutex_lock(&store_flush_lock);
+        fc = item_peek_cas() + 1;
+        __atomic_store_n(&store_flush_cas, fc, __ATOMIC_RELAXED);
+        *gen = ++store_flush_gen;
+        pthread_mutex_unlock(&store_flush_lock);
+        ilog_flush(fc, 0);
         queue_close_all();      /* their waiters hear now, not at next use */
         list_close_all();
     }

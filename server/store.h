@@ -188,14 +188,16 @@ void *store_struct_of(item *it);
 
 /* flush_all: delay 0 (or less) invalidates everything now; otherwise at
  * that time. STORE_LOG_FAILED (nothing done) when the log cannot take it.
- * After an immediate flush the caller takes the flushed items out with
- * store_flush_reap_step. */
-enum store_status store_flush(int64_t delay);
-/* Takes the flushed items out of a slice (256 buckets) of the table
- * from *cursor (0 to start) on, one stripe at a time. True once the
- * whole table has been walked, or when it grows (the crawl then takes the
- * rest). */
-bool store_flush_reap_step(size_t *cursor);
+ * After an immediate flush (*gen names it) the caller takes the flushed
+ * items out with store_flush_reap_step. */
+enum store_status store_flush(int64_t delay, uint64_t *gen);
+/* Takes the items flush gen covers out of a slice (256 buckets) of the
+ * table from *cursor (0 to start) on, one stripe at a time: every item
+ * stored before it, whatever CAS E gave it. False while the table grows
+ * (call again later). True once the whole table has been walked: if no
+ * flush began since, the items stored after it are then live whatever
+ * CAS E gave them. */
+bool store_flush_reap_step(size_t *cursor, uint64_t gen);
 /* Background work (expired item reclaim), called once a second. */
 void store_tick(void);
 /* The tick's crawl of the table (lru_crawler enable|disable, -o no_lru_crawler). */

@@ -27,7 +27,7 @@
 /* An immediate flush_all's walk (store_flush_reap_step): a slice per turn
  * of the worker, then the answer. */
 static void admin_flush_step(conn *c) {
-    if (!store_flush_reap_step(&c->flush.cursor)) {
+    if (!store_flush_reap_step(&c->flush.cursor, c->flush.gen)) {
         c->resume = admin_flush_step;
         conn_yield_turn(c);
         return;
@@ -50,7 +50,7 @@ enum conn_parse_result admin_flush_all(conn *c, struct cmd_line *t) {
         return PARSE_DONE;
     }
     stats_incr(STATS_CMD_FLUSH);
-    if (store_flush(delay) == STORE_LOG_FAILED) {
+    if (store_flush(delay, &c->flush.gen) == STORE_LOG_FAILED) {
         cmd_reply(c, REPLY_LOG_FAILED);
     } else if (delay > 0) {
         cmd_reply(c, REPLY_OK);
