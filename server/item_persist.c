@@ -27,6 +27,7 @@
 enum ip_op { I_SET = 1, I_DEL, I_TOUCH, I_FLUSH };
 
 #define IP_FIXED 300
+#define IP_CAS_FOLLOW_MAX (1ULL << 63)
 
 static bool ip_on(void) {
     return settings.persist_items && persist_on();
@@ -115,7 +116,11 @@ static int ip_set(struct codec_in *in) {
     value = in->p;
     if (in->bad || nkey == 0)
         return -1;
-    item_cas_floor(cas);
+    /* New numbers go above every restored one, but not above a CAS that
+     * E chose past 2^63: the counter would come to its wrap (2^64-1
+     * would make the next number 0, then repeat old ones). */
+    if (cas < IP_CAS_FOLLOW_MAX)
+        item_cas_floor(cas);
     return store_restore_set(key, nkey, flags, clock_exptime_from_unix(exp), cas, stale,
                              (const char *)value, in->n);
 }
