@@ -479,7 +479,7 @@ static item *hash_take_from(uint32_t b, int (*fn)(item *it)) {
     while (*pos != NULL) {
         item *it = *pos;
         if (fn(it)) {
-            *pos = it->h_next;
+            hash_slot_set(pos, it->h_next);     /* prefetches read slots unlocked */
             __atomic_sub_fetch(&hash_items, 1, __ATOMIC_RELAXED);
             it->h_next = removed;
             removed = it;
