@@ -1,0 +1,166 @@
+# Black-box tests of doc/protocol.md, "3. Queues", written from the doc
+# alone, aimed at the paths where a message could be lost, duplicated or
+# miscounted: "A message leaves the server only by an ack (qack, qpop ack=,
+# a Kestrel get or /close), a qpurge, a delete or flush_all of its queue,
+# or its queue's TTL. Everything else that could drop one answers an error
+# or keeps the message where it is." After each scenario the messages are
+# counted: ready + delayed + in_flight + buried (qstats) plus what went to
+# the dead-letter queue, was acked or purged must equal what was pushed,
+# and a drain must return what qstats says.
+
+# dql_st fd q -> dict of qstats q ({} for NOT_FOUND).
+proc dql_st {fd q} {
+    set r [mc_exchange $fd "qstats $q\r\n"]
+    if {$r eq "NOT_FOUND\r\n"} { return {} }
+    set d [dict create]
+    foreach line [split [string trimright $r \n] \n] {
+        if {[regexp {^STAT (\S+) (.*)\r$} $line -> k v]} { dict set d $k $v }
+    }
+    return $d
+}
+
+# dql_held fd q -> ready + delayed + in_flight + buried of q (0 when missing).
+proc dql_held {fd q} {
+    set d [dql_st $fd $q]
+    if {![dict size $d]} { return 0 }
+    expr {[dict get $d ready] + [dict get $d delayed] + [dict get $d in_flight] + [dict get $d buried]}
+}
+
+# dql_pick fd q names -> list of those qstats values.
+proc dql_pick {fd q names} {
+    set d [dql_st $fd $q]
+    lmap n $names { dict get $d $n }
+}
+
+# dql_ids reply -> the ids of a PUSHED reply (fails on anything else).
+proc dql_ids {r} {
+    if {![regexp {^PUSHED ([\d ]+)\r\n$} $r -> ids]} { fail "expected PUSHED, got '[visible $r]'" }
+    return $ids
+}
+
+# dql_push fd q n ?prefix? -> ids of n pushes "<prefix>0".."<prefix>n-1".
+proc dql_push {fd q n {prefix m}} {
+    set req ""
+    for {set i 0} {$i < $n} {incr i} {
+        set d $prefix$i
+        append req "qpush $q 0 0 [string length $d]\r\n$d\r\n"
+    }
+    set ids {}
+    foreach line [split [string trimright [mc_exchange $fd $req] \n] \n] {
+        lappend ids {*}[dql_ids "$line\n"]
+    }
+    return $ids
+}
+
+# dql_drain fd q -> data of every ready message of q, popped and acked
+# (100 at a time), in delivery order.
+proc dql_drain {fd q} {
+    set out {}
+    while 1 {
+        set items [q_pop $fd $q 100]
+        if {![llength $items]} break
+        set acks {}
+        foreach it $items {
+            lappend out [lindex $it 2]
+            append acks "qack $q [lindex $it 0]:[lindex $it 3]\r\n"
+        }
+        assert_equal [mc_exchange $fd $acks] [string repeat "ACKED\r\n" [llength $items]]
+    }
+    return $out
+}
+
+# dql_gstats fd -> dict of the server-wide queue totals of stats.
+proc dql_gstats {fd} {
+    set d [dict create]
+    dict for {k v} [mc_stats $fd] {
+        if {$k eq "queues" || [string match queue_* $k]} { dict set d $k $v }
+    }
+    return $d
+}
+
+start_server {tags {queue mcds-only debugtime}} {
+    set fd [mc_connect]
+
+    test {doc-loss: qpush error table: every refused line queues nothing, every PUSHED one is there} {
+        set r ""
+        foreach {line data} {
+            "qpush e1 0 0 -1" {}
+            "qpush e1 0 0 2147483646" {}
+            "qpush e1 4294967296 0 1" "x\r\n"
+            "qpush e1 0 2147483648 1" "x\r\n"
+            "qpush e1 0 -2147483649 1" "x\r\n"
+            "qpush e1 0 0 1 4294967296" "x\r\n"
+            "qpush e1 0 0 1 -1" "x\r\n"
+            "qpush e1 0 0 1 0x10" "x\r\n"
+            "qpush e1 0 0 1 1 x" "x\r\n"
+            "qpush e1 0 0 1 noreply 5" "x\r\n"
+        } {
+            append r [mc_exchange $fd "$line\r\n$data"]
+        }
+        assert_equal $r [join {
+            "CLIENT_ERROR bad length" "CLIENT_ERROR bad length" "CLIENT_ERROR bad flags"
+            "CLIENT_ERROR bad delay" "CLIENT_ERROR bad delay" "CLIENT_ERROR bad priority"
+            "CLIENT_ERROR bad priority" "CLIENT_ERROR bad priority" "CLIENT_ERROR too many tokens"
+            "CLIENT_ERROR noreply must be the last token" ""} "\r\n"]
+        # The ones that pushed: the largest flags and priority, a silent one.
+        append r [mc_exchange $fd "qpush e1 4294967295 0 1 4294967295\r\nz\r\nqpush e1 0 0 1 5 noreply\r\na\r\n"]
+        list [q_counts $fd e1] [lmap it [q_parse [mc_exchange $fd "qpeek e1 100\r\n"]] { lrange $it 1 2 }]
+    } {{2 0 0} {{0 a} {4294967295 z}}}
+
+    test {doc-loss: a lease that runs out puts the message back, delivery count raised; the old receipt is NOT_FOUND} {
+        assert_equal [mc_exchange $fd "qcreate le lease=1\r\n"] "CREATED\r\n"
+        set ids [dql_push $fd le 3]
+        set items [q_pop $fd le 3]
+        assert_equal [lmap it $items { lindex $it 3 }] {1 1 1}
+        assert_equal [mc_exchange $fd "qack le [lindex $ids 0]:1\r\ndebugtime 2\r\n"] "ACKED\r\nOK\r\n"
+        wait_for {[dql_pick $fd le {ready in_flight}] eq {2 0}}
+        set again [q_pop $fd le 3 lease=30]
+        set r [mc_exchange $fd "qack le [lindex $ids 1]:1\r\nqrelease le [lindex $ids 1]:1\r\nqtouch le [lindex $ids 1]:1\r\n"]
+        append r [mc_exchange $fd "qack le [lindex $ids 1]:2\r\nqack le [lindex $ids 2]\r\n"]
+        list [lmap it $again { lrange $it 2 3 }] $r \
+            [dql_pick $fd le {ready delayed in_flight pushed popped acked lease_expired}]
+    } [list {{m1 2} {m2 2}} "NOT_FOUND\r\nNOT_FOUND\r\nNOT_FOUND\r\nACKED\r\nACKED\r\n" {0 0 0 3 5 3 2}]
+
+    test {doc-loss: priorities lower first, then push order; release keeps the place and the delivery count} {
+        set a [q_push $fd pr a 0 0 7]
+        set b [q_push $fd pr b 0 0 3]
+        set c [q_push $fd pr c 0 0 3]
+        set d [q_push $fd pr d 0 0]
+        set first [q_pop $fd pr 2]
+        assert_equal [lmap it $first { lindex $it 2 }] {b c}
+        assert_equal [mc_exchange $fd "qrelease pr $b:1\r\n"] "RELEASED\r\n"
+        set all [q_pop $fd pr 10]
+        list [lmap it $all { list [lindex $it 2] [lindex $it 3] }] [dql_held $fd pr]
+    } {{{b 2} {a 1} {d 1}} 4}
+
+    test {doc-loss: receipts and ids of another queue answer NOT_FOUND and leave both queues alone} {
+        set ia [q_push $fd xa a]
+        set ib [q_push $fd xb b]
+        q_pop $fd xa
+        q_pop $fd xb
+        set r [mc_exchange $fd [join [list "qack xa $ib" "qack xa $ib:1" "qrelease xa $ib" \
+            "qtouch xa $ib 100" "qpop xa ack=$ib" "qack xa $ib $ib:1 $ia:1" "qinfo xa $ib" \
+            "qpeek xa id=$ib" "qrelease xa $ib:1 $ib delay=0" ""] "\r\n"]]
+        list $r [dql_pick $fd xa {ready in_flight acked}] [dql_pick $fd xb {ready in_flight acked released}]
+    } [list "NOT_FOUND\r\nNOT_FOUND\r\nNOT_FOUND\r\nNOT_FOUND\r\nNOT_FOUND\r\nEND\r\nNOT_FOUND\r\nNOT_FOUND\r\nACKED\r\nNOT_FOUND\r\nEND\r\nNOT_FOUND\r\nNOT_FOUND\r\n" {0 0 1} {0 1 0 0}]
+
+    test {doc-loss: a receipt is good once: released, acked, repeated in a batch} {
+        set id [q_push $fd rc c]
+        q_pop $fd rc
+        set r [mc_exchange $fd "qrelease rc $id:1\r\nqrelease rc $id:1\r\n"]
+        q_pop $fd rc
+        append r [mc_exchange $fd "qack rc $id:1 $id:2 $id:2 $id\r\n"]
+        list $r [dql_pick $fd rc {ready in_flight popped acked released}]
+    } [list "RELEASED\r\nNOT_FOUND\r\nNOT_FOUND\r\nACKED\r\nNOT_FOUND\r\nNOT_FOUND\r\n" {0 0 2 1 1}]
+
+    test {doc-loss: bad receipts are CLIENT_ERROR bad id and change nothing} {
+        set id [q_push $fd br c]
+        q_pop $fd br
+        set r ""
+        foreach t [list $id:0 $id: :1 $id:1:1 -1 18446744073709551616 0x10 $id:4294967296 $id:-1] {
+            append r [mc_exchange $fd "qack br $t\r\n"]
+        }
+        append r [mc_exchange $fd "qack br 18446744073709551615\r\nqack br $id:1 x\r\n"]
+        list $r [dql_pick $fd br {in_flight acked}]
+    } [list "[string repeat "CLIENT_ERROR bad id\r\n" 9]NOT_FOUND\r\nCLIENT_ERROR bad id\r\n" {1 0}]
+}
