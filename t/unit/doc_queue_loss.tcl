@@ -164,3 +164,100 @@ start_server {tags {queue mcds-only debugtime}} {
         list $r [dql_pick $fd br {in_flight acked}]
     } [list "[string repeat "CLIENT_ERROR bad id\r\n" 9]NOT_FOUND\r\nCLIENT_ERROR bad id\r\n" {1 0}]
 }
+
+start_server {tags {queue mcds-only debugtime}} {
+    set fd [mc_connect]
+
+    test {doc-loss: maxdeliver: a dead letter keeps id and flags, delivery count from 0, counted in dead} {
+        assert_equal [mc_exchange $fd "qcreate md lease=1 maxdeliver=2\r\n"] "CREATED\r\n"
+        set id [q_push $fd md x 77]
+        q_pop $fd md
+        mc_exchange $fd "debugtime 2\r\n"
+        set second [q_pop $fd md]
+        mc_exchange $fd "debugtime 2\r\n"
+        wait_for {[dql_held $fd md] == 0}
+        list [lindex $second 0 3] [dql_pick $fd md {ready in_flight buried dead lease_expired}] \
+            [mc_exchange $fd "qpeek md:dead\r\n"] [dql_pick $fd md:dead {ready pushed}]
+    } [list 2 {0 0 0 1 2} "ITEM * 77 1 0\r\nx\r\nEND\r\n" {1 1}]
+
+    test {doc-loss: a dead-letter queue at maxlen buries; buried move on once a second; kick and redrive; nothing lost} {
+        assert_equal [mc_exchange $fd "qcreate bq maxlen=1\r\nqcreate bs lease=1 maxdeliver=1 dlq=bq\r\n"] "CREATED\r\nCREATED\r\n"
+        set ids {}
+        foreach i {0 1 2 3} { lappend ids [q_push $fd bs m$i 0 0 [expr {10 + $i}]] }
+        q_pop $fd bs 4
+        mc_exchange $fd "debugtime 2\r\n"
+        wait_for {[dql_pick $fd bs {in_flight buried}] eq {0 3}}
+        # Buried: counted, never delivered, not peeked.
+        assert_equal [mc_exchange $fd "qpop bs\r\nqpeek bs\r\n"] "END\r\nEND\r\n"
+        assert_equal [dql_pick $fd bq {ready}] 1
+        assert_equal [dict get [dql_gstats $fd] queue_buried] 3
+        # Every buried message has a qinfo in state buried.
+        set states {}
+        foreach id $ids {
+            set r [mc_exchange $fd "qinfo bs $id\r\n"]
+            if {[regexp {STAT state (\S+)} $r -> st]} { lappend states $st }
+        }
+        assert_equal [lsort $states] {buried buried buried}
+        # Room in the dead-letter queue: the next one (priority order) moves on.
+        set dl [q_pop $fd bq]
+        assert_equal [mc_exchange $fd "qack bq [lindex $dl 0 0]\r\n"] "ACKED\r\n"
+        wait_for {[dql_pick $fd bs {buried dead}] eq {2 2}} 40 100
+        assert_equal [mc_exchange $fd "qkick bs 1\r\n"] "KICKED 1\r\n"
+        set kicked [q_pop $fd bs]
+        assert_equal [lindex $kicked 0 3] 1
+        assert_equal [mc_exchange $fd "qredrive bq\r\n"] "REDRIVEN 1 0\r\n"
+        # pushed 4 = 1 acked in bq + in bs: 1 in flight (kicked), 1 ready (redriven), 1 buried
+        list [dql_pick $fd bs {ready in_flight buried kicked}] [dql_pick $fd bq {ready redriven acked}] \
+            [mc_exchange $fd "qpurge bs\r\n"] [dql_held $fd bs]
+    } [list {1 1 1 1} {0 1 1} "PURGED 2\r\n" 1]
+
+    test {doc-loss: a dead-letter key turned into a cache value buries; qpurge and qkick count buried ones} {
+        assert_equal [mc_exchange $fd "qcreate cv lease=1 maxdeliver=1 dlq=cvd\r\n"] "CREATED\r\n"
+        dql_push $fd cv 3
+        assert_equal [mc_set $fd cvd cache] STORED
+        q_pop $fd cv 3
+        mc_exchange $fd "debugtime 2\r\n"
+        wait_for {[dql_pick $fd cv {in_flight buried}] eq {0 3}}
+        assert_equal [mc_get $fd cvd] cache
+        list [mc_exchange $fd "qkick cv 2\r\n"] [dql_pick $fd cv {ready buried dead}] \
+            [mc_exchange $fd "qpurge cv\r\n"] [dql_pick $fd cv {ready buried purged}]
+    } [list "KICKED 2\r\n" {2 1 0} "PURGED 3\r\n" {0 0 3}]
+
+    test {doc-loss: maxage: ready and due-delayed messages go to the dead-letter queue, in-flight ones wait for their lease} {
+        assert_equal [mc_exchange $fd "qcreate ma maxage=5 lease=10\r\n"] "CREATED\r\n"
+        set a [q_push $fd ma a]
+        q_push $fd ma b 0 3
+        q_push $fd ma c 0 8
+        q_push $fd ma d
+        assert_equal [lindex [q_pop $fd ma] 0 2] a
+        mc_exchange $fd "debugtime 6\r\n"
+        wait_for {[dql_pick $fd ma {ready delayed in_flight}] eq {0 1 1}}
+        assert_equal [dql_pick $fd ma {dead expired_age}] {2 2}
+        # a is still leased: it can be touched; once its lease runs out it goes too.
+        assert_equal [mc_exchange $fd "qtouch ma $a:1 2\r\n"] "TOUCHED\r\n"
+        mc_exchange $fd "debugtime 5\r\n"
+        wait_for {[dql_held $fd ma] == 0}
+        list [dql_pick $fd ma {dead expired_age}] [lsort [dql_drain $fd ma:dead]]
+    } {{4 4} {a b c d}}
+
+    test {doc-loss: qpurge drops ready, delayed, buried; the in-flight one comes back when its lease runs out} {
+        assert_equal [mc_exchange $fd "qcreate pu lease=1\r\n"] "CREATED\r\n"
+        dql_push $fd pu 2
+        q_push $fd pu late 0 100
+        q_pop $fd pu
+        assert_equal [mc_exchange $fd "qpurge pu\r\n"] "PURGED 2\r\n"
+        mc_exchange $fd "debugtime 2\r\n"
+        wait_for {[dql_pick $fd pu ready] == 1}
+        list [dql_drain $fd pu] [dql_pick $fd pu {pushed purged acked lease_expired}]
+    } {m0 {3 2 1 1}}
+
+    test {doc-loss: qrelease with a delay: delayed, then ready at its place, delivery count kept} {
+        set ids [dql_push $fd rd 2]
+        q_pop $fd rd
+        assert_equal [mc_exchange $fd "qrelease rd [lindex $ids 0]:1 30\r\n"] "RELEASED\r\n"
+        assert_equal [dql_pick $fd rd {ready delayed in_flight}] {1 1 0}
+        mc_exchange $fd "debugtime 31\r\n"
+        wait_for {[dql_pick $fd rd delayed] == 0}
+        lmap it [q_pop $fd rd 5] { lrange $it 2 3 }
+    } {{m0 2} {m1 1}}
+}
