@@ -261,3 +261,136 @@ start_server {tags {queue mcds-only debugtime}} {
         lmap it [q_pop $fd rd 5] { lrange $it 2 3 }
     } {{m0 2} {m1 1}}
 }
+
+start_server {tags {queue mcds-only}} {
+    set fd [mc_connect]
+
+    test {doc-loss: waiters that hang up before a push: qpop, qpopany, Kestrel /t=; the push stays ready, undelivered} {
+        assert_equal [mc_exchange $fd "qcreate hk\r\n"] "CREATED\r\n"
+        set out {}
+        foreach {q line} {hq "qpop hq wait=10" ha "qpopany ha hb wait=10" hk "get hk/t=10000"} {
+            set w [mc_connect]
+            mc_send $w "$line\r\n"
+            q_wait_waiters $fd $q 1
+            mc_close $w
+            wait_for {[q_stat $fd $q waiters] == 0}
+            q_push $fd $q x
+            lappend out [lmap it [q_parse [mc_exchange $fd "qpeek $q\r\n"]] { lindex $it 3 }] \
+                [dql_pick $fd $q {ready in_flight popped}]
+        }
+        set out
+    } {0 {1 0 0} 0 {1 0 0} 0 {1 0 0}}
+
+    test {doc-loss: a waiter that shuts down its sending side gets END at once, then its pipelined answers} {
+        set w [mc_connect]
+        mc_send $w "qpop hs wait=10\r\nqpush hs 0 0 1\r\nz\r\n"
+        q_wait_waiters $fd hs 1
+        close $w write
+        set r [mc_read_until_close $w 3000]
+        regsub {PUSHED \d+} $r {PUSHED N} r
+        list $r [dql_pick $fd hs {ready in_flight waiters}]
+    } [list "END\r\nPUSHED N\r\n" {1 0 0}]
+
+    test {doc-loss: a push racing a waiter's hang-up: the message is ready or leased or (Kestrel) taken, exactly once} {
+        set bad {}
+        foreach {q0 line0} {rq "qpop rq wait=10" ra "qpopany ra rb wait=10" rk "get rk/t=10000"} {
+            for {set i 0} {$i < 15} {incr i} {
+                # A fresh queue each round: its counters start at 0.
+                set q $q0$i
+                set line [string map [list $q0 $q] $line0]
+                assert_equal [mc_exchange $fd "qcreate $q\r\n"] "CREATED\r\n"
+                set w [mc_connect]
+                set p [mc_connect]
+                mc_send $w "$line\r\n"
+                q_wait_waiters $fd $q 1
+                mc_send $p "qpush $q 0 0 1\r\nx\r\n"
+                if {$i % 3} { after [expr {$i % 3}] }
+                mc_close $w
+                assert_match "PUSHED *" [mc_readline $p]
+                mc_close $p
+                wait_for {[q_stat $fd $q waiters] == 0}
+                set d [dql_st $fd $q]
+                set n [expr {[dict get $d ready] + [dict get $d in_flight] + [dict get $d acked]}]
+                if {$n != 1} { lappend bad "$q#$i: $d" }
+                # A ready one was never counted as delivered.
+                foreach it [q_parse [mc_exchange $fd "qpeek $q 10\r\n"]] {
+                    if {[lindex $it 3] != 0} { lappend bad "$q#$i: ready with deliveries [lindex $it 3]" }
+                }
+                mc_exchange $fd "delete $q\r\n"
+            }
+        }
+        set bad
+    } {}
+
+    test {doc-loss: a consumer that hangs up holding leases: they stay leased to "gone", acked from elsewhere} {
+        set ids [dql_push $fd gn 3]
+        set c [mc_connect]
+        assert_equal [llength [q_pop $c gn 3]] 3
+        mc_close $c
+        after 100
+        set pend [mc_exchange $fd "qpending gn holders\r\n"]
+        set r [mc_exchange $fd "qack gn [lindex $ids 0]:1 [lindex $ids 1]\r\nqrelease gn [lindex $ids 2]:1\r\n"]
+        list [regexp -all {gone\r\n} $pend] $r [dql_pick $fd gn {ready in_flight acked}]
+    } [list 3 "ACKED\r\nACKED\r\nRELEASED\r\n" {1 0 2}]
+
+    test {doc-loss: a Kestrel open read is its connection's alone; on hang-up the message goes back} {
+        assert_equal [mc_exchange $fd "qcreate ko\r\n"] "CREATED\r\n"
+        set id [q_push $fd ko x]
+        set k [mc_connect]
+        assert_equal [mc_exchange $k "get ko/open\r\n"] "VALUE ko/open 0 1\r\nx\r\nEND\r\n"
+        set r [mc_exchange $fd "qack ko $id\r\nqack ko $id:1\r\nqrelease ko $id\r\nqtouch ko $id\r\nqpop ko ack=$id\r\n"]
+        mc_close $k
+        wait_for {[dql_pick $fd ko ready] == 1}
+        list $r [dql_pick $fd ko {ready in_flight acked}] [mc_exchange $fd "qpeek ko\r\n"]
+    } [list "NOT_FOUND\r\nNOT_FOUND\r\nNOT_FOUND\r\nNOT_FOUND\r\nNOT_FOUND\r\nEND\r\n" {1 0 0} "ITEM * 0 1 1\r\nx\r\nEND\r\n"]
+
+    test {doc-loss: Kestrel reads count: get takes for good, /peek takes nothing, /close acks, /abort gives back} {
+        assert_equal [mc_exchange $fd "qcreate kc\r\n"] "CREATED\r\n"
+        for {set i 0} {$i < 6} {incr i} { assert_equal [mc_set $fd kc k$i $i] STORED }
+        set k [mc_connect]
+        set r [mc_exchange $k "get kc kc/peek kc\r\ngets kc\r\nget kc/open\r\nget kc/abort\r\nget kc/open\r\nget kc/close/open\r\nget kc/close\r\n"]
+        list $r [dql_pick $fd kc {ready in_flight pushed acked released}]
+    } [list [join {"VALUE kc 0 2" k0 "VALUE kc/peek 1 2" k1 "VALUE kc 1 2" k1 END
+        "VALUE kc 2 2 0" k2 END "VALUE kc/open 3 2" k3 END END "VALUE kc/open 3 2" k3 END
+        "VALUE kc/close/open 4 2" k4 END END ""} "\r\n"] {1 0 6 5 1}]
+
+    test {doc-loss: a queue deleted under a Kestrel open read: its /abort puts nothing into the new queue} {
+        q_push $fd kd old
+        set k [mc_connect]
+        assert_equal [mc_exchange $k "get kd/open\r\n"] "VALUE kd/open 0 3\r\nold\r\nEND\r\n"
+        assert_equal [mc_exchange $fd "delete kd\r\n"] "DELETED\r\n"
+        q_push $fd kd new
+        mc_exchange $k "get kd/abort\r\n"
+        set g [dql_gstats $fd]
+        list [dql_pick $fd kd {ready in_flight pushed}] [dict get $g queue_in_flight] [dql_drain $fd kd]
+    } {{1 0 1} 0 new}
+
+    test {doc-loss: requests cut mid-way by a hang-up queue nothing} {
+        foreach bytes [list "qpush cut 0 0 5\r\nhel" "qpushn cut 0 0 1024 1 1 1\r\na\r\nb\r\n" \
+                "qpushn cut 0 0 1024 1 1 1\r\na\r\nb\r\nc"] {
+            set c [mc_connect]
+            mc_send $c $bytes
+            after 50
+            mc_close $c
+        }
+        after 100
+        set c [mc_connect]
+        mc_send $c "qpush cut 0 0 1\r\na\r\nqpush cut 0 0 1\r\nb\r\nqpush cut 0 0 1\r\n"
+        assert_match "PUSHED *" [mc_readline $c]
+        assert_match "PUSHED *" [mc_readline $c]
+        mc_close $c
+        after 100
+        dql_drain $fd cut
+    } {a b}
+
+    test {doc-loss: qpushn is all or nothing: maxlen, a bad data chunk, too many messages} {
+        assert_equal [mc_exchange $fd "qcreate pn maxlen=3\r\n"] "CREATED\r\n"
+        set r [mc_exchange $fd "qpushn pn 0 0 1024 1 1\r\na\r\nb\r\nqpushn pn 0 0 1024 1 1\r\nc\r\nd\r\n"]
+        set bad [mc_exchange $fd "qpushn pn 0 0 1024 1 1\r\nc\r\ndX\r\n"]
+        assert_match "CLIENT_ERROR bad data chunk\r\n*" $bad
+        append r "CLIENT_ERROR bad data chunk\r\n"
+        append r [mc_exchange $fd "qpushn pn 0 0 1024 [join [lrepeat 101 1]]\r\n[string repeat "e\r\n" 101]"]
+        regsub {^PUSHED \d+ \d+} $r {PUSHED N N} r
+        list $r [dql_drain $fd pn]
+    } [list "PUSHED N N\r\nNOT_STORED\r\nCLIENT_ERROR bad data chunk\r\nCLIENT_ERROR too many messages\r\n" {a b}]
+}
