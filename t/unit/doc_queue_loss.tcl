@@ -69,6 +69,21 @@ proc dql_drain {fd q} {
     return $out
 }
 
+# dql_try_line fd ms -> the next reply line, or "no answer" after ms.
+proc dql_try_line {fd ms} {
+    fconfigure $fd -blocking 0
+    set deadline [expr {[clock milliseconds] + $ms}]
+    set line ""
+    while {[clock milliseconds] < $deadline} {
+        if {[gets $fd l] >= 0} { set line $l; break }
+        if {[eof $fd]} { set line "closed"; break }
+        after 20
+    }
+    fconfigure $fd -blocking 1
+    if {$line eq ""} { return "no answer" }
+    return [string trimright $line \r]
+}
+
 # dql_gstats fd -> dict of the server-wide queue totals of stats.
 proc dql_gstats {fd} {
     set d [dict create]
@@ -393,4 +408,192 @@ start_server {tags {queue mcds-only}} {
         regsub {^PUSHED \d+ \d+} $r {PUSHED N N} r
         list $r [dql_drain $fd pn]
     } [list "PUSHED N N\r\nNOT_STORED\r\nCLIENT_ERROR bad data chunk\r\nCLIENT_ERROR too many messages\r\n" {a b}]
+}
+
+start_server {tags {queue mcds-only}} {
+    set fd [mc_connect]
+
+    test {doc-loss: an immediate flush_all takes queues out before OK: totals 0, waiters answered, old receipts NOT_FOUND} {
+        set ids [dql_push $fd fl 2]
+        q_push $fd fl late 0 100
+        q_pop $fd fl
+        set w [mc_connect]
+        mc_send $w "qpop flw wait=10\r\n"
+        q_wait_waiters $fd flw 1
+        assert_equal [mc_exchange $fd "flush_all\r\n"] "OK\r\n"
+        set g [dql_gstats $fd]
+        list [dict get $g queues] [dict get $g queue_ready] [dict get $g queue_delayed] \
+            [dict get $g queue_in_flight] [dict get $g queue_waiters] [mc_readline $w] \
+            [mc_exchange $fd "qack fl [lindex $ids 0]\r\nqstats fl\r\n"]
+    } [list 0 0 0 0 0 END "NOT_FOUND\r\nNOT_FOUND\r\n"]
+
+    test {doc-loss: a delayed flush_all: a queue it covers leaves the totals by the once-a-second crawl, its waiter answered} {
+        assert_equal [mc_exchange $fd "flush_all\r\n"] "OK\r\n"
+        dql_push $fd df 2
+        assert_equal [mc_exchange $fd "qcreate dfw\r\n"] "CREATED\r\n"
+        set w [mc_connect]
+        mc_send $w "qpop dfw wait=15\r\n"
+        q_wait_waiters $fd dfw 1
+        assert_equal [mc_exchange $fd "flush_all 1\r\n"] "OK\r\n"
+        # "Items a delayed flush covers are reclaimed when met and by the
+        # once-a-second crawl"; a queue is one item; "A queue ... that a
+        # delayed flush_all covers, answers its waiters when it is next
+        # touched or reclaimed". Nothing touches them here: wait 4 s.
+        set ok 0
+        for {set i 0} {$i < 40} {incr i} {
+            set g [dql_gstats $fd]
+            if {[dict get $g queues] == 0} { set ok 1; break }
+            after 100
+        }
+        list $ok [dict get $g queues] [dict get $g queue_ready] [dict get $g queue_waiters] [dql_try_line $w 200]
+    } {1 0 0 0 END}
+
+    test {doc-loss: a queue whose TTL ran out leaves the totals within seconds; its waiter is answered} {
+        assert_equal [mc_exchange $fd "flush_all\r\n"] "OK\r\n"
+        dql_push $fd tt 2
+        assert_equal [mc_exchange $fd "qcreate ttw\r\n"] "CREATED\r\n"
+        set w [mc_connect]
+        mc_send $w "qpop ttw wait=15\r\n"
+        q_wait_waiters $fd ttw 1
+        assert_equal [mc_exchange $fd "touch tt 1\r\ntouch ttw 1\r\n"] "TOUCHED\r\nTOUCHED\r\n"
+        # "touch and TTLs work on it as on any key": an expired key is
+        # reclaimed by the once-a-second tick; "A queue whose TTL runs out
+        # ... answers its waiters when it is next touched or reclaimed".
+        # Nothing touches them here: wait 4 s.
+        set ok 0
+        for {set i 0} {$i < 40} {incr i} {
+            set g [dql_gstats $fd]
+            if {[dict get $g queues] == 0} { set ok 1; break }
+            after 100
+        }
+        set r [list $ok [dict get $g queues] [dict get $g queue_ready] [dict get $g queue_waiters] [dql_try_line $w 200]]
+        # Whatever the totals say, the queues are gone for every verb.
+        lappend r [mc_exchange $fd "qstats tt\r\nqstats ttw\r\n"]
+    } [list 1 0 0 0 END "NOT_FOUND\r\nNOT_FOUND\r\n"]
+
+    test {doc-loss: queue names of 250 bytes and odd bytes work; 251 bytes is key too long everywhere, nothing made} {
+        set long [string repeat q 250]
+        set odd "o\x01\x7f\xff\xc3\xa9"
+        set out {}
+        foreach q [list $long $odd] {
+            set id [q_push $fd $q v]
+            set it [q_pop $fd $q]
+            lappend out [mc_exchange $fd "qack $q $id:1\r\n"] [dql_pick $fd $q {pushed acked}]
+        }
+        set bad [string repeat q 251]
+        set before [dict get [dql_gstats $fd] queues]
+        set r ""
+        foreach line [list "qpush $bad 0 0 1\r\nv\r\n" "qpop $bad\r\n" "qack $bad 1\r\n" \
+                "qstats $bad\r\n" "qcreate $bad\r\n" "qpurge $bad\r\n" "qpeek $bad\r\n" \
+                "qpushn $bad 0 0 1 1\r\nv\r\n" "qinfo $bad 1\r\n" "qkick $bad\r\n"] {
+            append r [mc_exchange $fd $line]
+        }
+        lappend out $r [expr {[dict get [dql_gstats $fd] queues] - $before}]
+        # A name over 245 bytes has no default dead-letter queue.
+        lappend out [mc_exchange $fd "qcreate [string repeat d 246] maxdeliver=1\r\nqcreate [string repeat d 246] maxdeliver=1 dlq=dd\r\n"]
+    } [list "ACKED\r\n" {1 1} "ACKED\r\n" {1 1} [string repeat "CLIENT_ERROR key too long\r\n" 10] 0 \
+        "CLIENT_ERROR queue name too long for the default dead-letter queue, give dlq=\r\nCREATED\r\n"]
+
+    test {doc-loss: batch limits: 100 receipts answer 100 lines, 101 is too many ids and touches nothing} {
+        set ids [dql_push $fd bt 101]
+        q_pop $fd bt 100
+        q_pop $fd bt 1
+        set r [mc_exchange $fd "qack bt $ids\r\n"]
+        assert_equal $r "CLIENT_ERROR too many ids\r\n"
+        assert_equal [dql_pick $fd bt {in_flight acked}] {101 0}
+        set r [mc_exchange $fd "qrelease bt [lrange $ids 0 99] delay=0\r\nqack bt [lindex $ids 100] [lindex $ids 100]\r\n"]
+        list [string equal $r "[string repeat "RELEASED\r\n" 100]ACKED\r\nNOT_FOUND\r\n"] \
+            [dql_pick $fd bt {ready in_flight acked released}] [llength [dql_drain $fd bt]]
+    } {1 {100 0 1 100} 100}
+}
+
+# -m pressure: queued messages are never evicted; a push that finds no
+# memory is refused with nothing queued lost.
+start_server {tags {queue mcds-only} args {-m 4}} {
+    set fd [mc_connect]
+    set v [string repeat v 1000]
+
+    test {doc-loss: under -m, cache values are evicted for messages, a refused push loses nothing, a drain returns every PUSHED} {
+        mc_fill $fd c 3000 1000
+        set pushed {}
+        set refused ""
+        for {set round 0} {$round < 60 && $refused eq ""} {incr round} {
+            set req ""
+            for {set i 0} {$i < 100} {incr i} {
+                set n [expr {$round * 100 + $i}]
+                set d [string range "m$n:$v" 0 999]
+                append req "qpush mq 0 0 1000\r\n$d\r\n"
+            }
+            set n [expr {$round * 100}]
+            foreach line [split [string trimright [mc_exchange $fd $req] \n] \n] {
+                if {[string match "PUSHED *" $line]} {
+                    if {$refused ne ""} { fail "a push after a refusal went through" }
+                    lappend pushed m$n
+                } else {
+                    set refused $line
+                }
+                incr n
+            }
+        }
+        assert_equal $refused "SERVER_ERROR out of memory storing object\r"
+        assert_true {[mc_stat $fd evictions] > 0}
+        set r [mc_exchange $fd "qpushn mq 0 0 1024 1000 1000\r\n$v\r\n$v\r\nset mq 0 0 1000\r\n$v\r\n"]
+        assert_equal $r "SERVER_ERROR out of memory storing object\r\nSERVER_ERROR out of memory storing object\r\n"
+        assert_equal [dql_pick $fd mq {ready pushed}] [list [llength $pushed] [llength $pushed]]
+        set got [lmap d [dql_drain $fd mq] { lindex [split $d :] 0 }]
+        list [expr {$got eq $pushed}] [llength $got]
+    } {1 *}
+
+    test {doc-loss: under -m, a queue whose TTL ran out gives its memory back to pushes ("expired items go first")} {
+        set n 0
+        while {$n < 6000} {
+            set r [mc_exchange $fd [string repeat "qpush ex 0 0 1000\r\n$v\r\n" 100]]
+            incr n [regexp -all {PUSHED} $r]
+            if {[string match *SERVER_ERROR* $r]} break
+        }
+        assert_true {$n > 1000}
+        assert_equal [mc_exchange $fd "touch ex 1\r\n"] "TOUCHED\r\n"
+        after 2500
+        # ex is gone by its TTL: its memory is free again for other queues.
+        mc_exchange $fd "qpush ey 0 0 1000\r\n$v\r\n"
+    } "PUSHED *"
+}
+
+# --data-dir and kill -9: every acknowledged change survives.
+set dql_dir [tmpdir dqlpersist]
+start_server [list tags {queue persist mcds-only} args [list --data-dir $dql_dir --fsync no]] {
+    test {doc-loss: kill -9 with messages ready, delayed, leased, dead-lettered, buried and acked} {
+        set fd [mc_connect]
+        assert_equal [mc_exchange $fd "qcreate ps lease=600 maxdeliver=1 dlq=psd\r\nqcreate pb lease=1 maxdeliver=1 dlq=pbd\r\n"] "CREATED\r\nCREATED\r\n"
+        set ::dql_p [dict create]
+        dict set ::dql_p ready [dql_push $fd ps 3 r]
+        dict set ::dql_p delayed [q_push $fd ps later 0 3600]
+        set lease [q_push $fd ps leased]
+        set acked [q_push $fd ps acked]
+        # Pop in order: r0 r1 r2 leased acked; keep 'leased' and 'acked' only.
+        q_push $fd pb buried
+        assert_equal [mc_set $fd pbd cache] STORED
+        q_pop $fd pb
+        set items [q_pop $fd ps 5]
+        foreach it $items {
+            lassign $it id - data n
+            if {$data eq "acked"} { assert_equal [mc_exchange $fd "qack ps $id:1\r\n"] "ACKED\r\n" }
+            if {[string match r* $data]} { assert_equal [mc_exchange $fd "qrelease ps $id:1\r\n"] "RELEASED\r\n" }
+        }
+        mc_exchange $fd "debugtime 2\r\n"
+        wait_for {[dql_pick $fd pb buried] == 1}
+        set ::dql_before [list [dql_pick $fd ps {ready delayed in_flight buried}] [dql_pick $fd pb {ready in_flight buried}]]
+        kill_pid [srv pid] KILL
+        wait_server_exit
+        set ::dql_before
+    } {{3 1 1 0} {0 0 1}}
+}
+start_server [list tags {queue persist mcds-only} args [list --data-dir $dql_dir --fsync no]] {
+    test {doc-loss: after the restart every message is where it was (the buried one may have reached its dead-letter queue)} {
+        set fd [mc_connect]
+        set ps [dql_pick $fd ps {ready delayed in_flight buried}]
+        set pb [expr {[dql_held $fd pb] + [dql_held $fd pbd]}]
+        list $ps $pb [lsort [lmap p [q_pending $fd ps] { lindex $p 3 }]] \
+            [lmap it [q_parse [mc_exchange $fd "qpeek ps 10\r\n"]] { lindex $it 2 }]
+    } {{3 1 1 0} 1 1 {r0 r1 r2}}
 }
