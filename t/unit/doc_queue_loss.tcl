@@ -84,6 +84,19 @@ proc dql_try_line {fd ms} {
     return [string trimright $line \r]
 }
 
+# dql_read_items fd -> parsed ITEM ... END of a reply still to come.
+proc dql_read_items {fd} {
+    set bytes ""
+    while 1 {
+        set line [mc_readline $fd]
+        append bytes "$line\r\n"
+        if {$line eq "END"} break
+        if {![regexp {^ITEM \S+ \S+ (\d+)} $line -> n]} { fail "unexpected line '[visible $line]'" }
+        append bytes [mc_read_bytes $fd [expr {$n + 2}]]
+    }
+    return [q_parse $bytes]
+}
+
 # dql_gstats fd -> dict of the server-wide queue totals of stats.
 proc dql_gstats {fd} {
     set d [dict create]
@@ -596,4 +609,45 @@ start_server [list tags {queue persist mcds-only} args [list --data-dir $dql_dir
         list $ps $pb [lsort [lmap p [q_pending $fd ps] { lindex $p 3 }]] \
             [lmap it [q_parse [mc_exchange $fd "qpeek ps 10\r\n"]] { lindex $it 2 }]
     } {{3 1 1 0} 1 1 {r0 r1 r2}}
+}
+
+start_server {tags {queue mcds-only}} {
+    set fd [mc_connect]
+
+    test {doc-loss: a qpopany wait is served exactly once; a push to its other queue stays there} {
+        set bad {}
+        for {set i 0} {$i < 10} {incr i} {
+            set w [mc_connect]
+            mc_send $w "qpopany o${i}a o${i}b wait=10\r\n"
+            q_wait_waiters $fd o${i}a 1
+            set p1 [mc_connect]
+            set p2 [mc_connect]
+            mc_send $p1 "qpush o${i}a 0 0 1\r\nx\r\n"
+            mc_send $p2 "qpush o${i}b 0 0 1\r\ny\r\n"
+            mc_readline $p1
+            mc_readline $p2
+            set items [dql_read_items $w]
+            set a [dql_pick $fd o${i}a {ready in_flight waiters}]
+            set b [dql_pick $fd o${i}b {ready in_flight waiters}]
+            set held [expr {[lindex $a 0] + [lindex $a 1] + [lindex $b 0] + [lindex $b 1]}]
+            if {[llength $items] != 1 || $held != 2 || [lindex $a 1] + [lindex $b 1] != 1 ||
+                [lindex $a 2] + [lindex $b 2] != 0} {
+                lappend bad "$i: $items $a $b"
+            }
+            foreach c [list $w $p1 $p2] { mc_close $c }
+        }
+        set bad
+    } {}
+
+    test {doc-loss: qpop ack= answers its ack line at once even when the pop then waits} {
+        set id [q_push $fd aw a]
+        q_pop $fd aw
+        set w [mc_connect]
+        mc_send $w "qpop aw ack=$id:1 wait=10\r\n"
+        set first [mc_readline $w]
+        q_wait_waiters $fd aw 1
+        q_push $fd aw b
+        list $first [dql_read_items $w] \
+            [dql_pick $fd aw {ready in_flight acked}]
+    } {ACKED {{* 0 b 1}} {0 1 1}}
 }
