@@ -151,3 +151,25 @@ start_server {tags {list mcds-only} args {-I 1m --conn-output-max 256k}} {
         list $got [lindex [mc_exchange $fd "llen wb\r\n"] 0]
     } {2 6}
 }
+
+# A list whose TTL runs out, or that a delayed flush_all covers, answers
+# its waiting pop once the tick reclaims it (within a second or so), not
+# when a client next uses its key, and leaves the totals then.
+start_server {tags {list mcds-only}} {
+    set fd [mc_connect]
+
+    foreach {how cmd} {TTL {touch lt 1} {delayed flush} {flush_all 1}} {
+        test "a waiting pop on a list whose $how ran out is answered END by the tick" {
+            mc_exchange $fd "flush_all\r\n"
+            assert_equal [mc_exchange $fd "rpush lf 1\r\nx\r\n"] "1\r\n"
+            set w [mc_connect]
+            mc_send $w "lpop lt wait=30\r\n"
+            l_waiters $fd 1
+            assert_equal [mc_exchange $fd "$cmd\r\n"] [expr {$how eq "TTL" ? "TOUCHED\r\n" : "OK\r\n"}]
+            wait_for {[mc_stat $fd list_waiters] == 0} 100 50
+            set lists [expr {$how eq "TTL" ? 1 : 0}]
+            wait_for {[mc_stat $fd lists] == $lists} 100 50
+            list [mc_readline $w] [mc_stat $fd lists] [mc_stat $fd list_elements]
+        } [list END [expr {$how eq "TTL" ? 1 : 0}] [expr {$how eq "TTL" ? 1 : 0}]]
+    }
+}
