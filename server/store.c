@@ -62,11 +62,14 @@ static uint64_t store_flush_cas;
 static uint64_t store_flush_gen;
 static bool store_unlimited;         /* restoring at start-up: -m does not apply */
 static rel_time_t store_flush_time;  /* delayed flush: time it takes effect */
+static rel_time_t store_flush_time_noted; /* the delayed flush the tick has
+                                             looked at the structures for */
 static size_t store_crawl_cursor;
 
 void store_init(void) {
     store_flush_cas = 0;
     store_flush_time = 0;
+    store_flush_time_noted = 0;
     store_crawl_cursor = 0;
     expiry_init(settings.maxbytes / STORE_EXPIRY_SHARE);
 }
@@ -88,9 +91,11 @@ static int store_is_expired(const item *it, rel_time_t now) {
     return item_exptime(it) != 0 && item_exptime(it) <= now;
 }
 
-/* Notes a cache value's expiry second in the index (expiry.c). */
+/* Notes an item's expiry second in the index (expiry.c): a cache value's,
+ * and a structure's, whose waiters hear and whose memory comes back once
+ * the tick or a store needing room sweeps that second. */
 static void store_index_expiry(const item *it, uint32_t hv) {
-    if (it->type == ITEM_STRING && item_exptime(it) != 0)
+    if (item_exptime(it) != 0)
         expiry_add(hv, item_exptime(it));
 }
 
@@ -1223,6 +1228,24 @@ void store_set_crawler(bool on) {
     __atomic_store_n(&store_crawler_on, on, __ATOMIC_RELAXED);
 }
 
+/* A delayed flush come due: the keys of the queues and lists it may
+ * cover go into the expiry index as due now, so the sweep below takes the
+ * covered ones out (their waiters hear, their memory comes back) without
+ * waiting for the crawl to reach them. */
+static void store_note_due(const char *key, size_t nkey) {
+    expiry_add(hash_key(key, nkey), clock_now());
+}
+
+static void store_note_flushed_structs(void) {
+    rel_time_t ft = __atomic_load_n(&store_flush_time, __ATOMIC_RELAXED);
+
+    if (ft == 0 || ft > clock_now() || ft == store_flush_time_noted)
+        return;
+    store_flush_time_noted = ft;
+    queue_each_key(store_note_due);
+    list_each_key(store_note_due);
+}
+
 void store_tick(void) {
     size_t n = (size_t)1 << hash_power();
 
@@ -1231,6 +1254,7 @@ void store_tick(void) {
         n = STORE_CRAWL_MIN;
     if (n > STORE_CRAWL_MAX)
         n = STORE_CRAWL_MAX;
+    store_note_flushed_structs();
     expiry_sweep(clock_now(), store_reap_bucket);
     if (store_crawler_enabled())
         hash_crawl(&store_crawl_cursor, n, store_crawl_pick, item_release);

@@ -213,6 +213,15 @@ void list_close_all(void) {
     pthread_mutex_unlock(&list_reg_lock);
 }
 
+void list_each_key(void (*fn)(const char *key, size_t nkey)) {
+    struct list *l;
+
+    pthread_mutex_lock(&list_reg_lock);
+    for (l = list_reg; l != NULL; l = l->reg_next)
+        fn(l->name, l->nname);
+    pthread_mutex_unlock(&list_reg_lock);
+}
+
 const struct list_opts *list_options(const struct list *l) {
     return &l->opts;
 }

@@ -75,6 +75,9 @@ void list_free(struct list *l);
 void list_close(struct list *l);
 /* flush_all: every list that exists now is closed. */
 void list_close_all(void);
+/* Calls fn with the key of every list that exists now (a delayed
+ * flush_all come due: store.c looks at each). */
+void list_each_key(void (*fn)(const char *key, size_t nkey));
 const struct list_opts *list_options(const struct list *l);
 
 /* Pushes n values at end e, each in turn (at the head, the last value

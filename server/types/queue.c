@@ -846,6 +846,15 @@ void queue_close_all(void) {
     pthread_mutex_unlock(&queue_reg_lock);
 }
 
+void queue_each_key(void (*fn)(const char *key, size_t nkey)) {
+    struct queue *q;
+
+    pthread_mutex_lock(&queue_reg_lock);
+    for (q = queue_reg; q != NULL; q = q->reg_next)
+        fn(q->name, q->nname);
+    pthread_mutex_unlock(&queue_reg_lock);
+}
+
 /* Keeps only in-flight messages in q's id map (replay put every message
  * there); q locked. */
 static void queue_rebuild_ids(struct queue *q) {

@@ -139,6 +139,9 @@ void queue_free(struct queue *q);
 void queue_close(struct queue *q);
 /* flush_all: every queue that exists now is closed. */
 void queue_close_all(void);
+/* Calls fn with the key of every queue that exists now (a delayed
+ * flush_all come due: store.c looks at each). */
+void queue_each_key(void (*fn)(const char *key, size_t nkey));
 void queue_msg_free(struct qmsg *m);
 const struct queue_opts *queue_options(const struct queue *q);
 
