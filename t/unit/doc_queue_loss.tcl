@@ -447,7 +447,7 @@ start_server {tags {queue mcds-only}} {
         set w [mc_connect]
         mc_send $w "qpop dfw wait=15\r\n"
         q_wait_waiters $fd dfw 1
-        assert_equal [mc_exchange $fd "flush_all 1\r\n"] "OK\r\n"
+        assert_equal [mc_exchange $fd "flush_all 2\r\n"] "OK\r\n"
         # "Items a delayed flush covers are reclaimed when met and by the
         # once-a-second crawl"; a queue is one item; "A queue ... that a
         # delayed flush_all covers, answers its waiters when it is next

@@ -189,3 +189,20 @@ start_server {tags {flush mcds-only} args {-o hashpower=12}} {
         list $seen $r [mc_stat $b curr_items] [mc_stat $b bytes] [mc_exchange $b "get g0:0 g$round:19999\r\n"]
     } [list 1 "OK\r\n" 0 0 "END\r\n"]
 }
+
+# Delays as memcached reads them: one that arrives within the next second
+# flushes at once; an absolute time before the server started flushes
+# nothing and ends a delayed flush still to come.
+start_server {tags {flush}} {
+    set fd [mc_connect]
+
+    test {flush_all 1 flushes at once, as memcached} {
+        mc_exchange $fd "set a 0 0 1\r\n1\r\nflush_all 1\r\nget a\r\n"
+    } "STORED\r\nOK\r\nEND\r\n"
+
+    test {flush_all with a time before the start flushes nothing and ends a delayed flush to come} {
+        mc_exchange $fd "set b 0 0 1\r\n2\r\nflush_all 2\r\nflush_all 1000000000\r\n"
+        after 2500
+        mc_exchange $fd "get b\r\n"
+    } "VALUE b 0 1\r\n2\r\nEND\r\n"
+}

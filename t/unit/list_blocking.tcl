@@ -158,7 +158,7 @@ start_server {tags {list mcds-only} args {-I 1m --conn-output-max 256k}} {
 start_server {tags {list mcds-only}} {
     set fd [mc_connect]
 
-    foreach {how cmd} {TTL {touch lt 1} {delayed flush} {flush_all 1}} {
+    foreach {how cmd} {TTL {touch lt 1} {delayed flush} {flush_all 2}} {
         test "a waiting pop on a list whose $how ran out is answered END by the tick" {
             mc_exchange $fd "flush_all\r\n"
             assert_equal [mc_exchange $fd "rpush lf 1\r\nx\r\n"] "1\r\n"
