@@ -426,7 +426,7 @@ static void bin_flush(conn *c, const struct bin_req *r) {
 
     if (store_flush(delay, &gen) == STORE_LOG_FAILED) {
         bin_error(c, &r->h, BIN_ERR_LOG_FAILED);
-    } else if (delay > 0) {
+    } else if (gen == 0) {
         bin_ok(c, r, 0);
     } else {
         c->flush = (struct conn_flush){ .gen = gen, .opcode = r->h.opcode, .opaque = r->h.opaque,

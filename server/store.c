@@ -1119,14 +1119,22 @@ enum store_status store_meta_delete(const char *key, size_t nkey, const struct s
     return st;
 }
 
+/* As memcached: a delay that arrives within a second flushes now, and an
+ * absolute time before the server started (1) flushes nothing and ends a
+ * delayed flush still to come. */
 enum store_status store_flush(int64_t delay, uint64_t *gen) {
+    rel_time_t ft = delay > 0 ? clock_exptime(delay) : 0;
     uint64_t fc;
 
+    *gen = 0;
     if (persist_on() && !persist_writable())
         return STORE_LOG_FAILED;      /* queues go too: their ends must be logged */
-    if (delay > 0) {
-        __atomic_store_n(&store_flush_time, clock_exptime(delay), __ATOMIC_RELAXED);
-        ilog_flush(0, clock_exptime(delay));
+    if (ft == 1) {
+        __atomic_store_n(&store_flush_time, 0, __ATOMIC_RELAXED);
+        ilog_flush(0, 0);
+    } else if (ft > clock_now() + 1) {
+        __atomic_store_n(&store_flush_time, ft, __ATOMIC_RELAXED);
+        ilog_flush(0, ft);
     } else {
         __atomic_store_n(&store_flush_time, 0, __ATOMIC_RELAXED);
         pthread_mutex_lock(&store_flush_lock);
@@ -1201,7 +1209,7 @@ static int store_restore_flush_pick(item *it) {
 void store_restore_flush(uint64_t flush_cas, rel_time_t flush_time) {
     size_t cursor = 0;
 
-    if (flush_time != 0) {
+    if (flush_time != 0 || flush_cas == 0) {    /* delayed, or one ended */
         __atomic_store_n(&store_flush_time, flush_time, __ATOMIC_RELAXED);
         return;
     }

@@ -186,10 +186,11 @@ item *store_struct_find(const char *key, size_t nkey, enum item_type type,
 /* The structure an item of a structure type holds. */
 void *store_struct_of(item *it);
 
-/* flush_all: delay 0 (or less) invalidates everything now; otherwise at
- * that time. STORE_LOG_FAILED (nothing done) when the log cannot take it.
- * After an immediate flush (*gen names it) the caller takes the flushed
- * items out with store_flush_reap_step. */
+/* flush_all: delay 0 (or less, or a time within the next second)
+ * invalidates everything now; otherwise at that time. STORE_LOG_FAILED
+ * (nothing done) when the log cannot take it. After an immediate flush
+ * (*gen names it; 0 for none) the caller takes the flushed items out with
+ * store_flush_reap_step. */
 enum store_status store_flush(int64_t delay, uint64_t *gen);
 /* Takes the items flush gen covers out of a slice (256 buckets) of the
  * table from *cursor (0 to start) on, one stripe at a time: every item

@@ -45,14 +45,14 @@ enum conn_parse_result admin_flush_all(conn *c, struct cmd_line *t) {
         cmd_reply(c, REPLY_FLUSH_DISABLED);
         return PARSE_DONE;
     }
-    if (nargs == 1 && !parse_i32(t->v[1], &delay)) {
+    if (nargs >= 1 && !parse_i32(t->v[1], &delay)) {     /* as memcached: the first */
         cmd_reply(c, REPLY_BAD_EXPTIME);
         return PARSE_DONE;
     }
     stats_incr(STATS_CMD_FLUSH);
     if (store_flush(delay, &c->flush.gen) == STORE_LOG_FAILED) {
         cmd_reply(c, REPLY_LOG_FAILED);
-    } else if (delay > 0) {
+    } else if (c->flush.gen == 0) {
         cmd_reply(c, REPLY_OK);
     } else {
         c->flush.cursor = 0;
