@@ -376,11 +376,12 @@ start_server {tags {doc_meta mcds-only} args {-t 1}} {
         dmeta_delta $fd "mg a\r\nms a 1\r\n2\r\nmd a\r\nma a\r\nmn\r\nme a\r\n" {cmd_meta}
     } {cmd_meta 6}
 
-    # "(with T: cmd_touch, touch_hits/touch_misses)"
-    test {meta (mcds): mg T on a miss counts cmd_touch and touch_misses, not cmd_get/get_misses} {
+    # "a hit with T counts cmd_touch and touch_hits instead (a miss with T
+    # is a get's miss), as memcached counts them"
+    test {meta (mcds): mg T on a miss counts cmd_get and get_misses, not cmd_touch/touch_misses} {
         mc_exchange $fd "flush_all\r\n"
         dmeta_delta $fd "mg nope T10\r\n" {cmd_get get_misses cmd_touch touch_misses}
-    } {cmd_get 0 get_misses 0 cmd_touch 1 touch_misses 1}
+    } {cmd_get 1 get_misses 1 cmd_touch 0 touch_misses 0}
 
     # "Errors in an ms line after its length was read discard the data
     # block": too many flags is such an error (memcached 1.6.18 does not
