@@ -375,13 +375,13 @@ static void meta_get(conn *c, struct meta_req *r) {
     req.no_bump = r->no_bump;
     req.new_cas = r->E;
     req.hv = meta_hash(c, r);
-    stats_incr(STATS_CMD_GET);
-    if (r->has_T)
-        stats_incr(STATS_CMD_TOUCH);
     it = store_meta_get(r->key, r->nkey, &req, &out);
     watch_fetch(c, r->key, r->nkey, it);
+    /* As memcached counts: a miss as a get's, T or not; a hit with T as a
+     * touch's, without as a get's. */
+    stats_incr(it != NULL && r->has_T ? STATS_CMD_TOUCH : STATS_CMD_GET);
     if (it == NULL) {
-        stats_incr(r->has_T ? STATS_TOUCH_MISSES : STATS_GET_MISSES);
+        stats_incr(STATS_GET_MISSES);
         if (!r->quiet)
             meta_reply(c, r, "EN", -1, NULL, NULL);
         return;
@@ -525,11 +525,12 @@ static void meta_arith_ok(conn *c, struct meta_req *r, const struct store_arith_
     char num[24];
     int len;
 
+    if (r->quiet && !out->created)
+        return;     /* as memcached: q hides a hit's whole answer, not a create's */
     m.cas = meta_shown_cas(out->cas);
     m.exptime = out->exptime;
     if (!r->value) {
-        if (!r->quiet)
-            meta_reply(c, r, "HD", -1, &m, NULL);
+        meta_reply(c, r, "HD", -1, &m, NULL);
         return;
     }
     len = snprintf(num, sizeof(num), "%llu", (unsigned long long)out->value);
@@ -555,7 +556,8 @@ static void meta_arith(conn *c, struct meta_req *r) {
     st = store_arith_ex(r->key, r->nkey, &req, &out);
     switch (st) {
     case STORE_STORED:
-        stats_incr(req.incr ? STATS_INCR_HITS : STATS_DECR_HITS);
+        if (!out.created)   /* as memcached: a create counts no hit */
+            stats_incr(req.incr ? STATS_INCR_HITS : STATS_DECR_HITS);
         meta_arith_ok(c, r, &out);
         break;
     case STORE_NOT_FOUND:
