@@ -295,6 +295,7 @@ struct meta_facts {
     rel_time_t exptime;
     bool fetched_before;
     rel_time_t last_access;
+    uint32_t stored;            /* s: the value bytes the key holds, "\r\n" in */
 };
 
 static size_t meta_put_flag(const struct meta_req *r, char f, const struct meta_facts *m, char *p) {
@@ -318,7 +319,7 @@ static size_t meta_put_flag(const struct meta_req *r, char f, const struct meta_
     case 'f': n += meta_u64(p + n, item_flags(m->it)); break;
     case 'h': p[n++] = m->fetched_before ? '1' : '0'; break;
     case 'l': n += meta_u64(p + n, now > m->last_access ? now - m->last_access : 0); break;
-    case 's': n += meta_u64(p + n, m->it->nbytes - 2); break;
+    case 's': n += meta_u64(p + n, m->stored - 2); break;
     case 't':
         if (m->exptime == 0) {
             p[n++] = '-';
@@ -388,6 +389,7 @@ static void meta_get(conn *c, struct meta_req *r) {
     }
     stats_incr(r->has_T ? STATS_TOUCH_HITS : STATS_GET_HITS);
     m.it = it;
+    m.stored = it->nbytes;
     m.exptime = r->t_before_T ? out.old_exptime : item_exptime(it);
     m.fetched_before = out.fetched_before;
     m.last_access = out.last_access;
@@ -475,6 +477,8 @@ static void meta_nread_done(conn *c) {
     req.viv_exptime = clock_exptime(r->N);
     req.has_hv = true;
     req.hv = c->nread.hv;
+    m.stored = it->nbytes;      /* what an append or prepend made, told below */
+    req.stored = &m.stored;
     if (r->has_C && (req.op == STORE_SET || req.op == STORE_REPLACE))
         req.op = STORE_CAS;
     st = store_item_req(it, &req, &cas);

@@ -543,6 +543,8 @@ static enum store_status store_append_locked(item *old, item *it, const struct s
         item_set_exptime(it, req->viv_exptime);
         store_link_locked(it, hv, req->new_cas);
         *cas_out = item_cas(it);
+        if (req->stored != NULL)
+            *req->stored = it->nbytes;
         return STORE_STORED;
     }
     if (old == NULL)
@@ -554,6 +556,8 @@ static enum store_status store_append_locked(item *old, item *it, const struct s
         return STORE_NOT_STORED;
     store_replace_locked(old, n, hv, req->new_cas);
     *cas_out = item_cas(n);
+    if (req->stored != NULL)
+        *req->stored = n->nbytes;
     item_release(n);
     return STORE_STORED;
 }

@@ -61,6 +61,8 @@ struct store_req {
     rel_time_t viv_exptime;
     bool has_hv;            /* hv is hash_key() of the item's key */
     uint32_t hv;
+    uint32_t *stored;       /* if set, told the value bytes (with "\r\n") of
+                               what an append or prepend stored */
 };
 
 enum store_status store_item_req(item *it, const struct store_req *req, uint64_t *cas_out);
