@@ -383,12 +383,12 @@ start_server {tags {doc_meta mcds-only} args {-t 1}} {
         dmeta_delta $fd "mg nope T10\r\n" {cmd_get get_misses cmd_touch touch_misses}
     } {cmd_get 1 get_misses 1 cmd_touch 0 touch_misses 0}
 
-    # "Errors in an ms line after its length was read discard the data
-    # block": too many flags is such an error (memcached 1.6.18 does not
-    # discard here either, but the doc gives no exception).
-    test {meta errors (mcds): an ms with too many flags after a valid length discards its data} {
+    # "a bad length or key does not, nor too many flags (refused before
+    # the length is read): the data is then read as a command, as in
+    # memcached 1.6.18"
+    test {meta errors (mcds): an ms with too many flags keeps its data, read as a command} {
         mc_exchange $fd "ms k 1 a b c d e f g h i j k l m n o p q\r\nx\r\n"
-    } "CLIENT_ERROR options flags too long\r\n"
+    } "CLIENT_ERROR options flags too long\r\nERROR\r\n"
 
     test {meta (mcds): me reports exp, la, cas, fetch, cls=1, size} {
         mc_exchange $fd "flush_all\r\nms me 5 T100 E42\r\nhello\r\n"
