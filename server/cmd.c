@@ -373,7 +373,7 @@ const char *cmd_option(const char *tok, const char *name) {
 bool cmd_parse_count(const char *s, uint32_t max, uint32_t *out) {
     uint64_t v;
 
-    if (!isdigit((unsigned char)*s) || !parse_u64(s, &v) || v > max)
+    if (!parse_u64_digits(s, &v) || v > max)
         return false;
     *out = (uint32_t)v;
     return true;

@@ -1,12 +1,15 @@
 /*
  * parse: memcached's number rules. strto* accept leading blanks and a
- * sign; a value that overflows the C type is refused; a negative number
- * is refused where the result is unsigned and would wrap; otherwise the
+ * sign; the number may be followed by a blank of any kind (tab, \v, \f,
+ * \r, \n) and whatever comes after it, as memcached's safe_strto* accept;
+ * a value that overflows the C type is refused; a negative number is
+ * refused where the result is unsigned and would wrap; otherwise the
  * result is silently truncated to the field's width, as memcached does
- * (so flags of 4294967296 become 0). The *_exact variants, for mcds's
- * own verbs, refuse such a value instead. Also the one tokenizer of
- * request lines.
+ * (so flags of 4294967296 become 0). The *_exact and *_digits variants,
+ * for mcds's own verbs, take the whole token or nothing and refuse a
+ * value that does not fit. Also the one tokenizer of request lines.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +34,11 @@ static bool parse_short_digits(const char *s, uint32_t *out) {
     return true;
 }
 
+/* Where memcached's rules let a number end: the token's end, or a blank. */
+static bool parse_end_ok(const char *end) {
+    return *end == '\0' || isspace((unsigned char)*end);
+}
+
 bool parse_u32(const char *s, uint32_t *out) {
     char *end;
     unsigned long v;
@@ -39,7 +47,7 @@ bool parse_u32(const char *s, uint32_t *out) {
         return true;
     errno = 0;
     v = strtoul(s, &end, 10);
-    if (errno == ERANGE || end == s || *end != '\0')
+    if (errno == ERANGE || end == s || !parse_end_ok(end))
         return false;
     if ((long)v < 0 && strchr(s, '-') != NULL)
         return false;
@@ -58,13 +66,14 @@ bool parse_i32(const char *s, int32_t *out) {
     }
     errno = 0;
     v = strtol(s, &end, 10);
-    if (errno == ERANGE || end == s || *end != '\0')
+    if (errno == ERANGE || end == s || !parse_end_ok(end))
         return false;
     *out = (int32_t)v;
     return true;
 }
 
-bool parse_u64(const char *s, uint64_t *out) {
+/* whole: the number must end the token (mcds's own verbs). */
+static bool parse_u64_as(const char *s, uint64_t *out, bool whole) {
     char *end;
     unsigned long long v;
     uint32_t u;
@@ -75,18 +84,22 @@ bool parse_u64(const char *s, uint64_t *out) {
     }
     errno = 0;
     v = strtoull(s, &end, 10);
-    if (errno == ERANGE || end == s || *end != '\0')
+    if (errno == ERANGE || end == s || (whole ? *end != '\0' : !parse_end_ok(end)))
         return false;
-    if ((long long)v < 0 && strchr(s, '-') != NULL)
+    if ((long long)v < 0 && memchr(s, '-', (size_t)(end - s)) != NULL)
         return false;
     *out = v;
     return true;
 }
 
+bool parse_u64(const char *s, uint64_t *out) {
+    return parse_u64_as(s, out, false);
+}
+
 bool parse_u32_exact(const char *s, uint32_t *out) {
     uint64_t v;
 
-    if (!parse_u64(s, &v) || v > UINT32_MAX)
+    if (!parse_u64_as(s, &v, true) || v > UINT32_MAX)
         return false;
     *out = (uint32_t)v;
     return true;
@@ -105,7 +118,7 @@ bool parse_i32_exact(const char *s, int32_t *out) {
 }
 
 bool parse_u64_digits(const char *s, uint64_t *out) {
-    return *s >= '0' && *s <= '9' && parse_u64(s, out);
+    return *s >= '0' && *s <= '9' && parse_u64_as(s, out, true);
 }
 
 bool parse_i64_digits(const char *s, int64_t *out) {

@@ -9,12 +9,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Each takes a NUL-terminated token and accepts it only whole. */
+/* Each takes a NUL-terminated token: a number, then the token's end or a
+ * blank (tab, \v, \f, \r, \n) and anything after it, as memcached. */
 bool parse_u32(const char *s, uint32_t *out);   /* truncated to 32 bits */
 bool parse_i32(const char *s, int32_t *out);    /* parsed as long, truncated */
 bool parse_u64(const char *s, uint64_t *out);   /* "-1" refused */
-/* The same without truncation, for mcds's own verbs: a value that does
- * not fit the field is refused. */
+/* The same without truncation, for mcds's own verbs: the whole token or
+ * nothing, and a value that does not fit the field is refused. */
 bool parse_u32_exact(const char *s, uint32_t *out);
 bool parse_i32_exact(const char *s, int32_t *out);
 /* Digits only (a leading '-' for the signed one; no blank, no '+'), the
