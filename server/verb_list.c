@@ -227,12 +227,12 @@ enum conn_parse_result lverb_num_block(conn *c, struct cmd_line *t) {
     struct lverb_req r = { .verb = t->arg };
     enum reply_id bad, len;
 
-    c->noreply = cmd_is_noreply(t, 4);
+    c->noreply = t->n > 4 && cmd_is_noreply(t, t->n - 1);
     len = lverb_lengths(t->v, 3, 4, &r);
     bad = t->vlen[1] > ITEM_KEY_MAX ? REPLY_X_KEY_TOO_LONG
           : !parse_i64_digits(t->v[2], &r.num) ? (t->arg == LVERB_SET ? REPLY_X_BAD_INDEX : REPLY_X_BAD_COUNT)
           : len != REPLY_OK ? len
-          : t->n == 5 && !c->noreply ? cmd_extra_tokens(t, 4) : REPLY_OK;
+          : t->n - (c->noreply ? 1 : 0) > 4 ? cmd_extra_tokens(t, 4) : REPLY_OK;
     if (bad != REPLY_OK)
         return lverb_refuse(c, &r, len == REPLY_OK, bad);
     lverb_read_blocks(c, t->v[1], t->vlen[1], &r);
@@ -244,13 +244,13 @@ enum conn_parse_result lverb_insert(conn *c, struct cmd_line *t) {
     struct lverb_req r = { .verb = LVERB_INSERT };
     enum reply_id bad, len;
 
-    c->noreply = cmd_is_noreply(t, 5);
+    c->noreply = t->n > 5 && cmd_is_noreply(t, t->n - 1);
     len = lverb_lengths(t->v, 3, 5, &r);
     r.after = strcmp(t->v[2], "after") == 0;
     bad = t->vlen[1] > ITEM_KEY_MAX ? REPLY_X_KEY_TOO_LONG
           : !r.after && strcmp(t->v[2], "before") != 0 ? REPLY_X_BEFORE_AFTER
           : len != REPLY_OK ? len
-          : t->n == 6 && !c->noreply ? cmd_extra_tokens(t, 5) : REPLY_OK;
+          : t->n - (c->noreply ? 1 : 0) > 5 ? cmd_extra_tokens(t, 5) : REPLY_OK;
     if (bad != REPLY_OK)
         return lverb_refuse(c, &r, len == REPLY_OK, bad);
     lverb_read_blocks(c, t->v[1], t->vlen[1], &r);
@@ -261,9 +261,12 @@ enum conn_parse_result lverb_insert(conn *c, struct cmd_line *t) {
 enum conn_parse_result lverb_exists(conn *c, struct cmd_line *t) {
     struct lverb_req r = { .verb = LVERB_EXISTS };
     enum reply_id len = lverb_lengths(t->v, 2, 3, &r);
+    enum reply_id bad = t->vlen[1] > ITEM_KEY_MAX ? REPLY_X_KEY_TOO_LONG
+                        : len != REPLY_OK ? len
+                        : t->n > 3 ? cmd_extra_tokens(t, 3) : REPLY_OK;
 
-    if (len != REPLY_OK || t->vlen[1] > ITEM_KEY_MAX)
-        return lverb_refuse(c, &r, len == REPLY_OK, t->vlen[1] > ITEM_KEY_MAX ? REPLY_X_KEY_TOO_LONG : len);
+    if (bad != REPLY_OK)
+        return lverb_refuse(c, &r, len == REPLY_OK, bad);
     lverb_read_blocks(c, t->v[1], t->vlen[1], &r);
     return PARSE_DONE;
 }

@@ -200,8 +200,8 @@ static enum reply_id qverb_push_check(conn *c, struct cmd_line *t, uint32_t *fla
         return REPLY_X_BAD_DELAY;
     if (!vlen_ok)
         return REPLY_X_BAD_LENGTH;
-    if (t->n == 7 && !c->noreply)
-        return cmd_extra_tokens(t, 5);
+    if (t->n - (c->noreply ? 1 : 0) > 6)
+        return cmd_extra_tokens(t, 5);      /* the data is still skipped */
     if (t->n - (c->noreply ? 1 : 0) == 6 && !cmd_parse_count(t->v[5], UINT32_MAX, pri))
         return REPLY_X_BAD_PRIORITY;
     return REPLY_OK;

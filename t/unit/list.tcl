@@ -377,8 +377,8 @@ start_server {tags {list mcds-only}} {
         assert_equal $r [string cat "CLIENT_ERROR bad index\r\nCLIENT_ERROR too many tokens\r\n" \
                              "CLIENT_ERROR expected before or after\r\nCLIENT_ERROR too many tokens\r\n" \
                              "CLIENT_ERROR bad count\r\nCLIENT_ERROR too many tokens\r\n"]
-        assert_equal [mc_exchange $fd "lset h1 0 x\r\nlexists h1 -1\r\nlexists h1\r\nlexists h1 1 2\r\n"] \
-            "CLIENT_ERROR bad length\r\nCLIENT_ERROR bad length\r\nERROR\r\nERROR\r\n"
+        assert_equal [mc_exchange $fd "lset h1 0 x\r\nlexists h1 -1\r\nlexists h1\r\nlexists h1 1 2\r\na\r\n"] \
+            "CLIENT_ERROR bad length\r\nCLIENT_ERROR bad length\r\nERROR\r\nCLIENT_ERROR too many tokens\r\n"
         l_all $fd h1
     } {y x a bb ccc}
 

@@ -180,10 +180,16 @@ start_server {tags {queue mcds-only}} {
         mc_exchange $fd "qpush sw2 0 0 abc\r\nx\r\nqpush sw2 0 0 -1\r\nx\r\nqpeek sw2\r\n"
     } "CLIENT_ERROR bad length\r\nERROR\r\nCLIENT_ERROR bad length\r\nERROR\r\nEND\r\n"
 
-    test {qpush: wrong token counts are ERROR (and the data line too)} {
-        mc_exchange $fd [string cat "qpush\r\nqpush sw3\r\nqpush sw3 0\r\nqpush sw3 0 0\r\nx\r\n" \
-                             "qpush sw3 0 0 1 5 noreply extra\r\nx\r\nqpeek sw3\r\n"]
-    } "ERROR\r\nERROR\r\nERROR\r\nERROR\r\nERROR\r\nERROR\r\nERROR\r\nEND\r\n"
+    test {qpush: too few tokens are ERROR (and the data line too)} {
+        mc_exchange $fd "qpush\r\nqpush sw3\r\nqpush sw3 0\r\nqpush sw3 0 0\r\nx\r\nqpeek sw3\r\n"
+    } "ERROR\r\nERROR\r\nERROR\r\nERROR\r\nERROR\r\nEND\r\n"
+
+    # However many tokens follow, a valid length skips the data: a message
+    # body is never run as a command.
+    test {qpush: too many tokens are named and the data skipped, however many} {
+        mc_exchange $fd [string cat "qpush sw3 0 0 9 5 noreply extra\r\nflush_all\r\n" \
+                             "qpush sw3 0 0 9 1 2 3 4 5 6 7 8 9\r\nflush_all\r\nqpeek sw3\r\n"]
+    } "CLIENT_ERROR noreply must be the last token\r\nCLIENT_ERROR too many tokens\r\nEND\r\n"
 
     test {qpush on a key holding a cache value: wrong type, data swallowed, value kept} {
         assert_equal [mc_set $fd wt1 cached 9] STORED
