@@ -423,7 +423,6 @@ static void bin_flush(conn *c, const struct bin_req *r) {
     if (r->h.extlen == BIN_EXT_TOUCH)
         delay = bin_get32(r->ext);
     stats_incr(STATS_CMD_FLUSH);
-
     if (store_flush(delay, &gen) == STORE_LOG_FAILED) {
         bin_error(c, &r->h, BIN_ERR_LOG_FAILED);
     } else if (gen == 0) {
