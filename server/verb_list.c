@@ -185,17 +185,52 @@ static enum reply_id lverb_lengths(char **v, int from, int to, struct lverb_req 
     return r->nvals > 0 ? REPLY_OK : REPLY_X_BAD_LENGTH;
 }
 
-/* A refused command (why: the reply) with known lengths still skips its
- * blocks. */
-static enum conn_parse_result lverb_refuse(conn *c, struct lverb_req *r, bool lengths_ok,
+/* What a refused command's data blocks take, "\r\n" each: its tokens from
+ * p (its first length) to end, split on spaces or the NULs tokenizing left,
+ * read as want lengths (0: every token, a push's). A noreply where a length
+ * belongs is passed over; any other token there means the blocks cannot
+ * be told (false). Past the lengths, and for a push past a noreply, other
+ * tokens are ignored. */
+static bool lverb_skip_total(const char *p, const char *end, int want, size_t *total) {
+    bool past_noreply = false;
+    int got = 0;
+    char tok[16];
+    uint32_t len;
+
+    *total = 0;
+    while (p < end && (want == 0 || got < want)) {
+        size_t n = 0;
+
+        while (p < end && (*p == ' ' || *p == '\0'))
+            p++;
+        while (p + n < end && p[n] != ' ' && p[n] != '\0')
+            n++;
+        if (n == 0)
+            break;
+        memcpy(tok, p, n < sizeof(tok) ? n : sizeof(tok) - 1);
+        tok[n < sizeof(tok) ? n : sizeof(tok) - 1] = '\0';
+        if (n < sizeof(tok) && cmd_parse_count(tok, INT32_MAX - 2, &len)) {
+            *total += (size_t)len + 2;
+            got++;
+        } else if (n == 7 && memcmp(p, "noreply", 7) == 0) {
+            past_noreply = true;
+        } else if (want != 0 || !past_noreply) {
+            return false;
+        }
+        p += n;
+    }
+    return got > 0 && (want == 0 || got == want);
+}
+
+/* A refused command (why: the reply) skips its data blocks when its want
+ * lengths, from token first to end, can be told (lverb_skip_total), so no
+ * block is read as a command. */
+static enum conn_parse_result lverb_refuse(conn *c, const char *first, const char *end, int want,
                                            enum reply_id why) {
-    size_t total = 0;
-    int i;
+    size_t total;
 
     cmd_reply(c, why);
-    for (i = 0; lengths_ok && i < r->nvals; i++)
-        total += (size_t)r->len[i] + 2;
-    if (lengths_ok)
+    if (lverb_skip_total(first, end, want, &total))
         conn_start_swallow(c, total);
     return PARSE_DONE;
 }
@@ -209,14 +244,18 @@ enum conn_parse_result lverb_push(conn *c, struct cmd_line *l) {
     enum reply_id bad;
 
     c->noreply = n >= 3 && n <= LVERB_TOKENS && strcmp(v[n - 1], "noreply") == 0;
-    if (n < 3 || n > LVERB_TOKENS || n - (c->noreply ? 1 : 0) > LVERB_VALUES_MAX + 2) {
+    if (n < 3) {
         c->noreply = false;
         conn_out_reply(c, REPLY_ERROR);
         return PARSE_DONE;
     }
+    if (n > LVERB_TOKENS || n - (c->noreply ? 1 : 0) > LVERB_VALUES_MAX + 2) {
+        c->noreply = false;     /* more than 64 values */
+        return lverb_refuse(c, v[2], l->line + l->len, 0, REPLY_ERROR);
+    }
     bad = lverb_lengths(v, 2, n - (c->noreply ? 1 : 0), &r);
     if (bad != REPLY_OK || vlen[1] > ITEM_KEY_MAX)
-        return lverb_refuse(c, &r, bad == REPLY_OK, vlen[1] > ITEM_KEY_MAX ? REPLY_X_KEY_TOO_LONG : bad);
+        return lverb_refuse(c, v[2], l->line + l->len, 0, vlen[1] > ITEM_KEY_MAX ? REPLY_X_KEY_TOO_LONG : bad);
     lverb_read_blocks(c, v[1], vlen[1], &r);
     return PARSE_DONE;
 }
@@ -234,7 +273,7 @@ enum conn_parse_result lverb_num_block(conn *c, struct cmd_line *t) {
           : len != REPLY_OK ? len
           : t->n - (c->noreply ? 1 : 0) > 4 ? cmd_extra_tokens(t, 4) : REPLY_OK;
     if (bad != REPLY_OK)
-        return lverb_refuse(c, &r, len == REPLY_OK, bad);
+        return lverb_refuse(c, t->v[3], t->line + t->len, 1, bad);
     lverb_read_blocks(c, t->v[1], t->vlen[1], &r);
     return PARSE_DONE;
 }
@@ -252,7 +291,7 @@ enum conn_parse_result lverb_insert(conn *c, struct cmd_line *t) {
           : len != REPLY_OK ? len
           : t->n - (c->noreply ? 1 : 0) > 5 ? cmd_extra_tokens(t, 5) : REPLY_OK;
     if (bad != REPLY_OK)
-        return lverb_refuse(c, &r, len == REPLY_OK, bad);
+        return lverb_refuse(c, t->v[3], t->line + t->len, 2, bad);
     lverb_read_blocks(c, t->v[1], t->vlen[1], &r);
     return PARSE_DONE;
 }
@@ -266,7 +305,7 @@ enum conn_parse_result lverb_exists(conn *c, struct cmd_line *t) {
                         : t->n > 3 ? cmd_extra_tokens(t, 3) : REPLY_OK;
 
     if (bad != REPLY_OK)
-        return lverb_refuse(c, &r, len == REPLY_OK, bad);
+        return lverb_refuse(c, t->v[2], t->line + t->len, 1, bad);
     lverb_read_blocks(c, t->v[1], t->vlen[1], &r);
     return PARSE_DONE;
 }

@@ -313,10 +313,12 @@ start_server {tags {list mcds-only}} {
 
     # ---- hostile input ----
 
-    test {lpush/rpush: too few or too many tokens are ERROR} {
+    # 65 values are ERROR, and their blocks are skipped, never read as
+    # commands (their lengths can all be read).
+    test {lpush/rpush: too few or too many tokens are ERROR; 65 values' blocks are skipped} {
         set many [string repeat "1 " 65]
-        mc_exchange $fd "lpush\r\nrpush x\r\nrpush x $many\r\n"
-    } "ERROR\r\nERROR\r\nERROR\r\n"
+        mc_exchange $fd "lpush\r\nrpush x\r\n[l_blocks "rpush x $many" {*}[lrepeat 65 z]]llen x\r\n"
+    } "ERROR\r\nERROR\r\nERROR\r\nNOT_FOUND\r\n"
 
     test {lpush/rpush: bad lengths are CLIENT_ERROR and push nothing} {
         set r {}
