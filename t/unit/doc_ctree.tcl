@@ -113,11 +113,16 @@ start_server {tags {ctree mcds-only}} {
         append r [mc_exchange $fd "ctobj lm3 limits=3:103:-9223372036854775808\r\nctinfo lm3\r\n"]
     } "CREATED\r\nCREATED\r\nOBJECT lm2 - 0 0 0\r\nEND\r\nCREATED\r\nOBJECT lm3 - 0 0 0\r\nLIMIT 3 103 -9223372036854775808\r\nEND\r\n"
 
-    test {doc-ctree: a limit of 9223372036854775807 (the largest signed 64-bit number) is a limit} {
-        # "<max> is a signed 64-bit number, or - for none"
-        mc_exchange $fd [string cat "ctobj lx1 limits=3:103:9223372036854775807\r\nctinfo lx1\r\nctobj lx2\r\n" \
-            "ctlimits lx2 limits=3:103:9223372036854775807\r\nctraise lx2 limits=3:104:9223372036854775807\r\n"]
-    } "CREATED\r\nOBJECT lx1 - 0 0 0\r\nLIMIT 3 103 9223372036854775807\r\nEND\r\nCREATED\r\nSTORED\r\nCLIENT_ERROR counter does not store that period type\r\n"
+    test {doc-ctree: a limit of 9223372036854775806 is a limit; 9223372036854775807 is refused} {
+        # "<max> is a signed 64-bit number up to 9223372036854775806 (2^63-2:
+        # the largest, 2^63-1, stands for none and is refused as
+        # CLIENT_ERROR bad value for limits)"
+        mc_exchange $fd [string cat "ctobj lx1 limits=3:103:9223372036854775806\r\nctinfo lx1\r\nctobj lx2\r\n" \
+            "ctlimits lx2 limits=3:103:9223372036854775806\r\nctraise lx2 limits=3:104:9223372036854775806\r\n" \
+            "ctobj lx3 limits=3:103:9223372036854775807\r\nctlimits lx2 limits=3:103:9223372036854775807\r\n"]
+    } [string cat "CREATED\r\nOBJECT lx1 - 0 0 0\r\nLIMIT 3 103 9223372036854775806\r\nEND\r\nCREATED\r\nSTORED\r\n" \
+           "CLIENT_ERROR counter does not store that period type\r\n" \
+           "CLIENT_ERROR bad value for limits\r\nCLIENT_ERROR bad value for limits\r\n"]
 
     test {doc-ctree: ctlimits and ctraise rows} {
         mc_exchange $fd "ctdef 4 103,104\r\nctobj lr limits=4:103:10,4:104:20\r\n"
@@ -130,6 +135,20 @@ start_server {tags {ctree mcds-only}} {
            "STORED\r\nOBJECT lr - 4 0 0\r\nLIMIT 4 104 1\r\nEND\r\nSTORED\r\nOBJECT lr - 4 0 0\r\nEND\r\n" \
            [dc_err {ctraise takes limits= only} {unknown option bogus} {unknown option parent}] \
            "NOT_FOUND\r\nNOT_FOUND\r\n" [dc_err {no such counter} {key too long}] "OBJECT lr - 4 0 0\r\nEND\r\n"]
+
+    # "(a value back to 0, or expired, holds nothing; an object whose last
+    # limit and values of a counter are gone no longer counts)": values
+    # that come back to 0, in an object and in its parent after the
+    # child's subtree is deleted, leave the counter free to delete.
+    test {doc-ctree: values back to 0 hold a counter no more: objects=0, ctundef deletes it} {
+        set r [mc_exchange $fd [string cat "ctdef 51 103\r\nctobj z1\r\nctincr z1 51 103 2021010100 1\r\n" \
+            "ctincr z1 51 103 2021010100 -1\r\nctcounter 51\r\nctundef 51\r\n" \
+            "ctdef 52 103\r\nctobj zp\r\nctobj zc parent=zp\r\nctincr zc 52 103 2021010100 4\r\n" \
+            "delete zc\r\nctcounter 52\r\nctundef 52\r\n"]]
+    } [string cat "CREATED\r\nCREATED\r\nSTORED\r\nSTORED\r\n" \
+           "COUNTER 51 103:0 aggregate=1 quantize=1 objects=0\r\nEND\r\nDELETED\r\n" \
+           "CREATED\r\nCREATED\r\nCREATED\r\nSTORED\r\nDELETED\r\n" \
+           "COUNTER 52 103:0 aggregate=1 quantize=1 objects=0\r\nEND\r\nDELETED\r\n"]
 
     test {doc-ctree: a counter whose last limit was removed (ctlimits, ctraise -) is no longer in use} {
         # "objects is how many objects hold values or limits of the counter";
