@@ -372,6 +372,33 @@ static void ctree_cv_free(struct ctree_cval *cv) {
     free(cv);
 }
 
+/* Frees o's cval of c once it holds no value and no limit, so that the
+ * counter's objects count only objects holding values or limits of it
+ * (and a counter none holds can be deleted). */
+static void ctree_cv_prune(struct ctree_obj *o, const struct ctree_counter *c) {
+    uint32_t i = ctree_cv_pos(o, c->def.id);
+    struct ctree_cval *cv;
+    int j;
+
+    if (i >= o->ncv || o->cv[i]->c != c)
+        return;
+    cv = o->cv[i];
+    for (j = 0; j < c->def.ntypes; j++)
+        if (cv->rows[j].n > 0 || cv->rows[j].limit != CTREE_NO_LIMIT)
+            return;
+    ctree_cv_free(cv);
+    memmove(&o->cv[i], &o->cv[i + 1], (o->ncv - i - 1) * sizeof(o->cv[0]));
+    o->ncv--;
+}
+
+/* The same for every cval of o. */
+static void ctree_cvs_prune(struct ctree_obj *o) {
+    uint32_t i;
+
+    for (i = o->ncv; i > 0; i--)
+        ctree_cv_prune(o, o->cv[i - 1]->c);
+}
+
 static void ctree_cvs_free(struct ctree_obj *o) {
     uint32_t i;
 
@@ -414,6 +441,7 @@ static void ctree_obj_expire(struct ctree_obj *o, int64_t now) {
         for (j = 0; j < o->cv[i]->c->def.ntypes; j++)
             if (o->cv[i]->c->def.types[j].keep > 0)
                 ctree_row_expire(o->cv[i]->c, j, &o->cv[i]->rows[j], now);
+    ctree_cvs_prune(o);
 }
 
 /* ---- the active list (every live object, most recently changed first) ---- */
@@ -600,6 +628,7 @@ static void ctree_subtract_from_ancestors(struct ctree_obj *o, int64_t now) {
                     ctree_value_moved(c, j, r->v[k].idx, ctree_row_add(&acv->rows[j], r->v[k].idx, -r->v[k].total));
                 }
             }
+            ctree_cv_prune(a, c);
         }
     }
 }
@@ -671,6 +700,8 @@ enum ctree_result ctree_obj_set(struct ctree_obj *o, const struct ctree_limit *l
     }
     if (r == CTREE_OK)
         r = ctree_limits_apply(o, l, n, raise);
+    if (r == CTREE_OK)
+        ctree_cvs_prune(o);     /* a limit taken off may leave a cval empty */
     if (r == CTREE_OK && quantize >= 0)
         o->quantize = quantize;
     if (r == CTREE_OK)
@@ -849,6 +880,7 @@ static void ctree_incr_report(struct ctree_obj *o, struct ctree_counter *c, int 
 static enum ctree_result ctree_incr_locked(struct ctree_obj *o, const struct ctree_incr *in,
                                            struct ctree_at *refused, ctree_value_fn fn, void *arg,
                                            size_t *need) {
+    struct ctree_obj *p;
     struct ctree_counter *c;
     struct ctree_targets tg;
     int64_t now = ctree_now();
@@ -880,6 +912,8 @@ static enum ctree_result ctree_incr_locked(struct ctree_obj *o, const struct ctr
     }
     if (fn != NULL)
         ctree_incr_report(o, c, ti, in, now, fn, arg);
+    for (p = o; in->delta != 0 && p != NULL; p = ctree_up(c, p))
+        ctree_cv_prune(p, c);   /* values back to 0 hold the counter no more */
     return CTREE_OK;
 }
 
