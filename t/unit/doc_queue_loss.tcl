@@ -106,6 +106,29 @@ proc dql_gstats {fd} {
     return $d
 }
 
+# dql_two_queues fd q wq -> a connection waiting on wq, once the server
+# holds only q (2 messages) and the empty wq.
+proc dql_two_queues {fd q wq} {
+    assert_equal [mc_exchange $fd "flush_all\r\n"] "OK\r\n"
+    dql_push $fd $q 2
+    assert_equal [mc_exchange $fd "qcreate $wq\r\n"] "CREATED\r\n"
+    set w [mc_connect]
+    mc_send $w "qpop $wq wait=15\r\n"
+    q_wait_waiters $fd $wq 1
+    return $w
+}
+
+# dql_wait_no_queues fd -> {1 stats} once the server holds no queue,
+# {0 stats} after 4 s: nothing touches the queues meanwhile.
+proc dql_wait_no_queues {fd} {
+    for {set i 0} {$i < 40} {incr i} {
+        set g [dql_gstats $fd]
+        if {[dict get $g queues] == 0} { return [list 1 $g] }
+        after 100
+    }
+    return [list 0 $g]
+}
+
 start_server {tags {queue mcds-only debugtime}} {
     set fd [mc_connect]
 
@@ -441,44 +464,24 @@ start_server {tags {queue mcds-only}} {
     } [list 0 0 0 0 0 END "NOT_FOUND\r\nNOT_FOUND\r\n"]
 
     test {doc-loss: a delayed flush_all: a queue it covers leaves the totals by the once-a-second crawl, its waiter answered} {
-        assert_equal [mc_exchange $fd "flush_all\r\n"] "OK\r\n"
-        dql_push $fd df 2
-        assert_equal [mc_exchange $fd "qcreate dfw\r\n"] "CREATED\r\n"
-        set w [mc_connect]
-        mc_send $w "qpop dfw wait=15\r\n"
-        q_wait_waiters $fd dfw 1
+        set w [dql_two_queues $fd df dfw]
         assert_equal [mc_exchange $fd "flush_all 2\r\n"] "OK\r\n"
         # "Items a delayed flush covers are reclaimed when met and by the
         # once-a-second crawl"; a queue is one item; "A queue ... that a
         # delayed flush_all covers, answers its waiters when it is next
         # touched or reclaimed". Nothing touches them here: wait 4 s.
-        set ok 0
-        for {set i 0} {$i < 40} {incr i} {
-            set g [dql_gstats $fd]
-            if {[dict get $g queues] == 0} { set ok 1; break }
-            after 100
-        }
+        lassign [dql_wait_no_queues $fd] ok g
         list $ok [dict get $g queues] [dict get $g queue_ready] [dict get $g queue_waiters] [dql_try_line $w 200]
     } {1 0 0 0 END}
 
     test {doc-loss: a queue whose TTL ran out leaves the totals within seconds; its waiter is answered} {
-        assert_equal [mc_exchange $fd "flush_all\r\n"] "OK\r\n"
-        dql_push $fd tt 2
-        assert_equal [mc_exchange $fd "qcreate ttw\r\n"] "CREATED\r\n"
-        set w [mc_connect]
-        mc_send $w "qpop ttw wait=15\r\n"
-        q_wait_waiters $fd ttw 1
+        set w [dql_two_queues $fd tt ttw]
         assert_equal [mc_exchange $fd "touch tt 1\r\ntouch ttw 1\r\n"] "TOUCHED\r\nTOUCHED\r\n"
         # "touch and TTLs work on it as on any key": an expired key is
         # reclaimed by the once-a-second tick; "A queue whose TTL runs out
         # ... answers its waiters when it is next touched or reclaimed".
         # Nothing touches them here: wait 4 s.
-        set ok 0
-        for {set i 0} {$i < 40} {incr i} {
-            set g [dql_gstats $fd]
-            if {[dict get $g queues] == 0} { set ok 1; break }
-            after 100
-        }
+        lassign [dql_wait_no_queues $fd] ok g
         set r [list $ok [dict get $g queues] [dict get $g queue_ready] [dict get $g queue_waiters] [dql_try_line $w 200]]
         # Whatever the totals say, the queues are gone for every verb.
         lappend r [mc_exchange $fd "qstats tt\r\nqstats ttw\r\n"]
