@@ -424,6 +424,16 @@ static void t_log(void)
         TS(mcds_log_read(r, &ev, &cnt), MCDS_OK);
         T(cnt == 9);
         mcds_events_free(ev);
+        /* late events (n-2 chunks back, and in the current chunk before
+         * events already read) come in the next read, exactly once */
+        TS(mcds_log_put(log, (p - 3) * 60000 + 7, "late-a", 6), MCDS_OK);
+        TS(mcds_log_put(log, now - 2, "late-b", 6), MCDS_OK);
+        TS(mcds_log_read(r, &ev, &cnt), MCDS_OK);
+        T(cnt == 2);
+        mcds_events_free(ev);
+        TS(mcds_log_read(r, &ev, &cnt), MCDS_OK);
+        T(cnt == 0);
+        mcds_events_free(ev);
         mcds_log_reader_free(r);
     }
     /* too large */
@@ -432,7 +442,7 @@ static void t_log(void)
     TS(mcds_log_put(log, now, bb, big), MCDS_TOO_LARGE);
     free(bb);
     TS(mcds_log_fetch(log, 0, now + 100000, &ev, &cnt), MCDS_OK);
-    T(cnt == 9);
+    T(cnt == 11);
     mcds_events_free(ev);
     TS(mcds_log_clear(log), MCDS_OK);
     TS(mcds_log_fetch(log, 0, now + 100000, &ev, &cnt), MCDS_OK);
