@@ -559,11 +559,11 @@ mcds_status_t mcds__x_begin(xcall_t *x, mcds_t *h, const char *q)
     memset(x, 0, sizeof *x);
     if (h == NULL)
         return MCDS_INVALID;
-    x->h = h;
-    h->detail[0] = '\0';
     st = mcds__x_check_name(q, &qlen);
     if (st != MCDS_OK)
-        return st;
+        return st;      /* nothing sent: x->h stays NULL, the detail as it was */
+    x->h = h;
+    h->detail[0] = '\0';
     x->io_ms = behavior_ms(h->mc, MEMCACHED_BEHAVIOR_POLL_TIMEOUT);
     route_key(q, qlen, &key, &klen);
     s = memcached_server_by_key(h->mc, key, klen, &rc);
