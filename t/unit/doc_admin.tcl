@@ -445,6 +445,30 @@ start_server {tags {doc_admin}} {
         set n
     } 1
 
+    test {watch: at most 8 watchers; the next one is WATCHER_TOO_MANY} {
+        set ws {}
+        set out {}
+        for {set i 0} {$i < 9} {incr i} {
+            set w [mc_connect]
+            mc_send $w "watch\r\n"
+            lappend out [mc_readline $w]
+            lappend ws $w
+        }
+        set n [dict get [mc_stats $fd] log_watchers]
+        foreach w $ws { mc_close $w }
+        list [lsort -unique [lrange $out 0 7]] [lindex $out 8] $n
+    } {OK {WATCHER_TOO_MANY log watcher limit reached} 8} {mcds-only}
+
+    test {stats detail: at most 1024 prefixes are kept} {
+        set req "stats reset\r\nstats detail on\r\n"
+        for {set i 0} {$i < 1100} {incr i} { append req "set p$i:x 0 0 1 noreply\r\nx\r\n" }
+        append req "stats detail off\r\n"
+        mc_exchange $fd $req
+        set n [regexp -all {PREFIX } [mc_exchange $fd "stats detail dump\r\n"]]
+        mc_exchange $fd "stats reset\r\n"
+        set n
+    } 1024 {mcds-only}
+
     # ---- help ----
 
     test {help: one line per verb then END; help <verb> its line; unknown verb; two arguments ERROR} {
