@@ -769,7 +769,8 @@ static void conn_drive(conn *c) {
             }
         }
         if (conn_should_yield(c)) {
-            stats_incr(STATS_CONN_YIELDS);
+            if (!c->yield_turn)     /* as memcached: only -R's yields count */
+                stats_incr(STATS_CONN_YIELDS);
             yield = 1;
             break;
         }

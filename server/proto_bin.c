@@ -296,7 +296,7 @@ static void bin_read_value(conn *c, const struct bin_req *r, enum store_op op,
             store_unlink_key(r->key, r->h.keylen);
         return;
     }
-    conn_start_nread(c, it, op, r->h.cas, r->quiet);
+    conn_start_nread(c, it, op, settings.cas_enabled ? r->h.cas : 0, r->quiet);
     c->nread.want = vlen;
     c->nread.opcode = r->h.opcode;
     c->nread.opaque = r->h.opaque;
@@ -314,8 +314,9 @@ static void bin_store(conn *c, const struct bin_req *r) {
         op = STORE_ADD;
     else if (r->cmd == BIN_CMD_REPLACE)
         op = STORE_REPLACE;
-    /* Any of the three with a CAS is a compare-and-swap. */
-    if (r->h.cas != 0)
+    /* Any of the three with a CAS is a compare-and-swap (with -C, as in
+     * memcached, the CAS is dropped: a plain store). */
+    if (r->h.cas != 0 && settings.cas_enabled)
         op = STORE_CAS;
     bin_read_value(c, r, op, bin_get32(r->ext), clock_exptime(bin_get32(r->ext + 4)));
 }
@@ -671,8 +672,12 @@ static enum conn_parse_result bin_parse(conn *c) {
     if (auth_on() && (r.h.opcode == BIN_CMD_SASL_AUTH || r.h.opcode == BIN_CMD_SASL_STEP)) {
         /* the SASL value is read whole before the request is served */
         if (r.h.bodylen > ITEM_KEY_MAX + AUTH_TOKEN_MAX) {
+            /* Longer than any that could succeed: refused, its body read
+             * and dropped as it comes, the connection kept. */
             bin_error(c, &r.h, BIN_ERR_AUTH);
-            return PARSE_CLOSE;
+            conn_consume(c, BIN_HEADER_LEN);
+            conn_start_swallow(c, r.h.bodylen);
+            return PARSE_DONE;
         }
         if (avail < (size_t)BIN_HEADER_LEN + r.h.bodylen)
             return PARSE_MORE;

@@ -418,7 +418,8 @@ void stats_settings(stats_emit_fn emit, void *ctx) {
     stats_settings_base(emit, ctx);
     stats_emit_str(emit, ctx, "slab_reassign", "no");
     stats_emit_u64(emit, ctx, "slab_automove", oper_slab_automove);
-    stats_emit_str(emit, ctx, "slab_automove_ratio", "0.50");
+    snprintf(buf, sizeof(buf), "%.2f", oper_slab_automove_ratio);
+    stats_emit_str(emit, ctx, "slab_automove_ratio", buf);
     stats_emit_u64(emit, ctx, "slab_automove_window", 30);
     stats_emit_u64(emit, ctx, "slab_chunk_max", settings.item_size_max / 2);
     stats_emit_str(emit, ctx, "lru_crawler", store_crawler_enabled() ? "yes" : "no");

@@ -78,6 +78,12 @@ uint64_t store_client_cas(const item *it) {
     return settings.cas_enabled ? item_cas(it) : 0;
 }
 
+/* Whether a CAS a client sent matches it: with -C, as in memcached, none
+ * does (a cas command is EXISTS, a delete or incr with a CAS too). */
+static bool store_client_cas_matches(const item *it, uint64_t cas_in) {
+    return settings.cas_enabled && item_cas(it) == cas_in;
+}
+
 static int store_is_flushed(const item *it, rel_time_t now) {
     uint64_t fc = __atomic_load_n(&store_flush_cas, __ATOMIC_RELAXED);
     rel_time_t ft = __atomic_load_n(&store_flush_time, __ATOMIC_RELAXED);
@@ -549,7 +555,7 @@ static enum store_status store_append_locked(item *old, item *it, const struct s
     }
     if (old == NULL)
         return STORE_NOT_STORED;
-    if (req->cas_in != 0 && item_cas(old) != req->cas_in)
+    if (req->cas_in != 0 && !store_client_cas_matches(old, req->cas_in))
         return STORE_EXISTS;
     n = store_concat(old, it, req->op);
     if (n == NULL)
@@ -569,7 +575,7 @@ static enum store_status store_cas_check(item *old, item *it, const struct store
         stats_incr(STATS_CAS_MISSES);
         return STORE_NOT_FOUND;
     }
-    if (item_cas(old) == req->cas_in) {
+    if (store_client_cas_matches(old, req->cas_in)) {
         stats_incr(STATS_CAS_HITS);
         return STORE_STORED;
     }
@@ -745,7 +751,9 @@ enum store_status store_touch(const char *key, size_t nkey, rel_time_t exptime) 
     return STORE_TOUCHED;
 }
 
-enum store_status store_delete(const char *key, size_t nkey, uint64_t cas_in) {
+/* client: cas_in is a client's (store_client_cas_matches), else the
+ * item's own number. */
+static enum store_status store_delete_as(const char *key, size_t nkey, uint64_t cas_in, bool client) {
     uint32_t hv = hash_key(key, nkey);
     enum store_status st = STORE_DELETED;
     item *it;
@@ -754,7 +762,7 @@ enum store_status store_delete(const char *key, size_t nkey, uint64_t cas_in) {
     it = store_find_live(key, nkey, hv, 0);
     if (it == NULL)
         st = STORE_NOT_FOUND;
-    else if (cas_in != 0 && item_cas(it) != cas_in)
+    else if (cas_in != 0 && (client ? !store_client_cas_matches(it, cas_in) : item_cas(it) != cas_in))
         st = STORE_EXISTS;
     else if (!store_log_ok(it))
         st = STORE_LOG_FAILED;
@@ -762,6 +770,14 @@ enum store_status store_delete(const char *key, size_t nkey, uint64_t cas_in) {
         store_delete_locked(it, hv);
     hash_unlock(hv);
     return st;
+}
+
+enum store_status store_delete(const char *key, size_t nkey, uint64_t cas_in) {
+    return store_delete_as(key, nkey, cas_in, true);
+}
+
+enum store_status store_delete_exact(const char *key, size_t nkey, uint64_t cas) {
+    return store_delete_as(key, nkey, cas, false);
 }
 
 void store_unlink_key(const char *key, size_t nkey) {
@@ -861,7 +877,7 @@ static enum store_status store_arith_apply(item *it, uint32_t hv, const struct s
                                            struct store_arith_out *out) {
     uint64_t v;
 
-    if (req->cas_in != 0 && item_cas(it) != req->cas_in)
+    if (req->cas_in != 0 && !store_client_cas_matches(it, req->cas_in))
         return STORE_EXISTS;
     if (it->type != ITEM_STRING || store_parse_u64(it, &v) < 0)
         return STORE_NON_NUMERIC;
@@ -1094,7 +1110,7 @@ enum store_status store_meta_delete(const char *key, size_t nkey, const struct s
     it = store_find_live(key, nkey, hv, 0);
     if (it == NULL) {
         st = STORE_NOT_FOUND;
-    } else if (req->cas_in != 0 && item_cas(it) != req->cas_in) {
+    } else if (req->cas_in != 0 && !store_client_cas_matches(it, req->cas_in)) {
         st = STORE_EXISTS;
     } else if (!store_log_ok(it)) {
         st = STORE_LOG_FAILED;

@@ -86,8 +86,10 @@ item *store_get_any_hv(const char *key, size_t nkey, uint32_t hv);
 item *store_get_touch(const char *key, size_t nkey, rel_time_t exptime);
 enum store_status store_touch(const char *key, size_t nkey, rel_time_t exptime);
 
-/* cas_in 0 deletes unconditionally. */
+/* cas_in 0 deletes unconditionally; else it is a client's CAS (with -C
+ * none matches). store_delete_exact compares the item's own number. */
 enum store_status store_delete(const char *key, size_t nkey, uint64_t cas_in);
+enum store_status store_delete_exact(const char *key, size_t nkey, uint64_t cas);
 /* Unlinks the cache string under key, without stats (memcached's rule
  * after a failed set). A structure under the key is never touched: a
  * failed store must not lose queued data. */

@@ -147,9 +147,9 @@ enum conn_parse_result admin_stats(conn *c, struct cmd_line *t) {
 enum conn_parse_result admin_cache_memlimit(conn *c, struct cmd_line *t) {
     uint32_t mb;
 
-    c->noreply = cmd_is_noreply(t, 2);
+    c->noreply = cmd_is_noreply(t, t->n - 1);      /* as memcached: even an error */
     if (!parse_u32(t->v[1], &mb)) {
-        conn_out_reply(c, REPLY_ERROR);
+        cmd_reply(c, REPLY_ERROR);
         return PARSE_DONE;
     }
     if (mb < 8) {

@@ -24,6 +24,7 @@
 uint32_t oper_crawler_sleep = 100;
 uint32_t oper_crawler_tocrawl = 0;
 uint32_t oper_slab_automove = 0;
+double oper_slab_automove_ratio = 0.8;     /* memcached's default */
 
 /* "all" or a comma-separated list of class ids 1..63. */
 static bool oper_classes_ok(const char *s) {
@@ -102,7 +103,12 @@ static void oper_slabs_automove(conn *c, struct cmd_line *l) {
 
     c->noreply = cmd_is_noreply(l, l->n - 1);
     if (strcmp(l->v[2], "ratio") == 0) {
-        cmd_reply(c, l->n >= 4 && oper_double(l->v[3], &ratio) ? REPLY_OK : REPLY_ERROR);
+        if (l->n >= 4 && oper_double(l->v[3], &ratio)) {
+            oper_slab_automove_ratio = ratio;   /* shown by stats settings only */
+            cmd_reply(c, REPLY_OK);
+        } else {
+            cmd_reply(c, REPLY_ERROR);
+        }
         return;
     }
     if (!parse_u32(l->v[2], &level)) {

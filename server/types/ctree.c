@@ -598,7 +598,7 @@ item *ctree_obj_create(const char *key, size_t nkey, struct ctree_new *nw, enum 
         pin = store_struct_find(key, nkey, ITEM_CTREE, ctree_obj_make, nw, st);
         if (pin == NULL || *st != STORE_EXISTS || ctree_obj_live(store_struct_of(pin)))
             return pin;
-        store_delete(key, nkey, item_cas(pin));
+        store_delete_exact(key, nkey, item_cas(pin));
         item_release(pin);
     }
     return NULL;
@@ -1211,7 +1211,7 @@ static void ctree_bury(void) {
     pthread_mutex_unlock(&ctree_lock);
     for (i = 0; i < n; i++) {
         item *it = batch[i]->self;
-        store_delete(item_key(it), it->nkey, item_cas(it));
+        store_delete_exact(item_key(it), it->nkey, item_cas(it));
         item_release(it);
     }
 }
