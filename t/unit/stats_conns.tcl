@@ -17,13 +17,14 @@ start_server {tags {stats}} {
 
 start_server {tags {stats mcds-only}} {
     test {stats conns: a blocking read is conn_waiting, a watcher conn_watch; commands after it run in order} {
+        set fd [mc_connect]
         set b [mc_connect]
         mc_send $b "qpop q wait=30\r\n"
+        wait_for {[mc_stat $fd queue_waiters] == 1}
         set w [mc_connect]
         puts -nonewline $w "watch\r\n"
         flush $w
         gets $w
-        set fd [mc_connect]
         set r [mc_exchange $fd "stats conns\r\nmn\r\n"]
         list [regexp {state conn_waiting} $r] [regexp {state conn_watch} $r] [string match "*END\r\nMN\r\n" $r]
     } {1 1 1}
