@@ -464,3 +464,161 @@ tags {operating mcds-only} {
         set r
     } {1 1}
 }
+
+# ---------------------------------------------------------------------------
+# TLS (operating.md "TLS", protocol.md "TLS"). Certificates made with the
+# commands operating.md gives (lines 73-79), in the unit's scratch space.
+
+set ::optls_dir [tmpdir optls]
+set ::optls_why {}
+if {![built_with_tls]} {
+    set ::optls_why "mcds-server was built without TLS"
+} elseif {[auto_execok openssl] eq {}} {
+    set ::optls_why "the openssl command is not installed"
+} elseif {[catch {package require tls}]} {
+    set ::optls_why "Tcl's tls package is not installed (apt-get install tcl-tls)"
+} else {
+    set d $::optls_dir
+    set f [open $d/san.ext w]; puts $f "subjectAltName=DNS:cache1.example"; close $f
+    foreach cmd [list \
+        [list req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout $d/ca.key -out $d/ca.crt -days 365 -subj /CN=my-ca] \
+        [list req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout $d/server.key -out $d/server.csr -subj /CN=cache1.example] \
+        [list x509 -req -in $d/server.csr -CA $d/ca.crt -CAkey $d/ca.key -CAcreateserial -out $d/server.crt -days 365 -extfile $d/san.ext]] {
+        lassign [run_cmd 60 openssl {*}$cmd] status out
+        if {$status ne "0"} { set ::optls_why "openssl $cmd: $out"; break }
+    }
+}
+
+proc optls_need {} { if {$::optls_why ne {}} { skip $::optls_why } }
+
+proc optls__callback {what args} {
+    if {$what eq "verify"} { return [lindex $args 3] }
+    return
+}
+
+# optls_connect port ?tls options? -> a TLS channel after its handshake
+proc optls_connect {port args} {
+    set fd [tls::socket -cafile $::optls_dir/ca.crt -require 1 -servername cache1.example \
+        -command optls__callback {*}$args 127.0.0.1 $port]
+    lappend ::srvinfo([srv_id 0],fds) $fd
+    fconfigure $fd -translation binary -encoding binary -blocking 1 -buffering full
+    tls::handshake $fd
+    return $fd
+}
+
+proc optls_args {dir {more {}}} {
+    set o "ssl_chain_cert=$dir/server.crt,ssl_key=$dir/server.key"
+    if {$more ne {}} { append o ,$more }
+    return [list -Z -o $o]
+}
+
+if {$::optls_why eq {}} {
+    set ::optls_live [tmpdir optlslive]
+    foreach n {server.crt server.key ca.key} { file copy -force $::optls_dir/$n $::optls_live/$n }
+}
+start_server [list tags {operating tls mcds-only} args [concat [optls_args [expr {$::optls_why eq {} ? $::optls_live : $::optls_dir}]] \
+        [list -l notls:127.0.0.1:[set ::optls_plain [free_port]]]]] {
+    test {operating.md:86-88: the start-up lines say which listener is TLS; the notls: one serves plain text} {
+        optls_need
+        set log [read_file [srv stderr]]
+        set fd [mc_connect_addr 127.0.0.1 $::optls_plain]
+        lappend ::srvinfo([srv_id 0],fds) $fd
+        list [regexp "listening on 127\\.0\\.0\\.1:[srv port] \\(TLS\\)" $log] \
+            [regexp -line "listening on 127\\.0\\.0\\.1:$::optls_plain\$" $log] [mc_cmd $fd version]
+    } {1 1 {VERSION 1.6.18}}
+
+    test {operating.md:70-79,107-108: the doc's throwaway certificates serve a TLS client checking cache1.example} {
+        optls_need
+        set fd [optls_connect [srv port]]
+        mc_exchange $fd "set k 0 0 2\r\nok\r\nget k\r\nstats settings\r\n"
+    } "STORED\r\nVALUE k 0 2\r\nok\r\nEND\r\n*STAT ssl_enabled yes\r\n*"
+
+    test {operating.md:116-118: stats shows time_since_server_cert_refresh and ssl_handshake_errors; plain text to the TLS port counts} {
+        optls_need
+        set p [mc_connect_addr 127.0.0.1 [srv port]]
+        lappend ::srvinfo([srv_id 0],fds) $p
+        mc_send $p "version\r\n"
+        set got [mc_read_until_close $p]
+        set fd [mc_connect_addr 127.0.0.1 $::optls_plain]
+        lappend ::srvinfo([srv_id 0],fds) $fd
+        wait_for {[mc_stat $fd ssl_handshake_errors] >= 1} 20 100
+        set s [mc_stats $fd]
+        list [string match *VERSION* $got] [dict get $s ssl_handshake_errors] [string is integer -strict [dict get $s time_since_server_cert_refresh]]
+    } {0 1 1}
+
+    test {protocol.md TLS table: refresh_certs with a key that does not match the certificate answers Error validating the certificate} {
+        optls_need
+        file copy -force $::optls_live/ca.key $::optls_live/server.key
+        set fd [mc_connect_addr 127.0.0.1 $::optls_plain]
+        lappend ::srvinfo([srv_id 0],fds) $fd
+        set r [mc_cmd $fd refresh_certs]
+        file copy -force $::optls_dir/server.key $::optls_live/server.key
+        list [string match "Error validating the certificate: *" $r] $r
+    } {1 *}
+
+    test {operating.md:111-116: a file that does not load keeps the old certificate serving; OK after the fix} {
+        optls_need
+        set f [open $::optls_live/server.crt w]; puts $f garbage; close $f
+        set fd [mc_connect_addr 127.0.0.1 $::optls_plain]
+        lappend ::srvinfo([srv_id 0],fds) $fd
+        set bad [mc_cmd $fd refresh_certs]
+        set t [optls_connect [srv port]]
+        set v [mc_cmd $t version]
+        file copy -force $::optls_dir/server.crt $::optls_live/server.crt
+        list [string match "Error loading the certificate chain: $::optls_live/server.crt : *" $bad] $v [mc_cmd $fd refresh_certs] \
+            [expr {[mc_stat $fd time_since_server_cert_refresh] <= 1}]
+    } {1 {VERSION 1.6.18} OK 1}
+}
+
+tags {operating tls mcds-only} {
+    test {operating.md:88-90: -Z without ssl_chain_cert exits 64; a certificate or key that does not load exits 1 with OpenSSL's reason} {
+        optls_need
+        set d $::optls_dir
+        lassign [run_server_cmd -p 0 -l 127.0.0.1 -Z] s1
+        lassign [run_server_cmd -p 0 -l 127.0.0.1 -Z -o ssl_chain_cert=$d/no-such.crt,ssl_key=$d/server.key] s2 o2
+        lassign [run_server_cmd -p 0 -l 127.0.0.1 -Z -o ssl_chain_cert=$d/server.crt,ssl_key=$d/san.ext] s3 o3
+        list $s1 $s2 [regexp {no-such.crt.*No such file} $o2] $s3 [regexp {san.ext} $o3]
+    } {64 1 1 1 1}
+}
+
+if {$::optls_why eq {}} {
+    set ::optls_root [tmpdir optlsroot]
+    foreach n {server.crt server.key} {
+        file copy -force $::optls_dir/$n $::optls_root/$n
+        file attributes $::optls_root/$n -permissions 0600
+    }
+    file attributes $::optls_root -permissions 0755
+}
+if {[running_as_root] && $::optls_why eq {}} {
+    start_server [list tags {operating tls mcds-only} args [concat [optls_args $::optls_root] \
+            [list -u nobody -l notls:127.0.0.1:[set ::optls_plain2 [free_port]]]]] {
+        test {operating.md:90-92: files only root can read load at start-up under -u; refresh_certs rereads them as that user and fails, the old certificate serving} {
+            set fd [mc_connect_addr 127.0.0.1 $::optls_plain2]
+            lappend ::srvinfo([srv_id 0],fds) $fd
+            set r [mc_cmd $fd refresh_certs]
+            set t [optls_connect [srv port]]
+            list [string match "Error loading the certificate chain: $::optls_root/server.crt : *ermission*" $r] [mc_cmd $t version]
+        } {1 {VERSION 1.6.18}}
+    }
+}
+
+start_server [list tags {operating tls mcds-only} args [optls_args $::optls_dir ssl_min_version=3]] {
+    test {operating.md:95: ssl_min_version=3 serves TLS 1.3 and refuses a TLS 1.2 client (python3's ssl as the client)} {
+        optls_need
+        set py {
+import socket, ssl, sys
+ctx = ssl.create_default_context(cafile=sys.argv[2])
+ctx.maximum_version = ssl.TLSVersion.TLSv1_3 if sys.argv[3] == '3' else ssl.TLSVersion.TLSv1_2
+try:
+    s = ctx.wrap_socket(socket.create_connection(('127.0.0.1', int(sys.argv[1])), timeout=3), server_hostname='cache1.example')
+    s.sendall(b'version\r\n')
+    print(s.version(), s.recv(100).decode().strip())
+except ssl.SSLError as e:
+    print('refused', e.reason)
+}
+        set r {}
+        foreach v {3 2} { lappend r [string trim [lindex [run_cmd 10 python3 -c $py [srv port] $::optls_dir/ca.crt $v] 1]] }
+        set fd [mc_connect]
+        set r
+    } {{TLSv1.3 VERSION 1.6.18} {refused TLSV1_ALERT_PROTOCOL_VERSION}}
+}
