@@ -39,6 +39,7 @@ static bool listener_tls[LISTENER_MAX];  /* its connections speak TLS */
 static struct event *listener_evs[LISTENER_MAX];
 static int listener_n;
 static bool listener_unix_bound;    /* our socket file is at -s PATH */
+static struct stat listener_unix_st;  /* the socket file we bound (its device and inode) */
 static struct event *listener_resume_ev;
 
 static void listener_resume(evutil_socket_t fd, short what, void *arg) {
@@ -285,9 +286,19 @@ static int listener_unix(void) {
             close(fd);
         return -1;
     }
-    listener_unix_bound = true;
+    listener_unix_bound = lstat(settings.socket_path, &listener_unix_st) == 0;
     log_msg(0, "listening on unix:%s", settings.socket_path);
     return fd;
+}
+
+/* Removes the socket file this server bound, and only it: another server
+ * may have bound the path since (after the file was deleted). */
+static void listener_unix_remove(void) {
+    struct stat st;
+
+    if (lstat(settings.socket_path, &st) == 0 && st.st_dev == listener_unix_st.st_dev &&
+        st.st_ino == listener_unix_st.st_ino)
+        unlink(settings.socket_path);
 }
 
 int listener_open(struct event_base *base) {
@@ -337,6 +348,6 @@ void listener_close(void) {
         event_free(listener_resume_ev);
     listener_resume_ev = NULL;
     if (listener_unix_bound)
-        unlink(settings.socket_path);
+        listener_unix_remove();
     listener_unix_bound = false;
 }
