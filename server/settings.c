@@ -63,7 +63,7 @@ static const struct settings_option settings_options[] = {
     { 'o', "extended", required_argument, "<opt,...>",
       "memcached's extended options: hashpower, idle_timeout, watcher_logbuf_size, no_lru_crawler, read_buf_mem_limit, ssl_* take effect; its others are accepted" },
     { 'd', "daemon", no_argument, NULL, "run in the background (the parent exits 0 once the server is ready)" },
-    { 'P', "pidfile", required_argument, "<file>", "write the process id to this file (removed at a clean exit)" },
+    { 'P', "pidfile", required_argument, "<file>", "write the process id to this file (removed at a clean exit, if the -u user may)" },
     { 'b', "listen-backlog", required_argument, "<num>", "backlog of the listening sockets (default 1024)" },
     { 'k', "lock-memory", no_argument, NULL, "lock the server's memory in RAM (a warning if not permitted)" },
     { 'n', "slab-min-size", required_argument, "<bytes>", "accepted for memcached compatibility (no slabs): no effect" },
