@@ -131,8 +131,8 @@ proc auto_denied_tags {} {
             lappend deny debugtime
         }
     }
-    if {$::cfg(valgrind)} { lappend deny valgrind:skip glibc-malloc }
-    if {[built_with_sanitizers]} { lappend deny sanitizer:skip sanitizer:signals glibc-malloc }
+    if {$::cfg(valgrind)} { lappend deny valgrind:skip runtime:signals glibc-malloc }
+    if {[built_with_sanitizers]} { lappend deny sanitizer:skip runtime:signals glibc-malloc }
     if {$::cfg(server_kind) eq "mcds" && ![built_with_tls]} { lappend deny tls }
     return $deny
 }
@@ -155,7 +155,7 @@ proc tags_skip_reason {taglist} {
                 debugtime { return "debugtime: stock memcached has no clock verb" }
                 valgrind:skip { return "valgrind:skip: timing-sensitive under valgrind" }
                 sanitizer:skip { return "sanitizer:skip: measures CPU or memory, which a sanitizer build changes" }
-                sanitizer:signals { return "sanitizer:signals: the sanitizer runtime catches signals of its own (SEGV, BUS, FPE)" }
+                runtime:signals { return "runtime:signals: valgrind or the sanitizer runtime catches signals of its own (SEGV, BUS, FPE...)" }
                 glibc-malloc { return "glibc-malloc: needs glibc's block sizes; valgrind and the sanitizers replace malloc" }
                 tls { return "tls: this mcds-server was built without TLS (configure --disable-tls, or no libssl-dev)" }
             }

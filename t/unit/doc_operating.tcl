@@ -121,7 +121,7 @@ start_server {tags {operating mcds-only}} {
         set cgt [op_sig_names [op_proc_status [srv pid] SigCgt]]
         set ign [op_sig_names [op_proc_status [srv pid] SigIgn]]
         list [lsort $cgt] [expr {"PIPE" in $ign}]
-    } [list [lsort {HUP INT QUIT USR1 USR2 TERM}] 1] {sanitizer:signals}
+    } [list [lsort {HUP INT QUIT USR1 USR2 TERM}] 1] {runtime:signals}
 }
 
 start_server {tags {operating mcds-only} args {-A}} {
