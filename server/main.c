@@ -233,9 +233,12 @@ int main(int argc, char **argv) {
         settings_free();
         return 1;
     }
-    if (daemon_start() < 0 || main_fd_limit() < 0 || auth_load() < 0 || main_setup() < 0 || tls_init() < 0 ||
-        main_restore() < 0 || listener_open(main_base) < 0 || daemon_write_pid() < 0 ||
-        daemon_drop_root() < 0 || workers_start(settings.num_threads) < 0 || main_watch_signals() < 0) {
+    /* Signals are watched before the port opens: one sent as soon as the
+     * server says it listens is handled once the loop runs, never by the
+     * default action. */
+    if (daemon_start() < 0 || main_fd_limit() < 0 || auth_load() < 0 || main_setup() < 0 ||
+        main_watch_signals() < 0 || tls_init() < 0 || main_restore() < 0 || listener_open(main_base) < 0 ||
+        daemon_write_pid() < 0 || daemon_drop_root() < 0 || workers_start(settings.num_threads) < 0) {
         log_msg(0, "start-up failed");
         return 1;
     }
