@@ -5,11 +5,6 @@
 # change survives kill -9, for every --fsync policy; CAS numbers go on
 # 2^32 above the highest block end logged. Written only from the documents.
 
-proc with_dir {dir opts body} {
-    uplevel 1 [list start_server [list tags {persist mcds-only} args [concat --data-dir $dir $opts]] \
-        "$body\n        if {\[pid_alive \[srv pid\]\]} { kill_pid \[srv pid\] KILL; wait_server_exit }"]
-}
-
 # Every documented kind of change to cache values, then kill -9.
 proc items_workload {fd} {
     set big [string repeat x 100000]
@@ -50,14 +45,14 @@ proc items_check {fd} {
 
 foreach policy {always everysec no} {
     set dir [tmpdir items-$policy]
-    with_dir $dir [list --persist-items --fsync $policy] {
+    with_data_dir $dir [list --persist-items --fsync $policy] {
         test "persist-items, fsync $policy: every kind of change to cache values, then kill -9" {
             set fd [mc_connect]
             items_workload $fd
             list [mc_stat $fd persistence] [dict get [mc_stats $fd settings] persist_items] [dict get [mc_stats $fd settings] fsync]
         } [list on yes $policy]
     }
-    with_dir $dir [list --persist-items --fsync $policy] {
+    with_data_dir $dir [list --persist-items --fsync $policy] {
         test "persist-items, fsync $policy: after kill -9 every acknowledged value, flag and delete is back" {
             items_check [mc_connect]
         } {}
@@ -84,7 +79,7 @@ foreach policy {always everysec no} {
 
 # flush_all: values before it are gone after a restart, values after it stay.
 set dir [tmpdir items-flush]
-with_dir $dir --persist-items {
+with_data_dir $dir --persist-items {
     test {persist-items: flush_all then new values, kill -9} {
         set fd [mc_connect]
         for {set i 0} {$i < 50} {incr i} { mc_set $fd f:old$i v$i }
@@ -93,7 +88,7 @@ with_dir $dir --persist-items {
         mc_get $fd f:old3
     } {}
 }
-with_dir $dir --persist-items {
+with_data_dir $dir --persist-items {
     test {persist-items: after kill -9 flushed values stay gone and later ones are back} {
         set fd [mc_connect]
         set old 0; set new 0
@@ -107,7 +102,7 @@ with_dir $dir --persist-items {
 
 # Without --persist-items cache values are not kept, structures are.
 set dir [tmpdir items-off]
-with_dir $dir {} {
+with_data_dir $dir {} {
     test {without --persist-items: a cache value is not kept, a queue is} {
         set fd [mc_connect]
         mc_set $fd plain v
@@ -115,7 +110,7 @@ with_dir $dir {} {
         dict get [mc_stats $fd settings] persist_items
     } no
 }
-with_dir $dir {} {
+with_data_dir $dir {} {
     test {without --persist-items: after kill -9 the value is gone, the message is there} {
         set fd [mc_connect]
         list [mc_get $fd plain] [q_stat $fd pq ready]
@@ -124,7 +119,7 @@ with_dir $dir {} {
 
 # Evictions are logged as deletes: an evicted key never comes back.
 set dir [tmpdir items-evict]
-with_dir $dir {--persist-items -m 8} {
+with_data_dir $dir {--persist-items -m 8} {
     test {persist-items: evictions under -m 8, then kill -9} {
         set fd [mc_connect]
         set val [string repeat e 20000]
@@ -136,7 +131,7 @@ with_dir $dir {--persist-items -m 8} {
         list [expr {[mc_stat $fd evictions] > 0}] [expr {[llength $::present] < 1500}]
     } {1 1}
 }
-with_dir $dir {--persist-items -m 8} {
+with_data_dir $dir {--persist-items -m 8} {
     test {persist-items: after kill -9 exactly the keys present before are back (no evicted key returns)} {
         set fd [mc_connect]
         set now {}
@@ -158,7 +153,7 @@ start_server {tags {persist mcds-only}} {
 }
 
 set dir [tmpdir items-lock]
-with_dir $dir --persist-items {
+with_data_dir $dir --persist-items {
     test {a second server on the same directory refuses to start, and the first keeps its data} {
         set fd [mc_connect]
         mc_set $fd lk v

@@ -4,14 +4,9 @@
 # ("nothing acknowledged is ever lost"; refused changes change nothing).
 # Written only from the documents.
 
-proc with_dir {dir opts body} {
-    uplevel 1 [list start_server [list tags {persist mcds-only} args [concat --data-dir $dir $opts]] \
-        "$body\n        if {\[pid_alive \[srv pid\]\]} { kill_pid \[srv pid\] KILL; wait_server_exit }"]
-}
-
 # ---- a lease that ran out while the server was down ----
 set dir [tmpdir lease]
-with_dir $dir {} {
+with_data_dir $dir {} {
     test {a message leased for 1 s, then kill -9} {
         set fd [mc_connect]
         set ::lid [q_push $fd LQ m]
@@ -19,7 +14,7 @@ with_dir $dir {} {
     } 1
 }
 after 1500
-with_dir $dir {} {
+with_data_dir $dir {} {
     test {the lease ran out while the server was down: ready at the restart, delivery count kept} {
         set fd [mc_connect]
         set it [lindex [q_pop $fd LQ] 0]
@@ -29,7 +24,7 @@ with_dir $dir {} {
 
 # ---- structures are restored even above -m ----
 set dir [tmpdir overm]
-with_dir $dir {-m 32} {
+with_data_dir $dir {-m 32} {
     test {a queue of 20 MB and a list of 4 MB under -m 32, then kill -9} {
         set fd [mc_connect]
         set v [string repeat q 10000]
@@ -40,7 +35,7 @@ with_dir $dir {-m 32} {
         list [q_stat $fd BQ ready] [mc_exchange $fd "llen BL\r\n"]
     } [list 2000 "400\r\n"]
 }
-with_dir $dir {-m 8} {
+with_data_dir $dir {-m 8} {
     test {restarted with -m 8, every message and element is back} {
         set fd [mc_connect]
         list [q_stat $fd BQ ready] [mc_exchange $fd "llen BL\r\n"]
@@ -49,7 +44,7 @@ with_dir $dir {-m 8} {
 
 # ---- corruption with valid records after it ----
 set dir [tmpdir corrupt]
-with_dir $dir {} {
+with_data_dir $dir {} {
     test {corruption: 100 messages logged} {
         set fd [mc_connect]
         for {set i 0} {$i < 100} {incr i} { q_push $fd CQ m$i }
@@ -63,7 +58,7 @@ test {corruption in the middle: start-up stops with status 1 and the documented 
     lassign [run_server_cmd -p 0 -l 127.0.0.1 --data-dir $dir] status out
     list $status [regexp {persistence: start-up stopped: \S+ is corrupt at offset \d+ \(valid records follow\); --recover-partial starts from what precedes it, losing the rest} $out]
 } {1 1}
-with_dir $dir {--recover-partial} {
+with_data_dir $dir {--recover-partial} {
     test {corruption: --recover-partial starts with the messages before the bad record} {
         set n [q_stat [mc_connect] CQ ready]
         expr {$n >= 1 && $n < 100}
@@ -76,7 +71,7 @@ if {[catch {exec mount -t tmpfs -o size=1m tmpfs $mnt} err]} {
     test {full disk: nothing acknowledged is lost, refused changes change nothing} { skip "cannot mount a tmpfs: $err" } {}
 } else {
     set dir [file join $mnt d]
-    with_dir $dir {--persist-items} {
+    with_data_dir $dir {--persist-items} {
         test {full disk: 1500 pipelined 1 KB pushes; the log fills; other changes are refused and change nothing} {
             set fd [mc_connect]
             set v [string repeat p 1000]
@@ -94,7 +89,7 @@ if {[catch {exec mount -t tmpfs -o size=1m tmpfs $mnt} err]} {
         wait_server_exit
     }
     exec mount -o remount,size=8m $mnt
-    with_dir $dir {--persist-items} {
+    with_data_dir $dir {--persist-items} {
         test {full disk: after kill -9 (and room again) every acknowledged push is back, no refused change is} {
             set fd [mc_connect]
             set n [q_stat $fd FQ ready]

@@ -4,24 +4,6 @@
 # of one, automatic snapshots, repeated restarts, torn tails. Written only
 # from the documents.
 
-proc with_dir {dir opts body} {
-    uplevel 1 [list start_server [list tags {persist mcds-only} args [concat --data-dir $dir $opts]] \
-        "$body\n        if {\[pid_alive \[srv pid\]\]} { kill_pid \[srv pid\] KILL; wait_server_exit }"]
-}
-
-proc list_all {fd key} {
-    set out {}
-    set off 0
-    while 1 {
-        mc_send $fd "lrange $key $off 1000\r\n"
-        set vals [mc_read_values $fd]
-        foreach v $vals { lappend out [lindex $v 2] }
-        if {[llength $vals] < 1000} break
-        incr off 1000
-    }
-    return $out
-}
-
 proc ctget {fd key counter type period} {
     set r [mc_exchange $fd "ctget $key $counter $type $period\r\n"]
     if {![regexp {^VALUE \S+ \d+ \d+ \S+ (-?\d+) (-?\d+)\r\nEND\r\n$} $r -> v f]} { return $r }
@@ -37,7 +19,7 @@ proc state_of {fd} {
     }
     set vals {}
     for {set i 0} {$i < 300} {incr i} { lappend vals [mc_get $fd SV$i] }
-    list [list_all $fd SL] $qs [ctget $fd SC 9 107 1] $vals
+    list [l_all $fd SL] $qs [ctget $fd SC 9 107 1] $vals
 }
 
 # Changes of every kind, pipelined in one write: n rounds.
@@ -61,7 +43,7 @@ proc churn {fd n seed} {
 
 set dir [tmpdir snapchurn]
 set ::before {}
-with_dir $dir {--persist-items -m 256} {
+with_data_dir $dir {--persist-items -m 256} {
     test {snapshot while 6000 rounds of changes run on every structure, then kill -9 once it is done} {
         set fd [mc_connect]
         mc_exchange $fd "ctdef 9 107\r\nctobj SC\r\n"
@@ -79,7 +61,7 @@ with_dir $dir {--persist-items -m 256} {
         list [mc_stat $fd persist_snapshots] [llength [lindex $::before 0]]
     } {1 99351}
 }
-with_dir $dir {--persist-items -m 256} {
+with_data_dir $dir {--persist-items -m 256} {
     test {snapshot while changes run: after kill -9 the state is exactly the one before} {
         set fd [mc_connect]
         set now [state_of $fd]
@@ -90,7 +72,7 @@ with_dir $dir {--persist-items -m 256} {
         set bad
     } {}
 }
-with_dir $dir {--persist-items -m 256} {
+with_data_dir $dir {--persist-items -m 256} {
     test {snapshot while changes run: a second restart (replaying the same snapshot and log again) gives the same state} {
         set fd [mc_connect]
         expr {[state_of $fd] eq $::before}
@@ -99,7 +81,7 @@ with_dir $dir {--persist-items -m 256} {
 
 # kill -9 while a snapshot is being written: nothing acknowledged is lost.
 set dir [tmpdir snapkill]
-with_dir $dir {--persist-items -m 256} {
+with_data_dir $dir {--persist-items -m 256} {
     test {kill -9 in the middle of a snapshot} {
         set fd [mc_connect]
         mc_exchange $fd "ctdef 9 107\r\nctobj SC\r\n"
@@ -115,7 +97,7 @@ with_dir $dir {--persist-items -m 256} {
         wait_server_exit
     } SIGKILL
 }
-with_dir $dir {--persist-items -m 256} {
+with_data_dir $dir {--persist-items -m 256} {
     test {kill -9 in the middle of a snapshot: after the restart the state is exactly the one before} {
         expr {[state_of [mc_connect]] eq $::before}
     } 1
@@ -123,7 +105,7 @@ with_dir $dir {--persist-items -m 256} {
 
 # Automatic snapshots: --snapshot-min-size 64k, old files removed.
 set dir [tmpdir snapauto]
-with_dir $dir {--persist-items --snapshot-min-size 64k --snapshot-growth 10} {
+with_data_dir $dir {--persist-items --snapshot-min-size 64k --snapshot-growth 10} {
     test {automatic snapshots under --snapshot-min-size 64k while changes run, then kill -9} {
         set fd [mc_connect]
         mc_exchange $fd "ctdef 9 107\r\nctobj SC\r\n"
@@ -137,7 +119,7 @@ with_dir $dir {--persist-items --snapshot-min-size 64k --snapshot-growth 10} {
         expr {[mc_stat $fd persist_snapshots] >= 2}
     } 1
 }
-with_dir $dir {--persist-items --snapshot-min-size 64k --snapshot-growth 10} {
+with_data_dir $dir {--persist-items --snapshot-min-size 64k --snapshot-growth 10} {
     test {automatic snapshots: one snapshot file is left, and the state is exactly the one before} {
         set fd [mc_connect]
         list [llength [glob -nocomplain -directory $dir snap.*]] [expr {[state_of $fd] eq $::before}]
@@ -146,7 +128,7 @@ with_dir $dir {--persist-items --snapshot-min-size 64k --snapshot-growth 10} {
 
 # A torn tail: the last record cut short by the crash is dropped, the rest kept.
 set dir [tmpdir torn]
-with_dir $dir {--persist-items} {
+with_data_dir $dir {--persist-items} {
     test {torn tail: 100 values set, one snapshot, 100 more, kill -9} {
         set fd [mc_connect]
         for {set i 0} {$i < 100} {incr i} { mc_set $fd T$i v$i }
@@ -161,7 +143,7 @@ set logs [lsort [glob -directory $dir log.*]]
 set last [lindex $logs end]
 set size [file size $last]
 set f [open $last r+b]; chan truncate $f [expr {$size - 3}]; close $f
-with_dir $dir {--persist-items} {
+with_data_dir $dir {--persist-items} {
     test {torn tail: the restart cuts the last record, says so, and keeps the 199 before it} {
         set fd [mc_connect]
         set n 0

@@ -6,25 +6,6 @@
 # state. Each test kills the server with SIGKILL, restarts it on the same
 # directory and counts. Written only from the documents.
 
-proc with_dir {dir opts body} {
-    uplevel 1 [list start_server [list tags {persist mcds-only} args [concat --data-dir $dir $opts]] \
-        "$body\n        if {\[pid_alive \[srv pid\]\]} { kill_pid \[srv pid\] KILL; wait_server_exit }"]
-}
-
-# Every element of list key, via lrange pages.
-proc list_all {fd key} {
-    set out {}
-    set off 0
-    while 1 {
-        mc_send $fd "lrange $key $off 1000\r\n"
-        set vals [mc_read_values $fd]
-        foreach v $vals { lappend out [lindex $v 2] }
-        if {[llength $vals] < 1000} break
-        incr off 1000
-    }
-    return $out
-}
-
 # The lines of one reply up to END, as bytes (for q_parse).
 proc read_to_end {fd} {
     set out {}
@@ -50,7 +31,7 @@ proc ctget {fd key counter type period} {
 
 set dir [tmpdir lists]
 set ::model {}
-with_dir $dir {} {
+with_data_dir $dir {} {
     test {lists: every change verb, a snapshot in the middle, then kill -9} {
         set fd [mc_connect]
         assert_equal [mc_exchange $fd "lcreate L maxlen=500\r\n"] "CREATED\r\n"
@@ -64,14 +45,14 @@ with_dir $dir {} {
         mc_exchange $fd "rpush G 1\r\ng\r\ndelete G\r\nrpush T 1\r\nt\r\ntouch T 100\r\n"
         mc_exchange $fd "rpush W 1\r\nw\r\n"
         mc_exchange $fd "lpop W wait=1\r\n"
-        set ::model [list_all $fd L]
+        set ::model [l_all $fd L]
         list [llength $::model] [mc_exchange $fd "llen G\r\nllen T\r\nllen W\r\n"]
     } [list 154 "NOT_FOUND\r\n1\r\n0\r\n"]
 }
-with_dir $dir {} {
+with_data_dir $dir {} {
     test {lists: after kill -9 the list is element for element what it was; deleted list gone; maxlen kept} {
         set fd [mc_connect]
-        set got [list_all $fd L]
+        set got [l_all $fd L]
         list [expr {$got eq $::model ? "same" : "differs: [llength $got] elements, first [lrange $got 0 5] want [lrange $::model 0 5]"}] \
             [mc_exchange $fd "llen G\r\nllen T\r\nllen W\r\n"]
     } [list same "NOT_FOUND\r\n1\r\n0\r\n"]
@@ -92,7 +73,7 @@ with_dir $dir {} {
 # ---- tree counters across a snapshot and its log tail ----
 
 set dir [tmpdir ctree]
-with_dir $dir {} {
+with_data_dir $dir {} {
     test {tree counters: definitions, objects, limits and 300 increments around a snapshot, then kill -9} {
         set fd [mc_connect]
         assert_equal [mc_exchange $fd "ctdef 7 304,107 aggregate=1\r\n"] "CREATED\r\n"
@@ -109,7 +90,7 @@ with_dir $dir {} {
         list [ctget $fd R 7 107 1] [ctget $fd R:a 7 107 1] [ctget $fd R:b 7 107 1] [ctget $fd R:a 7 304 @1700007200]
     } {1400 1200 200 1200}
 }
-with_dir $dir {} {
+with_data_dir $dir {} {
     test {tree counters: after kill -9 every value, limit and object is back} {
         set fd [mc_connect]
         list [ctget $fd R 7 107 1] [ctget $fd R:a 7 107 1] [ctget $fd R:b 7 107 1] \
@@ -123,7 +104,7 @@ with_dir $dir {} {
 foreach policy {always everysec no} {
     set dir [tmpdir stream-$policy]
     
-    with_dir $dir [list --fsync $policy --persist-items] {
+    with_data_dir $dir [list --fsync $policy --persist-items] {
         test "fsync $policy: 4000 pipelined changes (queue, list, tree counter, cache value), kill -9 after 2000 replies" {
             set fd [mc_connect]
             mc_exchange $fd "ctdef 3 107\r\nctobj C\r\n"
@@ -140,13 +121,13 @@ foreach policy {always everysec no} {
             wait_server_exit
         } SIGKILL
     }
-    with_dir $dir [list --fsync $policy --persist-items] {
+    with_data_dir $dir [list --fsync $policy --persist-items] {
         test "fsync $policy: after the restart the first 500 of each kind are there, each kind a prefix of what was sent" {
             set fd [mc_connect]
             set bad {}
             set q [lmap it [q_parse [mc_exchange $fd "qpeek Q 100\r\n"]] { lindex $it 2 }]
             set nq [q_stat $fd Q ready]
-            set l [list_all $fd L]
+            set l [l_all $fd L]
             set c [ctget $fd C 3 107 1]
             set nk 0
             for {set i 0} {$i < 1000} {incr i} { if {[mc_get $fd K$i] eq "v$i"} { incr nk } else break }
@@ -168,7 +149,7 @@ foreach policy {always everysec no} {
 # ---- queues: leases, acks, a blocking pop served, qpushn, across a snapshot ----
 
 set dir [tmpdir queues]
-with_dir $dir {--fsync always} {
+with_data_dir $dir {--fsync always} {
     test {queues: pushes, leases, acks, qpushn, a served blocking pop around a snapshot, then kill -9} {
         set fd [mc_connect]
         for {set i 0} {$i < 100} {incr i} { q_push $fd J j$i }
@@ -187,7 +168,7 @@ with_dir $dir {--fsync always} {
         list [q_counts $fd J] [q_counts $fd W] [llength $w]
     } {{63 0 10} {0 0 1} 1}
 }
-with_dir $dir {--fsync always} {
+with_data_dir $dir {--fsync always} {
     test {queues: after kill -9 ready, in flight and acked are what they were} {
         set fd [mc_connect]
         set s [q_stats $fd J]

@@ -9,11 +9,6 @@
 
 # Starts a server on dir (more args after), runs body, then kills it with
 # SIGKILL unless the body stopped it: a restart must not need a clean stop.
-proc with_data_dir {dir args body} {
-    uplevel 1 [list start_server [list tags {persist mcds-only} args [concat --data-dir $dir $args]] \
-        "$body\n        if {\[pid_alive \[srv pid\]\]} { kill_pid \[srv pid\] KILL; wait_server_exit }"]
-}
-
 # The ids, flags, data and delivery counts of every ready message (qpeek).
 proc ready_of {fd q} {
     lmap it [q_parse [mc_exchange $fd "qpeek $q 100\r\n"]] { lrange $it 0 3 }

@@ -7,7 +7,7 @@
 source [file join [srcdir] t support ctree.tcl]
 set ::ct_worker [file join [srcdir] t helpers ctree_worker.tcl]
 
-proc with_data_dir {dir args body} {
+proc with_ctree_dir {dir args body} {
     uplevel 1 [list start_server [list tags {persist ctree mcds-only} args [concat --data-dir $dir $args]] \
         "$body\n        if {\[pid_alive \[srv pid\]\]} { kill_pid \[srv pid\] KILL; wait_server_exit }"]
 }
@@ -30,7 +30,7 @@ set objs {top top.a top.a.x top.a.y top.b top.b.x top.c}
 set d1 [tmpdir persist-ctree]
 set ::world {}
 
-with_data_dir $d1 {} {
+with_ctree_dir $d1 {} {
     set fd [mc_connect]
     test {ctree persistence: counters, objects, limits, increments, a removed subtree, a TTL} {
         mc_exchange $fd "ctdef 1 103,104,106:5,107\r\nctdef 2 103,104:0:m aggregate=0 quantize=4\r\nctdef 3 104\r\nctundef 3\r\n"
@@ -56,7 +56,7 @@ with_data_dir $d1 {} {
     } on
 }
 
-with_data_dir $d1 {} {
+with_ctree_dir $d1 {} {
     set fd [mc_connect]
     test {ctree persistence: after kill -9 every value, limit and setting is back (log replay)} {
         assert_equal [ct_world $fd $objs] $::world
@@ -77,7 +77,7 @@ with_data_dir $d1 {} {
     } 1
 }
 
-with_data_dir $d1 {} {
+with_ctree_dir $d1 {} {
     set fd [mc_connect]
     test {ctree persistence: snapshot plus log tail restore exactly (nothing counted twice)} {
         ct_world $fd [concat $objs top.d]
@@ -88,7 +88,7 @@ with_data_dir $d1 {} {
 
 set d2 [tmpdir persist-ctree-fuzzy]
 set ::fuzzy {}
-with_data_dir $d2 {} {
+with_ctree_dir $d2 {} {
     set fd [mc_connect]
     set parents {root {} a root b root a1 a a2 a b1 b}
     test {ctree persistence: a snapshot during 4 processes of increments, then kill -9} {
@@ -118,7 +118,7 @@ with_data_dir $d2 {} {
     } 1
 }
 
-with_data_dir $d2 {} {
+with_ctree_dir $d2 {} {
     set fd [mc_connect]
     test {ctree persistence: the fuzzy snapshot plus the log restore the exact values} {
         ct_world $fd {root a b a1 a2 b1}
@@ -130,7 +130,7 @@ with_data_dir $d2 {} {
 # delete and the new object, and the new object's increments count.
 set d9 [tmpdir persist-ctree]
 set ::recreated {}
-with_data_dir $d9 {} {
+with_ctree_dir $d9 {} {
     set fd [mc_connect]
     test {ctree persistence: a child re-created right after its parent's subtree was deleted} {
         assert_equal [mc_exchange $fd "ctdef 1 104\r\nctobj p\r\nctobj p.k parent=p\r\nctincr p.k 1 104 20210101 5\r\n"] \
@@ -140,7 +140,7 @@ with_data_dir $d9 {} {
         set ::recreated [mc_exchange $fd "ctget p.k 1 104 20210101\r\n"]
     } "VALUE p.k 1 104 20210101 7 0\r\nEND\r\n"
 }
-with_data_dir $d9 {} {
+with_ctree_dir $d9 {} {
     test {ctree persistence: after the restart the re-created object holds its own increments} {
         mc_exchange [mc_connect] "ctget p.k 1 104 20210101\r\n"
     } [set ::recreated]

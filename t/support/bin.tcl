@@ -89,15 +89,19 @@ proc bin_show {r} {
     return $out
 }
 
-# bin_exchange fd bytes -> list of bin_show of every response to bytes. A
-# NOOP is sent after them as a fence and its response is not returned.
-proc bin_exchange {fd bytes} {
+# bin_exchange fd bytes ?cas? -> list of bin_show of every response to
+# bytes (with cas, each followed by cas=0 or cas=#: whether it carries
+# one). A NOOP is sent after them as a fence and its response is not
+# returned.
+proc bin_exchange {fd bytes {cas 0}} {
     mc_send $fd [string cat $bytes [bin_pkt NOOP -opaque $::bin_fence]]
     set out {}
     while 1 {
         set r [bin_read $fd]
         if {[dict get $r op] == 0x0a && [dict get $r opaque] == $::bin_fence} break
-        lappend out [bin_show $r]
+        set s [bin_show $r]
+        if {$cas} { lappend s [expr {[dict get $r cas] == 0 ? "cas=0" : "cas=#"}] }
+        lappend out $s
     }
     return $out
 }

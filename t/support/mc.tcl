@@ -304,3 +304,14 @@ proc mc_stat {fd name} {
     if {![dict exists $d $name]} { error "no stat named $name" }
     return [dict get $d $name]
 }
+
+# mc_stats_delta fd request names -> {name change ...}: what sending request
+# changed each of the named general stats by.
+proc mc_stats_delta {fd request names} {
+    set before [mc_stats $fd]
+    mc_exchange $fd $request
+    set after [mc_stats $fd]
+    set out {}
+    foreach n $names { lappend out $n [expr {[dict get $after $n] - [dict get $before $n]}] }
+    return $out
+}

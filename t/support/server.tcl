@@ -474,3 +474,11 @@ proc run_cmd {seconds args} {
     return [list $status $out]
 }
 set ::run_cmd_seq 0
+
+# with_data_dir dir opts body: a server on --data-dir dir (and opts) that
+# runs body, then is killed with SIGKILL, as a crash would stop it, so the
+# next one on dir restores what the log and snapshots hold.
+proc with_data_dir {dir opts body} {
+    uplevel 1 [list start_server [list tags {persist mcds-only} args [concat --data-dir $dir $opts]] \
+        "$body\n        if {\[pid_alive \[srv pid\]\]} { kill_pid \[srv pid\] KILL; wait_server_exit }"]
+}

@@ -10,16 +10,6 @@ set ::dadm_general {pid uptime time version libevent pointer_size rusage_user ru
 
 set ::dadm_settings {maxbytes maxconns tcpport udpport inter verbosity oldest evictions domain_socket umask shutdown_command growth_factor chunk_size num_threads num_threads_per_udp stat_key_prefix detail_enabled reqs_per_event cas_enabled tcp_backlog binding_protocol auth_enabled_sasl auth_enabled_ascii item_size_max maxconns_fast hashpower_init slab_reassign slab_automove slab_automove_ratio slab_automove_window slab_chunk_max lru_crawler lru_crawler_sleep lru_crawler_tocrawl tail_repair_time flush_enabled dump_enabled hash_algorithm lru_maintainer_thread lru_segmented hot_lru_pct warm_lru_pct hot_max_factor warm_max_factor temp_lru temporary_ttl idle_timeout watcher_logbuf_size worker_logbuf_size read_buf_mem_limit track_sizes inline_ascii_response ext_item_size ext_item_age ext_low_ttl ext_recache_rate ext_wbuf_size ext_compact_under ext_drop_under ext_max_sleep ext_max_frag slab_automove_freeratio ext_drop_unread ssl_enabled ssl_chain_cert ssl_key ssl_verify_mode ssl_keyformat ssl_ciphers ssl_ca_cert ssl_wbuf_size ssl_session_cache ssl_kernel_tls ssl_min_version num_napi_ids memory_file}
 
-# dadm_delta fd request names -> what request changed each general stat by.
-proc dadm_delta {fd request names} {
-    set before [mc_stats $fd]
-    mc_exchange $fd $request
-    set after [mc_stats $fd]
-    set out {}
-    foreach n $names { lappend out $n [expr {[dict get $after $n] - [dict get $before $n]}] }
-    return $out
-}
-
 start_server {tags {doc_admin}} {
     set fd [mc_connect]
 
@@ -75,18 +65,18 @@ start_server {tags {doc_admin}} {
 
     test {stats: get and gets count cmd_get per key and a hit or a miss} {
         mc_exchange $fd "set c1 0 0 1\r\nx\r\n"
-        dadm_delta $fd "get c1 nope c1\r\ngets c1 nope\r\n" {cmd_get get_hits get_misses cmd_touch}
+        mc_stats_delta $fd "get c1 nope c1\r\ngets c1 nope\r\n" {cmd_get get_hits get_misses cmd_touch}
     } {cmd_get 5 get_hits 3 get_misses 2 cmd_touch 0}
 
     test {stats: gat and gats count cmd_touch and touch_hits/touch_misses instead} {
         mc_exchange $fd "set c1 0 0 1\r\nx\r\n"
-        dadm_delta $fd "gat 0 c1 nope\r\ngats 0 c1\r\n" {cmd_get get_hits get_misses cmd_touch touch_hits touch_misses}
+        mc_stats_delta $fd "gat 0 c1 nope\r\ngats 0 c1\r\n" {cmd_get get_hits get_misses cmd_touch touch_hits touch_misses}
     } {cmd_get 0 get_hits 0 get_misses 0 cmd_touch 3 touch_hits 2 touch_misses 1}
 
     test {stats: storage, delete, incr/decr, cas and touch counters move as in memcached} {
         mc_exchange $fd "flush_all\r\nset k 0 0 1\r\n1\r\n"
         regexp {VALUE k 0 1 (\d+)} [mc_exchange $fd "gets k\r\n"] -> cas
-        dadm_delta $fd [string cat "set k 0 0 1\r\n2\r\nadd k 0 0 1\r\n3\r\nreplace nope 0 0 1\r\n3\r\n" \
+        mc_stats_delta $fd [string cat "set k 0 0 1\r\n2\r\nadd k 0 0 1\r\n3\r\nreplace nope 0 0 1\r\n3\r\n" \
             "append k 0 0 1\r\n4\r\nprepend nope 0 0 1\r\n5\r\ncas k 0 0 1 1\r\n6\r\ncas nope 0 0 1 1\r\n7\r\n" \
             "gets k\r\ndelete nope\r\nincr k 1\r\nincr nope 1\r\ndecr k 1\r\ndecr nope 1\r\ntouch k 0\r\ntouch nope 0\r\n" \
             "delete k\r\n"] \
@@ -96,24 +86,24 @@ start_server {tags {doc_admin}} {
     test {stats: a successful cas counts cas_hits} {
         mc_exchange $fd "set k 0 0 1\r\n1\r\n"
         regexp {VALUE k 0 1 (\d+)} [mc_exchange $fd "gets k\r\n"] -> cas
-        dadm_delta $fd "cas k 0 0 1 $cas\r\n9\r\n" {cas_hits cas_badval cas_misses cmd_set}
+        mc_stats_delta $fd "cas k 0 0 1 $cas\r\n9\r\n" {cas_hits cas_badval cas_misses cmd_set}
     } {cas_hits 1 cas_badval 0 cas_misses 0 cmd_set 1}
 
     test {stats: flush_all counts cmd_flush; a too large set counts store_too_large} {
-        dadm_delta $fd "flush_all\r\nflush_all 100\r\nflush_all 0\r\nset big 0 0 2000000 noreply\r\n[string repeat x 2000000]\r\n" \
+        mc_stats_delta $fd "flush_all\r\nflush_all 100\r\nflush_all 0\r\nset big 0 0 2000000 noreply\r\n[string repeat x 2000000]\r\n" \
             {cmd_flush store_too_large}
     } {cmd_flush 3 store_too_large 1}
 
     # conn_yields is memcached's count of connections that gave way after
     # -R requests; the doc gives it no other meaning.
     test {stats: a flush_all does not count in conn_yields (memcached's -R yields)} {
-        dadm_delta $fd "flush_all\r\nflush_all\r\n" {conn_yields}
+        mc_stats_delta $fd "flush_all\r\nflush_all\r\n" {conn_yields}
     } {conn_yields 0}
 
     test {stats: more than -R (20) pipelined requests count conn_yields} {
         set req {}
         for {set i 0} {$i < 50} {incr i} { append req "get y$i\r\n" }
-        set d [dadm_delta $fd $req {conn_yields}]
+        set d [mc_stats_delta $fd $req {conn_yields}]
         expr {[lindex $d 1] >= 1}
     } 1
 

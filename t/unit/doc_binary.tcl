@@ -4,19 +4,10 @@
 # memcached 1.6.18 answers it", so tests without the mcds-only tag also run
 # with ./runtest --server /usr/bin/memcached.
 
-# dbin_x fd bytes -> bin_exchange with the CAS of every response appended as
-# cas=0 or cas=N (N masked to #), to check which responses carry one.
+# dbin_x fd bytes -> bin_exchange with whether each response carries a CAS
+# (cas=0 or cas=#).
 proc dbin_x {fd bytes} {
-    mc_send $fd [string cat $bytes [bin_pkt NOOP -opaque $::bin_fence]]
-    set out {}
-    while 1 {
-        set r [bin_read $fd]
-        if {[dict get $r op] == 0x0a && [dict get $r opaque] == $::bin_fence} break
-        set s [bin_show $r]
-        lappend s [expr {[dict get $r cas] == 0 ? "cas=0" : "cas=#"}]
-        lappend out $s
-    }
-    return $out
+    bin_exchange $fd $bytes 1
 }
 
 # dbin_closed fd bytes -> {the responses read before the close} after

@@ -16,16 +16,6 @@ proc dmeta_cas {fd key} {
     return $c
 }
 
-# dmeta_delta fd request names -> what request changed each stat by.
-proc dmeta_delta {fd request names} {
-    set before [mc_stats $fd]
-    mc_exchange $fd $request
-    set after [mc_stats $fd]
-    set out {}
-    foreach n $names { lappend out $n [expr {[dict get $after $n] - [dict get $before $n]}] }
-    return $out
-}
-
 start_server {tags {doc_meta} args {-t 1}} {
     set fd [mc_connect]
 
@@ -322,24 +312,24 @@ start_server {tags {doc_meta} args {-t 1}} {
     # memcached does: an mg T that hits counts no cmd_get.
     test {meta stats: mg T on a hit counts cmd_touch and touch_hits, not cmd_get} {
         mc_exchange $fd "flush_all\r\nset a 0 0 1\r\n1\r\n"
-        dmeta_delta $fd "mg a T10\r\n" {cmd_get get_hits cmd_touch touch_hits}
+        mc_stats_delta $fd "mg a T10\r\n" {cmd_get get_hits cmd_touch touch_hits}
     } {cmd_get 0 get_hits 0 cmd_touch 1 touch_hits 1}
 
     test {meta stats: mg without T counts cmd_get and get_hits/get_misses} {
         mc_exchange $fd "flush_all\r\nset a 0 0 1\r\n1\r\n"
-        dmeta_delta $fd "mg a v\r\nmg nope v\r\n" {cmd_get get_hits get_misses cmd_touch}
+        mc_stats_delta $fd "mg a v\r\nmg nope v\r\n" {cmd_get get_hits get_misses cmd_touch}
     } {cmd_get 2 get_hits 1 get_misses 1 cmd_touch 0}
 
     # memcached 1.6.18 counts no incr hit or miss for the item ma N creates
     # (the doc lists no difference).
     test {meta stats: ma N creating a missing key counts no incr_hits, as memcached 1.6.18} {
         mc_exchange $fd "flush_all\r\n"
-        dmeta_delta $fd "ma viv N0\r\n" {incr_hits incr_misses}
+        mc_stats_delta $fd "ma viv N0\r\n" {incr_hits incr_misses}
     } {incr_hits 0 incr_misses 0}
 
     test {meta stats: ma hits and misses count incr/decr hits and misses} {
         mc_exchange $fd "flush_all\r\nset a 0 0 1\r\n5\r\n"
-        dmeta_delta $fd "ma a\r\nma a MD\r\nma nope\r\nma nope MD\r\n" {incr_hits decr_hits incr_misses decr_misses}
+        mc_stats_delta $fd "ma a\r\nma a MD\r\nma nope\r\nma nope MD\r\n" {incr_hits decr_hits incr_misses decr_misses}
     } {incr_hits 1 decr_hits 1 incr_misses 1 decr_misses 1}
 }
 
@@ -373,14 +363,14 @@ start_server {tags {doc_meta mcds-only} args {-t 1}} {
     # "Every meta command counts in cmd_meta"
     test {meta (mcds): every meta command counts in cmd_meta} {
         mc_exchange $fd "flush_all\r\nset a 0 0 1\r\n1\r\n"
-        dmeta_delta $fd "mg a\r\nms a 1\r\n2\r\nmd a\r\nma a\r\nmn\r\nme a\r\n" {cmd_meta}
+        mc_stats_delta $fd "mg a\r\nms a 1\r\n2\r\nmd a\r\nma a\r\nmn\r\nme a\r\n" {cmd_meta}
     } {cmd_meta 6}
 
     # "a hit with T counts cmd_touch and touch_hits instead (a miss with T
     # is a get's miss), as memcached counts them"
     test {meta (mcds): mg T on a miss counts cmd_get and get_misses, not cmd_touch/touch_misses} {
         mc_exchange $fd "flush_all\r\n"
-        dmeta_delta $fd "mg nope T10\r\n" {cmd_get get_misses cmd_touch touch_misses}
+        mc_stats_delta $fd "mg nope T10\r\n" {cmd_get get_misses cmd_touch touch_misses}
     } {cmd_get 1 get_misses 1 cmd_touch 0 touch_misses 0}
 
     # "a bad length or key does not, nor too many flags (refused before
