@@ -192,6 +192,28 @@ enum conn_parse_result admin_debugdeadpause(conn *c, struct cmd_line *t) {
     return PARSE_DONE;
 }
 
+/* debugsnappause cut|copy <ms> (--debug): the next snapshot waits that
+ * long after choosing its log position, before the log is cut there (cut)
+ * or before it copies anything (copy): tests of changes made meanwhile. */
+enum conn_parse_result admin_debugsnappause(conn *c, struct cmd_line *t) {
+    enum persist_pause_stage stage;
+    uint32_t ms;
+
+    if (strcmp(t->v[1], "cut") == 0)
+        stage = PERSIST_PAUSE_CUT;
+    else if (strcmp(t->v[1], "copy") == 0)
+        stage = PERSIST_PAUSE_COPY;
+    else
+        stage = PERSIST_PAUSE_NSTAGES;
+    if (stage == PERSIST_PAUSE_NSTAGES || !parse_u32_exact(t->v[2], &ms) || ms > 60000) {
+        conn_out_reply(c, REPLY_BAD_FORMAT);
+        return PARSE_DONE;
+    }
+    persist_debug_snapshot_pause(stage, ms);
+    conn_out_reply(c, REPLY_OK);
+    return PARSE_DONE;
+}
+
 /* snapshot: starts writing a snapshot in the background (persistence). */
 enum conn_parse_result admin_snapshot(conn *c, struct cmd_line *t) {
     const char *why = NULL;

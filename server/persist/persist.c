@@ -215,12 +215,32 @@ static void persist_remove_old(uint64_t lsn) {
     closedir(d);
 }
 
+/* debugsnappause (tests, --debug): the next snapshot waits this long
+ * after choosing its position, before the log is cut there (PERSIST_PAUSE_CUT)
+ * and before anything is copied (PERSIST_PAUSE_COPY). */
+static unsigned persist_snap_pause_ms[PERSIST_PAUSE_NSTAGES];
+
+void persist_debug_snapshot_pause(enum persist_pause_stage stage, unsigned ms) {
+    __atomic_store_n(&persist_snap_pause_ms[stage], ms, __ATOMIC_RELAXED);
+}
+
+static void persist_debug_pause(enum persist_pause_stage stage) {
+    unsigned ms = __atomic_exchange_n(&persist_snap_pause_ms[stage], 0, __ATOMIC_RELAXED);
+
+    if (ms > 0)
+        usleep(ms * 1000u);
+}
+
 static void *persist_snap_main(void *arg) {
-    uint64_t lsn = (uint64_t)(uintptr_t)arg;
+    uint64_t lsn = wal_reserved();
     struct snap_result res = { 0, 0 };
     struct timespec t0, t1;
     int rc;
 
+    (void)arg;
+    persist_debug_pause(PERSIST_PAUSE_CUT);
+    wal_rotate_at(lsn);
+    persist_debug_pause(PERSIST_PAUSE_COPY);
     clock_gettime(CLOCK_MONOTONIC, &t0);
     rc = snapshot_write(settings.data_dir, lsn, __atomic_load_n(&persist.cas_mark, __ATOMIC_RELAXED),
                         __atomic_load_n(&persist.id_mark, __ATOMIC_RELAXED), &res);
@@ -247,8 +267,6 @@ static void *persist_snap_main(void *arg) {
 }
 
 int persist_snapshot(const char **why) {
-    uint64_t lsn;
-
     if (!persist.on) {
         *why = "persistence is off";
         return -1;
@@ -262,10 +280,8 @@ int persist_snapshot(const char **why) {
     if (persist.snap_joinable)
         pthread_join(persist.snap_thread, NULL);
     persist.snap_joinable = false;
-    lsn = wal_reserved();
-    wal_rotate_at(lsn);
     __atomic_store_n(&persist.snap_running, true, __ATOMIC_RELEASE);
-    if (pthread_create(&persist.snap_thread, NULL, persist_snap_main, (void *)(uintptr_t)lsn) != 0) {
+    if (pthread_create(&persist.snap_thread, NULL, persist_snap_main, NULL) != 0) {
         __atomic_store_n(&persist.snap_running, false, __ATOMIC_RELEASE);
         pthread_mutex_unlock(&persist.lock);
         *why = "cannot start the snapshot thread";

@@ -99,6 +99,11 @@ bool persist_durable(uint64_t lsn);
 /* Starts a snapshot in the background: 0, or -1 (one is running, or
  * persistence is off; *why says which). */
 int persist_snapshot(const char **why);
+/* debugsnappause (--debug): the next snapshot waits ms after choosing its
+ * log position P, before the log is cut at P (CUT) or before anything is
+ * copied (COPY). */
+enum persist_pause_stage { PERSIST_PAUSE_CUT, PERSIST_PAUSE_COPY, PERSIST_PAUSE_NSTAGES };
+void persist_debug_snapshot_pause(enum persist_pause_stage stage, unsigned ms);
 
 /* `stats` figures of persistence. */
 void persist_stats(stats_emit_fn emit, void *ctx);
