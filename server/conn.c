@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ahead.h"
@@ -42,6 +43,7 @@
 #include "kestrel.h"
 #include "park.h"
 #include "persist/persist.h"
+#include "proto_bin.h"
 #include "proto_get.h"
 #include "proto_meta.h"
 #include "proto_text.h"
@@ -705,6 +707,9 @@ static short conn_events(conn *c) {
  * off (conn_event). */
 static void conn_hold(conn *c) {
     if (!c->held) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        c->held_since_us = (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
         c->held = true;
         worker_hold(c->worker, c);
     }
@@ -714,6 +719,19 @@ void conn_unhold(conn *c) {
     c->held = false;
     worker_unhold(c->worker, c);
     conn_drive(c);
+}
+
+void conn_fail_stalled(conn *c) {
+    log_msg(0, "<%d its replies waited %d s for the log, which cannot be written: closed unanswered "
+               "(its changes stay, and are logged once the disk has room)", c->fd, settings.log_stall_timeout);
+    c->held = false;
+    worker_unhold(c->worker, c);
+    c->persist_need = 0;
+    conn_release_output(c);
+    if (c->proto != &proto_bin)
+        conn_out_reply(c, REPLY_LOG_STALLED);
+    conn_flush(c);
+    conn_close(c);
 }
 
 /* Writes the queued replies once the log records they answer for are

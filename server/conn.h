@@ -153,6 +153,7 @@ typedef struct conn {
     /* Persistence: the log position its replies wait for (0: none); a held
      * connection sends and reads nothing until that is durable. */
     uint64_t persist_need;
+    uint64_t held_since_us;     /* when it began waiting (monotonic) */
     bool held;
     struct conn *held_prev, *held_next;   /* the worker's held list */
 
@@ -208,6 +209,10 @@ void conn_resume(conn *c);
 void conn_kick(conn *c);
 /* Its records are durable now: its replies go out, it reads again. */
 void conn_unhold(conn *c);
+/* Its replies waited --log-stall-timeout for a log that cannot be
+ * written: they are dropped, a text client gets one SERVER_ERROR line,
+ * and the connection is closed (its changes stay, logged later). */
+void conn_fail_stalled(conn *c);
 
 /* Consumes n bytes of parsed input. */
 static inline void conn_consume(conn *c, size_t n) { c->rpos += n; }

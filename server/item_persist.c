@@ -177,9 +177,16 @@ static int ip_dump_item(struct snap_writer *w, item *it) {
     return snap_put(w, PERSIST_ITEM, I_SET, v, 2);
 }
 
+/* A record starts with its key, but a flush. */
+static const char *ip_key_of(uint8_t op, const uint8_t *p, size_t n, size_t *nkey) {
+    *nkey = 0;
+    return op == I_FLUSH ? NULL : persist_key_first(p, n, nkey);
+}
+
 static const struct persist_type_ops ip_ops = {
     .name = "item",
     .apply = ip_apply,
+    .key_of = ip_key_of,
     .load = ip_load,
     .dump_item = ip_dump_item,
 };

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/time.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "log.h"
 
@@ -24,6 +25,7 @@ static int log_verbosity;
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 static FILE *log_file;          /* NULL: stderr */
 static char *log_path;
+static int log_child_fd = -1;   /* a forked child's lines go here, unlocked */
 
 void log_set_level(int level) {
     __atomic_store_n(&log_verbosity, level, __ATOMIC_RELAXED);
@@ -95,6 +97,22 @@ static void log_escape(char *dst, size_t n, const char *src) {
     dst[o] = '\0';
 }
 
+void log_to_parent(int fd) {
+    log_child_fd = fd;
+}
+
+/* A forked child's line: no lock (another thread of the parent may have
+ * held it at the fork) and no timestamp (the parent adds its own). */
+static void log_child_line(const char *line) {
+    size_t n = strlen(line);
+    char buf[LOG_LINE_MAX * 4 + 2];
+
+    memcpy(buf, line, n);
+    buf[n++] = '\n';
+    if (write(log_child_fd, buf, n) < 0)
+        return;     /* the parent is gone: nobody to tell */
+}
+
 void log_msg(int level, const char *fmt, ...) {
     char raw[LOG_LINE_MAX], line[LOG_LINE_MAX * 4], stamp[32];
     struct timeval tv;
@@ -107,6 +125,10 @@ void log_msg(int level, const char *fmt, ...) {
     vsnprintf(raw, sizeof(raw), fmt, ap);
     va_end(ap);
     log_escape(line, sizeof(line), raw);
+    if (log_child_fd >= 0) {
+        log_child_line(line);
+        return;
+    }
     gettimeofday(&tv, NULL);
     gmtime_r(&tv.tv_sec, &tm);
     strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);

@@ -17,5 +17,8 @@ int log_open(const char *path);
 /* SIGHUP: reopens the log file (a rotation moved it), logging the result. */
 void log_reopen(void);
 void log_close(void);
+/* In a forked child: every line from now on is written to fd, with no
+ * lock and no timestamp, for the parent to log. */
+void log_to_parent(int fd);
 
 #endif

@@ -29,6 +29,7 @@
 #include "lru.h"
 #include "seg.h"
 #include "persist/persist.h"
+#include "quiesce.h"
 #include "settings.h"
 #include "stats.h"
 #include "store.h"
@@ -45,6 +46,7 @@
 #define MAIN_FD_RESERVE 64     /* descriptors beyond -c: listeners, pipes, files */
 
 static struct event_base *main_base;
+static struct quiesce_member *main_quiesce;    /* the timers run here */
 
 #ifdef __SANITIZE_THREAD__
 /* A ThreadSanitizer build (--enable-sanitizers=thread): its deadlock
@@ -166,7 +168,7 @@ static int main_setup(void) {
      * a worker or the main thread through its pipe), so libevent runs
      * without its locks. */
     main_base = event_base_new();
-    if (main_base == NULL) {
+    if (main_base == NULL || (main_quiesce = quiesce_join(main_base)) == NULL) {
         log_msg(0, "cannot create the main event base");
         return -1;
     }
@@ -198,6 +200,7 @@ static int main_restore(void) {
 }
 
 static void main_teardown(void) {
+    quiesce_close();
     workers_stop();
     persist_stop();         /* its sync thread wakes workers until it stops */
     workers_free();
@@ -211,6 +214,7 @@ static void main_teardown(void) {
     stats_free();
     auth_free();
     tls_free();
+    quiesce_leave(main_quiesce);
     event_base_free(main_base);
     settings_free();
     libevent_global_shutdown();

@@ -30,6 +30,7 @@ const struct reply_line reply_lines[REPLY_COUNT] = {
     [REPLY_SNAPSHOT_RUNNING] = REPLY("SERVER_ERROR a snapshot is being written\r\n"),
     [REPLY_PERSIST_OFF] = REPLY("SERVER_ERROR persistence is off (start with --data-dir)\r\n"),
     [REPLY_LOG_FAILED] = REPLY("SERVER_ERROR log write failed, nothing changed\r\n"),
+    [REPLY_LOG_STALLED] = REPLY("SERVER_ERROR log write stalled, changes not confirmed\r\n"),
     [REPLY_TOO_MANY_CONNS] = REPLY("ERROR Too many open connections\r\n"),
     [REPLY_SHUTDOWN_DISABLED] = REPLY("ERROR: shutdown not enabled\r\n"),
     [REPLY_BAD_SHUTDOWN_MODE] = REPLY("CLIENT_ERROR invalid shutdown mode\r\n"),

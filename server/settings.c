@@ -25,6 +25,7 @@ enum {
     SETTINGS_OPT_OUTPUT_MAX = 256, SETTINGS_OPT_BUFFER_LIMIT, SETTINGS_OPT_LOG_FILE,
     SETTINGS_OPT_DATA_DIR, SETTINGS_OPT_FSYNC, SETTINGS_OPT_PERSIST_ITEMS, SETTINGS_OPT_SNAP_MIN,
     SETTINGS_OPT_SNAP_GROWTH, SETTINGS_OPT_LOG_BUFFER, SETTINGS_OPT_RECOVER_PARTIAL,
+    SETTINGS_OPT_STRICT_REPLAY, SETTINGS_OPT_STALL_TIMEOUT, SETTINGS_OPT_CHECK_DIR,
     SETTINGS_OPT_ADMIN_USERS
 };
 #define SETTINGS_ITEM_MAX (1024UL * 1024 * 1024)
@@ -90,7 +91,13 @@ static const struct settings_option settings_options[] = {
     { SETTINGS_OPT_LOG_BUFFER, "log-buffer", required_argument, "<size>",
       "memory for log records not yet written, a power of two (default 16m)" },
     { SETTINGS_OPT_RECOVER_PARTIAL, "recover-partial", no_argument, NULL,
-      "start from what precedes a corrupt log record or snapshot entry (loses what follows)" },
+      "start despite a corrupt log record or snapshot entry: step over the damage, keep what follows" },
+    { SETTINGS_OPT_STRICT_REPLAY, "strict-replay", no_argument, NULL,
+      "a log record that does not apply stops the start-up (default: its key is quarantined)" },
+    { SETTINGS_OPT_STALL_TIMEOUT, "log-stall-timeout", required_argument, "<secs>",
+      "replies wait this long for a log that cannot be written, then the connection is closed (default 30)" },
+    { SETTINGS_OPT_CHECK_DIR, "check-data-dir", required_argument, "<dir>",
+      "read the snapshot and logs of <dir> without starting, report, exit 0 if sound" },
     { 'D', "debug", no_argument, NULL, "enable debug verbs (debugtime) for tests" },
     { 'h', "help", no_argument, NULL, "print this help and exit" },
     { 'V', "version", no_argument, NULL, "print version and exit" },
@@ -119,6 +126,7 @@ void settings_init(void) {
     settings.snapshot_min = 64UL * 1024 * 1024;
     settings.snapshot_growth = 100;
     settings.log_buffer = 16UL * 1024 * 1024;
+    settings.log_stall_timeout = 30;
     settings.backlog = 1024;
     settings.lru_crawler = true;
     settings.watcher_logbuf = 256 * 1024;
@@ -130,6 +138,8 @@ void settings_free(void) {
     free(settings.socket_path);
     free(settings.log_file);
     free(settings.data_dir);
+    free(settings.check_dir);
+    settings.check_dir = NULL;
     free(settings.auth_file);
     free(settings.admin_users);
     settings.auth_file = NULL;
@@ -368,6 +378,15 @@ static int settings_apply_persist(int letter, const char *arg) {
         return -1;
     case SETTINGS_OPT_PERSIST_ITEMS: settings.persist_items = true; return 0;
     case SETTINGS_OPT_RECOVER_PARTIAL: settings.recover_partial = true; return 0;
+    case SETTINGS_OPT_STRICT_REPLAY: settings.strict_replay = true; return 0;
+    case SETTINGS_OPT_STALL_TIMEOUT:
+        if (settings_number(arg, 1, 86400, &v) < 0) return -1;
+        settings.log_stall_timeout = (int)v;
+        return 0;
+    case SETTINGS_OPT_CHECK_DIR:
+        free(settings.check_dir);
+        settings.check_dir = strdup(arg);
+        return settings.check_dir != NULL ? 0 : -1;
     case SETTINGS_OPT_SNAP_MIN:
         return settings_size(arg, 1, &settings.snapshot_min);
     case SETTINGS_OPT_SNAP_GROWTH:
@@ -444,7 +463,8 @@ static int settings_apply(int letter, const char *arg) {
         return 0;
     case SETTINGS_OPT_DATA_DIR: case SETTINGS_OPT_FSYNC: case SETTINGS_OPT_PERSIST_ITEMS:
     case SETTINGS_OPT_RECOVER_PARTIAL: case SETTINGS_OPT_SNAP_MIN: case SETTINGS_OPT_SNAP_GROWTH:
-    case SETTINGS_OPT_LOG_BUFFER:
+    case SETTINGS_OPT_LOG_BUFFER: case SETTINGS_OPT_STRICT_REPLAY: case SETTINGS_OPT_STALL_TIMEOUT:
+    case SETTINGS_OPT_CHECK_DIR:
         return settings_apply_persist(letter, arg);
     default:
         return settings_apply_memcached(letter, arg);

@@ -39,7 +39,10 @@ struct settings {
     size_t snapshot_min;      /* --snapshot-min-size: log bytes before an automatic snapshot */
     int snapshot_growth;      /* --snapshot-growth: ... and percent of the last snapshot */
     size_t log_buffer;        /* --log-buffer: the log's ring buffer */
-    bool recover_partial;     /* --recover-partial: start from what precedes a corrupt record */
+    bool recover_partial;     /* --recover-partial: step over damage, keep what follows */
+    bool strict_replay;       /* --strict-replay: a record that does not apply stops start-up */
+    int log_stall_timeout;    /* --log-stall-timeout: seconds replies wait for a log that cannot be written */
+    char *check_dir;          /* --check-data-dir: check this directory and exit */
     char *auth_file;          /* -Y, --auth-file: connections must authenticate (auth.c) */
     char *admin_users;        /* --admin-users: comma-separated users allowed admin commands */
     /* memcached's command-line options that scripts pass */

@@ -445,6 +445,8 @@ void stats_settings(stats_emit_fn emit, void *ctx) {
                                      : settings.fsync_policy == PERSIST_FSYNC_EVERYSEC ? "everysec" : "no");
     stats_emit_str(emit, ctx, "fsync", buf);
     stats_emit_str(emit, ctx, "persist_items", settings.persist_items ? "yes" : "no");
+    stats_emit_str(emit, ctx, "strict_replay", settings.strict_replay ? "yes" : "no");
+    stats_emit_u64(emit, ctx, "log_stall_timeout", (uint64_t)settings.log_stall_timeout);
 }
 
 /* memcached's per-class item names mcds has no part for (segments, temp

@@ -34,6 +34,7 @@
 #include "log.h"
 #include "lru.h"
 #include "persist/persist.h"
+#include "quiesce.h"
 #include "rbuf_cache.h"
 #include "settings.h"
 #include "stats.h"
@@ -67,9 +68,12 @@ struct worker {
     int notified;               /* atomic: a 'p' byte is on its way */
     struct worker_call *own, *own_tail;     /* posted by w's own thread */
     struct event *own_ev;       /* runs them */
+    struct quiesce_member *quiesce;     /* held here while a snapshot forks */
 };
 
 static __thread struct worker *worker_self;     /* the worker of this thread */
+static uint64_t workers_nheld;          /* atomic: connections waiting for the log */
+static uint64_t workers_nstalled;       /* atomic: closed after --log-stall-timeout */
 
 static struct worker *workers;
 static int nworkers;
@@ -115,6 +119,7 @@ void worker_rbuf_put(struct worker *w, char *buf) {
 }
 
 void worker_hold(struct worker *w, conn *c) {
+    __atomic_add_fetch(&workers_nheld, 1, __ATOMIC_RELAXED);
     c->held_prev = NULL;
     c->held_next = w->held;
     if (w->held != NULL)
@@ -123,6 +128,7 @@ void worker_hold(struct worker *w, conn *c) {
 }
 
 void worker_unhold(struct worker *w, conn *c) {
+    __atomic_sub_fetch(&workers_nheld, 1, __ATOMIC_RELAXED);
     if (c->held_prev != NULL)
         c->held_prev->held_next = c->held_next;
     else
@@ -132,17 +138,38 @@ void worker_unhold(struct worker *w, conn *c) {
     c->held_prev = c->held_next = NULL;
 }
 
-/* On w's thread: drives every held connection whose records are durable. */
+static uint64_t worker_now_us(void);
+
+/* On w's thread: drives every held connection whose records are durable,
+ * and closes those that waited --log-stall-timeout for a log that cannot
+ * be written. */
 static void worker_release_held(void *arg) {
     struct worker *w = arg;
     conn *c = w->held, *next;
+    uint64_t now = 0, limit = (uint64_t)settings.log_stall_timeout * 1000000;
 
     __atomic_store_n(&w->held_posted, 0, __ATOMIC_SEQ_CST);
     for (; c != NULL; c = next) {
         next = c->held_next;
-        if (persist_durable(c->persist_need))
+        if (persist_durable(c->persist_need)) {
             conn_unhold(c);
+        } else if (persist_stalled()) {
+            if (now == 0)
+                now = worker_now_us();
+            if (now - c->held_since_us >= limit) {
+                __atomic_add_fetch(&workers_nstalled, 1, __ATOMIC_RELAXED);
+                conn_fail_stalled(c);
+            }
+        }
     }
+}
+
+uint64_t workers_held_count(void) {
+    return __atomic_load_n(&workers_nheld, __ATOMIC_RELAXED);
+}
+
+uint64_t workers_stalled_closes(void) {
+    return __atomic_load_n(&workers_nstalled, __ATOMIC_RELAXED);
 }
 
 /* The largest log position a held connection waits for. */
@@ -380,6 +407,9 @@ static int worker_setup(struct worker *w, int index) {
     w->own_ev = event_new(w->base, -1, 0, worker_own_cb, w);
     if (w->commit_ev == NULL || w->own_ev == NULL)
         return -1;
+    w->quiesce = quiesce_join(w->base);
+    if (w->quiesce == NULL)
+        return -1;
     return worker_idle_setup(w);
 }
 
@@ -493,6 +523,7 @@ void workers_free(void) {
             event_free(w->own_ev);
         if (w->idle_ev != NULL)
             event_free(w->idle_ev);
+        quiesce_leave(w->quiesce);
         event_base_free(w->base);
         close(w->notify_rd);
         close(w->notify_wr);

@@ -44,6 +44,10 @@ void worker_unhold(struct worker *w, struct conn *c);
 /* More of the log is durable: every worker looks at its held connections
  * (callable from any thread). */
 void workers_wake_held(void);
+/* Connections waiting for the log now; connections closed because the
+ * log could not be written for --log-stall-timeout. */
+uint64_t workers_held_count(void);
+uint64_t workers_stalled_closes(void);
 /* Whether the calling thread is w's. */
 bool worker_is_current(const struct worker *w);
 /* Runs call->fn(call->arg) on w's thread soon; callable from any thread. */

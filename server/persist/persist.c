@@ -10,9 +10,16 @@
  *  - the sync thread: once a second writes what is pending and (everysec)
  *    syncs; retries after a write error; starts a snapshot when the log has
  *    grown enough;
- *  - snapshots: written by their own thread; the log is cut into a new
- *    file where the snapshot starts, and files older than the newest
- *    complete snapshot are removed once it is on disk.
+ *  - snapshots: their own thread holds every thread that changes the
+ *    keyspace for a moment (quiesce.h), takes the log position P, cuts the
+ *    log into a new file there, and forks: the child writes the keyspace
+ *    as it was at P (snap_fork.c) while the server goes on. Once the file
+ *    is on disk the files it makes useless are removed. So the snapshot at
+ *    P plus every record after P is exactly the server's state, whatever
+ *    changed while the copy was written;
+ *  - a start-up that skipped anything (a record that did not apply, damage
+ *    --recover-partial stepped over) writes a snapshot before it serves,
+ *    so that the next start-up reads what this one has, not the damage.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -24,17 +31,23 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../hash.h"
 #include "../log.h"
+#include "../quiesce.h"
 #include "../settings.h"
 #include "../types/queue.h"
 #include "../worker.h"
 #include "codec.h"
+#include "files.h"
+#include "io.h"
 #include "persist.h"
 #include "persist_int.h"
+#include "snap_fork.h"
 #include "snapshot.h"
 #include "wal.h"
 
 #define PERSIST_MARK_GAP (1ULL << 32)   /* a restart continues this far above the marks */
+#define PERSIST_HOLD_MS 2000            /* how long a snapshot waits for every thread to pause */
 
 static const struct persist_type_ops *persist_types[PERSIST_NTYPES];
 static const struct persist_type_ops *persist_by_item[ITEM_NTYPES];
@@ -55,6 +68,7 @@ static struct {
     pthread_t snap_thread;
     bool snap_running;              /* atomic */
     bool snap_joinable;
+    pid_t snap_pid;                 /* atomic: the child writing one, 0: none */
     uint64_t snap_lsn;              /* the newest complete snapshot's position */
     uint64_t snap_bytes;
     uint64_t snap_last_ms, snap_last_time, snap_count, snap_failures;
@@ -67,6 +81,30 @@ static struct {
 void persist_register(enum persist_type t, enum item_type it, const struct persist_type_ops *ops) {
     persist_types[t] = ops;
     persist_by_item[it] = ops;
+}
+
+const char *persist_type_name(uint8_t type) {
+    if (type == PERSIST_META)
+        return "meta";
+    return type < PERSIST_NTYPES && persist_types[type] != NULL ? persist_types[type]->name : "unknown";
+}
+
+const char *persist_record_key(const struct rec *r, size_t *nkey) {
+    const struct persist_type_ops *ops = r->type < PERSIST_NTYPES ? persist_types[r->type] : NULL;
+
+    *nkey = 0;
+    if (ops == NULL || ops->key_of == NULL)
+        return NULL;
+    return ops->key_of(r->op, r->payload, r->len, nkey);
+}
+
+const char *persist_key_first(const uint8_t *p, size_t n, size_t *nkey) {
+    struct codec_in in;
+    const char *key;
+
+    codec_in_init(&in, p, n);
+    key = codec_get_key(&in, nkey);
+    return key != NULL && *nkey > 0 ? key : NULL;
 }
 
 int persist_load_entry(const struct rec *r) {
@@ -175,6 +213,10 @@ void persist_mark_ids(uint64_t upto) {
 
 /* ---- replies ---- */
 
+bool persist_stalled(void) {
+    return persist.on && wal_failed();
+}
+
 bool persist_durable(uint64_t lsn) {
     if (settings.fsync_policy == PERSIST_FSYNC_ALWAYS)
         return wal_synced() >= lsn;
@@ -196,72 +238,95 @@ bool persist_commit(uint64_t lsn) {
 
 /* ---- snapshots ---- */
 
-static void persist_remove_old(uint64_t lsn) {
-    char path[PATH_MAX + 300];
-    struct dirent *e;
-    DIR *d = opendir(settings.data_dir);
-
-    if (d == NULL)
-        return;
-    while ((e = readdir(d)) != NULL) {
-        unsigned long long v;
-        char tail;
-        if ((sscanf(e->d_name, "snap.%16llx%c", &v, &tail) == 1 ||
-             sscanf(e->d_name, "log.%16llx%c", &v, &tail) == 1) && v < lsn) {
-            snprintf(path, sizeof(path), "%s/%s", settings.data_dir, e->d_name);
-            unlink(path);
-        }
-    }
-    closedir(d);
-}
-
 /* debugsnappause (tests, --debug): the next snapshot waits this long
- * after choosing its position, before the log is cut there (PERSIST_PAUSE_CUT)
- * and before anything is copied (PERSIST_PAUSE_COPY). */
+ * after choosing its position, before the log is cut there (PERSIST_PAUSE_CUT,
+ * every thread held meanwhile) and before anything is copied
+ * (PERSIST_PAUSE_COPY, in the child). */
 static unsigned persist_snap_pause_ms[PERSIST_PAUSE_NSTAGES];
 
 void persist_debug_snapshot_pause(enum persist_pause_stage stage, unsigned ms) {
     __atomic_store_n(&persist_snap_pause_ms[stage], ms, __ATOMIC_RELAXED);
 }
 
-static void persist_debug_pause(enum persist_pause_stage stage) {
-    unsigned ms = __atomic_exchange_n(&persist_snap_pause_ms[stage], 0, __ATOMIC_RELAXED);
-
-    if (ms > 0)
-        usleep(ms * 1000u);
+static unsigned persist_debug_pause_take(enum persist_pause_stage stage) {
+    return __atomic_exchange_n(&persist_snap_pause_ms[stage], 0, __ATOMIC_RELAXED);
 }
 
-static void *persist_snap_main(void *arg) {
-    uint64_t lsn = wal_reserved();
-    struct snap_result res = { 0, 0 };
-    struct timespec t0, t1;
-    int rc;
+/* Holds every thread that changes the keyspace, takes the log position,
+ * cuts the log there and forks the child that writes the snapshot: 0,
+ * or -1 (logged) when none was started. */
+static int persist_snap_fork(uint64_t *lsn, struct snap_child *ch) {
+    unsigned copy_pause = persist_debug_pause_take(PERSIST_PAUSE_COPY), cut_pause;
+    int rc = -1;
 
-    (void)arg;
-    persist_debug_pause(PERSIST_PAUSE_CUT);
-    wal_rotate_at(lsn);
-    persist_debug_pause(PERSIST_PAUSE_COPY);
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    rc = snapshot_write(settings.data_dir, lsn, __atomic_load_n(&persist.cas_mark, __ATOMIC_RELAXED),
-                        __atomic_load_n(&persist.id_mark, __ATOMIC_RELAXED), &res);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
+    hash_pause_growth();
+    if (quiesce_hold(PERSIST_HOLD_MS) < 0) {
+        log_msg(0, "persistence: snapshot not started: the server's threads could not all be paused "
+                   "within %d ms (a long command, or a log that cannot be written); it is tried again later",
+                PERSIST_HOLD_MS);
+    } else {
+        *lsn = wal_reserved();
+        cut_pause = persist_debug_pause_take(PERSIST_PAUSE_CUT);
+        if (cut_pause > 0)
+            usleep(cut_pause * 1000u);
+        if (wal_rotate_at(*lsn) < 0)
+            log_msg(0, "persistence: snapshot not started: the log went past its position %llu",
+                    (unsigned long long)*lsn);
+        else
+            rc = snap_fork(settings.data_dir, *lsn, __atomic_load_n(&persist.cas_mark, __ATOMIC_RELAXED),
+                           __atomic_load_n(&persist.id_mark, __ATOMIC_RELAXED), copy_pause, ch);
+        quiesce_release();
+    }
+    hash_resume_growth();
+    return rc;
+}
+
+/* The snapshot at lsn is written (rc 0) or given up: figures, log, and the
+ * files it makes useless. */
+static void persist_snap_done(int rc, uint64_t lsn, const struct snap_result *res, uint64_t ms) {
     pthread_mutex_lock(&persist.lock);
-    persist.snap_last_ms = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000);
+    persist.snap_last_ms = ms;
     persist.snap_last_time = (uint64_t)time(NULL);
     if (rc == 0) {
         persist.snap_lsn = lsn;
-        persist.snap_bytes = res.bytes;
+        persist.snap_bytes = res->bytes;
         persist.snap_count++;
     } else {
         persist.snap_failures++;
     }
     pthread_mutex_unlock(&persist.lock);
     if (rc == 0) {
-        persist_remove_old(lsn);
+        files_remove_before(settings.data_dir, lsn);
         log_msg(1, "persistence: snapshot at %llu written: %llu entries, %llu bytes, %llu ms",
-                (unsigned long long)lsn, (unsigned long long)res.entries,
-                (unsigned long long)res.bytes, (unsigned long long)persist.snap_last_ms);
+                (unsigned long long)lsn, (unsigned long long)res->entries, (unsigned long long)res->bytes,
+                (unsigned long long)ms);
     }
+}
+
+static void *persist_snap_main(void *arg) {
+    struct snap_result res = { 0, 0 };
+    struct snap_child ch = { 0, -1 };
+    struct timespec t0, t1;
+    uint64_t lsn = 0;
+    int rc;
+
+    (void)arg;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    rc = persist_snap_fork(&lsn, &ch);
+    if (rc == 0) {
+        __atomic_store_n(&persist.snap_pid, ch.pid, __ATOMIC_RELEASE);
+        if (__atomic_load_n(&persist.stop, __ATOMIC_ACQUIRE))
+            snap_kill(ch.pid);      /* the server stops: the log holds everything */
+        rc = snap_wait(&ch, &res);
+        __atomic_store_n(&persist.snap_pid, 0, __ATOMIC_RELEASE);
+        if (rc == 0)
+            rc = snapshot_commit(settings.data_dir, lsn);
+        else
+            snapshot_discard(settings.data_dir, lsn);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    persist_snap_done(rc, lsn, &res,
+                      (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000));
     __atomic_store_n(&persist.snap_running, false, __ATOMIC_RELEASE);
     return NULL;
 }
@@ -364,12 +429,39 @@ static void persist_log_start(const struct persist_recovered *r) {
             settings.persist_items ? ", cache values too" : "");
 }
 
+/* After a start-up that skipped something (records that did not apply,
+ * damage --recover-partial stepped over), the keyspace as replayed is
+ * written as a snapshot at the log's end before any client comes, and the
+ * log goes on in a new file there: the next start-up reads this state,
+ * not the damage again. */
+static int persist_repair(struct persist_recovered *r) {
+    struct snap_result res = { 0, 0 };
+    uint64_t lsn = r->next_lsn;
+
+    if (snapshot_write_tmp(settings.data_dir, lsn, persist.cas_mark, persist.id_mark, &res) < 0 ||
+        snapshot_commit(settings.data_dir, lsn) < 0) {
+        log_msg(0, "persistence: start-up stopped: the snapshot that replaces what was skipped cannot be written");
+        return -1;
+    }
+    log_msg(0, "persistence: %llu record(s) skipped, %llu key(s) quarantined, %llu damaged byte(s) stepped "
+               "over: the state as replayed is written as snapshot %016llx; the files before it go",
+            (unsigned long long)r->skipped, (unsigned long long)r->quarantined, (unsigned long long)r->damaged,
+            (unsigned long long)lsn);
+    r->file_lsn = lsn;
+    r->snapshot_lsn = lsn;
+    r->snapshot_bytes = res.bytes;
+    return 0;
+}
+
 int persist_start(void) {
+    struct recover_opts o = { .partial = settings.recover_partial, .strict = settings.strict_replay };
+    bool repaired;
+
     if (settings.data_dir == NULL)
         return 0;
     persist.replaying = true;
     persist.on = true;
-    if (recover_run(settings.data_dir, settings.recover_partial, &persist.lock_fd, &persist.rec) < 0) {
+    if (recover_run(settings.data_dir, &o, &persist.lock_fd, &persist.rec) < 0) {
         persist.on = false;
         return -1;
     }
@@ -382,12 +474,19 @@ int persist_start(void) {
     }
     item_cas_floor(persist.cas_mark);
     queue_id_floor(persist.id_mark);
+    repaired = persist.rec.skipped > 0 || persist.rec.damaged > 0;
+    if (repaired && persist_repair(&persist.rec) < 0) {
+        persist.on = false;
+        return -1;
+    }
     persist.snap_lsn = persist.rec.snapshot_lsn;
     persist.snap_bytes = persist.rec.snapshot_bytes;
     if (wal_open(settings.data_dir, persist.rec.file_lsn, persist.rec.next_lsn, settings.log_buffer) < 0) {
         persist.on = false;
         return -1;
     }
+    if (repaired)
+        files_remove_before(settings.data_dir, persist.rec.snapshot_lsn);
     persist_mark_cas(persist.cas_mark);
     persist_mark_ids(persist.id_mark);
     if (pthread_create(&persist.sync_thread, NULL, persist_sync_main, NULL) != 0) {
@@ -403,9 +502,10 @@ void persist_stop(void) {
     if (!persist.on)
         return;
     pthread_mutex_lock(&persist.lock);
-    persist.stop = true;
+    __atomic_store_n(&persist.stop, true, __ATOMIC_RELEASE);
     pthread_cond_signal(&persist.cond);
     pthread_mutex_unlock(&persist.lock);
+    snap_kill(__atomic_load_n(&persist.snap_pid, __ATOMIC_ACQUIRE));  /* the log holds everything */
     if (persist.sync_running)
         pthread_join(persist.sync_thread, NULL);
     if (persist.snap_joinable)
@@ -445,6 +545,9 @@ void persist_stats(stats_emit_fn emit, void *ctx) {
     persist_emit(emit, ctx, "persist_last_fsync", wal_last_sync_time());
     persist_emit(emit, ctx, "persist_fsync_latency_us", wal_last_sync_us());
     emit(ctx, "persist_write_error", wal_failed() ? "1" : "0");
+    emit(ctx, "persist_log_broken", wal_broken() ? "1" : "0");
+    persist_emit(emit, ctx, "persist_replies_waiting", workers_held_count());
+    persist_emit(emit, ctx, "persist_stalled_closes", workers_stalled_closes());
     emit(ctx, "persist_snapshot_in_progress", __atomic_load_n(&persist.snap_running, __ATOMIC_ACQUIRE) ? "1" : "0");
     pthread_mutex_lock(&persist.lock);
     persist_emit(emit, ctx, "persist_snapshots", persist.snap_count);
@@ -457,4 +560,8 @@ void persist_stats(stats_emit_fn emit, void *ctx) {
     persist_emit(emit, ctx, "persist_recovery_ms", persist.rec.ms);
     persist_emit(emit, ctx, "persist_records_replayed", persist.rec.records);
     persist_emit(emit, ctx, "persist_snapshot_entries_loaded", persist.rec.snapshot_entries);
+    persist_emit(emit, ctx, "persist_replay_skipped", persist.rec.skipped);
+    persist_emit(emit, ctx, "persist_replay_quarantined", persist.rec.quarantined);
+    persist_emit(emit, ctx, "persist_recovery_damaged_bytes", persist.rec.damaged);
+    persist_emit(emit, ctx, "persist_faults_injected", persist_io_faults_injected());
 }

@@ -39,9 +39,13 @@ struct snap_writer;
 struct persist_type_ops {
     const char *name;
     /* Replays one log record (at start-up, one thread, before serving).
-     * lsn is the record's position. 0, or -1: the record makes no sense
-     * (logged; start-up is refused). */
+     * lsn is the record's position. 0, or -1: the record does not apply
+     * (a writer's bug: its key is quarantined, persist/replay.h). */
     int (*apply)(uint8_t op, const uint8_t *p, size_t n, uint64_t lsn);
+    /* The key a record changes (*nkey its length), NULL for a record of
+     * no key (a counter definition, a flush). persist_key_first reads the
+     * key every keyed record of the built-in types starts with. */
+    const char *(*key_of)(uint8_t op, const uint8_t *p, size_t n, size_t *nkey);
     /* Loads one snapshot entry; 0 or -1 as apply. */
     int (*load)(uint8_t op, const uint8_t *p, size_t n);
     /* Writes the structure held by it (an item of this type, referenced
@@ -54,6 +58,7 @@ struct persist_type_ops {
 };
 
 void persist_register(enum persist_type t, enum item_type it, const struct persist_type_ops *ops);
+const char *persist_key_first(const uint8_t *p, size_t n, size_t *nkey);
 
 /* ---- configuration and life ---- */
 
@@ -93,6 +98,8 @@ uint64_t persist_thread_end(void);
 bool persist_commit(uint64_t lsn);
 /* Whether the records up to lsn are durable enough for a reply now. */
 bool persist_durable(uint64_t lsn);
+/* Whether the log cannot be written now (replies waiting for it stall). */
+bool persist_stalled(void);
 
 /* ---- snapshots ---- */
 

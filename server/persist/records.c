@@ -121,17 +121,25 @@ int rec_next(struct rec_file *f, struct rec *r, uint64_t *off) {
     return 1;
 }
 
-bool rec_any_after(const char *path, uint64_t off) {
+int rec_file_seek(struct rec_file *f, uint64_t off) {
+    if (lseek(f->fd, (off_t)off, SEEK_SET) < 0)
+        return -1;
+    f->base = off;
+    f->pos = f->len = 0;
+    f->eof = false;
+    return 0;
+}
+
+bool rec_next_valid(const char *path, uint64_t off, uint64_t *next) {
     struct rec_file f;
     bool found = false;
 
     if (rec_file_open(&f, path) < 0)
         return false;
-    if (lseek(f.fd, (off_t)(off + 1), SEEK_SET) < 0) {
+    if (rec_file_seek(&f, off + 1) < 0) {
         rec_file_close(&f);
         return false;
     }
-    f.base = off + 1;
     /* Slide through the rest of the file one byte at a time. */
     while (!found && rec_fill(&f, WAL_HEADER) == 1) {
         const uint8_t *h = f.buf + f.pos;
@@ -144,6 +152,14 @@ bool rec_any_after(const char *path, uint64_t off) {
         if (!found)
             f.pos++;
     }
+    if (found)
+        *next = f.base + f.pos;
     rec_file_close(&f);
     return found;
+}
+
+bool rec_any_after(const char *path, uint64_t off) {
+    uint64_t next;
+
+    return rec_next_valid(path, off, &next);
 }

@@ -31,9 +31,12 @@ void rec_file_close(struct rec_file *f);
  * the file, -1 at a record that is cut short or fails its checks (*off
  * where it starts), -2 when the file cannot be read. */
 int rec_next(struct rec_file *f, struct rec *r, uint64_t *off);
-/* Whether a valid record starts anywhere after offset off: a bad record
- * with none after it is a torn tail, one with records after it is
- * corruption in the middle. */
+/* Reads on from offset off of the file: 0, or -1 (errno). */
+int rec_file_seek(struct rec_file *f, uint64_t off);
+/* Whether a valid record starts anywhere after offset off (*next: the
+ * first one): a bad record with none after it is a torn tail, one with
+ * records after it is corruption in the middle. */
+bool rec_next_valid(const char *path, uint64_t off, uint64_t *next);
 bool rec_any_after(const char *path, uint64_t off);
 
 #endif

@@ -1,12 +1,11 @@
 /*
  * snapshot: writing and loading snapshot files.
  *
- * Writing walks the hash table bucket by bucket with the table's growth
- * paused: under a bucket's stripe lock it only takes a reference on each
- * item; the lock is dropped before anything is written, and each
- * structure is then copied under its own lock by its type's dump_item. No
- * lock is ever held across a write to the file, and no client waits for
- * more than one bucket or one structure.
+ * Writing walks the hash table bucket by bucket (the caller keeps the
+ * table from growing): under a bucket's stripe lock it only takes a
+ * reference on each item; each structure is then written by its type's
+ * dump_item. It runs where nothing else changes the keyspace: in a child
+ * forked at one instant (snap_fork.c), or at start-up before any client.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +17,7 @@
 #include <unistd.h>
 
 #include "../hash.h"
+#include "io.h"
 #include "../log.h"
 #include "codec.h"
 #include "crc32c.h"
@@ -58,10 +58,10 @@ int snap_put(struct snap_writer *w, uint8_t type, uint8_t op, const struct iovec
         crc = crc32c(crc, iov[i].iov_base, iov[i].iov_len);
     for (i = 0; i < 4; i++)
         h[8 + i] = (uint8_t)(crc >> (8 * i));
-    if (fwrite(h, 1, WAL_HEADER, w->f) != WAL_HEADER)
+    if (persist_io_fwrite(w->f, h, WAL_HEADER) < 0)
         w->failed = true;
     for (i = 0; i < niov && !w->failed; i++) {
-        if (iov[i].iov_len > 0 && fwrite(iov[i].iov_base, 1, iov[i].iov_len, w->f) != iov[i].iov_len)
+        if (iov[i].iov_len > 0 && persist_io_fwrite(w->f, iov[i].iov_base, iov[i].iov_len) < 0)
             w->failed = true;
     }
     w->entries++;
@@ -108,7 +108,6 @@ static int snap_walk(struct snap_writer *w) {
     size_t i;
     int rc = 0;
 
-    hash_pause_growth();
     n = hash_buckets();
     for (b = 0; b < n && rc == 0; b++) {
         refs.n = 0;
@@ -121,21 +120,11 @@ static int snap_walk(struct snap_writer *w) {
             item_release(refs.v[i]);
         }
     }
-    hash_resume_growth();
     free(refs.v);
     return rc;
 }
 
 /* ---- the file ---- */
-
-static void snap_sync_dir(const char *dir) {
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-    if (dfd >= 0) {
-        fsync(dfd);
-        close(dfd);
-    }
-}
 
 static int snap_header(struct snap_writer *w, uint64_t lsn, uint64_t cas_mark, uint64_t id_mark) {
     uint8_t buf[64];
@@ -150,7 +139,8 @@ static int snap_header(struct snap_writer *w, uint64_t lsn, uint64_t cas_mark, u
     return snap_put_meta(w, META_SNAP_HEADER, buf, o.n);
 }
 
-static int snap_finish(struct snap_writer *w, const char *tmp, const char *path, const char *dir) {
+/* The end entry, then the file on disk. */
+static int snap_finish(struct snap_writer *w) {
     uint8_t buf[8];
     struct codec_out o;
     int rc;
@@ -158,27 +148,27 @@ static int snap_finish(struct snap_writer *w, const char *tmp, const char *path,
     codec_out_init(&o, buf, sizeof(buf));
     codec_put_u64(&o, w->entries);
     rc = snap_put_meta(w, META_SNAP_END, buf, o.n);
-    if (fflush(w->f) != 0 || fsync(fileno(w->f)) != 0)
+    if (fflush(w->f) != 0 || persist_io_fsync(fileno(w->f)) != 0)
         rc = -1;
     if (fclose(w->f) != 0)
         rc = -1;
     w->f = NULL;
-    if (rc == 0 && rename(tmp, path) != 0)
-        rc = -1;
-    if (rc == 0)
-        snap_sync_dir(dir);
     return rc;
 }
 
-int snapshot_write(const char *dir, uint64_t lsn, uint64_t cas_mark, uint64_t id_mark,
-                   struct snap_result *res) {
+static void snap_paths(const char *dir, uint64_t lsn, char *path, size_t npath, char *tmp, size_t ntmp) {
+    snprintf(path, npath, "%s/snap.%016llx", dir, (unsigned long long)lsn);
+    snprintf(tmp, ntmp, "%s.tmp", path);
+}
+
+int snapshot_write_tmp(const char *dir, uint64_t lsn, uint64_t cas_mark, uint64_t id_mark,
+                       struct snap_result *res) {
     char tmp[PATH_MAX + 48], path[PATH_MAX + 40];
     struct snap_writer w = { NULL, 0, 0, false };
     char *buf = malloc(SNAP_BUF);
 
-    snprintf(path, sizeof(path), "%s/snap.%016llx", dir, (unsigned long long)lsn);
-    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-    w.f = fopen(tmp, "w");
+    snap_paths(dir, lsn, path, sizeof(path), tmp, sizeof(tmp));
+    w.f = persist_io_fopen(tmp);
     if (w.f == NULL || buf == NULL) {
         log_msg(0, "persistence: cannot write %s: %s", tmp, strerror(errno));
         if (w.f != NULL)
@@ -188,11 +178,11 @@ int snapshot_write(const char *dir, uint64_t lsn, uint64_t cas_mark, uint64_t id
     }
     setvbuf(w.f, buf, _IOFBF, SNAP_BUF);
     if (snap_header(&w, lsn, cas_mark, id_mark) < 0 || persist_dump_all(&w) < 0 || snap_walk(&w) < 0 ||
-        snap_finish(&w, tmp, path, dir) < 0) {
-        log_msg(0, "persistence: snapshot %s failed: %s", path, strerror(errno));
+        snap_finish(&w) < 0) {
+        log_msg(0, "persistence: snapshot %s failed: %s", tmp, strerror(errno));
         if (w.f != NULL)
             fclose(w.f);
-        unlink(tmp);
+        persist_io_unlink(tmp);
         free(buf);
         return -1;
     }
@@ -200,6 +190,25 @@ int snapshot_write(const char *dir, uint64_t lsn, uint64_t cas_mark, uint64_t id
     res->entries = w.entries;
     res->bytes = w.bytes;
     return 0;
+}
+
+int snapshot_commit(const char *dir, uint64_t lsn) {
+    char tmp[PATH_MAX + 48], path[PATH_MAX + 40];
+
+    snap_paths(dir, lsn, path, sizeof(path), tmp, sizeof(tmp));
+    if (persist_io_rename(tmp, path) != 0) {
+        log_msg(0, "persistence: cannot rename %s: %s", tmp, strerror(errno));
+        persist_io_unlink(tmp);
+        return -1;
+    }
+    return persist_io_sync_dir(dir);
+}
+
+void snapshot_discard(const char *dir, uint64_t lsn) {
+    char tmp[PATH_MAX + 48], path[PATH_MAX + 40];
+
+    snap_paths(dir, lsn, path, sizeof(path), tmp, sizeof(tmp));
+    persist_io_unlink(tmp);
 }
 
 /* ---- loading ---- */

@@ -24,10 +24,16 @@ struct snap_result {
     uint64_t bytes;
 };
 
-/* Writes dir/snap.<lsn> (through snap.<lsn>.tmp, fsync, rename, and an
- * fsync of dir): 0, or -1 (logged) with nothing renamed. */
-int snapshot_write(const char *dir, uint64_t lsn, uint64_t cas_mark, uint64_t id_mark,
-                   struct snap_result *res);
+/* Writes the keyspace into dir/snap.<lsn>.tmp and fsyncs it: 0, or -1
+ * (logged) with the file removed. Nothing else may change the keyspace
+ * meanwhile (a forked child, or start-up), and the table must not grow. */
+int snapshot_write_tmp(const char *dir, uint64_t lsn, uint64_t cas_mark, uint64_t id_mark,
+                       struct snap_result *res);
+/* Renames snap.<lsn>.tmp to snap.<lsn> and fsyncs dir: the snapshot
+ * counts from now on. 0, or -1 (logged; the file is removed). */
+int snapshot_commit(const char *dir, uint64_t lsn);
+/* Removes snap.<lsn>.tmp (a snapshot given up). */
+void snapshot_discard(const char *dir, uint64_t lsn);
 
 struct snap_loaded {
     uint64_t lsn, cas_mark, id_mark, entries;

@@ -29,6 +29,7 @@
 
 #include "../log.h"
 #include "crc32c.h"
+#include "io.h"
 #include "wal.h"
 
 #define WAL_SLOTS 512               /* threads that may append */
@@ -44,7 +45,8 @@ static struct {
     uint64_t reserved, written, synced;     /* atomics */
     uint64_t slots[WAL_SLOTS];              /* atomics */
     int nslots;                             /* atomic */
-    bool failed;                            /* atomic */
+    bool failed;                            /* atomic: the last write failed */
+    bool broken;                            /* atomic: an fsync failed (until restart) */
     pthread_mutex_t write_lock;
     pthread_mutex_t sync_lock;
     uint64_t last_sync_us, last_sync_time;  /* atomics */
@@ -59,13 +61,12 @@ static void wal_path(char *buf, size_t n, uint64_t lsn) {
     snprintf(buf, n, "%s/log.%016llx", wal.dir, (unsigned long long)lsn);
 }
 
-static void wal_sync_dir(void) {
-    int dfd = open(wal.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+static void wal_set_failed(const char *what);
+static void wal_set_broken(const char *what);
 
-    if (dfd >= 0) {
-        fsync(dfd);
-        close(dfd);
-    }
+static void wal_sync_dir(void) {
+    if (persist_io_sync_dir(wal.dir) < 0)
+        wal_set_broken("fsync of the directory");
 }
 
 static int wal_open_file(uint64_t lsn, uint64_t length, bool truncate) {
@@ -73,8 +74,8 @@ static int wal_open_file(uint64_t lsn, uint64_t length, bool truncate) {
     int fd;
 
     wal_path(path, sizeof(path), lsn);
-    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | (truncate ? O_TRUNC : 0), 0644);
-    if (fd < 0 || ftruncate(fd, (off_t)length) < 0) {
+    fd = persist_io_open(path, O_RDWR | O_CREAT | O_CLOEXEC | (truncate ? O_TRUNC : 0), 0644);
+    if (fd < 0 || persist_io_ftruncate(fd, (off_t)length) < 0) {
         log_msg(0, "persistence: cannot open %s: %s", path, strerror(errno));
         if (fd >= 0)
             close(fd);
@@ -106,6 +107,7 @@ int wal_open(const char *dir, uint64_t file_lsn, uint64_t next_lsn, size_t ring_
     for (i = 0; i < WAL_SLOTS; i++)
         wal.slots[i] = WAL_NO_SLOT;
     wal.failed = false;
+    wal.broken = false;
     return 0;
 }
 
@@ -228,8 +230,19 @@ static void wal_set_failed(const char *what) {
                 what, strerror(errno));
 }
 
+/* An fsync failed: what was written may not be on disk, and a retry
+ * cannot tell (the kernel may have dropped the pages it could not write),
+ * so the log takes no more changes until a restart replays what is on
+ * disk. */
+static void wal_set_broken(const char *what) {
+    if (!__atomic_exchange_n(&wal.broken, true, __ATOMIC_SEQ_CST))
+        log_msg(0, "persistence: %s failed: %s; what was written may not be on disk, so no more "
+                   "changes are taken: restart the server (it replays what the disk holds)",
+                what, strerror(errno));
+}
+
 static void wal_clear_failed(void) {
-    if (__atomic_exchange_n(&wal.failed, false, __ATOMIC_SEQ_CST))
+    if (__atomic_exchange_n(&wal.failed, false, __ATOMIC_SEQ_CST) && !wal_broken())
         log_msg(0, "persistence: the log can be written again; writes resume");
 }
 
@@ -237,8 +250,8 @@ static void wal_clear_failed(void) {
 static int wal_rotate_locked(void) {
     int fd;
 
-    if (fdatasync(wal.fd) < 0) {
-        wal_set_failed("fdatasync");
+    if (persist_io_fdatasync(wal.fd) < 0) {
+        wal_set_broken("fdatasync of the log before the next file");
         return -1;
     }
     fd = wal_open_file(wal.rotate_lsn, 0, true);
@@ -268,7 +281,7 @@ static ssize_t wal_pwrite_ring(uint64_t from, uint64_t to) {
         iov[1].iov_len = n - iov[0].iov_len;
         niov = 2;
     }
-    return pwritev(wal.fd, iov, niov, (off_t)(from - wal.file_lsn));
+    return persist_io_pwritev(wal.fd, iov, niov, (off_t)(from - wal.file_lsn));
 }
 
 /* Writes [written, limit) (limit at most the safe limit); write_lock held. */
@@ -351,7 +364,7 @@ static int wal_write_big(uint64_t lsn, const uint8_t *h, const struct iovec *iov
             rest[m++].iov_len = v[i].iov_len - skip;
             skip = 0;
         }
-        w = pwritev(wal.fd, rest, m, (off_t)(lsn + off - wal.file_lsn));
+        w = persist_io_pwritev(wal.fd, rest, m, (off_t)(lsn + off - wal.file_lsn));
         if (w < 0 && errno != EINTR) {
             wal_set_failed("writing the log");
             rc = -1;
@@ -382,11 +395,11 @@ int wal_sync(void) {
         return -1;
     }
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    rc = fdatasync(fd);
+    rc = persist_io_fdatasync(fd);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     close(fd);
     if (rc < 0) {
-        wal_set_failed("fdatasync of the log");
+        wal_set_broken("fdatasync of the log");
     } else {
         if (target > __atomic_load_n(&wal.synced, __ATOMIC_ACQUIRE))
             __atomic_store_n(&wal.synced, target, __ATOMIC_RELEASE);
@@ -403,7 +416,10 @@ int wal_sync(void) {
 uint64_t wal_reserved(void) { return __atomic_load_n(&wal.reserved, __ATOMIC_SEQ_CST); }
 uint64_t wal_written(void) { return __atomic_load_n(&wal.written, __ATOMIC_ACQUIRE); }
 uint64_t wal_synced(void) { return __atomic_load_n(&wal.synced, __ATOMIC_ACQUIRE); }
-bool wal_failed(void) { return __atomic_load_n(&wal.failed, __ATOMIC_SEQ_CST); }
+bool wal_failed(void) {
+    return __atomic_load_n(&wal.failed, __ATOMIC_SEQ_CST) || __atomic_load_n(&wal.broken, __ATOMIC_SEQ_CST);
+}
+bool wal_broken(void) { return __atomic_load_n(&wal.broken, __ATOMIC_SEQ_CST); }
 /* written is read first: reserved only grows and is never below written,
  * so the difference cannot wrap (read the other way round, a write landing
  * between the two loads made it huge, and a busy log refused changes). */
@@ -415,12 +431,19 @@ uint64_t wal_backlog(void) {
 uint64_t wal_last_sync_us(void) { return __atomic_load_n(&wal.last_sync_us, __ATOMIC_RELAXED); }
 uint64_t wal_last_sync_time(void) { return __atomic_load_n(&wal.last_sync_time, __ATOMIC_RELAXED); }
 
-void wal_rotate_at(uint64_t lsn) {
+int wal_rotate_at(uint64_t lsn) {
+    int rc = 0;
+
     pthread_mutex_lock(&wal.write_lock);
-    wal.rotate_lsn = lsn;
-    if (wal.written == lsn)
-        wal_rotate_locked();
+    if (wal.written > lsn) {
+        rc = -1;        /* records after lsn are in this file already */
+    } else {
+        wal.rotate_lsn = lsn;
+        if (wal.written == lsn)
+            wal_rotate_locked();    /* on failure, the next write tries again */
+    }
     pthread_mutex_unlock(&wal.write_lock);
+    return rc;
 }
 
 uint64_t wal_file_lsn(void) {

@@ -51,14 +51,19 @@ int wal_sync(void);
 uint64_t wal_reserved(void);
 uint64_t wal_written(void);
 uint64_t wal_synced(void);
-/* Whether the last write or sync failed (cleared by the next success). */
+/* Whether the log takes no changes now: the last write failed (cleared
+ * by the next success), or it is broken. */
 bool wal_failed(void);
+/* Whether an fsync failed: no change is taken until a restart. */
+bool wal_broken(void);
 /* Bytes of ring in use (reserved, not yet written). */
 uint64_t wal_backlog(void);
 
 /* From lsn on, records go to a new file log.<lsn> (a snapshot starts
- * there); lsn must be a record boundary (a value wal_reserved() gave). */
-void wal_rotate_at(uint64_t lsn);
+ * there); lsn must be a record boundary (a value wal_reserved() gave) that
+ * nothing after has been reserved past (every appending thread held):
+ * -1 when a record after lsn is written already (nothing changes). */
+int wal_rotate_at(uint64_t lsn);
 /* First LSN of the current file. */
 uint64_t wal_file_lsn(void);
 

@@ -563,9 +563,16 @@ static int cp_load(uint8_t op, const uint8_t *p, size_t n) {
     return rc;
 }
 
+/* A record starts with its object's key, but a counter's definition. */
+static const char *cp_key_of(uint8_t op, const uint8_t *p, size_t n, size_t *nkey) {
+    *nkey = 0;
+    return op == C_DEF || op == C_UNDEF ? NULL : persist_key_first(p, n, nkey);
+}
+
 static const struct persist_type_ops cp_ops = {
     .name = "ctree",
     .apply = cp_apply,
+    .key_of = cp_key_of,
     .load = cp_load,
     .dump_item = cp_dump_item,
     .dump_all = cp_dump_all,

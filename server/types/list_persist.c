@@ -411,9 +411,16 @@ static int lp_load(uint8_t op, const uint8_t *p, size_t n) {
     return rc;
 }
 
+/* Every list record starts with its list's key. */
+static const char *lp_key_of(uint8_t op, const uint8_t *p, size_t n, size_t *nkey) {
+    (void)op;
+    return persist_key_first(p, n, nkey);
+}
+
 static const struct persist_type_ops lp_ops = {
     .name = "list",
     .apply = lp_apply,
+    .key_of = lp_key_of,
     .load = lp_load,
     .dump_item = lp_dump_item,
 };

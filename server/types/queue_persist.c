@@ -786,9 +786,16 @@ static int qp_load(uint8_t op, const uint8_t *p, size_t n) {
     return rc;
 }
 
+/* Every queue record starts with its queue's key. */
+static const char *qp_key_of(uint8_t op, const uint8_t *p, size_t n, size_t *nkey) {
+    (void)op;
+    return persist_key_first(p, n, nkey);
+}
+
 static const struct persist_type_ops qp_ops = {
     .name = "queue",
     .apply = qp_apply,
+    .key_of = qp_key_of,
     .load = qp_load,
     .dump_item = qp_dump_item,
 };
