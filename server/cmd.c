@@ -75,6 +75,8 @@ static const struct cmd_def cmd_defs[] = {
     { "debugtime", admin_debugtime, 2, 2, CMD_DEBUG | CMD_ADMIN, 0, "move the clock (with --debug)" },
     { "debugdeadpause", admin_debugdeadpause, 2, 2, CMD_DEBUG | CMD_ADMIN, 0, "hold the next dead letters on their way (with --debug)" },
     { "debugsnappause", admin_debugsnappause, 3, 3, CMD_DEBUG | CMD_ADMIN, 0, "hold the next snapshot before its log cut or its copy: debugsnappause cut|copy <ms> (with --debug)" },
+    { "debugfault", admin_debugfault, 2, 5, CMD_DEBUG | CMD_ADMIN, 0, "make persistence's file calls fail: debugfault <op> <error> [<skip> [<count>]] | clear (with --debug)" },
+    { "debugrecord", admin_debugrecord, 4, 4, CMD_DEBUG | CMD_ADMIN, 0, "append a raw log record: debugrecord <type> <op> <hex> (with --debug)" },
     { "snapshot", admin_snapshot, 1, 1, CMD_ADMIN, 0, "write a persistence snapshot (with --data-dir)" },
     /* memcached's operator verbs (dump.c via verb_operator.c) */
     { "lru_crawler", oper_lru_crawler, 1, CMD_ANY, 0, 0, "crawler and key dumps: crawl|metadump|enable|disable|sleep|tocrawl" },

@@ -28,6 +28,7 @@
 #include "log.h"
 #include "lru.h"
 #include "seg.h"
+#include "persist/check.h"
 #include "persist/persist.h"
 #include "quiesce.h"
 #include "settings.h"
@@ -178,15 +179,19 @@ static int main_setup(void) {
     return 0;
 }
 
+static void main_persist_types(void) {
+    queue_persist_init();
+    list_persist_init();
+    item_persist_init();
+    ctree_persist_init();
+}
+
 /* With --data-dir: restores the keyspace (not held to -m: what was stored
  * is never dropped at a restart) and opens the log. */
 static int main_restore(void) {
     int rc;
 
-    queue_persist_init();
-    list_persist_init();
-    item_persist_init();
-    ctree_persist_init();
+    main_persist_types();
     store_set_unlimited(true);
     rc = persist_start();
     store_set_unlimited(false);
@@ -220,6 +225,20 @@ static void main_teardown(void) {
     libevent_global_shutdown();
 }
 
+/* --check-data-dir: the offline checker; nothing listens. */
+static int main_check(void) {
+    int rc = 1;
+
+    if (main_setup() == 0) {
+        main_persist_types();
+        store_set_unlimited(true);
+        rc = persist_check(settings.check_dir);
+    }
+    main_teardown();
+    log_close();
+    return rc;
+}
+
 int main(int argc, char **argv) {
     struct event *ev_tick;
     struct timeval second = { 1, 0 };
@@ -232,6 +251,8 @@ int main(int argc, char **argv) {
         return rc > 0 ? 0 : 64;
     }
     log_set_level(settings.verbose);
+    if (settings.check_dir != NULL)
+        return main_check();
     if (settings.log_file != NULL && log_open(settings.log_file) < 0) {
         fprintf(stderr, "mcds-server: cannot open log file %s: %s\n", settings.log_file, strerror(errno));
         settings_free();

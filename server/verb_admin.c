@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include "clock.h"
 #include "cmd.h"
 #include "log.h"
+#include "persist/io.h"
 #include "persist/persist.h"
 #include "parse.h"
 #include "settings.h"
@@ -210,6 +212,60 @@ enum conn_parse_result admin_debugsnappause(conn *c, struct cmd_line *t) {
         return PARSE_DONE;
     }
     persist_debug_snapshot_pause(stage, ms);
+    conn_out_reply(c, REPLY_OK);
+    return PARSE_DONE;
+}
+
+/* debugfault <op> <error> [<skip> [<count>]] and debugfault clear
+ * (--debug): persistence's next <op> calls (persist/io.h names them) fail
+ * with <error> (ENOSPC, EIO, EFBIG, EDQUOT, or short for a log write cut
+ * half way), after <skip> that succeed, <count> times (0: until cleared). */
+enum conn_parse_result admin_debugfault(conn *c, struct cmd_line *t) {
+    uint32_t skip = 0, count = 0;
+    int op, err;
+
+    if (t->n == 2 && strcmp(t->v[1], "clear") == 0) {
+        persist_io_fault_clear();
+        conn_out_reply(c, REPLY_OK);
+        return PARSE_DONE;
+    }
+    op = t->n >= 3 ? persist_io_op_named(t->v[1]) : -1;
+    err = t->n >= 3 ? persist_io_err_named(t->v[2]) : 0;
+    if (op < 0 || err == 0 || (err == PIO_SHORT && op != PIO_WRITE) ||
+        (t->n >= 4 && !parse_u32_exact(t->v[3], &skip)) || (t->n >= 5 && !parse_u32_exact(t->v[4], &count))) {
+        conn_out_reply(c, REPLY_BAD_FORMAT);
+        return PARSE_DONE;
+    }
+    persist_io_fault((enum persist_io_op)op, err, skip, count);
+    conn_out_reply(c, REPLY_OK);
+    return PARSE_DONE;
+}
+
+/* debugrecord <type> <op> <hex payload> (--debug): appends that record to
+ * the log as a writer would (tests of a record that does not apply). */
+enum conn_parse_result admin_debugrecord(conn *c, struct cmd_line *t) {
+    uint8_t buf[1024];
+    uint32_t type, op;
+    size_t n = strlen(t->v[3]) / 2, i;
+
+    if (!parse_u32_exact(t->v[1], &type) || !parse_u32_exact(t->v[2], &op) || type > 255 || op > 255 ||
+        strlen(t->v[3]) % 2 != 0 || n > sizeof(buf)) {
+        conn_out_reply(c, REPLY_BAD_FORMAT);
+        return PARSE_DONE;
+    }
+    for (i = 0; i < n; i++) {
+        unsigned v;
+        if (sscanf(t->v[3] + 2 * i, "%2x", &v) != 1) {
+            conn_out_reply(c, REPLY_BAD_FORMAT);
+            return PARSE_DONE;
+        }
+        buf[i] = (uint8_t)v;
+    }
+    if (!persist_on()) {
+        conn_out_reply(c, REPLY_PERSIST_OFF);
+        return PARSE_DONE;
+    }
+    persist_debug_record((uint8_t)type, (uint8_t)op, buf, n);
     conn_out_reply(c, REPLY_OK);
     return PARSE_DONE;
 }

@@ -20,7 +20,9 @@ static struct pio_fault pio_faults[PIO_NOPS];
 static pthread_mutex_t pio_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t pio_injected;   /* atomic */
 
-static const char *const pio_op_names[PIO_NOPS] = { "open", "write", "fsync", "rename", "unlink" };
+static const char *const pio_op_names[PIO_NOPS] = {
+    "open", "write", "fsync", "snapopen", "snapwrite", "snapfsync", "rename", "unlink",
+};
 
 static const struct {
     const char *name;
@@ -67,7 +69,7 @@ int persist_io_open(const char *path, int flags, mode_t mode) {
 }
 
 FILE *persist_io_fopen(const char *path) {
-    int err = pio_fault_now(PIO_OPEN);
+    int err = pio_fault_now(PIO_SNAP_OPEN);
 
     if (err > 0) {
         errno = err;
@@ -96,7 +98,7 @@ ssize_t persist_io_pwritev(int fd, const struct iovec *iov, int niov, off_t off)
 }
 
 int persist_io_fwrite(FILE *f, const void *p, size_t n) {
-    int err = pio_fault_now(PIO_WRITE);
+    int err = pio_fault_now(PIO_SNAP_WRITE);
 
     if (err == PIO_SHORT && n > 1) {
         fwrite(p, 1, n / 2, f);
@@ -105,14 +107,6 @@ int persist_io_fwrite(FILE *f, const void *p, size_t n) {
     if (err > 0)
         return pio_fail(err);
     return fwrite(p, 1, n, f) == n ? 0 : -1;
-}
-
-int persist_io_ftruncate(int fd, off_t len) {
-    int err = pio_fault_now(PIO_WRITE);
-
-    if (err > 0)
-        return pio_fail(err);
-    return ftruncate(fd, len);
 }
 
 int persist_io_fdatasync(int fd) {
@@ -124,7 +118,7 @@ int persist_io_fdatasync(int fd) {
 }
 
 int persist_io_fsync(int fd) {
-    int err = pio_fault_now(PIO_FSYNC);
+    int err = pio_fault_now(PIO_SNAP_FSYNC);
 
     if (err > 0)
         return pio_fail(err);
@@ -147,12 +141,12 @@ int persist_io_unlink(const char *path) {
     return unlink(path);
 }
 
-int persist_io_sync_dir(const char *dir) {
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
+int persist_io_sync_dir(const char *dir, enum persist_io_op kind) {
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), err = pio_fault_now(kind), rc;
 
     if (dfd < 0)
         return -1;
-    rc = persist_io_fsync(dfd);
+    rc = err > 0 ? pio_fail(err) : fsync(dfd);
     close(dfd);
     return rc;
 }

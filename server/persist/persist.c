@@ -154,6 +154,11 @@ bool persist_replaying(void) {
     return persist.replaying;
 }
 
+void persist_replay_mode(bool on) {
+    persist.on = on;
+    persist.replaying = on;
+}
+
 bool persist_writable(void) {
     if (!persist.on || persist.replaying)
         return true;
@@ -178,6 +183,12 @@ void persist_log_ttl(enum persist_type t, uint8_t op, const char *key, size_t nk
     v.iov_base = o.p;
     v.iov_len = o.n;
     persist_log(t, op, &v, 1);
+}
+
+void persist_debug_record(uint8_t type, uint8_t op, const void *p, size_t n) {
+    struct iovec v = { (void *)p, n };
+
+    persist_log((enum persist_type)type, op, &v, 1);
 }
 
 uint64_t persist_position(void) {
@@ -404,7 +415,9 @@ static void *persist_sync_main(void *arg) {
         clock_gettime(CLOCK_REALTIME, &now);
         if (now.tv_sec > next.tv_sec || (now.tv_sec == next.tv_sec && now.tv_nsec >= next.tv_nsec))
             next.tv_sec = now.tv_sec + 1;
-        if (!(settings.fsync_policy == PERSIST_FSYNC_ALWAYS && persist.sync_wanted > wal_synced()))
+        /* an fsync owed goes at once; a log that cannot be written is
+         * tried again once a second, not in a loop */
+        if (!(settings.fsync_policy == PERSIST_FSYNC_ALWAYS && persist.sync_wanted > wal_synced() && !wal_failed()))
             pthread_cond_timedwait(&persist.cond, &persist.lock, &next);
         pthread_mutex_unlock(&persist.lock);
         persist_sync_round();
@@ -450,6 +463,7 @@ static int persist_repair(struct persist_recovered *r) {
     r->file_lsn = lsn;
     r->snapshot_lsn = lsn;
     r->snapshot_bytes = res.bytes;
+    r->snapshot_entries = res.entries;
     return 0;
 }
 

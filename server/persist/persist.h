@@ -84,6 +84,9 @@ void persist_log(enum persist_type t, uint8_t op, const struct iovec *iov, int n
 /* The record every type logs for a key's TTL: the key, then the Unix time
  * it expires at (0: never). */
 void persist_log_ttl(enum persist_type t, uint8_t op, const char *key, size_t nkey, uint64_t unix_time);
+/* debugrecord (--debug): appends a raw record, as a writer with a bug
+ * would. */
+void persist_debug_record(uint8_t type, uint8_t op, const void *p, size_t n);
 /* The log position now (a snapshot of a structure records it). */
 uint64_t persist_position(void);
 

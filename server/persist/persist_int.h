@@ -25,6 +25,9 @@ int persist_dump_item(struct snap_writer *w, item *it);
 /* Every registered type's dump_all, before the keyspace walk. */
 int persist_dump_all(struct snap_writer *w);
 
+/* The checker's replay: records apply, nothing is logged. */
+void persist_replay_mode(bool on);
+
 /* What recovery found, for `stats` and the start-up log line. */
 struct persist_recovered {
     uint64_t snapshot_lsn;      /* 0: no snapshot */

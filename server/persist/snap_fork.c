@@ -7,9 +7,11 @@
  * of the server no child goes on writing), takes no lock that another
  * thread of the server may have held at the fork (its log lines go down a
  * pipe, and the parent logs them), and leaves with _exit. Its last line,
- * "R <entries> <bytes>", says the file is complete and on disk; the parent
- * then renames it (snapshot_commit), so that a child whose server died
- * never puts a snapshot in place.
+ * "R <entries> <bytes>", says the file is complete and on disk, and is
+ * what the parent goes by (its exit status is only logged: under valgrind
+ * a forked child reports, as lost, memory the other threads' stacks held);
+ * the parent then renames the file (snapshot_commit), so that a child
+ * whose server died never puts a snapshot in place.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -154,8 +156,12 @@ int snap_wait(struct snap_child *ch, struct snap_result *res) {
     while (waitpid(ch->pid, &status, 0) < 0 && errno == EINTR)
         ;
     ch->pid = 0;
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && done)
+    if (done) {
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+            log_msg(1, "persistence: the snapshot child ended with status %d after its file was complete",
+                    status);
         return 0;
+    }
     if (WIFSIGNALED(status))
         log_msg(0, "persistence: the snapshot child was killed by signal %d", WTERMSIG(status));
     else

@@ -201,7 +201,7 @@ int snapshot_commit(const char *dir, uint64_t lsn) {
         persist_io_unlink(tmp);
         return -1;
     }
-    return persist_io_sync_dir(dir);
+    return persist_io_sync_dir(dir, PIO_SNAP_FSYNC);
 }
 
 void snapshot_discard(const char *dir, uint64_t lsn) {

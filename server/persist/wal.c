@@ -65,7 +65,7 @@ static void wal_set_failed(const char *what);
 static void wal_set_broken(const char *what);
 
 static void wal_sync_dir(void) {
-    if (persist_io_sync_dir(wal.dir) < 0)
+    if (persist_io_sync_dir(wal.dir, PIO_FSYNC) < 0)
         wal_set_broken("fsync of the directory");
 }
 
@@ -75,7 +75,7 @@ static int wal_open_file(uint64_t lsn, uint64_t length, bool truncate) {
 
     wal_path(path, sizeof(path), lsn);
     fd = persist_io_open(path, O_RDWR | O_CREAT | O_CLOEXEC | (truncate ? O_TRUNC : 0), 0644);
-    if (fd < 0 || persist_io_ftruncate(fd, (off_t)length) < 0) {
+    if (fd < 0 || ftruncate(fd, (off_t)length) < 0) {
         log_msg(0, "persistence: cannot open %s: %s", path, strerror(errno));
         if (fd >= 0)
             close(fd);
@@ -385,6 +385,8 @@ int wal_sync(void) {
     uint64_t target;
     int fd, rc;
 
+    if (wal_broken())
+        return -1;      /* a later fsync that succeeds proves nothing about the pages lost */
     pthread_mutex_lock(&wal.sync_lock);
     pthread_mutex_lock(&wal.write_lock);
     target = wal.written;
