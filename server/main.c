@@ -275,6 +275,7 @@ int main(int argc, char **argv) {
             PACKAGE_VERSION, settings.num_threads, settings.maxbytes / (1024 * 1024), settings.maxconns);
 
     daemon_ready();
+    persist_serving();
     event_base_dispatch(main_base);
 
     listener_close();

@@ -68,6 +68,7 @@ static struct {
     pthread_t snap_thread;
     bool snap_running;              /* atomic */
     bool snap_joinable;
+    bool serving;                   /* atomic: the server's loops run (snapshots may start) */
     pid_t snap_pid;                 /* atomic: the child writing one, 0: none */
     uint64_t snap_lsn;              /* the newest complete snapshot's position */
     uint64_t snap_bytes;
@@ -372,7 +373,8 @@ int persist_snapshot(const char **why) {
 static bool persist_snapshot_due(void) {
     uint64_t grown, need;
 
-    if (settings.snapshot_min == 0 || __atomic_load_n(&persist.snap_running, __ATOMIC_ACQUIRE))
+    if (settings.snapshot_min == 0 || __atomic_load_n(&persist.snap_running, __ATOMIC_ACQUIRE) ||
+        !__atomic_load_n(&persist.serving, __ATOMIC_ACQUIRE))
         return false;
     pthread_mutex_lock(&persist.lock);
     grown = wal_reserved() - persist.snap_lsn;
@@ -510,6 +512,10 @@ int persist_start(void) {
     persist.sync_running = true;
     persist_log_start(&persist.rec);
     return 0;
+}
+
+void persist_serving(void) {
+    __atomic_store_n(&persist.serving, true, __ATOMIC_RELEASE);
 }
 
 void persist_stop(void) {

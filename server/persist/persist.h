@@ -66,6 +66,9 @@ const char *persist_key_first(const uint8_t *p, size_t n, size_t *nkey);
  * it), opens the log and starts the sync thread. Nothing happens without
  * --data-dir. -1: start-up must stop (the reason is logged). */
 int persist_start(void);
+/* The server's loops run: automatic snapshots may start (one needs every
+ * loop to pause). */
+void persist_serving(void);
 /* Writes and syncs the log, stops the threads, closes files. */
 void persist_stop(void);
 bool persist_on(void);

@@ -87,6 +87,8 @@ static int recover_snapshot(struct recover_ctx *x, const struct persist_files *f
     }
     x->out->snapshot_lsn = f->snaps[f->nsnaps - 1];
     x->out->snapshot_entries = s.entries;
+    if (stat(path, &st) == 0 && !s.complete)
+        x->out->damaged += (uint64_t)st.st_size - s.bad_off;     /* --recover-partial kept what precedes */
     x->out->cas_mark = s.cas_mark;
     x->out->id_mark = s.id_mark;
     if (stat(path, &st) == 0)
@@ -239,8 +241,9 @@ static int recover_logs(struct recover_ctx *x, const struct persist_files *f, bo
         lf->rep.kind = "log";
         lf->rep.lsn = lf->lsn;
         if (!recover_follows(lf->lsn, expect, snap)) {
-            log_msg(0, "persistence: %s the log jumps from %llu to file log.%016llx (%s)",
-                    x->o->partial ? "--recover-partial:" : "start-up stopped:", (unsigned long long)expect,
+            log_msg(0, "persistence: %sthe log jumps from %llu to file log.%016llx (%s)",
+                    x->o->check ? "" : x->o->partial ? "--recover-partial: " : "start-up stopped: ",
+                    (unsigned long long)expect,
                     (unsigned long long)lf->lsn, lf->lsn > expect ? "a file is missing" : "files overlap");
             if (!x->o->partial || lf->lsn < expect) {
                 free(lf);
