@@ -192,9 +192,9 @@ static int main_restore(void) {
     int rc;
 
     main_persist_types();
-    store_set_unlimited(true);
+    store_set_restoring(true);
     rc = persist_start();
-    store_set_unlimited(false);
+    store_set_restoring(false);
     lru_thread_end();       /* the segments restored items went into */
     queue_persist_replay_done();
     ctree_persist_replay_done();
@@ -231,7 +231,7 @@ static int main_check(void) {
 
     if (main_setup() == 0) {
         main_persist_types();
-        store_set_unlimited(true);
+        store_set_restoring(true);
         rc = persist_check(settings.check_dir);
     }
     main_teardown();

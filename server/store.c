@@ -60,7 +60,7 @@ enum store_lru {
 static pthread_mutex_t store_flush_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t store_flush_cas;
 static uint64_t store_flush_gen;
-static bool store_unlimited;         /* restoring at start-up: -m does not apply */
+static bool store_restoring;         /* start-up: -m does not apply, TTLs end nothing */
 static rel_time_t store_flush_time;  /* delayed flush: time it takes effect */
 static rel_time_t store_flush_time_noted; /* the delayed flush the tick has
                                              looked at the structures for */
@@ -93,8 +93,11 @@ static int store_is_flushed(const item *it, rel_time_t now) {
     return ft != 0 && ft <= now && item_time(it) <= ft;
 }
 
+/* While restoring, no TTL ends a key: each record was made while its key
+ * lived, whatever the clock says now; the keys whose TTL has passed go
+ * once the replay is over. */
 static int store_is_expired(const item *it, rel_time_t now) {
-    return item_exptime(it) != 0 && item_exptime(it) <= now;
+    return !store_restoring && item_exptime(it) != 0 && item_exptime(it) <= now;
 }
 
 /* Notes an item's expiry second in the index (expiry.c): a cache value's,
@@ -454,7 +457,7 @@ static int store_evict_for(size_t need, size_t size) {
  * an item) in a kept block; 0 on success, -1 if nothing can go. A victim
  * of the item's size is kept and then reused. */
 static int store_make_room(size_t need, size_t size) {
-    if (store_unlimited || item_mem_used() + need <= item_mem_limit())
+    if (store_restoring || item_mem_used() + need <= item_mem_limit())
         return 0;
     return store_evict_for(need, size);
 }
@@ -1177,8 +1180,8 @@ bool store_item_live(const item *it) {
     return !store_is_expired(it, now) && !store_is_flushed(it, now);
 }
 
-void store_set_unlimited(bool on) {
-    store_unlimited = on;
+void store_set_restoring(bool on) {
+    store_restoring = on;
 }
 
 int store_restore_set(const char *key, size_t nkey, uint32_t flags, rel_time_t exptime, uint64_t cas,

@@ -213,9 +213,10 @@ void store_set_crawler(bool on);
 
 /* Whether it is neither expired nor flushed. */
 bool store_item_live(const item *it);
-/* While on, restored data is not held to -m (nothing is evicted or
- * refused for it). */
-void store_set_unlimited(bool on);
+/* While on (start-up), restored data is not held to -m (nothing is
+ * evicted or refused for it), and no TTL ends a key: a log record was made
+ * while its key lived; keys whose TTL has passed go once it is off. */
+void store_set_restoring(bool on);
 /* A cache value as a log record or snapshot says, with its own CAS; a
  * key holding a structure is left alone. 0, or -1 without memory. */
 int store_restore_set(const char *key, size_t nkey, uint32_t flags, rel_time_t exptime, uint64_t cas,
