@@ -11,10 +11,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../hash.h"
-#include "check.h"
-#include "persist.h"
-#include "persist_int.h"
+#include "cache/hash.h"
+#include "persist/check.h"
+#include "persist/persist.h"
+#include "persist/persist_int.h"
 
 struct check_totals {
     uint64_t files, bad_files;

@@ -4,7 +4,7 @@
  */
 #include <string.h>
 
-#include "codec.h"
+#include "persist/codec.h"
 
 void codec_out_init(struct codec_out *o, void *buf, size_t cap) {
     o->p = buf;

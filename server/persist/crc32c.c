@@ -5,7 +5,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "crc32c.h"
+#include "persist/crc32c.h"
 
 #define CRC32C_POLY 0x82F63B78u
 

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "files.h"
-#include "io.h"
+#include "persist/files.h"
+#include "persist/io.h"
 
 static int files_cmp(const void *a, const void *b) {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;

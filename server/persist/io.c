@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "io.h"
+#include "persist/io.h"
 
 struct pio_fault {
     bool armed;             /* atomic: read without the lock */

@@ -31,20 +31,20 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../hash.h"
-#include "../log.h"
-#include "../quiesce.h"
-#include "../settings.h"
-#include "../types/queue.h"
-#include "../worker.h"
-#include "codec.h"
-#include "files.h"
-#include "io.h"
-#include "persist.h"
-#include "persist_int.h"
-#include "snap_fork.h"
-#include "snapshot.h"
-#include "wal.h"
+#include "cache/hash.h"
+#include "base/log.h"
+#include "base/quiesce.h"
+#include "base/settings.h"
+#include "types/queue.h"
+#include "net/worker.h"
+#include "persist/codec.h"
+#include "persist/files.h"
+#include "persist/io.h"
+#include "persist/persist.h"
+#include "persist/persist_int.h"
+#include "persist/snap_fork.h"
+#include "persist/snapshot.h"
+#include "persist/wal.h"
 
 #define PERSIST_MARK_GAP (1ULL << 32)   /* a restart continues this far above the marks */
 #define PERSIST_HOLD_MS 2000            /* how long a snapshot waits for every thread to pause */

@@ -19,8 +19,8 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
-#include "../item.h"
-#include "../stats.h"
+#include "cache/item.h"
+#include "base/stats.h"
 
 /* The structure type of a record: one byte in every record. */
 enum persist_type {

@@ -8,9 +8,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../item.h"
-#include "persist.h"
-#include "records.h"
+#include "cache/item.h"
+#include "persist/persist.h"
+#include "persist/records.h"
 
 struct snap_writer;
 

@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "crc32c.h"
-#include "records.h"
-#include "wal.h"
+#include "persist/crc32c.h"
+#include "persist/records.h"
+#include "persist/wal.h"
 
 #define REC_BUF_INIT (1024 * 1024)
 

@@ -30,14 +30,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../log.h"
-#include "codec.h"
-#include "files.h"
-#include "persist.h"
-#include "persist_int.h"
-#include "records.h"
-#include "replay.h"
-#include "snapshot.h"
+#include "base/log.h"
+#include "persist/codec.h"
+#include "persist/files.h"
+#include "persist/persist.h"
+#include "persist/persist_int.h"
+#include "persist/records.h"
+#include "persist/replay.h"
+#include "persist/snapshot.h"
 
 struct recover_ctx {
     const char *dir;

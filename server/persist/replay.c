@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../item.h"
-#include "../log.h"
-#include "crc32c.h"
-#include "persist_int.h"
-#include "replay.h"
+#include "cache/item.h"
+#include "base/log.h"
+#include "persist/crc32c.h"
+#include "persist/persist_int.h"
+#include "persist/replay.h"
 
 struct replay_key {
     uint8_t type;

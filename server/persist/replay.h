@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "records.h"
+#include "persist/records.h"
 
 struct replay;
 

@@ -24,8 +24,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../log.h"
-#include "snap_fork.h"
+#include "base/log.h"
+#include "persist/snap_fork.h"
 
 #define SNAP_LINE_MAX 4096
 

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "snapshot.h"
+#include "persist/snapshot.h"
 
 struct snap_child {
     pid_t pid;

@@ -16,16 +16,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../hash.h"
-#include "io.h"
-#include "../log.h"
-#include "codec.h"
-#include "crc32c.h"
-#include "persist.h"
-#include "persist_int.h"
-#include "records.h"
-#include "snapshot.h"
-#include "wal.h"
+#include "cache/hash.h"
+#include "persist/io.h"
+#include "base/log.h"
+#include "persist/codec.h"
+#include "persist/crc32c.h"
+#include "persist/persist.h"
+#include "persist/persist_int.h"
+#include "persist/records.h"
+#include "persist/snapshot.h"
+#include "persist/wal.h"
 
 #define SNAP_VERSION 1
 #define SNAP_BUF (1024 * 1024)

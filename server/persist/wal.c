@@ -27,10 +27,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../log.h"
-#include "crc32c.h"
-#include "io.h"
-#include "wal.h"
+#include "base/log.h"
+#include "persist/crc32c.h"
+#include "persist/io.h"
+#include "persist/wal.h"
 
 #define WAL_SLOTS 512               /* threads that may append */
 #define WAL_NO_SLOT UINT64_MAX

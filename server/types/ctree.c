@@ -9,13 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../clock.h"
-#include "../log.h"
-#include "../store.h"
-#include "ctree.h"
-#include "ctree_int.h"
-#include "ctree_period.h"
-#include "ctree_persist.h"
+#include "base/clock.h"
+#include "base/log.h"
+#include "store/store.h"
+#include "types/ctree.h"
+#include "types/ctree_int.h"
+#include "types/ctree_period.h"
+#include "types/ctree_persist.h"
 
 #define CTREE_SWEEP_BATCH 256       /* objects visited by retention per tick */
 #define CTREE_GRAVE_BATCH 1024      /* keys of removed subtrees unlinked per tick */

@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../item.h"
+#include "cache/item.h"
 
 #define CTREE_TYPES_MAX 16          /* stored period types of one counter */
 #define CTREE_NO_LIMIT INT64_MAX

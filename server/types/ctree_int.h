@@ -8,7 +8,7 @@
 
 #include <pthread.h>
 
-#include "ctree.h"
+#include "types/ctree.h"
 
 /* One stored value: a period and its exact total. */
 struct ctree_cell {

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ctree_period.h"
+#include "types/ctree_period.h"
 
 #define CTP_DAY 86400LL
 

@@ -22,13 +22,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../log.h"
-#include "../persist/codec.h"
-#include "../persist/persist.h"
-#include "../persist/snapshot.h"
-#include "../store.h"
-#include "ctree_int.h"
-#include "ctree_persist.h"
+#include "base/log.h"
+#include "persist/codec.h"
+#include "persist/persist.h"
+#include "persist/snapshot.h"
+#include "store/store.h"
+#include "types/ctree_int.h"
+#include "types/ctree_persist.h"
 
 enum cp_op {
     C_DEF = 1, C_UNDEF, C_OBJ, C_LIMITS, C_INCR, C_DROP, C_TTL,

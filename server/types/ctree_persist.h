@@ -19,8 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../clock.h"
-#include "ctree.h"
+#include "base/clock.h"
+#include "types/ctree.h"
 
 /* Registers the tree-counter type with persistence. */
 void ctree_persist_init(void);

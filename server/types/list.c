@@ -17,12 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../item.h"
-#include "../log.h"
-#include "../settings.h"
-#include "list.h"
-#include "list_int.h"
-#include "list_persist.h"
+#include "cache/item.h"
+#include "base/log.h"
+#include "base/settings.h"
+#include "types/list.h"
+#include "types/list_int.h"
+#include "types/list_persist.h"
 
 static pthread_mutex_t list_reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct list *list_reg;

@@ -9,8 +9,8 @@
 #ifndef MCDS_LIST_INT_H
 #define MCDS_LIST_INT_H
 
-#include "../item.h"
-#include "list.h"
+#include "cache/item.h"
+#include "types/list.h"
 
 /* One chunk: a treap node (by position; a max-heap on prio) holding
  * packed elements in buf[lo, hi). sum counts the elements of its subtree. */

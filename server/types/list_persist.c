@@ -20,15 +20,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../clock.h"
-#include "../log.h"
-#include "../persist/codec.h"
-#include "../persist/persist.h"
-#include "../persist/snapshot.h"
-#include "../store.h"
-#include "../store_list.h"
-#include "list_int.h"
-#include "list_persist.h"
+#include "base/clock.h"
+#include "base/log.h"
+#include "persist/codec.h"
+#include "persist/persist.h"
+#include "persist/snapshot.h"
+#include "store/store.h"
+#include "store/store_list.h"
+#include "types/list_int.h"
+#include "types/list_persist.h"
 
 enum lp_op {
     L_CREATE = 1, L_DROP, L_TTL, L_PUSH, L_POP, L_SET, L_INSERT, L_REM, L_TRIM,

@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../item.h"
-#include "list.h"
+#include "cache/item.h"
+#include "types/list.h"
 
 struct list;
 

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "list_int.h"
+#include "types/list_int.h"
 
 #define LIST_CHUNK_FIRST 64         /* first buffer of a list's first chunk */
 

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../hash.h"
-#include "list_int.h"
+#include "cache/hash.h"
+#include "types/list_int.h"
 
 #define LV_MIN_SLOTS 16
 

@@ -10,8 +10,8 @@
  */
 #include <stdlib.h>
 
-#include "qheap.h"
-#include "queue.h"
+#include "types/qheap.h"
+#include "types/queue.h"
 
 #define QHEAP_MIN 16        /* the smallest array, in messages */
 

@@ -22,11 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../clock.h"
-#include "queue.h"
-#include "queue_int.h"
-#include "queue_names.h"
-#include "queue_persist.h"
+#include "base/clock.h"
+#include "types/queue.h"
+#include "types/queue_int.h"
+#include "types/queue_names.h"
+#include "types/queue_persist.h"
 
 static pthread_mutex_t queue_reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct queue *queue_reg;

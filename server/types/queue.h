@@ -24,8 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../item.h"
-#include "qheap.h"
+#include "cache/item.h"
+#include "types/qheap.h"
 
 #define QUEUE_DEFAULT_LEASE_MS 30000
 #define QUEUE_DEFAULT_PRI 1024

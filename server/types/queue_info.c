@@ -5,9 +5,9 @@
  * qlist unless it was deleted. Nothing here changes a queue beyond the
  * catch-up that every access makes (queue_lock).
  */
-#include "../clock.h"
-#include "queue.h"
-#include "queue_int.h"
+#include "base/clock.h"
+#include "types/queue.h"
+#include "types/queue_int.h"
 
 /* The message id in heap h, or NULL: a walk of the heap's array. */
 static struct qmsg *queue_info_in(const struct qheap *h, uint64_t id) {

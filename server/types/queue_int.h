@@ -7,8 +7,8 @@
 #ifndef MCDS_QUEUE_INT_H
 #define MCDS_QUEUE_INT_H
 
-#include "queue.h"
-#include "queue_pack.h"
+#include "types/queue.h"
+#include "types/queue_pack.h"
 
 #define QUEUE_IDMAP_INIT 64
 #define QUEUE_BURY_RETRY_MS 1000    /* buried messages are offered again after */

@@ -18,10 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../clock.h"
-#include "queue.h"
-#include "queue_int.h"
-#include "queue_persist.h"
+#include "base/clock.h"
+#include "types/queue.h"
+#include "types/queue_int.h"
+#include "types/queue_persist.h"
 
 #define QUEUE_MOVE_BATCH 256        /* most messages moved under one lock hold */
 

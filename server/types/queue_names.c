@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "queue_int.h"
-#include "queue_names.h"
+#include "types/queue_int.h"
+#include "types/queue_names.h"
 
 #define QN_INIT 16
 

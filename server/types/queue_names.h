@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../item.h"
+#include "cache/item.h"
 
 struct queue;
 

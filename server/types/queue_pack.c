@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../item.h"
-#include "queue_pack.h"
+#include "cache/item.h"
+#include "types/queue_pack.h"
 
 #define QPACK_HDR_MAX 50            /* five varints of at most 10 bytes */
 #define QPACK_MALLOC_OVERHEAD 8     /* as items count theirs */

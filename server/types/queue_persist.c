@@ -34,15 +34,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../clock.h"
-#include "../log.h"
-#include "../persist/codec.h"
-#include "../persist/persist.h"
-#include "../persist/snapshot.h"
-#include "../store.h"
-#include "../store_queue.h"
-#include "queue_int.h"
-#include "queue_persist.h"
+#include "base/clock.h"
+#include "base/log.h"
+#include "persist/codec.h"
+#include "persist/persist.h"
+#include "persist/snapshot.h"
+#include "store/store.h"
+#include "store/store_queue.h"
+#include "types/queue_int.h"
+#include "types/queue_persist.h"
 
 enum qp_op {
     Q_CREATE = 1, Q_DROP, Q_TTL, Q_PUSH, Q_STATE, Q_ACK, Q_PURGE, Q_DEAD,

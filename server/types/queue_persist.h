@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../item.h"
+#include "cache/item.h"
 
 struct queue;
 struct qmsg;

@@ -1,7 +1,7 @@
 /*
  * fuzz_server: the server as the fuzz targets drive it, in one thread and
  * with no listener: the server's own conn.c on the harness's event loop
- * (fuzz_worker.c stands in for server/worker.c), each client a socketpair
+ * (fuzz_worker.c stands in for server/net/worker.c), each client a socketpair
  * whose server end is a connection and whose other end the harness writes
  * into and reads replies from.
  *

@@ -2,7 +2,7 @@
  * fuzz_targets: the four fuzz targets (one input = one run of the server,
  * see fuzz_server.h):
  *  - text: the input is what one client sends (the text protocol: every
- *    verb of server/cmd.c's table, Kestrel reads);
+ *    verb of server/proto/cmd.c's table, Kestrel reads);
  *  - bin: the same for the binary protocol (inputs not starting with its
  *    magic byte are skipped);
  *  - stream: a small header says how to cut the rest into writes and how

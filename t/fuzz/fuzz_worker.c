@@ -1,16 +1,16 @@
 /*
- * fuzz_worker: a stand-in for server/worker.c (the same functions, so the
+ * fuzz_worker: a stand-in for server/net/worker.c (the same functions, so the
  * server's library links against it instead): one worker, no thread, no
  * notify pipe. Its connections run on the harness's event base; posted
  * calls wait in a list until the harness runs them (fuzz_run), as the
  * real worker runs them on its next turn of the loop.
  */
-#include "conn.h"
-#include "clock.h"
-#include "stats.h"
-#include "listener.h"
-#include "rbuf_cache.h"
-#include "worker.h"
+#include "net/conn.h"
+#include "base/clock.h"
+#include "base/stats.h"
+#include "net/listener.h"
+#include "net/rbuf_cache.h"
+#include "net/worker.h"
 #include "fuzz_server.h"
 
 struct worker {

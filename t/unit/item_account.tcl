@@ -1,7 +1,7 @@
 # The item account (total_malloced, and what -m limits) adds each item's
 # block as malloc sized it and takes out exactly that when the block is
 # freed. Most small blocks are not asked their size again when freed (the
-# size is computed from the item's lengths; server/item.c). Small values
+# size is computed from the item's lengths; server/cache/item.c). Small values
 # are copied into segments as they are linked, and a segment's bytes stay
 # counted until the worker filling it has seen it empty (at the end of
 # that worker's next turn) or it is given back. Whatever path an item

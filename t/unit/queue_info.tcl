@@ -1,5 +1,5 @@
 # The read-only queue views (doc/protocol.md, "3. Queues": qinfo, the id=
-# and delayed forms of qpeek, qlist; server/verb_queue_info.c). Nothing
+# and delayed forms of qpeek, qlist; server/verbs/verb_queue_info.c). Nothing
 # here changes a queue: tests check what they read against what the queue
 # verbs did. Times are bounded by what the test itself measured around its
 # requests, never by how long something may take.

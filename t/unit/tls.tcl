@@ -1,4 +1,4 @@
-# TLS (doc/protocol.md, "TLS"; server/tls.c): -Z with memcached's -o ssl_*
+# TLS (doc/protocol.md, "TLS"; server/net/tls.c): -Z with memcached's -o ssl_*
 # options, -l notls:<addr>, refresh_certs and the ssl_* stats, spoken to by
 # a real TLS client (Tcl's tls package, Debian's tcl-tls; pymemcache with a
 # tls_context). A throwaway CA, server and client certificates are made

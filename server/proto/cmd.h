@@ -1,0 +1,105 @@
+/*
+ * cmd: the text protocol's one command table, and the small helpers every
+ * verb's handler shares (tokens, noreply, numbers and name=value options).
+ *
+ * Every text-protocol verb, classic, meta and extended alike, has one
+ * entry in cmd.c's table: its name, its handler, how many tokens it takes,
+ * and whether it may carry a data block or end in `noreply`. A request
+ * line's verb is looked up once, in a hash of the table; the handler then
+ * lives in the file of its family (verb_classic.c, verb_admin.c,
+ * proto_get.c, proto_meta.c, verb_queue.c …).
+ */
+#ifndef MCDS_CMD_H
+#define MCDS_CMD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "net/conn.h"
+
+#define CMD_MAX_TOKENS 8            /* more than any tokenized verb takes */
+#define CMD_ANY (CMD_MAX_TOKENS + 1) /* no upper bound on the token count */
+
+/* A request line: the whole line (NUL-terminated at len), its tokens
+ * (split in place, each NUL-terminated), and what follows the verb. */
+struct cmd_line {
+    char *line;
+    size_t len;
+    char *v[CMD_MAX_TOKENS];
+    size_t vlen[CMD_MAX_TOKENS];
+    int n;                          /* CMD_MAX_TOKENS + 1: more than that */
+    char *rest;                     /* after the verb and its spaces */
+    size_t nrest;
+    int arg;                        /* the table entry's arg */
+};
+
+typedef enum conn_parse_result (*cmd_fn)(conn *c, struct cmd_line *l);
+
+enum cmd_flags {
+    CMD_RAW = 1,                    /* the handler parses the line itself (no tokens) */
+    CMD_DATA = 2,                   /* may be followed by a data block */
+    CMD_NOREPLY = 4,                /* may end in "noreply" */
+    CMD_DEBUG = 8,                  /* exists only with --debug */
+    CMD_ADMIN = 16,                 /* with --admin-users, only for those users (auth.c) */
+};
+
+struct cmd_def {
+    const char *name;
+    cmd_fn run;
+    int min_tokens, max_tokens;     /* the verb included; outside: ERROR */
+    unsigned flags;
+    int arg;                        /* for a handler that serves several verbs */
+    const char *help;               /* one line for `help` (may be left out: NULL) */
+};
+
+/* Builds the lookup hash of the table; once, at start-up. */
+void cmd_init(void);
+/* Runs one request line (without its "\r\n", NUL-terminated at len). */
+enum conn_parse_result cmd_dispatch(conn *c, char *line, size_t len);
+/* The table, for `help` and tests: entries up to one with a NULL name. */
+const struct cmd_def *cmd_table(void);
+/* help [<verb>]: the verbs with their one-line descriptions. */
+enum conn_parse_result cmd_help(conn *c, struct cmd_line *l);
+
+/* ---- helpers for handlers ---- */
+
+/* Whether token at is "noreply". */
+bool cmd_is_noreply(const struct cmd_line *l, int at);
+/* Queues r unless the command's replies are silenced (noreply). */
+void cmd_reply(conn *c, enum reply_id r);
+/* The reply of a structure's create verb for st: CREATED, EXISTS, the
+ * wrong-type error, or (any other status) oom. */
+void cmd_created_reply(conn *c, enum store_status st, enum reply_id oom);
+/* Whether a change may be made: with --data-dir, not while the log cannot
+ * be written (the reply then says so). */
+bool cmd_log_ok(conn *c);
+/* Queues "<v>\r\n". */
+void cmd_number_line(conn *c, uint64_t v);
+/* The value of a "name=value" token, or NULL if tok is not that option. */
+const char *cmd_option(const char *tok, const char *name);
+/* A whole decimal number in [0, max], with no truncation and no sign. */
+bool cmd_parse_count(const char *s, uint32_t max, uint32_t *out);
+/* "<secs>[.<fraction>]" into milliseconds, at most 100000000 s. */
+bool cmd_parse_ms(const char *s, uint64_t *ms);
+/* Queues "CLIENT_ERROR <text><tok>\r\n" unless silenced (noreply): tok
+ * (its first ntok bytes, at most CMD_ECHO_MAX of them, each non-printable
+ * byte as '?') names what is wrong. */
+void cmd_client_error(conn *c, const char *text, const char *tok, size_t ntok);
+#define CMD_ECHO_MAX 32
+/* Replies "unknown option <name>" for tok ("<name>" or "<name>=<value>"). */
+void cmd_unknown_option(conn *c, const char *tok);
+/* Replies "bad value for <name>". */
+void cmd_bad_value(conn *c, const char *name);
+/* The reply for tokens from `from` on that a verb does not take: a
+ * noreply out of place, or simply too many tokens. */
+enum reply_id cmd_extra_tokens(const struct cmd_line *l, int from);
+/* count=<1..max> or after=<key> of a paged listing (ctchildren, qlist):
+ * false, and the reply made (bad_count, or a bad value for after, or an
+ * unknown option), when tok is wrong. */
+bool cmd_list_option(conn *c, const char *tok, uint32_t max, enum reply_id bad_count,
+                     uint32_t *count, const char **after);
+/* The longest lease or wait, in seconds. */
+#define CMD_SECS_MAX 100000000ULL
+
+#endif

@@ -1,0 +1,35 @@
+/*
+ * verb_list: the list verbs (lcreate lpush rpush lpop rpop llen lrange
+ * lindex lset linsert ltrim lrem lexists), as entries of cmd.c's table.
+ */
+#ifndef MCDS_VERB_LIST_H
+#define MCDS_VERB_LIST_H
+
+#include "proto/cmd.h"
+
+#define LVERB_VALUES_MAX 64         /* most values one push carries */
+
+/* The table's arg of the verbs that share a handler. */
+enum lverb_id {
+    LVERB_LPUSH, LVERB_RPUSH, LVERB_SET, LVERB_INSERT, LVERB_REM, LVERB_EXISTS,
+    LVERB_LPOP, LVERB_RPOP,
+};
+
+enum conn_parse_result lverb_create(conn *c, struct cmd_line *t);
+enum conn_parse_result lverb_push(conn *c, struct cmd_line *l);
+enum conn_parse_result lverb_pop(conn *c, struct cmd_line *t);
+enum conn_parse_result lverb_len(conn *c, struct cmd_line *t);
+enum conn_parse_result lverb_range(conn *c, struct cmd_line *t);
+enum conn_parse_result lverb_index(conn *c, struct cmd_line *t);
+enum conn_parse_result lverb_num_block(conn *c, struct cmd_line *t);
+enum conn_parse_result lverb_insert(conn *c, struct cmd_line *t);
+enum conn_parse_result lverb_trim(conn *c, struct cmd_line *t);
+enum conn_parse_result lverb_exists(conn *c, struct cmd_line *t);
+
+/* "VALUE <key> 0 <n>\r\n<p>\r\n". */
+void lverb_out_value(conn *c, const char *key, size_t nkey, const char *p, size_t n);
+#define LVERB_HEAD_MAX (ITEM_KEY_MAX + 40)
+/* "VALUE <key> 0 <n>\r\n" into buf (LVERB_HEAD_MAX bytes); its length. */
+size_t lverb_value_head(char *buf, const char *key, size_t nkey, size_t n);
+
+#endif

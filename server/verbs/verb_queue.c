@@ -1,0 +1,593 @@
+/*
+ * verb_queue: the queue verbs, as entries of the command table.
+ *
+ *   qcreate <q> [lease=<s>] [maxdeliver=<n>] [maxlen=<n>] [dlq=<key>] [maxage=<s>]
+ *   qpush <q> <flags> <delay> <bytes> [<priority>] [noreply]  + data block
+ *   qpop <q> [<count>] [lease=<s>] [wait=<s>] [ack=<id>[:<n>]]
+ *   qack <q> <id>[:<n>] [noreply]    qrelease <q> <id>[:<n>] [<delay>] [noreply]
+ *   qtouch <q> <id>[:<n>] [<lease>] [noreply]
+ *   qpeek <q> [<count>]   qpending <q> [values] [holders] [<count>]   qstats <q>
+ *   qpurge <q> [noreply]
+ *
+ * A blocking qpop parks its connection (queue_park.c). As in memcached,
+ * noreply silences every reply of a command, errors included. Every
+ * change to a queue goes through store_queue.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "proto/cmd.h"
+#include "base/parse.h"
+#include "persist/persist.h"
+#include "verbs/queue_park.h"
+#include "base/settings.h"
+#include "base/stats.h"
+#include "store/store_queue.h"
+#include "verbs/verb_queue.h"
+#include "verbs/verb_queue_info.h"
+
+#define QVERB_POP_MAX 100           /* most messages one qpop returns */
+#define QVERB_PENDING_DEFAULT 1000  /* in-flight messages qpending lists */
+#define QVERB_PENDING_MAX 10000
+
+/* A delay in exptime terms (0 now, up to 30 days relative, above that a
+ * Unix time) in milliseconds from now. */
+uint64_t qverb_delay_ms(int32_t delay) {
+    int64_t wall;
+
+    if (delay <= 0)
+        return 0;
+    if (delay <= CLOCK_MAX_DELTA)
+        return (uint64_t)delay * 1000;
+    wall = (int64_t)clock_started() + (int64_t)clock_now();
+    return delay > wall ? (uint64_t)(delay - wall) * 1000 : 0;
+}
+
+/* A receipt "<id>" or "<id>:<delivery>" (delivery 1 to 2^32-1). */
+bool qverb_parse_receipt(const char *s, struct qreceipt *r) {
+    const char *colon = strchr(s, ':');
+    char id[24];
+    size_t n = colon != NULL ? (size_t)(colon - s) : strlen(s);
+
+    r->delivery = 0;
+    if (n == 0 || n >= sizeof(id) || !isdigit((unsigned char)*s))
+        return false;
+    memcpy(id, s, n);
+    id[n] = '\0';
+    if (!parse_u64(id, &r->id))
+        return false;
+    if (colon == NULL)
+        return true;
+    return cmd_parse_count(colon + 1, UINT32_MAX, &r->delivery) && r->delivery > 0;
+}
+
+/* The queue under a command's key, pinned; replies and returns NULL when
+ * there is none (or the key holds something else, or is too long).
+ * *st_out (if given) is STORE_NOT_FOUND exactly when the queue is missing. */
+item *qverb_queue(conn *c, struct cmd_line *t, bool create, enum reply_id missing,
+                  enum store_status *st_out) {
+    enum store_status st = STORE_EXISTS;
+    item *pin = NULL;
+
+    if (t->vlen[1] > ITEM_KEY_MAX)
+        cmd_reply(c, REPLY_X_KEY_TOO_LONG);
+    else if ((pin = store_queue_open(t->v[1], t->vlen[1], create, NULL, &st)) == NULL)
+        cmd_reply(c, st == STORE_WRONG_TYPE ? REPLY_WRONG_TYPE
+                     : st == STORE_NO_MEMORY ? REPLY_OOM_STORE : missing);
+    if (st_out != NULL)
+        *st_out = st;
+    return pin;
+}
+
+/* ---- replies with messages ---- */
+
+static void qverb_out_pushed(conn *c, uint64_t id) {
+    char *p = conn_out_reserve(c, 32);
+
+    conn_out_commit(c, (size_t)sprintf(p, "PUSHED %llu\r\n", (unsigned long long)id));
+}
+
+size_t qverb_delivery_head(char *buf, const struct qdelivery *d) {
+    const item *it = d->payload;
+
+    return (size_t)sprintf(buf, "ITEM %llu %u %u %u\r\n", (unsigned long long)d->id,
+                           item_flags(it), it->nbytes - 2, d->deliveries);
+}
+
+/* "ITEM <id> <flags> <bytes> <deliveries>\r\n<data>\r\n"; takes the
+ * delivery's payload reference. */
+void qverb_out_delivery(conn *c, struct qdelivery *d) {
+    item *it = d->payload;
+    char *p = conn_out_reserve(c, QVERB_HEAD_MAX);
+
+    conn_out_commit(c, qverb_delivery_head(p, d));
+    conn_out_item(c, it, item_value(it), it->nbytes);
+}
+
+/* ---- qcreate ---- */
+
+/* One "name=value" option; false (the reply made) if it is wrong. */
+static bool qverb_create_option(conn *c, struct queue_opts *o, const char *tok) {
+    const char *v;
+    uint32_t n32;
+    uint64_t n64;
+    size_t n;
+
+    if ((v = cmd_option(tok, "lease")) != NULL) {
+        if (cmd_parse_ms(v, &o->lease_ms) && o->lease_ms > 0)
+            return true;
+        cmd_bad_value(c, "lease");
+    } else if ((v = cmd_option(tok, "maxage")) != NULL) {
+        if (cmd_parse_ms(v, &o->max_age_ms) && o->max_age_ms > 0)
+            return true;
+        cmd_bad_value(c, "maxage");
+    } else if ((v = cmd_option(tok, "maxdeliver")) != NULL) {
+        if (cmd_parse_count(v, UINT32_MAX, &n32)) {
+            o->max_deliveries = n32;
+            return true;
+        }
+        cmd_bad_value(c, "maxdeliver");
+    } else if ((v = cmd_option(tok, "maxlen")) != NULL) {
+        if (parse_u64(v, &n64)) {
+            o->max_length = n64;
+            return true;
+        }
+        cmd_bad_value(c, "maxlen");
+    } else if ((v = cmd_option(tok, "dlq")) != NULL) {
+        n = strlen(v);
+        if (n > 0 && n <= ITEM_KEY_MAX) {
+            memcpy(o->dlq, v, n);
+            o->ndlq = n;
+            return true;
+        }
+        cmd_bad_value(c, "dlq");
+    } else {
+        cmd_unknown_option(c, tok);
+    }
+    return false;
+}
+
+static const enum reply_id qverb_opts_errors[] = {
+    [STORE_QUEUE_DLQ_NEEDED] = REPLY_DLQ_NEEDED,
+    [STORE_QUEUE_DLQ_SELF] = REPLY_DLQ_SELF,
+    [STORE_QUEUE_DLQ_WRONG_TYPE] = REPLY_DLQ_WRONG_TYPE,
+};
+
+enum conn_parse_result qverb_create(conn *c, struct cmd_line *t) {
+    enum store_queue_check check;
+    struct queue_opts o;
+    enum store_status st;
+    item *pin;
+    int i;
+
+    if (t->vlen[1] > ITEM_KEY_MAX) {
+        conn_out_reply(c, REPLY_X_KEY_TOO_LONG);
+        return PARSE_DONE;
+    }
+    store_queue_defaults(t->v[1], t->vlen[1], &o);
+    for (i = 2; i < t->n; i++)
+        if (!qverb_create_option(c, &o, t->v[i]))
+            return PARSE_DONE;
+    check = store_queue_check_opts(t->v[1], t->vlen[1], &o);
+    if (check != STORE_QUEUE_OPTS_OK) {
+        conn_out_reply(c, qverb_opts_errors[check]);
+        return PARSE_DONE;
+    }
+    if (!cmd_log_ok(c))
+        return PARSE_DONE;
+    pin = store_queue_open(t->v[1], t->vlen[1], true, &o, &st);
+    if (pin != NULL)
+        item_release(pin);
+    cmd_created_reply(c, st, REPLY_OOM_STORE);
+    return PARSE_DONE;
+}
+
+/* ---- qpush ---- */
+
+static void qverb_push_done(conn *c);
+
+/* The first wrong token of a qpush line (REPLY_OK: none). */
+static enum reply_id qverb_push_check(conn *c, struct cmd_line *t, uint32_t *flags,
+                                      int32_t *delay, bool vlen_ok, uint32_t *pri) {
+    if (t->vlen[1] > ITEM_KEY_MAX)
+        return REPLY_X_KEY_TOO_LONG;
+    if (!parse_u32_exact(t->v[2], flags))
+        return REPLY_X_BAD_FLAGS;
+    if (!parse_i32_exact(t->v[3], delay))
+        return REPLY_X_BAD_DELAY;
+    if (!vlen_ok)
+        return REPLY_X_BAD_LENGTH;
+    if (t->n - (c->noreply ? 1 : 0) > 6)
+        return cmd_extra_tokens(t, 5);      /* the data is still skipped */
+    if (t->n - (c->noreply ? 1 : 0) == 6 && !cmd_parse_count(t->v[5], UINT32_MAX, pri))
+        return REPLY_X_BAD_PRIORITY;
+    return REPLY_OK;
+}
+
+enum conn_parse_result qverb_push(conn *c, struct cmd_line *t) {
+    int32_t delay = 0, vlen = 0;
+    uint32_t flags = 0, pri = QUEUE_DEFAULT_PRI;
+    enum reply_id bad;
+    bool vlen_ok;
+    enum store_status st;
+    item *it;
+
+    c->noreply = cmd_is_noreply(t, t->n - 1);
+    vlen_ok = parse_i32_exact(t->v[4], &vlen) && vlen >= 0 && vlen <= INT32_MAX - 2;
+    bad = qverb_push_check(c, t, &flags, &delay, vlen_ok, &pri);
+    if (bad != REPLY_OK || !persist_writable()) {
+        cmd_reply(c, bad != REPLY_OK ? bad : REPLY_LOG_FAILED);
+        if (vlen_ok)
+            conn_start_swallow(c, (size_t)vlen + 2);
+        return PARSE_DONE;
+    }
+    /* The message's data alone counts against -I. */
+    st = STORE_TOO_LARGE;
+    it = (size_t)vlen > settings.item_size_max ? NULL
+         : store_alloc_sized(t->v[1], t->vlen[1], flags, 0, (size_t)vlen + 2, &st);
+    if (it == NULL) {
+        stats_incr(st == STORE_TOO_LARGE ? STATS_STORE_TOO_LARGE : STATS_STORE_NO_MEMORY);
+        cmd_reply(c, st == STORE_TOO_LARGE ? REPLY_TOO_LARGE : REPLY_OOM_STORE);
+        conn_start_swallow(c, (size_t)vlen + 2);
+        return PARSE_DONE;
+    }
+    conn_start_nread(c, it, STORE_SET, 0, c->noreply);
+    c->nread.finish = qverb_push_done;
+    c->nread.push_due_ms = clock_now_ms() + qverb_delay_ms(delay);
+    c->nread.push_pri = pri;
+    return PARSE_DONE;
+}
+
+/* The data block of a qpush has been read into c->nread.it. */
+static void qverb_push_done(conn *c) {
+    item *it = c->nread.it, *pin;
+    enum store_status st;
+    uint64_t id = 0;
+    enum queue_result r;
+
+    c->nread.it = NULL;
+    c->noreply = c->nread.noreply;
+    if (memcmp(item_value(it) + it->nbytes - 2, "\r\n", 2) != 0) {
+        cmd_reply(c, REPLY_BAD_CHUNK);
+        item_release(it);
+        return;
+    }
+    if (!cmd_log_ok(c)) {
+        item_release(it);
+        return;
+    }
+    pin = store_queue_open(item_key(it), it->nkey, true, NULL, &st);
+    if (pin == NULL) {
+        cmd_reply(c, st == STORE_WRONG_TYPE ? REPLY_WRONG_TYPE : REPLY_OOM_STORE);
+        item_release(it);
+        return;
+    }
+    r = store_queue_push(pin, it, c->nread.push_pri, c->nread.push_due_ms, &id);
+    item_release(pin);
+    if (r != QUEUE_OK)
+        item_release(it);
+    if (r == QUEUE_OK && !c->noreply)
+        qverb_out_pushed(c, id);
+    else if (r == QUEUE_NOMEM)
+        cmd_reply(c, REPLY_OOM_STORE);
+    else if (r != QUEUE_OK)
+        cmd_reply(c, REPLY_NOT_STORED);
+}
+
+/* ---- qpop ---- */
+
+struct qverb_pop_args {
+    int count;
+    uint64_t lease_ms;
+    bool has_lease;
+    uint64_t wait_ms;
+    bool has_ack;           /* ack=<receipt>: ack that delivery first */
+    struct qreceipt ack;
+};
+
+/* One token of a qpop's arguments; false (the reply made) if it is wrong.
+ * The count, a token without "=", may only come first. */
+static bool qverb_pop_arg(conn *c, const char *tok, bool first, struct qverb_pop_args *a) {
+    const char *v;
+    uint32_t n;
+
+    if ((v = cmd_option(tok, "lease")) != NULL) {
+        a->has_lease = cmd_parse_ms(v, &a->lease_ms) && a->lease_ms > 0;
+        if (!a->has_lease)
+            cmd_bad_value(c, "lease");
+        return a->has_lease;
+    }
+    if ((v = cmd_option(tok, "wait")) != NULL) {
+        if (!cmd_parse_ms(v, &a->wait_ms)) {
+            cmd_bad_value(c, "wait");
+            return false;
+        }
+        return true;
+    }
+    if ((v = cmd_option(tok, "ack")) != NULL) {
+        a->has_ack = qverb_parse_receipt(v, &a->ack);
+        if (!a->has_ack)
+            cmd_bad_value(c, "ack");
+        return a->has_ack;
+    }
+    if (!first || strchr(tok, '=') != NULL) {
+        cmd_unknown_option(c, tok);
+        return false;
+    }
+    if (!cmd_parse_count(tok, QVERB_POP_MAX, &n) || n == 0) {
+        conn_out_reply(c, REPLY_X_COUNT_100);
+        return false;
+    }
+    a->count = (int)n;
+    return true;
+}
+
+static bool qverb_pop_args(conn *c, struct cmd_line *t, struct qverb_pop_args *a) {
+    int i;
+
+    memset(a, 0, sizeof(*a));
+    a->count = 1;
+    for (i = 2; i < t->n; i++)
+        if (!qverb_pop_arg(c, t->v[i], i == 2, a))
+            return false;
+    return true;
+}
+
+/* qpop [ack=<id>]: with ack, the first line says whether that message was
+ * acked (ACKED or NOT_FOUND), so a consumer confirms one message and
+ * leases the next in one round trip. */
+enum conn_parse_result qverb_pop(conn *c, struct cmd_line *t) {
+    struct qdelivery got[QVERB_POP_MAX];
+    struct qverb_pop_args a;
+    enum store_status st;
+    int n, i;
+    item *pin;
+
+    if (!qverb_pop_args(c, t, &a))
+        return PARSE_DONE;
+    if (!cmd_log_ok(c))
+        return PARSE_DONE;
+    pin = qverb_queue(c, t, a.wait_ms > 0, a.has_ack ? REPLY_NOT_FOUND : REPLY_END, &st);
+    if (pin == NULL) {
+        if (a.has_ack && st == STORE_NOT_FOUND)
+            conn_out_reply(c, REPLY_END);
+        return PARSE_DONE;
+    }
+    if (a.has_ack)
+        conn_out_reply(c, store_queue_ack(pin, &a.ack, false) == QUEUE_OK ? REPLY_ACKED : REPLY_NOT_FOUND);
+    if (!a.has_lease)
+        a.lease_ms = queue_options(store_queue_of(pin))->lease_ms;
+    n = store_queue_pop(pin, a.count, a.lease_ms, c->name_token, got);
+    if (n == 0 && a.wait_ms > 0) {
+        qpark_start(c, pin, a.count, a.lease_ms, a.wait_ms, QPARK_POP, t->v[1], t->vlen[1], false);
+        return PARSE_DONE;
+    }
+    for (i = 0; i < n; i++)
+        qverb_out_delivery(c, &got[i]);
+    conn_out_reply(c, REPLY_END);
+    item_release(pin);
+    return PARSE_DONE;
+}
+
+/* ---- ack, release, touch ---- */
+
+/* The first wrong token of a qack, qrelease or qtouch (REPLY_OK: none). */
+static enum reply_id qverb_by_id_check(conn *c, struct cmd_line *t, struct qreceipt *rc,
+                                       bool has_ms, int32_t *delay, uint64_t *ms) {
+    if (!qverb_parse_receipt(t->v[2], rc))
+        return REPLY_X_BAD_ID;
+    if ((t->arg == QVERB_ACK && has_ms) || (t->n == 5 && !c->noreply))
+        return cmd_extra_tokens(t, 3);
+    if (has_ms && t->arg == QVERB_RELEASE && !parse_i32_exact(t->v[3], delay))
+        return REPLY_X_BAD_DELAY;
+    if (has_ms && t->arg == QVERB_TOUCH && (!cmd_parse_ms(t->v[3], ms) || *ms == 0))
+        return REPLY_X_BAD_LEASE;
+    return REPLY_OK;
+}
+
+/* qack, qrelease, qtouch (arg: which). */
+enum conn_parse_result qverb_by_id(conn *c, struct cmd_line *t) {
+    int verb = t->arg;
+    struct qreceipt rc;
+    uint64_t ms = 0;
+    bool has_ms = t->n > 3 && !cmd_is_noreply(t, 3);
+    enum queue_result r;
+    enum reply_id bad;
+    int32_t delay = 0;
+    item *pin;
+
+    c->noreply = cmd_is_noreply(t, t->n - 1);
+    bad = qverb_by_id_check(c, t, &rc, has_ms, &delay, &ms);
+    if (bad != REPLY_OK) {
+        cmd_reply(c, bad);
+        return PARSE_DONE;
+    }
+    if (!cmd_log_ok(c))
+        return PARSE_DONE;
+    pin = qverb_queue(c, t, false, REPLY_NOT_FOUND, NULL);
+    if (pin == NULL)
+        return PARSE_DONE;
+    if (verb == QVERB_ACK) {
+        r = store_queue_ack(pin, &rc, false);
+    } else if (verb == QVERB_RELEASE) {
+        r = store_queue_release(pin, &rc, false, qverb_delay_ms(delay));
+    } else {
+        if (!has_ms)
+            ms = queue_options(store_queue_of(pin))->lease_ms;
+        r = store_queue_touch(pin, &rc, false, ms);
+    }
+    item_release(pin);
+    if (r != QUEUE_OK)
+        cmd_reply(c, REPLY_NOT_FOUND);
+    else
+        cmd_reply(c, verb == QVERB_ACK ? REPLY_ACKED : verb == QVERB_RELEASE ? REPLY_RELEASED : REPLY_TOUCHED);
+    return PARSE_DONE;
+}
+
+/* ---- peek, pending, stats, purge ---- */
+
+struct qverb_list {
+    conn *c;
+    bool values;
+    uint64_t now;
+    uint32_t left;          /* qpending: most lines to write */
+    bool holders;           /* qpending: each line ends in the lease's holder */
+};
+
+static void qverb_peek_one(const struct qmsg *m, void *arg) {
+    struct qverb_list *l = arg;
+    struct qdelivery d = { m->id, m->deliveries, 0, m->payload };
+
+    item_incref(m->payload);
+    qverb_out_delivery(l->c, &d);
+}
+
+static void qverb_pending_one(const struct qmsg *m, void *arg) {
+    struct qverb_list *l = arg;
+    item *it = m->payload;
+    char *p = conn_out_reserve(l->c, 112);
+    long long left = m->due_ms == QUEUE_HELD ? -1
+                     : (long long)(m->due_ms > l->now ? m->due_ms - l->now : 0);
+
+    conn_out_commit(l->c, (size_t)sprintf(p, "PENDING %llu %u %u %u %lld",
+                                          (unsigned long long)m->id, item_flags(it), it->nbytes - 2,
+                                          m->deliveries, left));
+    if (l->holders)
+        qinfo_out_holder(l->c, m);
+    conn_out(l->c, "\r\n", 2);
+    if (l->values) {
+        item_incref(it);
+        conn_out_item(l->c, it, item_value(it), it->nbytes);
+    }
+}
+
+enum conn_parse_result qverb_peek(conn *c, struct cmd_line *t) {
+    struct qverb_list l = { c, true, 0, 0, false };
+    uint32_t count = 1;
+    item *pin;
+
+    if (t->n == 3 && (!cmd_parse_count(t->v[2], QVERB_POP_MAX, &count) || count == 0)) {
+        conn_out_reply(c, REPLY_X_COUNT_100);
+        return PARSE_DONE;
+    }
+    pin = qverb_queue(c, t, false, REPLY_END, NULL);
+    if (pin == NULL)
+        return PARSE_DONE;
+    queue_peek(store_queue_of(pin), count, qverb_peek_one, &l);
+    conn_out_reply(c, REPLY_END);
+    item_release(pin);
+    return PARSE_DONE;
+}
+
+/* "[values] [holders] [<count>]" of qpending: REPLY_OK, or what is wrong. */
+static enum reply_id qverb_pending_args(struct cmd_line *t, struct qverb_list *l) {
+    int i = 2;
+
+    l->values = t->n > i && strcmp(t->v[i], "values") == 0;
+    if (l->values)
+        i++;
+    l->holders = t->n > i && strcmp(t->v[i], "holders") == 0;
+    if (l->holders)
+        i++;
+    else if (t->n == 5)
+        return REPLY_ERROR;     /* a token count only holders makes valid */
+    l->left = QVERB_PENDING_DEFAULT;
+    if (t->n > i && (!cmd_parse_count(t->v[i++], QVERB_PENDING_MAX, &l->left) || l->left == 0))
+        return REPLY_X_COUNT_10000;
+    return i == t->n ? REPLY_OK : REPLY_X_TOO_MANY;
+}
+
+enum conn_parse_result qverb_pending(conn *c, struct cmd_line *t) {
+    struct qverb_list l = { c, false, clock_now_ms(), 0, false };
+    enum reply_id bad = qverb_pending_args(t, &l);
+    item *pin;
+
+    if (bad != REPLY_OK) {
+        conn_out_reply(c, bad);
+        return PARSE_DONE;
+    }
+    pin = qverb_queue(c, t, false, REPLY_END, NULL);
+    if (pin == NULL)
+        return PARSE_DONE;
+    queue_pending(store_queue_of(pin), l.left, qverb_pending_one, &l);
+    conn_out_reply(c, REPLY_END);
+    item_release(pin);
+    return PARSE_DONE;
+}
+
+static void qverb_stat(conn *c, const char *name, uint64_t v) {
+    char *p = conn_out_reserve(c, strlen(name) + 32);
+
+    conn_out_commit(c, (size_t)sprintf(p, "STAT %s %llu\r\n", name, (unsigned long long)v));
+}
+
+enum conn_parse_result qverb_stats(conn *c, struct cmd_line *t) {
+    const struct queue_opts *o;
+    struct queue_stats st;
+    item *pin;
+    char *p;
+
+    if (t->n != 2) {
+        conn_out_reply(c, REPLY_X_TOO_MANY);
+        return PARSE_DONE;
+    }
+    pin = qverb_queue(c, t, false, REPLY_NOT_FOUND, NULL);
+    if (pin == NULL)
+        return PARSE_DONE;
+    queue_get_stats(store_queue_of(pin), &st);
+    o = queue_options(store_queue_of(pin));
+    qverb_stat(c, "ready", st.ready);
+    qverb_stat(c, "delayed", st.delayed);
+    qverb_stat(c, "in_flight", st.inflight);
+    qverb_stat(c, "buried", st.buried);
+    qverb_stat(c, "waiters", st.waiters);
+    qverb_stat(c, "pushed", st.pushed);
+    qverb_stat(c, "popped", st.popped);
+    qverb_stat(c, "acked", st.acked);
+    qverb_stat(c, "released", st.released);
+    qverb_stat(c, "lease_expired", st.expired);
+    qverb_stat(c, "dead", st.dead);
+    qverb_stat(c, "purged", st.purged);
+    qverb_stat(c, "age_oldest_ready", st.oldest_ready_ms / 1000);
+    qverb_stat(c, "lease_ms", o->lease_ms);
+    qverb_stat(c, "max_deliveries", o->max_deliveries);
+    qverb_stat(c, "max_length", o->max_length);
+    p = conn_out_reserve(c, o->ndlq + 16);
+    memcpy(p, "STAT dlq ", 9);
+    memcpy(p + 9, o->dlq, o->ndlq);
+    memcpy(p + 9 + o->ndlq, "\r\n", 2);
+    conn_out_commit(c, o->ndlq + 11);
+    qverb_stat(c, "max_age_ms", o->max_age_ms);
+    qverb_stat(c, "expired_age", st.expired_age);
+    qverb_stat(c, "redriven", st.redriven);
+    qverb_stat(c, "kicked", st.kicked);
+    conn_out_reply(c, REPLY_END);
+    item_release(pin);
+    return PARSE_DONE;
+}
+
+enum conn_parse_result qverb_purge(conn *c, struct cmd_line *t) {
+    uint64_t n;
+    item *pin;
+
+    c->noreply = cmd_is_noreply(t, t->n - 1);
+    if (t->n > 2 + (c->noreply ? 1 : 0)) {
+        cmd_reply(c, REPLY_X_TOO_MANY);
+        return PARSE_DONE;
+    }
+    if (!cmd_log_ok(c))
+        return PARSE_DONE;
+    pin = qverb_queue(c, t, false, REPLY_NOT_FOUND, NULL);
+    if (pin == NULL)
+        return PARSE_DONE;
+    n = store_queue_purge(pin);
+    item_release(pin);
+    if (!c->noreply) {
+        char *p = conn_out_reserve(c, 32);
+        conn_out_commit(c, (size_t)sprintf(p, "PURGED %llu\r\n", (unsigned long long)n));
+    }
+    return PARSE_DONE;
+}

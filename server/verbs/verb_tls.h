@@ -1,0 +1,12 @@
+/*
+ * verb_tls: refresh_certs, memcached's verb that reloads the TLS
+ * certificate, key and CA files.
+ */
+#ifndef MCDS_VERB_TLS_H
+#define MCDS_VERB_TLS_H
+
+#include "proto/cmd.h"
+
+enum conn_parse_result tls_cmd_refresh(conn *c, struct cmd_line *l);
+
+#endif
