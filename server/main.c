@@ -43,6 +43,9 @@
 #include "net/tls.h"
 #include "types/queue_persist.h"
 #include "net/worker.h"
+#include "ops/detail.h"
+#include "ops/watch.h"
+#include "types/queue.h"
 
 #define MAIN_FD_RESERVE 64     /* descriptors beyond -c: listeners, pipes, files */
 
@@ -173,13 +176,22 @@ static int main_setup(void) {
         log_msg(0, "cannot create the main event base");
         return -1;
     }
+    watch_init();
     store_queue_init(main_base);
     ctree_init();
     store_list_init();
     return 0;
 }
 
+static const struct persist_host main_persist_host = {
+    .wake_held = workers_wake_held,
+    .held_count = workers_held_count,
+    .stalled_closes = workers_stalled_closes,
+    .id_floor = queue_id_floor,
+};
+
 static void main_persist_types(void) {
+    persist_init(&main_persist_host);
     queue_persist_init();
     list_persist_init();
     item_persist_init();
@@ -216,6 +228,7 @@ static void main_teardown(void) {
     conn_names_free();
     store_destroy();
     ctree_destroy();
+    detail_reset();         /* stats detail's prefixes */
     stats_free();
     auth_free();
     tls_free();

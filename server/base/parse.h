@@ -1,6 +1,7 @@
 /*
  * parse: numbers as memcached parses them (its safe_strto* rules), shared
- * by every protocol parser so the same bad token draws the same answer.
+ * by every protocol parser so the same bad token draws the same answer,
+ * and the tokens of a request line (struct cmd_line).
  */
 #ifndef MCDS_PARSE_H
 #define MCDS_PARSE_H
@@ -8,6 +9,22 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#define CMD_MAX_TOKENS 8            /* more than any tokenized verb takes */
+#define CMD_ANY (CMD_MAX_TOKENS + 1) /* no upper bound on the token count */
+
+/* A request line: the whole line (NUL-terminated at len), its tokens
+ * (split in place, each NUL-terminated), and what follows the verb. */
+struct cmd_line {
+    char *line;
+    size_t len;
+    char *v[CMD_MAX_TOKENS];
+    size_t vlen[CMD_MAX_TOKENS];
+    int n;                          /* CMD_MAX_TOKENS + 1: more than that */
+    char *rest;                     /* after the verb and its spaces */
+    size_t nrest;
+    int arg;                        /* the table entry's arg */
+};
 
 /* Each takes a NUL-terminated token: a number, then the token's end or a
  * blank (tab, \v, \f, \r, \n) and anything after it, as memcached. */

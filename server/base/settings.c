@@ -130,6 +130,8 @@ void settings_init(void) {
     settings.backlog = 1024;
     settings.lru_crawler = true;
     settings.watcher_logbuf = 256 * 1024;
+    settings.crawler_sleep = 100;
+    settings.slab_automove_ratio = 0.8;     /* memcached's default */
     tls_opts_init();
 }
 

@@ -7,6 +7,7 @@
 #define MCDS_SETTINGS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -54,6 +55,10 @@ struct settings {
     bool lru_crawler;         /* cleared by -o no_lru_crawler */
     int idle_timeout;         /* -o idle_timeout=<secs>, 0 = none */
     size_t watcher_logbuf;    /* -o watcher_logbuf_size=<KB> */
+    /* set at run time by the operator verbs (lru_crawler, slabs automove),
+     * shown by `stats settings` */
+    uint32_t crawler_sleep, crawler_tocrawl, slab_automove;
+    double slab_automove_ratio;
 };
 
 extern struct settings settings;

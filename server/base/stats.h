@@ -1,6 +1,7 @@
 /*
  * stats: the server's counters, named as memcached names them so that
- * memcstat, exporters and dashboards read them unchanged.
+ * memcstat, exporters and dashboards read them unchanged, and the table
+ * of providers through which a module adds its figures to `stats`.
  *
  * Per-request counters live in one block per worker thread (no lock, no
  * shared cache line); the few global figures are atomics. `stats reset`
@@ -57,11 +58,28 @@ void stats_reset(void);
 /* Output goes through a callback so every protocol formats it its own way. */
 typedef void (*stats_emit_fn)(void *ctx, const char *name, const char *value);
 
-void stats_general(stats_emit_fn emit, void *ctx);
-void stats_settings(stats_emit_fn emit, void *ctx);
-void stats_items(stats_emit_fn emit, void *ctx);
-void stats_slabs(stats_emit_fn emit, void *ctx);
-/* Returns 0 if sub names a known group (and emitted it), -1 otherwise. */
-int stats_group(const char *sub, stats_emit_fn emit, void *ctx);
+void stats_emit_u64(stats_emit_fn emit, void *ctx, const char *name, uint64_t v);
+void stats_emit_str(stats_emit_fn emit, void *ctx, const char *name, const char *v);
+/* The counters from..to (enum stats_counter), in order, under their names. */
+void stats_emit_counters(stats_emit_fn emit, void *ctx, int from, int to);
+
+/* Where a module's figures go in the text of `stats`: among memcached's
+ * names where memcached shows its TLS figures, or its log watchers; or
+ * among mcds's own (each structure's totals, persistence). */
+enum stats_place { STATS_PLACE_TLS, STATS_PLACE_WATCHERS, STATS_PLACE_MCDS };
+
+/* A module's lines, given once at start-up (the struct must outlive the
+ * server); at one place, lower ranks come first. */
+struct stats_provider {
+    const char *name;
+    enum stats_place place;
+    int rank;
+    void (*fn)(stats_emit_fn emit, void *ctx);
+};
+void stats_provide(const struct stats_provider *p);
+/* Runs every provider of place, in rank order. */
+void stats_run_place(enum stats_place place, stats_emit_fn emit, void *ctx);
+/* Shutdown: the providers are forgotten. */
+void stats_providers_clear(void);
 
 #endif

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "cache/item.h"
-#include "proto/reply.h"
+#include "base/reply.h"
 #include "store/store.h"
 
 struct worker;

@@ -6,12 +6,16 @@
  * reads the peer address under the lock, so the fd cannot be closed and
  * reused meanwhile (a connection leaves the table before its fd closes).
  */
+#include <arpa/inet.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 
+#include "base/settings.h"
 #include "net/conn_names.h"
-#include "ops/stats_conns.h"
 
 #define CN_INIT 64
 
@@ -79,7 +83,7 @@ bool conn_names_format(uint64_t token, char *out, size_t cap) {
     pthread_mutex_lock(&cn_lock);
     open = cn_open_now(token);
     if (open)
-        stats_conns_addr(cn_fd(token), true, addr, sizeof(addr));
+        conn_names_addr(cn_fd(token), true, addr, sizeof(addr));
     pthread_mutex_unlock(&cn_lock);
     if (open)
         snprintf(out, cap, "%d %s", cn_fd(token), addr);
@@ -92,4 +96,33 @@ void conn_names_free(void) {
     cn_gen = NULL;
     cn_cap = 0;
     pthread_mutex_unlock(&cn_lock);
+}
+
+/* ---- addresses ---- */
+
+/* "tcp:1.2.3.4:5", "tcp6:[::1]:5" or "unix:<path>" of a socket address. */
+static void sc_format_addr(const struct sockaddr_storage *ss, char *out, size_t cap) {
+    char host[INET6_ADDRSTRLEN];
+
+    if (ss->ss_family == AF_INET) {
+        const struct sockaddr_in *s4 = (const struct sockaddr_in *)ss;
+        inet_ntop(AF_INET, &s4->sin_addr, host, sizeof(host));
+        snprintf(out, cap, "tcp:%s:%d", host, ntohs(s4->sin_port));
+    } else if (ss->ss_family == AF_INET6) {
+        const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
+        inet_ntop(AF_INET6, &s6->sin6_addr, host, sizeof(host));
+        snprintf(out, cap, "tcp6:[%s]:%d", host, ntohs(s6->sin6_port));
+    } else {
+        snprintf(out, cap, "unix:%s", settings.socket_path != NULL ? settings.socket_path : "");
+    }
+}
+
+void conn_names_addr(int fd, bool peer, char *out, size_t cap) {
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof(ss);
+
+    memset(&ss, 0, sizeof(ss));
+    if ((peer ? getpeername(fd, (struct sockaddr *)&ss, &len) : getsockname(fd, (struct sockaddr *)&ss, &len)) < 0)
+        ss.ss_family = AF_UNIX;
+    sc_format_addr(&ss, out, cap);
 }

@@ -23,5 +23,8 @@ void conn_names_close(uint64_t token);
  * closed (or for token 0). */
 bool conn_names_format(uint64_t token, char *out, size_t cap);
 void conn_names_free(void);
+/* "tcp:1.2.3.4:5", "tcp6:[::1]:5" or "unix:<path>": fd's peer (or local)
+ * address, as `stats conns` shows it. */
+void conn_names_addr(int fd, bool peer, char *out, size_t cap);
 
 #endif

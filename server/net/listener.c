@@ -25,7 +25,7 @@
 
 #include "net/listener.h"
 #include "base/log.h"
-#include "proto/reply.h"
+#include "base/reply.h"
 #include "base/settings.h"
 #include "base/stats.h"
 #include "base/tls_opts.h"

@@ -160,11 +160,31 @@ static SSL_CTX *tls_ctx_build(char *msg, size_t len) {
     return ctx;
 }
 
+/* The `stats` lines memcached shows with TLS on. */
+static void tls_stats(stats_emit_fn emit, void *ctx) {
+    char buf[32];
+    rel_time_t refreshed;
+
+    if (!tls_opts.enabled)
+        return;
+    snprintf(buf, sizeof(buf), "%llu",
+             (unsigned long long)__atomic_load_n(&tls_handshake_errors, __ATOMIC_RELAXED));
+    emit(ctx, "ssl_handshake_errors", buf);
+    pthread_mutex_lock(&tls_lock);
+    refreshed = tls_refreshed;
+    pthread_mutex_unlock(&tls_lock);
+    snprintf(buf, sizeof(buf), "%u", (unsigned)(clock_now() - refreshed));
+    emit(ctx, "time_since_server_cert_refresh", buf);
+}
+
+static const struct stats_provider tls_stats_provider = { "tls", STATS_PLACE_TLS, 0, tls_stats };
+
 int tls_init(void) {
     char msg[TLS_MSG_MAX];
 
     if (!tls_opts.enabled)
         return 0;
+    stats_provide(&tls_stats_provider);
     tls_ctx = tls_ctx_build(msg, sizeof(msg));
     if (tls_ctx == NULL) {
         log_msg(0, "TLS: %s", msg);
@@ -378,18 +398,3 @@ ssize_t tls_writev(conn *c, const struct iovec *iov, int n) {
     return -1;
 }
 
-void tls_stats(stats_emit_fn emit, void *ctx) {
-    char buf[32];
-    rel_time_t refreshed;
-
-    if (!tls_opts.enabled)
-        return;
-    snprintf(buf, sizeof(buf), "%llu",
-             (unsigned long long)__atomic_load_n(&tls_handshake_errors, __ATOMIC_RELAXED));
-    emit(ctx, "ssl_handshake_errors", buf);
-    pthread_mutex_lock(&tls_lock);
-    refreshed = tls_refreshed;
-    pthread_mutex_unlock(&tls_lock);
-    snprintf(buf, sizeof(buf), "%u", (unsigned)(clock_now() - refreshed));
-    emit(ctx, "time_since_server_cert_refresh", buf);
-}

@@ -50,8 +50,5 @@ short tls_events(const struct tls_conn *t);
  * (without "\r\n"). */
 int tls_refresh(char *msg, size_t len);
 
-/* The `stats` lines memcached shows with TLS on: ssl_handshake_errors and
- * time_since_server_cert_refresh. */
-void tls_stats(stats_emit_fn emit, void *ctx);
 
 #endif

@@ -51,5 +51,3 @@ short tls_events(const struct tls_conn *t) {
     return 0;
 }
 
-void tls_stats(stats_emit_fn emit, void *ctx) {
-}

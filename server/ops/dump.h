@@ -8,7 +8,8 @@
 #ifndef MCDS_DUMP_H
 #define MCDS_DUMP_H
 
-#include "proto/cmd.h"
+#include "base/parse.h"
+#include "net/conn.h"
 
 /* stats cachedump <class> <limit> (t->v[1] is "cachedump"). */
 enum conn_parse_result dump_cachedump(conn *c, struct cmd_line *t);

@@ -8,15 +8,13 @@
  * wakes the asker, whose worker writes the answer. The collection lives
  * until the park and every posted call are done with it (refs).
  */
-#include <arpa/inet.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 
 #include "base/clock.h"
+#include "net/conn_names.h"
 #include "net/listener.h"
 #include "net/park.h"
 #include "base/settings.h"
@@ -61,33 +59,6 @@ static void sc_put(struct sc_wait *w) {
     free(w);
 }
 
-/* "tcp:1.2.3.4:5", "tcp6:[::1]:5" or "unix:<path>" of a socket address. */
-static void sc_format_addr(const struct sockaddr_storage *ss, char *out, size_t cap) {
-    char host[INET6_ADDRSTRLEN];
-
-    if (ss->ss_family == AF_INET) {
-        const struct sockaddr_in *s4 = (const struct sockaddr_in *)ss;
-        inet_ntop(AF_INET, &s4->sin_addr, host, sizeof(host));
-        snprintf(out, cap, "tcp:%s:%d", host, ntohs(s4->sin_port));
-    } else if (ss->ss_family == AF_INET6) {
-        const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
-        inet_ntop(AF_INET6, &s6->sin6_addr, host, sizeof(host));
-        snprintf(out, cap, "tcp6:[%s]:%d", host, ntohs(s6->sin6_port));
-    } else {
-        snprintf(out, cap, "unix:%s", settings.socket_path != NULL ? settings.socket_path : "");
-    }
-}
-
-void stats_conns_addr(int fd, bool peer, char *out, size_t cap) {
-    struct sockaddr_storage ss;
-    socklen_t len = sizeof(ss);
-
-    memset(&ss, 0, sizeof(ss));
-    if ((peer ? getpeername(fd, (struct sockaddr *)&ss, &len) : getsockname(fd, (struct sockaddr *)&ss, &len)) < 0)
-        ss.ss_family = AF_UNIX;
-    sc_format_addr(&ss, out, cap);
-}
-
 /* memcached's name for what c is doing. */
 static const char *sc_state(const struct sc_wait *w, const conn *c) {
     if (c->fd == w->asker_fd)
@@ -124,8 +95,8 @@ static void sc_add_conn(conn *c, void *arg) {
     char addr[128], local[128], text[SC_LINE_MAX];
     rel_time_t now = clock_now();
 
-    stats_conns_addr(c->fd, true, addr, sizeof(addr));
-    stats_conns_addr(c->fd, false, local, sizeof(local));
+    conn_names_addr(c->fd, true, addr, sizeof(addr));
+    conn_names_addr(c->fd, false, local, sizeof(local));
     snprintf(text, sizeof(text),
              "STAT %d:addr %s\r\nSTAT %d:listen_addr %s\r\nSTAT %d:state %s\r\nSTAT %d:secs_since_last_cmd %u\r\n",
              c->fd, addr, c->fd, local, c->fd, sc_state(w, c), c->fd, now > c->last_cmd ? now - c->last_cmd : 0);
@@ -177,7 +148,7 @@ static void sc_answer(conn *c, struct park *p) {
 
     pthread_mutex_lock(&w->lock);
     for (k = 0; (fd = listener_fd_at(k)) >= 0; k++) {
-        stats_conns_addr(fd, false, addr, sizeof(addr));
+        conn_names_addr(fd, false, addr, sizeof(addr));
         snprintf(text, sizeof(text), "STAT %d:addr %s\r\nSTAT %d:state conn_listening\r\n"
                  "STAT %d:secs_since_last_cmd %u\r\n", fd, addr, fd, fd, clock_now());
         sc_add_locked(w, fd, text);

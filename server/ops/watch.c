@@ -18,6 +18,7 @@
 #include "base/clock.h"
 #include "ops/dump.h"
 #include "base/settings.h"
+#include "base/stats.h"
 #include "ops/watch.h"
 #include "net/worker.h"
 
@@ -39,6 +40,16 @@ static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct watcher *watch_slots[WATCH_MAX];
 static int watch_n;                 /* atomic */
 static unsigned long long watch_gid;
+
+static void watch_stats(stats_emit_fn emit, void *ctx) {
+    stats_emit_u64(emit, ctx, "log_watchers", (uint64_t)watch_count());
+}
+
+static const struct stats_provider watch_stats_provider = { "watch", STATS_PLACE_WATCHERS, 0, watch_stats };
+
+void watch_init(void) {
+    stats_provide(&watch_stats_provider);
+}
 
 int watch_count(void) {
     return __atomic_load_n(&watch_n, __ATOMIC_RELAXED);

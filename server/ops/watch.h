@@ -14,7 +14,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "proto/cmd.h"
+#include "base/parse.h"
+#include "net/conn.h"
 #include "cache/item.h"
 #include "store/store.h"
 
@@ -25,6 +26,8 @@ enum conn_parse_result watch_cmd(conn *c, struct cmd_line *l);
 void watch_conn_closed(conn *c);
 /* Watchers registered now. */
 int watch_count(void);
+/* At start-up: `stats` shows log_watchers. */
+void watch_init(void);
 
 /* Events (cheap when nobody watches). it is NULL for a miss. */
 void watch_fetch(const conn *c, const char *key, size_t nkey, const item *it);

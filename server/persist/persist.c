@@ -35,8 +35,6 @@
 #include "base/log.h"
 #include "base/quiesce.h"
 #include "base/settings.h"
-#include "types/queue.h"
-#include "net/worker.h"
 #include "persist/codec.h"
 #include "persist/files.h"
 #include "persist/io.h"
@@ -50,6 +48,7 @@
 #define PERSIST_HOLD_MS 2000            /* how long a snapshot waits for every thread to pause */
 
 static const struct persist_type_ops *persist_types[PERSIST_NTYPES];
+static const struct persist_host *persist_host;     /* what the layers above give */
 static const struct persist_type_ops *persist_by_item[ITEM_NTYPES];
 
 static struct {
@@ -78,6 +77,15 @@ static struct {
 } persist = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .lock_fd = -1 };
 
 /* ---- the registry ---- */
+
+static void persist_stats(stats_emit_fn emit, void *ctx);
+
+static const struct stats_provider persist_stats_provider = { "persistence", STATS_PLACE_MCDS, 40, persist_stats };
+
+void persist_init(const struct persist_host *h) {
+    persist_host = h;
+    stats_provide(&persist_stats_provider);
+}
 
 void persist_register(enum persist_type t, enum item_type it, const struct persist_type_ops *ops) {
     persist_types[t] = ops;
@@ -403,7 +411,7 @@ static void persist_sync_round(void) {
             wal_sync();
     }
     if (settings.fsync_policy == PERSIST_FSYNC_ALWAYS || was_failed)
-        workers_wake_held();
+        persist_host->wake_held();
 }
 
 static void *persist_sync_main(void *arg) {
@@ -489,7 +497,7 @@ int persist_start(void) {
         persist.id_mark = persist.rec.id_mark + PERSIST_MARK_GAP;
     }
     item_cas_floor(persist.cas_mark);
-    queue_id_floor(persist.id_mark);
+    persist_host->id_floor(persist.id_mark);
     repaired = persist.rec.skipped > 0 || persist.rec.damaged > 0;
     if (repaired && persist_repair(&persist.rec) < 0) {
         persist.on = false;
@@ -545,7 +553,7 @@ static void persist_emit(stats_emit_fn emit, void *ctx, const char *name, uint64
     emit(ctx, name, buf);
 }
 
-void persist_stats(stats_emit_fn emit, void *ctx) {
+static void persist_stats(stats_emit_fn emit, void *ctx) {
     uint64_t file_lsn, snap_lsn, reserved;
 
     emit(ctx, "persistence", persist.on ? "on" : "off");
@@ -566,8 +574,8 @@ void persist_stats(stats_emit_fn emit, void *ctx) {
     persist_emit(emit, ctx, "persist_fsync_latency_us", wal_last_sync_us());
     emit(ctx, "persist_write_error", wal_failed() ? "1" : "0");
     emit(ctx, "persist_log_broken", wal_broken() ? "1" : "0");
-    persist_emit(emit, ctx, "persist_replies_waiting", workers_held_count());
-    persist_emit(emit, ctx, "persist_stalled_closes", workers_stalled_closes());
+    persist_emit(emit, ctx, "persist_replies_waiting", persist_host->held_count());
+    persist_emit(emit, ctx, "persist_stalled_closes", persist_host->stalled_closes());
     emit(ctx, "persist_snapshot_in_progress", __atomic_load_n(&persist.snap_running, __ATOMIC_ACQUIRE) ? "1" : "0");
     pthread_mutex_lock(&persist.lock);
     persist_emit(emit, ctx, "persist_snapshots", persist.snap_count);

@@ -58,6 +58,21 @@ struct persist_type_ops {
 };
 
 void persist_register(enum persist_type t, enum item_type it, const struct persist_type_ops *ops);
+
+/* What persistence needs from the layers above it (the workers, the
+ * queues), given once at start-up, before persist_start (persist_init
+ * also adds persistence's figures to `stats`). */
+struct persist_host {
+    /* More of the log is durable: replies held for it may go (any thread). */
+    void (*wake_held)(void);
+    /* Connections whose replies wait for the log; those closed after
+     * --log-stall-timeout (for stats). */
+    uint64_t (*held_count)(void);
+    uint64_t (*stalled_closes)(void);
+    /* Message ids go on above v. */
+    void (*id_floor)(uint64_t v);
+};
+void persist_init(const struct persist_host *h);
 const char *persist_key_first(const uint8_t *p, size_t n, size_t *nkey);
 
 /* ---- configuration and life ---- */
@@ -118,8 +133,6 @@ int persist_snapshot(const char **why);
 enum persist_pause_stage { PERSIST_PAUSE_CUT, PERSIST_PAUSE_COPY, PERSIST_PAUSE_NSTAGES };
 void persist_debug_snapshot_pause(enum persist_pause_stage stage, unsigned ms);
 
-/* `stats` figures of persistence. */
-void persist_stats(stats_emit_fn emit, void *ctx);
 
 /* Unique-number high-water marks (CAS, message ids): a restart continues
  * above anything handed out before it. */

@@ -16,23 +16,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/parse.h"
 #include "net/conn.h"
 
-#define CMD_MAX_TOKENS 8            /* more than any tokenized verb takes */
-#define CMD_ANY (CMD_MAX_TOKENS + 1) /* no upper bound on the token count */
-
-/* A request line: the whole line (NUL-terminated at len), its tokens
- * (split in place, each NUL-terminated), and what follows the verb. */
-struct cmd_line {
-    char *line;
-    size_t len;
-    char *v[CMD_MAX_TOKENS];
-    size_t vlen[CMD_MAX_TOKENS];
-    int n;                          /* CMD_MAX_TOKENS + 1: more than that */
-    char *rest;                     /* after the verb and its spaces */
-    size_t nrest;
-    int arg;                        /* the table entry's arg */
-};
 
 typedef enum conn_parse_result (*cmd_fn)(conn *c, struct cmd_line *l);
 

@@ -22,6 +22,7 @@
 #include "proto/proto_bin.h"
 #include "base/settings.h"
 #include "base/stats.h"
+#include "ops/stats_report.h"
 #include "store/store.h"
 
 /* The request being executed. ext and key point into the read buffer. */

@@ -20,7 +20,7 @@
 #include "base/clock.h"
 #include "base/parse.h"
 #include "proto/cmd.h"
-#include "proto/detail.h"
+#include "ops/detail.h"
 #include "ops/watch.h"
 #include "verbs/kestrel.h"
 #include "proto/proto_get.h"

@@ -12,6 +12,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "store/store.h"
+#include "base/stats.h"
 #include "types/ctree.h"
 #include "types/ctree_int.h"
 #include "types/ctree_period.h"
@@ -1236,7 +1237,20 @@ void ctree_tick(void) {
     ctree_bury();
 }
 
+/* `stats`: counters defined, live objects, non-zero values. */
+static void ctree_stats_emit(stats_emit_fn emit, void *ctx) {
+    uint64_t counters, objects, values;
+
+    ctree_totals(&counters, &objects, &values);
+    stats_emit_u64(emit, ctx, "ctree_counters", counters);
+    stats_emit_u64(emit, ctx, "ctree_objects", objects);
+    stats_emit_u64(emit, ctx, "ctree_values", values);
+}
+
+static const struct stats_provider ctree_stats_provider = { "ctree", STATS_PLACE_MCDS, 30, ctree_stats_emit };
+
 void ctree_init(void) {
+    stats_provide(&ctree_stats_provider);
     item_set_free_hook(ITEM_CTREE, ctree_obj_free);
 }
 

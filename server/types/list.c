@@ -20,6 +20,7 @@
 #include "cache/item.h"
 #include "base/log.h"
 #include "base/settings.h"
+#include "base/stats.h"
 #include "types/list.h"
 #include "types/list_int.h"
 #include "types/list_persist.h"
@@ -169,7 +170,21 @@ void list_free(struct list *l) {
     pthread_mutex_unlock(&list_dead_lock);
 }
 
+/* `stats`: totals over every list. */
+static void list_stats_emit(stats_emit_fn emit, void *ctx) {
+    uint64_t n, elems, waiters, reclaiming;
+
+    list_totals(&n, &elems, &waiters, &reclaiming);
+    stats_emit_u64(emit, ctx, "lists", n);
+    stats_emit_u64(emit, ctx, "list_elements", elems);
+    stats_emit_u64(emit, ctx, "list_waiters", waiters);
+    stats_emit_u64(emit, ctx, "list_reclaiming", reclaiming);
+}
+
+static const struct stats_provider list_stats_provider = { "lists", STATS_PLACE_MCDS, 20, list_stats_emit };
+
 void list_system_init(bool (*room)(size_t need)) {
+    stats_provide(&list_stats_provider);
     list_room = room;
     list_reaper_stop = false;
     list_reaper_on = pthread_create(&list_reaper, NULL, list_reaper_main, NULL) == 0;

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "base/clock.h"
+#include "base/stats.h"
 #include "types/queue.h"
 #include "types/queue_int.h"
 #include "types/queue_names.h"
@@ -1430,7 +1431,30 @@ static void queue_on_kick(evutil_socket_t fd, short what, void *arg) {
         queue_timer_set(due);
 }
 
+/* `stats`: totals over every queue. */
+static void queue_stats_emit(stats_emit_fn emit, void *ctx) {
+    struct queue_stats q;
+    uint64_t n;
+
+    queue_totals(&q, &n);
+    stats_emit_u64(emit, ctx, "queues", n);
+    stats_emit_u64(emit, ctx, "queue_ready", q.ready);
+    stats_emit_u64(emit, ctx, "queue_delayed", q.delayed);
+    stats_emit_u64(emit, ctx, "queue_in_flight", q.inflight);
+    stats_emit_u64(emit, ctx, "queue_buried", q.buried);
+    stats_emit_u64(emit, ctx, "queue_waiters", q.waiters);
+    stats_emit_u64(emit, ctx, "queue_pushed", q.pushed);
+    stats_emit_u64(emit, ctx, "queue_popped", q.popped);
+    stats_emit_u64(emit, ctx, "queue_acked", q.acked);
+    stats_emit_u64(emit, ctx, "queue_released", q.released);
+    stats_emit_u64(emit, ctx, "queue_lease_expired", q.expired);
+    stats_emit_u64(emit, ctx, "queue_dead", q.dead);
+}
+
+static const struct stats_provider queue_stats_provider = { "queues", STATS_PLACE_MCDS, 10, queue_stats_emit };
+
 void queue_system_init(struct event_base *timer_base, queue_dead_fn dead_hook) {
+    stats_provide(&queue_stats_provider);
     queue_main_thread = pthread_self();
     queue_ids = 0;          /* message ids start anew with the keyspace (the fuzz harness rebuilds it) */
     queue_timer = evtimer_new(timer_base, queue_on_timer, NULL);

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "proto/detail.h"
+#include "ops/detail.h"
 #include "ops/dump.h"
 #include "ops/stats_conns.h"
 #include "base/clock.h"
@@ -22,6 +22,7 @@
 #include "base/parse.h"
 #include "base/settings.h"
 #include "base/stats.h"
+#include "ops/stats_report.h"
 #include "store/store.h"
 #include "types/queue.h"
 #include "verbs/verb_admin.h"

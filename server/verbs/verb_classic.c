@@ -10,7 +10,7 @@
 #include "proto/ahead.h"
 #include "base/clock.h"
 #include "proto/cmd.h"
-#include "proto/detail.h"
+#include "ops/detail.h"
 #include "ops/watch.h"
 #include "base/parse.h"
 #include "base/stats.h"

@@ -14,17 +14,12 @@
 
 #include "ops/dump.h"
 #include "base/parse.h"
+#include "base/settings.h"
 #include "store/store.h"
 #include "verbs/verb_operator.h"
 
 #define OPER_MAX_CLASS 63
 #define OPER_SLEEP_MAX 1000000      /* microseconds: memcached's limit */
-
-/* What the crawler verbs set; shown by stats settings. */
-uint32_t oper_crawler_sleep = 100;
-uint32_t oper_crawler_tocrawl = 0;
-uint32_t oper_slab_automove = 0;
-double oper_slab_automove_ratio = 0.8;     /* memcached's default */
 
 /* "all" or a comma-separated list of class ids 1..63. */
 static bool oper_classes_ok(const char *s) {
@@ -77,9 +72,9 @@ enum conn_parse_result oper_lru_crawler(conn *c, struct cmd_line *l) {
         else
             conn_out_reply(c, oper_classes_ok(l->v[2]) ? REPLY_OK : REPLY_DUMP_BAD_CLASS);
     } else if (l->n == 3 && strcmp(sub, "tocrawl") == 0) {
-        oper_crawler_number(c, l->v[2], &oper_crawler_tocrawl, UINT32_MAX);
+        oper_crawler_number(c, l->v[2], &settings.crawler_tocrawl, UINT32_MAX);
     } else if (l->n == 3 && strcmp(sub, "sleep") == 0) {
-        oper_crawler_number(c, l->v[2], &oper_crawler_sleep, OPER_SLEEP_MAX);
+        oper_crawler_number(c, l->v[2], &settings.crawler_sleep, OPER_SLEEP_MAX);
     } else if (l->n == 2 && (strcmp(sub, "enable") == 0 || strcmp(sub, "disable") == 0)) {
         oper_crawler_switch(c, strcmp(sub, "enable") == 0);
     } else {
@@ -104,7 +99,7 @@ static void oper_slabs_automove(conn *c, struct cmd_line *l) {
     c->noreply = cmd_is_noreply(l, l->n - 1);
     if (strcmp(l->v[2], "ratio") == 0) {
         if (l->n >= 4 && oper_double(l->v[3], &ratio)) {
-            oper_slab_automove_ratio = ratio;   /* shown by stats settings only */
+            settings.slab_automove_ratio = ratio;   /* shown by stats settings only */
             cmd_reply(c, REPLY_OK);
         } else {
             cmd_reply(c, REPLY_ERROR);
@@ -116,7 +111,7 @@ static void oper_slabs_automove(conn *c, struct cmd_line *l) {
     } else if (level > 2) {
         cmd_reply(c, REPLY_ERROR);
     } else {
-        oper_slab_automove = level;
+        settings.slab_automove = level;
         cmd_reply(c, REPLY_OK);
     }
 }

@@ -10,9 +10,6 @@
 #include "proto/cmd.h"
 
 /* What lru_crawler sleep|tocrawl and slabs automove set (stats settings). */
-extern uint32_t oper_crawler_sleep, oper_crawler_tocrawl, oper_slab_automove;
-extern double oper_slab_automove_ratio;
-
 enum conn_parse_result oper_lru_crawler(conn *c, struct cmd_line *l);
 enum conn_parse_result oper_slabs(conn *c, struct cmd_line *l);
 enum conn_parse_result oper_lru(conn *c, struct cmd_line *l);

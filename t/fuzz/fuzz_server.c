@@ -17,7 +17,7 @@
 #include "base/clock.h"
 #include "proto/cmd.h"
 #include "net/conn.h"
-#include "proto/detail.h"
+#include "ops/detail.h"
 #include "cache/hash.h"
 #include "cache/item.h"
 #include "base/log.h"

@@ -79,14 +79,6 @@ void worker_unhold(struct worker *w, conn *c) {
 void workers_wake_held(void) {
 }
 
-uint64_t workers_held_count(void) {
-    return 0;
-}
-
-uint64_t workers_stalled_closes(void) {
-    return 0;
-}
-
 void worker_post(struct worker *w, struct worker_call *call) {
     call->next = NULL;
     if (w->calls_tail != NULL)

@@ -1,7 +1,7 @@
 /*
  * reply: the fixed reply lines, byte for byte as memcached 1.6 sends them.
  */
-#include "proto/reply.h"
+#include "base/reply.h"
 
 #define REPLY(s) { s, sizeof(s) - 1 }
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proto/detail.h"
+#include "ops/detail.h"
 #include "cache/item.h"
 
 #define DETAIL_DELIMITER ':'
