@@ -18,7 +18,7 @@
 #include "config.h"
 #include "proto/auth.h"
 #include "base/clock.h"
-#include "proto/cmd.h"
+#include "verbs/verbs.h"
 #include "net/conn_names.h"
 #include "ops/daemon.h"
 #include "cache/hash.h"
@@ -165,7 +165,7 @@ static int main_setup(void) {
     hash_init(settings.hashpower_init);
     lru_init();
     store_init();
-    cmd_init();
+    verbs_init();
     signal(SIGPIPE, SIG_IGN);
     signal(SIGXFSZ, SIG_IGN);   /* a log past the file size limit is a write error, not a kill */
     /* Every event base is used by its own thread only (other threads reach

@@ -49,6 +49,7 @@ static const struct stats_provider watch_stats_provider = { "watch", STATS_PLACE
 
 void watch_init(void) {
     stats_provide(&watch_stats_provider);
+    store_on_evict(watch_evict);
 }
 
 int watch_count(void) {

@@ -26,7 +26,7 @@ enum conn_parse_result watch_cmd(conn *c, struct cmd_line *l);
 void watch_conn_closed(conn *c);
 /* Watchers registered now. */
 int watch_count(void);
-/* At start-up: `stats` shows log_watchers. */
+/* At start-up: `stats` shows log_watchers, evictions are heard. */
 void watch_init(void);
 
 /* Events (cheap when nobody watches). it is NULL for a miss. */

@@ -2,11 +2,12 @@
  * cmd: the command table of the text protocol, its lookup and dispatch,
  * and the helpers that verbs share.
  *
- * The table below lists every verb once. At start-up its names go into a
- * small open-addressing hash (FNV-1a, linear probing), so a request line
- * costs one hash of its verb and, usually, one compare. The dispatcher
- * then checks the token count (outside the verb's range: `ERROR`, as
- * memcached answers) and runs the handler.
+ * Each family of verbs gives its table at start-up (verbs/verbs.c says in
+ * which order); every name goes into a small open-addressing hash
+ * (FNV-1a, linear probing), so a request line costs one hash of its verb
+ * and, usually, one compare. The dispatcher then checks the token count
+ * (outside the verb's range: `ERROR`, as memcached answers) and runs the
+ * handler.
  */
 #include <ctype.h>
 #include <string.h>
@@ -18,128 +19,16 @@
 #include "base/parse.h"
 #include "persist/persist.h"
 #include "proto/proto_get.h"
-#include "proto/proto_meta.h"
 #include "base/settings.h"
 #include "store/store.h"
-#include "verbs/verb_admin.h"
-#include "verbs/verb_classic.h"
-#include "verbs/verb_counter.h"
-#include "verbs/verb_list.h"
-#include "verbs/verb_scan.h"
-#include "verbs/verb_queue.h"
-#include "verbs/verb_queue_batch.h"
-#include "verbs/verb_queue_move.h"
-#include "verbs/verb_queue_info.h"
-#include "verbs/verb_operator.h"
-#include "verbs/verb_tls.h"
-#include "ops/watch.h"
 
 #define CMD_HASH_SIZE 256           /* a power of two, well above the verbs */
 
-/* An entry may leave out its help line (NULL): no warning for that. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
-static const struct cmd_def cmd_defs[] = {
-    /* storage (verb_classic.c) */
-    { "set", classic_store, 5, 6, CMD_DATA | CMD_NOREPLY, STORE_SET, "store a value" },
-    { "add", classic_store, 5, 6, CMD_DATA | CMD_NOREPLY, STORE_ADD, "store a value if the key is missing" },
-    { "replace", classic_store, 5, 6, CMD_DATA | CMD_NOREPLY, STORE_REPLACE, "store a value if the key exists" },
-    { "append", classic_store, 5, 6, CMD_DATA | CMD_NOREPLY, STORE_APPEND, "add data after a value" },
-    { "prepend", classic_store, 5, 6, CMD_DATA | CMD_NOREPLY, STORE_PREPEND, "add data before a value" },
-    { "cas", classic_store, 6, 7, CMD_DATA | CMD_NOREPLY, STORE_CAS, "store a value if its CAS is unchanged" },
-    { "incr", classic_arith, 3, 4, CMD_NOREPLY, 1, "add to a number" },
-    { "decr", classic_arith, 3, 4, CMD_NOREPLY, 0, "subtract from a number" },
-    { "delete", classic_delete, 2, 4, CMD_NOREPLY, 0, "remove a key" },
-    { "touch", classic_touch, 3, 4, CMD_NOREPLY, 0, "set a key's TTL" },
-    /* retrieval (proto_get.c): the keys are walked in place, not tokenized */
-    { "get", get_cmd_get, 1, CMD_ANY, CMD_RAW, 0, "read values (a queue key: pops a message)" },
-    { "gets", get_cmd_get, 1, CMD_ANY, CMD_RAW, 1, "read values with their CAS (a queue key: pops a message)" },
-    { "gat", get_cmd_gat, 1, CMD_ANY, CMD_RAW, 0, "read values and set their TTL" },
-    { "gats", get_cmd_gat, 1, CMD_ANY, CMD_RAW, 1, "read values with their CAS and set their TTL" },
-    { "bget", get_cmd_get, 1, CMD_ANY, CMD_RAW, 0, "read values (memcached's old alias of get)" }, /* memcached's legacy alias of get */
-    /* meta (proto_meta.c): flags are parsed there */
-    { "mg", meta_cmd, 1, CMD_ANY, CMD_RAW, 0, "meta get" },
-    { "ms", meta_cmd, 1, CMD_ANY, CMD_RAW | CMD_DATA, 0, "meta set" },
-    { "md", meta_cmd, 1, CMD_ANY, CMD_RAW, 0, "meta delete" },
-    { "ma", meta_cmd, 1, CMD_ANY, CMD_RAW, 0, "meta arithmetic" },
-    { "mn", meta_cmd, 1, CMD_ANY, CMD_RAW, 0, "meta no-op: ends a pipeline" },
-    { "me", meta_cmd, 1, CMD_ANY, CMD_RAW, 0, "meta debug: one line about an item" },
-    /* the server (verb_admin.c) */
-    { "stats", admin_stats, 1, CMD_ANY, 0, 0, "server figures: stats [settings|items|slabs|sizes|conns|detail|cachedump|reset]" },
-    { "flush_all", admin_flush_all, 1, 3, CMD_NOREPLY | CMD_ADMIN, 0, "invalidate every item, now or after a delay" },
-    { "version", admin_version, 1, CMD_ANY, 0, 0, "the memcached protocol level" },
-    { "verbosity", admin_verbosity, 2, 3, CMD_NOREPLY | CMD_ADMIN, 0, "set the log level" },
-    { "quit", admin_quit, 1, CMD_ANY, 0, 0, "close the connection" },
-    { "shutdown", admin_shutdown, 1, CMD_ANY, CMD_ADMIN, 0, "stop the server (with -A)" },
-    { "cache_memlimit", admin_cache_memlimit, 2, 3, CMD_NOREPLY | CMD_ADMIN, 0, "set -m, in megabytes" },
-    { "debugtime", admin_debugtime, 2, 2, CMD_DEBUG | CMD_ADMIN, 0, "move the clock (with --debug)" },
-    { "debugdeadpause", admin_debugdeadpause, 2, 2, CMD_DEBUG | CMD_ADMIN, 0, "hold the next dead letters on their way (with --debug)" },
-    { "debugsnappause", admin_debugsnappause, 3, 3, CMD_DEBUG | CMD_ADMIN, 0, "hold the next snapshot before its log cut or its copy: debugsnappause cut|copy <ms> (with --debug)" },
-    { "debugfault", admin_debugfault, 2, 5, CMD_DEBUG | CMD_ADMIN, 0, "make persistence's file calls fail: debugfault <op> <error> [<skip> [<count>]] | clear (with --debug)" },
-    { "debugrecord", admin_debugrecord, 4, 4, CMD_DEBUG | CMD_ADMIN, 0, "append a raw log record: debugrecord <type> <op> <hex> (with --debug)" },
-    { "snapshot", admin_snapshot, 1, 1, CMD_ADMIN, 0, "write a persistence snapshot (with --data-dir)" },
-    /* memcached's operator verbs (dump.c via verb_operator.c) */
-    { "lru_crawler", oper_lru_crawler, 1, CMD_ANY, 0, 0, "crawler and key dumps: crawl|metadump|enable|disable|sleep|tocrawl" },
-    { "slabs", oper_slabs, 1, CMD_ANY, CMD_NOREPLY, 0, "slab tuning: automove (reassign is disabled)" },
-    { "lru", oper_lru, 1, CMD_ANY, CMD_NOREPLY, 0, "LRU tuning: tune (mode, temp_ttl: no maintainer)" },
-    { "watch", watch_cmd, 1, CMD_ANY, 0, 0, "stream events: watch [fetchers] [mutations] [evictions]" },
-    { "help", cmd_help, 1, 2, 0, 0, "this list, or one verb's line: help [<verb>]" },
-    /* queues (verb_queue.c) */
-    { "qcreate", qverb_create, 2, 7, 0, 0, "create a queue: qcreate <q> [lease=] [maxdeliver=] [maxlen=] [dlq=] [maxage=]" },
-    { "qpush", qverb_push, 5, CMD_ANY, CMD_DATA | CMD_NOREPLY, 0, "push a message: qpush <q> <flags> <delay> <bytes> [<priority>]" },
-    { "qpop", qverb_pop, 2, 6, 0, 0, "pop messages: qpop <q> [<count>] [lease=] [wait=] [ack=]" },
-    { "qack", qbatch_run, 1, CMD_ANY, CMD_RAW | CMD_NOREPLY, QVERB_ACK, "acknowledge popped messages: qack <q> <id> [<id>...]" },
-    { "qrelease", qbatch_run, 1, CMD_ANY, CMD_RAW | CMD_NOREPLY, QVERB_RELEASE, "give popped messages back: qrelease <q> <id> [<delay>] | <id>... [delay=]" },
-    { "qtouch", qbatch_run, 1, CMD_ANY, CMD_RAW | CMD_NOREPLY, QVERB_TOUCH, "extend popped messages' leases: qtouch <q> <id> [<lease>] | <id>... [lease=]" },
-    { "qpeek", qinfo_peek, 2, 4, 0, 0, "look at messages without popping: qpeek <q> [<count>] | id=<id> | delayed [<count>]" },
-    { "qpending", qverb_pending, 2, 5, 0, 0, "list popped, unacknowledged messages: qpending <q> [values] [holders] [<count>]" },
-    { "qstats", qverb_stats, 2, 2, 0, 0, "one queue's figures: qstats <q>" },
-    { "qpurge", qverb_purge, 2, 3, CMD_NOREPLY, 0, "empty a queue: qpurge <q>" },
-    /* moving queued messages back (verb_queue_move.c) */
-    { "qredrive", qmverb_redrive, 2, 4, CMD_NOREPLY, 0, "dead letters back to their queues: qredrive <dlq> [<count>]" },
-    { "qkick", qmverb_kick, 2, 4, CMD_NOREPLY, 0, "buried messages ready again: qkick <q> [<count>]" },
-    { "qpushn", qmverb_pushn, 1, CMD_ANY, CMD_RAW | CMD_DATA | CMD_NOREPLY, 0, "push several messages: qpushn <q> <flags> <delay> <priority> <bytes> [<bytes>...]" },
-    { "qpopany", qmverb_popany, 1, CMD_ANY, CMD_RAW, 0, "pop from the first of several queues with a message: qpopany <q1> [<q2>...] [count=] [lease=] [wait=]" },
-    /* queue views (verb_queue_info.c) */
-    { "qinfo", qinfo_msg, 3, 3, 0, 0, "one message's figures: qinfo <q> <id>" },
-    { "qlist", qinfo_list, 1, 3, 0, 0, "the queues with their sizes, in name order: qlist [count=] [after=]" },
-    /* tree counters (verb_counter.c) */
-    { "ctdef", ctverb_def, 3, 5, 0, 0, "define a counter: ctdef <counter> <type>[:<keep>[:m]],... [aggregate=] [quantize=]" },
-    { "ctcounter", ctverb_counter, 2, 2, 0, 0, "a counter's settings: ctcounter <counter>" },
-    { "ctcounters", ctverb_counters, 1, 3, 0, 0, "the counters' settings: ctcounters [count=] [after=<counter>]" },
-    { "ctundef", ctverb_undef, 2, 3, CMD_NOREPLY, 0, "delete an unused counter: ctundef <counter>" },
-    { "ctobj", ctverb_obj, 2, 5, 0, 0, "create an object: ctobj <key> [parent=] [quantize=] [limits=]" },
-    { "ctlimits", ctverb_limits, 2, 4, 0, CTVERB_REDEFINE, "redefine an object's limits: ctlimits <key> [quantize=] [limits=]" },
-    { "ctraise", ctverb_limits, 3, 3, 0, CTVERB_RAISE, "raise an object's limits: ctraise <key> limits=..." },
-    { "ctinfo", ctverb_info, 2, 2, 0, 0, "an object's settings: ctinfo <key>" },
-    { "ctchildren", ctverb_children, 2, 4, 0, 0, "an object's children: ctchildren <key> [count=] [after=]" },
-    { "ctincr", ctverb_incr, 6, 8, CMD_NOREPLY, 0, "increment, rolled up: ctincr <key> <counter> <type> <time> <delta> [values]" },
-    { "ctget", ctverb_get, 5, 5, 0, 0, "one value: ctget <key> <counter> <type> <period>" },
-    { "ctvalues", ctverb_values, 2, 8, 0, 0, "an object's values: ctvalues <key> [counters=] [type=] [periods=] [count=] [after=]" },
-    { "ctactive", ctverb_active, 1, 4, 0, 0, "objects changed lately: ctactive [since=] [count=] [after=]" },
-    { "ctperiods", ctverb_periods, 1, 7, 0, 0, "periods holding values: ctperiods [counters=] [type=] [periods=] [count=] [after=]" },
-    /* lists (verb_list.c): pushes take more tokens than the table's limit */
-    { "lcreate", lverb_create, 2, 3, 0, 0, "create a list: lcreate <key> [maxlen=]" },
-    { "lpush", lverb_push, 1, CMD_ANY, CMD_RAW | CMD_DATA | CMD_NOREPLY, LVERB_LPUSH, "push at the head: lpush <key> <bytes> [<bytes>...]" },
-    { "rpush", lverb_push, 1, CMD_ANY, CMD_RAW | CMD_DATA | CMD_NOREPLY, LVERB_RPUSH, "push at the tail: rpush <key> <bytes> [<bytes>...]" },
-    { "lpop", lverb_pop, 2, 4, 0, LVERB_LPOP, "pop from the head: lpop <key> [<count>] [wait=]" },
-    { "rpop", lverb_pop, 2, 4, 0, LVERB_RPOP, "pop from the tail: rpop <key> [<count>] [wait=]" },
-    { "llen", lverb_len, 2, 2, 0, 0, "a list's length: llen <key>" },
-    { "lrange", lverb_range, 4, 4, 0, 0, "elements by position: lrange <key> <offset> <limit>" },
-    { "lindex", lverb_index, 3, 3, 0, 0, "one element: lindex <key> <index>" },
-    { "lset", lverb_num_block, 4, CMD_ANY, CMD_DATA | CMD_NOREPLY, LVERB_SET, "replace an element: lset <key> <index> <bytes>" },
-    { "linsert", lverb_insert, 5, CMD_ANY, CMD_DATA | CMD_NOREPLY, 0, "insert by a pivot: linsert <key> before|after <pivot bytes> <bytes>" },
-    { "ltrim", lverb_trim, 4, 5, CMD_NOREPLY, 0, "keep a range: ltrim <key> <offset> <limit>" },
-    { "lrem", lverb_num_block, 4, CMD_ANY, CMD_DATA | CMD_NOREPLY, LVERB_REM, "remove by value: lrem <key> <count> <bytes>" },
-    { "lexists", lverb_exists, 3, CMD_ANY, CMD_DATA, 0, "membership: lexists <key> <bytes>" },
-    /* key scans (verb_scan.c) */
-    { "kscan", sverb_scan, 2, 7, 0, 0, "walk the keys: kscan 0|<cursor> [count=] [match=] [type=] [minttl=] [maxttl=]" },
-    { "kscanclose", sverb_close, 2, 2, 0, 0, "end a scan: kscanclose <cursor>" },
-    /* TLS (verb_tls.c) */
-    { "refresh_certs", tls_cmd_refresh, 1, CMD_ANY, CMD_NOREPLY | CMD_ADMIN, 0, "reload the TLS certificate, key and CA files (with -Z)" },
-    { NULL, NULL, 0, 0, 0, 0 },
-};
-#pragma GCC diagnostic pop
+#define CMD_TABLES_MAX 32
+
+static const struct cmd_def *cmd_tables[CMD_TABLES_MAX];   /* in registration order */
+static int cmd_ntables;
+static void (*cmd_quick_store)(conn *c, const struct ahead_set *s);
 
 static const struct cmd_def *cmd_hash[CMD_HASH_SIZE];
 static size_t cmd_hash_len[CMD_HASH_SIZE];     /* strlen of each entry's name */
@@ -156,10 +45,18 @@ static uint32_t cmd_hash_of(const char *s, size_t n) {
 }
 
 void cmd_init(void) {
+    memset(cmd_hash, 0, sizeof(cmd_hash));
+    cmd_ntables = 0;
+    cmd_quick_store = NULL;
+}
+
+void cmd_register(const struct cmd_def *table) {
     const struct cmd_def *d;
 
-    memset(cmd_hash, 0, sizeof(cmd_hash));
-    for (d = cmd_defs; d->name != NULL; d++) {
+    if (cmd_ntables == CMD_TABLES_MAX)
+        return;
+    cmd_tables[cmd_ntables++] = table;
+    for (d = table; d->name != NULL; d++) {
         uint32_t i = cmd_hash_of(d->name, strlen(d->name)) & (CMD_HASH_SIZE - 1);
         while (cmd_hash[i] != NULL)
             i = (i + 1) & (CMD_HASH_SIZE - 1);
@@ -168,8 +65,8 @@ void cmd_init(void) {
     }
 }
 
-const struct cmd_def *cmd_table(void) {
-    return cmd_defs;
+void cmd_set_quick_store(void (*fn)(conn *c, const struct ahead_set *s)) {
+    cmd_quick_store = fn;
 }
 
 /* Whether name (n bytes long) is verb[0..n): verbs are a few bytes, a
@@ -216,9 +113,9 @@ static bool cmd_quick(conn *c, const char *line, size_t len) {
 
     if (ahead_get_line(c, line, len, &key, &nkey, &hv, &with_cas))
         return get_quick(c, key, nkey, hv, with_cas);
-    if (!ahead_set_line(c, line, len, &set))
+    if (cmd_quick_store == NULL || !ahead_set_line(c, line, len, &set))
         return false;
-    classic_set_quick(c, &set);
+    cmd_quick_store(c, &set);
     return true;
 }
 
@@ -291,9 +188,11 @@ enum conn_parse_result cmd_help(conn *c, struct cmd_line *l) {
         }
         cmd_help_line(c, d);
     } else {
-        for (d = cmd_defs; d->name != NULL; d++)
-            if (!(d->flags & CMD_DEBUG) || settings.debug)
-                cmd_help_line(c, d);
+        int t;
+        for (t = 0; t < cmd_ntables; t++)
+            for (d = cmd_tables[t]; d->name != NULL; d++)
+                if (!(d->flags & CMD_DEBUG) || settings.debug)
+                    cmd_help_line(c, d);
     }
     conn_out_reply(c, REPLY_END);
     return PARSE_DONE;

@@ -3,11 +3,12 @@
  * verb's handler shares (tokens, noreply, numbers and name=value options).
  *
  * Every text-protocol verb, classic, meta and extended alike, has one
- * entry in cmd.c's table: its name, its handler, how many tokens it takes,
- * and whether it may carry a data block or end in `noreply`. A request
- * line's verb is looked up once, in a hash of the table; the handler then
- * lives in the file of its family (verb_classic.c, verb_admin.c,
- * proto_get.c, proto_meta.c, verb_queue.c …).
+ * entry in the command table: its name, its handler, how many tokens it
+ * takes, and whether it may carry a data block or end in `noreply`. Each
+ * family's file (verbs/verb_classic.c, verbs/verb_admin.c,
+ * proto/proto_get.c, proto/proto_meta.c, verbs/verb_queue.c …) holds its
+ * entries and its handlers, and verbs/verbs.c gives the tables here at
+ * start-up. A request line's verb is looked up once, in a hash.
  */
 #ifndef MCDS_CMD_H
 #define MCDS_CMD_H
@@ -39,12 +40,17 @@ struct cmd_def {
     const char *help;               /* one line for `help` (may be left out: NULL) */
 };
 
-/* Builds the lookup hash of the table; once, at start-up. */
+/* Empties the table; once, at start-up, before the families register. */
 void cmd_init(void);
+/* Adds a family's entries (ended by one with a NULL name; the array must
+ * outlive the server): `help` lists them in registration order. */
+void cmd_register(const struct cmd_def *table);
+struct ahead_set;
+/* The quick path of a plain set that ahead.c recognised (the storage
+ * verbs' own). */
+void cmd_set_quick_store(void (*fn)(conn *c, const struct ahead_set *s));
 /* Runs one request line (without its "\r\n", NUL-terminated at len). */
 enum conn_parse_result cmd_dispatch(conn *c, char *line, size_t len);
-/* The table, for `help` and tests: entries up to one with a NULL name. */
-const struct cmd_def *cmd_table(void);
 /* help [<verb>]: the verbs with their one-line descriptions. */
 enum conn_parse_result cmd_help(conn *c, struct cmd_line *l);
 

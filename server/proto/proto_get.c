@@ -22,7 +22,6 @@
 #include "proto/cmd.h"
 #include "ops/detail.h"
 #include "ops/watch.h"
-#include "verbs/kestrel.h"
 #include "proto/proto_get.h"
 #include "base/stats.h"
 #include "store/store.h"
@@ -71,11 +70,17 @@ static size_t get_next_key(char **p, size_t *len, char **key) {
     return (size_t)(sp - s);
 }
 
+static const struct get_queue_reads *get_queue_reads;   /* Kestrel's dialect */
+
+void get_set_queue_reads(const struct get_queue_reads *r) {
+    get_queue_reads = r;
+}
+
 /* One key's check: REPLY_COUNT when it may be looked up. */
 static enum reply_id get_check_key(conn *c, const struct text_get *g, const char *key, size_t n) {
     if (n > ITEM_KEY_MAX)
         return REPLY_BAD_FORMAT;
-    return g->queue_reads ? kestrel_check(c, key, n, g->single) : REPLY_COUNT;
+    return g->queue_reads && get_queue_reads != NULL ? get_queue_reads->check(c, key, n, g->single) : REPLY_COUNT;
 }
 
 /* Checks every key of keys[0..len) before any is looked up, in one walk:
@@ -139,10 +144,13 @@ static inline void get_found_out(conn *c, item *it, bool touch, bool with_cas) {
 /* A key that holds a queue, or names one before a '/': a Kestrel read.
  * False when the read waits (the wait writes END). */
 static bool get_kestrel(conn *c, const struct text_get *g, const char *key, size_t nkey, item *q) {
-    switch (kestrel_get(c, key, nkey, q, g->single, g->with_cas)) {
-    case KESTREL_WAIT:
+    enum get_queue_result r = get_queue_reads != NULL ? get_queue_reads->get(c, key, nkey, q, g->single, g->with_cas)
+                                                      : GETQ_NOT_QUEUE;
+
+    switch (r) {
+    case GETQ_WAIT:
         return false;
-    case KESTREL_NOT_QUEUE:
+    case GETQ_NOT_QUEUE:
         stats_incr(STATS_GET_MISSES);
         return true;
     default:
@@ -414,3 +422,13 @@ enum conn_parse_result get_stream_start(conn *c, char *line, size_t avail) {
     conn_consume(c, skip + verb);
     return get_stream_more(c);
 }
+
+/* The command table's entries of the retrieval verbs: the keys are walked in place, not tokenized (proto/cmd.h). */
+const struct cmd_def get_cmds[] = {
+    { "get", get_cmd_get, 1, CMD_ANY, CMD_RAW, 0, "read values (a queue key: pops a message)" },
+    { "gets", get_cmd_get, 1, CMD_ANY, CMD_RAW, 1, "read values with their CAS (a queue key: pops a message)" },
+    { "gat", get_cmd_gat, 1, CMD_ANY, CMD_RAW, 0, "read values and set their TTL" },
+    { "gats", get_cmd_gat, 1, CMD_ANY, CMD_RAW, 1, "read values with their CAS and set their TTL" },
+    { "bget", get_cmd_get, 1, CMD_ANY, CMD_RAW, 0, "read values (memcached's old alias of get)" }, /* memcached's legacy alias of get */
+    { NULL, NULL, 0, 0, 0, 0, NULL },
+};

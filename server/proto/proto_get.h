@@ -34,4 +34,23 @@ enum conn_parse_result get_stream_more(conn *c);
 
 void get_conn_free(conn *c);
 
+/* What a `get` of a key that holds or names a queue does: Kestrel's
+ * dialect (verbs/kestrel.h), given at start-up. Without it, such a key
+ * reads as a miss. */
+enum get_queue_result {
+    GETQ_NOT_QUEUE,         /* the key is not a queue read: a plain miss */
+    GETQ_DONE,              /* answered (a VALUE queued, or nothing) */
+    GETQ_WAIT,              /* a /t= read waits; the wait writes END */
+};
+struct get_queue_reads {
+    /* Before a line runs: REPLY_COUNT, or the error to answer instead. */
+    enum reply_id (*check)(conn *c, const char *key, size_t nkey, bool single);
+    enum get_queue_result (*get)(conn *c, const char *key, size_t nkey, item *q, bool single,
+                                 bool with_cas);
+};
+void get_set_queue_reads(const struct get_queue_reads *r);
+
+/* This file's entries of the command table, ended by one with no name. */
+extern const struct cmd_def get_cmds[];
+
 #endif

@@ -722,3 +722,14 @@ enum conn_parse_result meta_cmd(conn *c, struct cmd_line *l) {
         meta_arith(c, r);
     return PARSE_DONE;
 }
+
+/* The command table's entries of the meta commands: flags are parsed here (proto/cmd.h). */
+const struct cmd_def meta_cmds[] = {
+    { "mg", meta_cmd, 1, CMD_ANY, CMD_RAW, 0, "meta get" },
+    { "ms", meta_cmd, 1, CMD_ANY, CMD_RAW | CMD_DATA, 0, "meta set" },
+    { "md", meta_cmd, 1, CMD_ANY, CMD_RAW, 0, "meta delete" },
+    { "ma", meta_cmd, 1, CMD_ANY, CMD_RAW, 0, "meta arithmetic" },
+    { "mn", meta_cmd, 1, CMD_ANY, CMD_RAW, 0, "meta no-op: ends a pipeline" },
+    { "me", meta_cmd, 1, CMD_ANY, CMD_RAW, 0, "meta debug: one line about an item" },
+    { NULL, NULL, 0, 0, 0, 0, NULL },
+};

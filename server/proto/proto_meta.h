@@ -13,4 +13,7 @@ enum conn_parse_result meta_cmd(conn *c, struct cmd_line *l);
 /* Frees the per-connection meta state, if any. */
 void meta_conn_free(conn *c);
 
+/* This file's entries of the command table, ended by one with no name. */
+extern const struct cmd_def meta_cmds[];
+
 #endif

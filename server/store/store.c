@@ -32,7 +32,6 @@
 #include "types/list_persist.h"
 #include "types/queue.h"
 #include "types/queue_persist.h"
-#include "ops/watch.h"
 
 #define STORE_EVICT_TRIES 50        /* LRU tail items looked at per attempt */
 #define STORE_EVICT_ROUNDS 1000     /* attempts before giving up, plus two
@@ -60,11 +59,16 @@ enum store_lru {
 static pthread_mutex_t store_flush_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t store_flush_cas;
 static uint64_t store_flush_gen;
+static void (*store_evict_hook)(const item *it);   /* watch evictions */
 static bool store_restoring;         /* start-up: -m does not apply, TTLs end nothing */
 static rel_time_t store_flush_time;  /* delayed flush: time it takes effect */
 static rel_time_t store_flush_time_noted; /* the delayed flush the tick has
                                              looked at the structures for */
 static size_t store_crawl_cursor;
+
+void store_on_evict(void (*fn)(const item *it)) {
+    store_evict_hook = fn;
+}
 
 void store_init(void) {
     store_flush_cas = 0;
@@ -310,7 +314,8 @@ static int store_pick_victim(item *it, void *arg) {
     } else {
         lru_note_evicted_locked(it, hv);
         ilog_del(item_key(it), it->nkey);
-        watch_evict(it);
+        if (store_evict_hook != NULL)
+            store_evict_hook(it);
         stats_global_add(STATS_EVICTIONS, 1);
         if (!item_has_flag(it, ITEM_FETCHED))
             stats_global_add(STATS_EVICTED_UNFETCHED, 1);

@@ -34,6 +34,9 @@ enum store_status {
 };
 
 void store_init(void);
+/* fn hears of each live item evicted (stripe lock held): `watch
+ * evictions`. */
+void store_on_evict(void (*fn)(const item *it));
 void store_destroy(void);
 
 /* An unlinked item ready to receive nbytes of value (including "\r\n").

@@ -154,7 +154,7 @@ enum reply_id kestrel_check(conn *c, const char *key, size_t nkey, bool single) 
     return REPLY_COUNT;
 }
 
-static enum kestrel_result kestrel_read(conn *c, const char *key, size_t nkey, item *pin,
+static enum get_queue_result kestrel_read(conn *c, const char *key, size_t nkey, item *pin,
                                          const struct kestrel_opts *o, bool single, bool with_cas) {
     struct qdelivery d;
     item *peeked = NULL;
@@ -163,13 +163,13 @@ static enum kestrel_result kestrel_read(conn *c, const char *key, size_t nkey, i
         queue_peek(store_queue_of(pin), 1, kestrel_peek_one, &peeked);
         if (peeked != NULL)
             kestrel_out_value(c, key, nkey, peeked, with_cas);
-        return KESTREL_DONE;
+        return GETQ_DONE;
     }
     /* kestrel_check refused these: one open read per connection. */
     if (c->open_pin != NULL && (o->open || kestrel_open_on(c, item_key(pin), pin->nkey)))
-        return KESTREL_DONE;
+        return GETQ_DONE;
     if (!o->open && (o->close || o->abort))
-        return KESTREL_DONE;
+        return GETQ_DONE;
     if (store_queue_pop(pin, 1, QUEUE_HELD, c->name_token, &d) == 1) {
         kestrel_out_value(c, key, nkey, d.payload, with_cas);
         if (o->open) {
@@ -180,39 +180,45 @@ static enum kestrel_result kestrel_read(conn *c, const char *key, size_t nkey, i
             struct qreceipt r = { d.id, d.deliveries };
             store_queue_ack(pin, &r, true);
         }
-        return KESTREL_DONE;
+        return GETQ_DONE;
     }
     if (o->wait_ms == 0 || !single)
-        return KESTREL_DONE;
+        return GETQ_DONE;
     item_incref(pin);
     qpark_start(c, pin, 1, QUEUE_HELD, o->wait_ms, o->open ? QPARK_KESTREL_OPEN : QPARK_KESTREL_TAKE,
                 key, nkey, with_cas);
-    return KESTREL_WAIT;
+    return GETQ_WAIT;
 }
 
-enum kestrel_result kestrel_get(conn *c, const char *key, size_t nkey, item *q, bool single,
-                                 bool with_cas) {
+enum get_queue_result kestrel_get(conn *c, const char *key, size_t nkey, item *q, bool single,
+                                  bool with_cas) {
     struct kestrel_opts o = { 0 };
     const char *slash = memchr(key, '/', nkey);
     enum store_status st;
-    enum kestrel_result r;
+    enum get_queue_result r;
     item *pin = q;
 
     if (pin == NULL) {
         if (slash == NULL || !kestrel_parse_opts(slash + 1, nkey - (size_t)(slash - key) - 1, &o))
-            return KESTREL_NOT_QUEUE;
+            return GETQ_NOT_QUEUE;
         if (o.peek && (o.open || o.close || o.abort))
-            return KESTREL_DONE;    /* refused by kestrel_check */
+            return GETQ_DONE;    /* refused by kestrel_check */
         /* close and abort end the open read even if its queue is gone */
         if (o.close || o.abort)
             kestrel_end_open(c, key, (size_t)(slash - key), o.close);
         pin = store_queue_open(key, (size_t)(slash - key), false, NULL, &st);
         if (pin == NULL)
-            return o.close || o.abort ? KESTREL_DONE : KESTREL_NOT_QUEUE;
+            return o.close || o.abort ? GETQ_DONE : GETQ_NOT_QUEUE;
     } else {
         item_incref(pin);
     }
     r = kestrel_read(c, key, nkey, pin, &o, single, with_cas);
     item_release(pin);
     return r;
+}
+
+static const struct get_queue_reads kestrel_reads = { kestrel_check, kestrel_get };
+
+void kestrel_init(void) {
+    get_set_queue_reads(&kestrel_reads);
 }

@@ -11,12 +11,7 @@
 #include <stdint.h>
 
 #include "net/conn.h"
-
-enum kestrel_result {
-    KESTREL_NOT_QUEUE,      /* the key is not a queue read: a plain miss */
-    KESTREL_DONE,           /* answered (a VALUE queued, or nothing) */
-    KESTREL_WAIT,           /* a /t= read waits; the wait writes END */
-};
+#include "proto/proto_get.h"
 
 /* Before a get line runs: whether key, as a Kestrel read, would be a
  * protocol error (/peek mixed with /open, /close or /abort; /open, /close
@@ -30,8 +25,10 @@ enum reply_id kestrel_check(conn *c, const char *key, size_t nkey, bool single);
  * kestrel_check passed. q is the queue's item when the whole key named
  * it, else NULL. single: the get had only this key (only then may it
  * wait). with_cas: a gets, whose VALUE lines carry a CAS (0). */
-enum kestrel_result kestrel_get(conn *c, const char *key, size_t nkey, item *q, bool single,
-                                bool with_cas);
+enum get_queue_result kestrel_get(conn *c, const char *key, size_t nkey, item *q, bool single,
+                                  bool with_cas);
+/* At start-up: `get` reads queues through kestrel_check and kestrel_get. */
+void kestrel_init(void);
 
 /* "VALUE <key as asked> <flags> <bytes>[ 0]\r\n<data>\r\n"; takes over a
  * reference to it. */

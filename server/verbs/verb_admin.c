@@ -285,3 +285,21 @@ enum conn_parse_result admin_snapshot(conn *c, struct cmd_line *t) {
 enum conn_parse_result admin_quit(conn *c, struct cmd_line *t) {
     return PARSE_CLOSE;
 }
+
+/* The command table's entries of the server's verbs (proto/cmd.h). */
+const struct cmd_def admin_cmds[] = {
+    { "stats", admin_stats, 1, CMD_ANY, 0, 0, "server figures: stats [settings|items|slabs|sizes|conns|detail|cachedump|reset]" },
+    { "flush_all", admin_flush_all, 1, 3, CMD_NOREPLY | CMD_ADMIN, 0, "invalidate every item, now or after a delay" },
+    { "version", admin_version, 1, CMD_ANY, 0, 0, "the memcached protocol level" },
+    { "verbosity", admin_verbosity, 2, 3, CMD_NOREPLY | CMD_ADMIN, 0, "set the log level" },
+    { "quit", admin_quit, 1, CMD_ANY, 0, 0, "close the connection" },
+    { "shutdown", admin_shutdown, 1, CMD_ANY, CMD_ADMIN, 0, "stop the server (with -A)" },
+    { "cache_memlimit", admin_cache_memlimit, 2, 3, CMD_NOREPLY | CMD_ADMIN, 0, "set -m, in megabytes" },
+    { "debugtime", admin_debugtime, 2, 2, CMD_DEBUG | CMD_ADMIN, 0, "move the clock (with --debug)" },
+    { "debugdeadpause", admin_debugdeadpause, 2, 2, CMD_DEBUG | CMD_ADMIN, 0, "hold the next dead letters on their way (with --debug)" },
+    { "debugsnappause", admin_debugsnappause, 3, 3, CMD_DEBUG | CMD_ADMIN, 0, "hold the next snapshot before its log cut or its copy: debugsnappause cut|copy <ms> (with --debug)" },
+    { "debugfault", admin_debugfault, 2, 5, CMD_DEBUG | CMD_ADMIN, 0, "make persistence's file calls fail: debugfault <op> <error> [<skip> [<count>]] | clear (with --debug)" },
+    { "debugrecord", admin_debugrecord, 4, 4, CMD_DEBUG | CMD_ADMIN, 0, "append a raw log record: debugrecord <type> <op> <hex> (with --debug)" },
+    { "snapshot", admin_snapshot, 1, 1, CMD_ADMIN, 0, "write a persistence snapshot (with --data-dir)" },
+    { NULL, NULL, 0, 0, 0, 0, NULL },
+};

@@ -21,4 +21,7 @@ enum conn_parse_result admin_debugfault(conn *c, struct cmd_line *l);
 enum conn_parse_result admin_debugrecord(conn *c, struct cmd_line *l);
 enum conn_parse_result admin_snapshot(conn *c, struct cmd_line *l);
 
+/* This file's entries of the command table, ended by one with no name. */
+extern const struct cmd_def admin_cmds[];
+
 #endif

@@ -211,3 +211,18 @@ enum conn_parse_result classic_delete(conn *c, struct cmd_line *t) {
     }
     return PARSE_DONE;
 }
+
+/* The command table's entries of the storage verbs and incr, decr, delete, touch (proto/cmd.h). */
+const struct cmd_def classic_cmds[] = {
+    { "set", classic_store, 5, 6, CMD_DATA | CMD_NOREPLY, STORE_SET, "store a value" },
+    { "add", classic_store, 5, 6, CMD_DATA | CMD_NOREPLY, STORE_ADD, "store a value if the key is missing" },
+    { "replace", classic_store, 5, 6, CMD_DATA | CMD_NOREPLY, STORE_REPLACE, "store a value if the key exists" },
+    { "append", classic_store, 5, 6, CMD_DATA | CMD_NOREPLY, STORE_APPEND, "add data after a value" },
+    { "prepend", classic_store, 5, 6, CMD_DATA | CMD_NOREPLY, STORE_PREPEND, "add data before a value" },
+    { "cas", classic_store, 6, 7, CMD_DATA | CMD_NOREPLY, STORE_CAS, "store a value if its CAS is unchanged" },
+    { "incr", classic_arith, 3, 4, CMD_NOREPLY, 1, "add to a number" },
+    { "decr", classic_arith, 3, 4, CMD_NOREPLY, 0, "subtract from a number" },
+    { "delete", classic_delete, 2, 4, CMD_NOREPLY, 0, "remove a key" },
+    { "touch", classic_touch, 3, 4, CMD_NOREPLY, 0, "set a key's TTL" },
+    { NULL, NULL, 0, 0, 0, 0, NULL },
+};

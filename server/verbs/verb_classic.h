@@ -18,4 +18,7 @@ enum conn_parse_result classic_arith(conn *c, struct cmd_line *l);
 enum conn_parse_result classic_delete(conn *c, struct cmd_line *l);
 enum conn_parse_result classic_touch(conn *c, struct cmd_line *l);
 
+/* This file's entries of the command table, ended by one with no name. */
+extern const struct cmd_def classic_cmds[];
+
 #endif

@@ -826,3 +826,22 @@ enum conn_parse_result ctverb_periods(conn *c, struct cmd_line *t) {
     conn_out_reply(c, REPLY_END);
     return PARSE_DONE;
 }
+
+/* The command table's entries of the tree-counter verbs (proto/cmd.h). */
+const struct cmd_def ctverb_cmds[] = {
+    { "ctdef", ctverb_def, 3, 5, 0, 0, "define a counter: ctdef <counter> <type>[:<keep>[:m]],... [aggregate=] [quantize=]" },
+    { "ctcounter", ctverb_counter, 2, 2, 0, 0, "a counter's settings: ctcounter <counter>" },
+    { "ctcounters", ctverb_counters, 1, 3, 0, 0, "the counters' settings: ctcounters [count=] [after=<counter>]" },
+    { "ctundef", ctverb_undef, 2, 3, CMD_NOREPLY, 0, "delete an unused counter: ctundef <counter>" },
+    { "ctobj", ctverb_obj, 2, 5, 0, 0, "create an object: ctobj <key> [parent=] [quantize=] [limits=]" },
+    { "ctlimits", ctverb_limits, 2, 4, 0, CTVERB_REDEFINE, "redefine an object's limits: ctlimits <key> [quantize=] [limits=]" },
+    { "ctraise", ctverb_limits, 3, 3, 0, CTVERB_RAISE, "raise an object's limits: ctraise <key> limits=..." },
+    { "ctinfo", ctverb_info, 2, 2, 0, 0, "an object's settings: ctinfo <key>" },
+    { "ctchildren", ctverb_children, 2, 4, 0, 0, "an object's children: ctchildren <key> [count=] [after=]" },
+    { "ctincr", ctverb_incr, 6, 8, CMD_NOREPLY, 0, "increment, rolled up: ctincr <key> <counter> <type> <time> <delta> [values]" },
+    { "ctget", ctverb_get, 5, 5, 0, 0, "one value: ctget <key> <counter> <type> <period>" },
+    { "ctvalues", ctverb_values, 2, 8, 0, 0, "an object's values: ctvalues <key> [counters=] [type=] [periods=] [count=] [after=]" },
+    { "ctactive", ctverb_active, 1, 4, 0, 0, "objects changed lately: ctactive [since=] [count=] [after=]" },
+    { "ctperiods", ctverb_periods, 1, 7, 0, 0, "periods holding values: ctperiods [counters=] [type=] [periods=] [count=] [after=]" },
+    { NULL, NULL, 0, 0, 0, 0, NULL },
+};

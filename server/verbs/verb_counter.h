@@ -25,4 +25,7 @@ enum conn_parse_result ctverb_periods(conn *c, struct cmd_line *t);
 #define CTVERB_REDEFINE 0
 #define CTVERB_RAISE 1
 
+/* This file's entries of the command table, ended by one with no name. */
+extern const struct cmd_def ctverb_cmds[];
+
 #endif

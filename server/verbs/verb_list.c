@@ -522,3 +522,21 @@ enum conn_parse_result lverb_trim(conn *c, struct cmd_line *t) {
         cmd_number_line(c, gone);
     return PARSE_DONE;
 }
+
+/* The command table's entries of the list verbs: pushes take more tokens than the table's limit (proto/cmd.h). */
+const struct cmd_def lverb_cmds[] = {
+    { "lcreate", lverb_create, 2, 3, 0, 0, "create a list: lcreate <key> [maxlen=]" },
+    { "lpush", lverb_push, 1, CMD_ANY, CMD_RAW | CMD_DATA | CMD_NOREPLY, LVERB_LPUSH, "push at the head: lpush <key> <bytes> [<bytes>...]" },
+    { "rpush", lverb_push, 1, CMD_ANY, CMD_RAW | CMD_DATA | CMD_NOREPLY, LVERB_RPUSH, "push at the tail: rpush <key> <bytes> [<bytes>...]" },
+    { "lpop", lverb_pop, 2, 4, 0, LVERB_LPOP, "pop from the head: lpop <key> [<count>] [wait=]" },
+    { "rpop", lverb_pop, 2, 4, 0, LVERB_RPOP, "pop from the tail: rpop <key> [<count>] [wait=]" },
+    { "llen", lverb_len, 2, 2, 0, 0, "a list's length: llen <key>" },
+    { "lrange", lverb_range, 4, 4, 0, 0, "elements by position: lrange <key> <offset> <limit>" },
+    { "lindex", lverb_index, 3, 3, 0, 0, "one element: lindex <key> <index>" },
+    { "lset", lverb_num_block, 4, CMD_ANY, CMD_DATA | CMD_NOREPLY, LVERB_SET, "replace an element: lset <key> <index> <bytes>" },
+    { "linsert", lverb_insert, 5, CMD_ANY, CMD_DATA | CMD_NOREPLY, 0, "insert by a pivot: linsert <key> before|after <pivot bytes> <bytes>" },
+    { "ltrim", lverb_trim, 4, 5, CMD_NOREPLY, 0, "keep a range: ltrim <key> <offset> <limit>" },
+    { "lrem", lverb_num_block, 4, CMD_ANY, CMD_DATA | CMD_NOREPLY, LVERB_REM, "remove by value: lrem <key> <count> <bytes>" },
+    { "lexists", lverb_exists, 3, CMD_ANY, CMD_DATA, 0, "membership: lexists <key> <bytes>" },
+    { NULL, NULL, 0, 0, 0, 0, NULL },
+};

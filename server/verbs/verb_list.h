@@ -32,4 +32,7 @@ void lverb_out_value(conn *c, const char *key, size_t nkey, const char *p, size_
 /* "VALUE <key> 0 <n>\r\n" into buf (LVERB_HEAD_MAX bytes); its length. */
 size_t lverb_value_head(char *buf, const char *key, size_t nkey, size_t n);
 
+/* This file's entries of the command table, ended by one with no name. */
+extern const struct cmd_def lverb_cmds[];
+
 #endif

@@ -14,4 +14,7 @@ enum conn_parse_result oper_lru_crawler(conn *c, struct cmd_line *l);
 enum conn_parse_result oper_slabs(conn *c, struct cmd_line *l);
 enum conn_parse_result oper_lru(conn *c, struct cmd_line *l);
 
+/* This file's entries of the command table, ended by one with no name. */
+extern const struct cmd_def oper_cmds[];
+
 #endif

@@ -27,6 +27,7 @@
 #include "base/stats.h"
 #include "store/store_queue.h"
 #include "verbs/verb_queue.h"
+#include "verbs/verb_queue_batch.h"
 #include "verbs/verb_queue_info.h"
 
 #define QVERB_POP_MAX 100           /* most messages one qpop returns */
@@ -591,3 +592,18 @@ enum conn_parse_result qverb_purge(conn *c, struct cmd_line *t) {
     }
     return PARSE_DONE;
 }
+
+/* The command table's entries of the queue verbs (proto/cmd.h). */
+const struct cmd_def qverb_cmds[] = {
+    { "qcreate", qverb_create, 2, 7, 0, 0, "create a queue: qcreate <q> [lease=] [maxdeliver=] [maxlen=] [dlq=] [maxage=]" },
+    { "qpush", qverb_push, 5, CMD_ANY, CMD_DATA | CMD_NOREPLY, 0, "push a message: qpush <q> <flags> <delay> <bytes> [<priority>]" },
+    { "qpop", qverb_pop, 2, 6, 0, 0, "pop messages: qpop <q> [<count>] [lease=] [wait=] [ack=]" },
+    { "qack", qbatch_run, 1, CMD_ANY, CMD_RAW | CMD_NOREPLY, QVERB_ACK, "acknowledge popped messages: qack <q> <id> [<id>...]" },
+    { "qrelease", qbatch_run, 1, CMD_ANY, CMD_RAW | CMD_NOREPLY, QVERB_RELEASE, "give popped messages back: qrelease <q> <id> [<delay>] | <id>... [delay=]" },
+    { "qtouch", qbatch_run, 1, CMD_ANY, CMD_RAW | CMD_NOREPLY, QVERB_TOUCH, "extend popped messages' leases: qtouch <q> <id> [<lease>] | <id>... [lease=]" },
+    { "qpeek", qinfo_peek, 2, 4, 0, 0, "look at messages without popping: qpeek <q> [<count>] | id=<id> | delayed [<count>]" },
+    { "qpending", qverb_pending, 2, 5, 0, 0, "list popped, unacknowledged messages: qpending <q> [values] [holders] [<count>]" },
+    { "qstats", qverb_stats, 2, 2, 0, 0, "one queue's figures: qstats <q>" },
+    { "qpurge", qverb_purge, 2, 3, CMD_NOREPLY, 0, "empty a queue: qpurge <q>" },
+    { NULL, NULL, 0, 0, 0, 0, NULL },
+};

@@ -41,4 +41,7 @@ item *qverb_queue(conn *c, struct cmd_line *t, bool create, enum reply_id missin
  * Unix time) in milliseconds from now. */
 uint64_t qverb_delay_ms(int32_t delay);
 
+/* This file's entries of the command table, ended by one with no name. */
+extern const struct cmd_def qverb_cmds[];
+
 #endif

@@ -272,3 +272,10 @@ enum conn_parse_result qinfo_list(conn *c, struct cmd_line *t) {
     conn_out_reply(c, REPLY_END);
     return PARSE_DONE;
 }
+
+/* The command table's entries of queue views (proto/cmd.h). */
+const struct cmd_def qinfo_cmds[] = {
+    { "qinfo", qinfo_msg, 3, 3, 0, 0, "one message's figures: qinfo <q> <id>" },
+    { "qlist", qinfo_list, 1, 3, 0, 0, "the queues with their sizes, in name order: qlist [count=] [after=]" },
+    { NULL, NULL, 0, 0, 0, 0, NULL },
+};

@@ -15,4 +15,7 @@ enum conn_parse_result qinfo_list(conn *c, struct cmd_line *l);
 /* " <holder>" of in-flight message m, as qinfo names it (qpending holders). */
 void qinfo_out_holder(conn *c, const struct qmsg *m);
 
+/* This file's entries of the command table, ended by one with no name. */
+extern const struct cmd_def qinfo_cmds[];
+
 #endif

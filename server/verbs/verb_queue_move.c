@@ -452,3 +452,12 @@ enum conn_parse_result qmverb_popany(conn *c, struct cmd_line *l) {
     qmpark_start(c, pins, a.nq, (int)a.count, leases, a.wait_ms);
     return PARSE_DONE;
 }
+
+/* The command table's entries of moving queued messages back, batches of pushes, pops over several queues (proto/cmd.h). */
+const struct cmd_def qmverb_cmds[] = {
+    { "qredrive", qmverb_redrive, 2, 4, CMD_NOREPLY, 0, "dead letters back to their queues: qredrive <dlq> [<count>]" },
+    { "qkick", qmverb_kick, 2, 4, CMD_NOREPLY, 0, "buried messages ready again: qkick <q> [<count>]" },
+    { "qpushn", qmverb_pushn, 1, CMD_ANY, CMD_RAW | CMD_DATA | CMD_NOREPLY, 0, "push several messages: qpushn <q> <flags> <delay> <priority> <bytes> [<bytes>...]" },
+    { "qpopany", qmverb_popany, 1, CMD_ANY, CMD_RAW, 0, "pop from the first of several queues with a message: qpopany <q1> [<q2>...] [count=] [lease=] [wait=]" },
+    { NULL, NULL, 0, 0, 0, 0, NULL },
+};

@@ -17,4 +17,7 @@ enum conn_parse_result qmverb_kick(conn *c, struct cmd_line *l);
  * over several queues); takes the delivery's payload reference. */
 void qmverb_out_delivery(conn *c, struct qdelivery *d, const char *queue, size_t nqueue);
 
+/* This file's entries of the command table, ended by one with no name. */
+extern const struct cmd_def qmverb_cmds[];
+
 #endif

@@ -153,3 +153,10 @@ enum conn_parse_result sverb_close(conn *c, struct cmd_line *t) {
     conn_out_reply(c, r == SCAN_OK ? REPLY_DELETED : sverb_error(r));
     return PARSE_DONE;
 }
+
+/* The command table's entries of key scans (proto/cmd.h). */
+const struct cmd_def sverb_cmds[] = {
+    { "kscan", sverb_scan, 2, 7, 0, 0, "walk the keys: kscan 0|<cursor> [count=] [match=] [type=] [minttl=] [maxttl=]" },
+    { "kscanclose", sverb_close, 2, 2, 0, 0, "end a scan: kscanclose <cursor>" },
+    { NULL, NULL, 0, 0, 0, 0, NULL },
+};

@@ -10,4 +10,7 @@
 enum conn_parse_result sverb_scan(conn *c, struct cmd_line *t);
 enum conn_parse_result sverb_close(conn *c, struct cmd_line *t);
 
+/* This file's entries of the command table, ended by one with no name. */
+extern const struct cmd_def sverb_cmds[];
+
 #endif

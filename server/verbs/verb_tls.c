@@ -23,3 +23,9 @@ enum conn_parse_result tls_cmd_refresh(conn *c, struct cmd_line *l) {
     }
     return PARSE_DONE;
 }
+
+/* The command table's entries of TLS (proto/cmd.h). */
+const struct cmd_def tls_cmds[] = {
+    { "refresh_certs", tls_cmd_refresh, 1, CMD_ANY, CMD_NOREPLY | CMD_ADMIN, 0, "reload the TLS certificate, key and CA files (with -Z)" },
+    { NULL, NULL, 0, 0, 0, 0, NULL },
+};

@@ -9,4 +9,7 @@
 
 enum conn_parse_result tls_cmd_refresh(conn *c, struct cmd_line *l);
 
+/* This file's entries of the command table, ended by one with no name. */
+extern const struct cmd_def tls_cmds[];
+
 #endif

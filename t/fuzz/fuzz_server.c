@@ -16,6 +16,7 @@
 
 #include "base/clock.h"
 #include "proto/cmd.h"
+#include "verbs/verbs.h"
 #include "net/conn.h"
 #include "ops/detail.h"
 #include "cache/hash.h"
@@ -67,7 +68,7 @@ static void fuzz_server_once(void) {
         fuzz_fail("cannot open /dev/null");
     stats_init(1);
     stats_thread_init(0);
-    cmd_init();
+    verbs_init();
     ctree_init();
     /* The list reaper thread is stopped at once: lists are freed inline. */
     store_list_init();

@@ -1,0 +1,39 @@
+/*
+ * verbs: the text protocol's verbs, family by family, in the order `help`
+ * lists them. At start-up each family's table goes into the command table
+ * (proto/cmd.h); then the quick path of a plain set, and the Kestrel reads
+ * of `get`.
+ */
+#include "proto/cmd.h"
+#include "proto/proto_get.h"
+#include "proto/proto_meta.h"
+#include "verbs/kestrel.h"
+#include "verbs/verb_admin.h"
+#include "verbs/verb_classic.h"
+#include "verbs/verb_counter.h"
+#include "verbs/verb_list.h"
+#include "verbs/verb_operator.h"
+#include "verbs/verb_queue.h"
+#include "verbs/verb_queue_info.h"
+#include "verbs/verb_queue_move.h"
+#include "verbs/verb_scan.h"
+#include "verbs/verb_tls.h"
+#include "verbs/verbs.h"
+
+void verbs_init(void) {
+    cmd_init();
+    cmd_register(classic_cmds);
+    cmd_register(get_cmds);
+    cmd_register(meta_cmds);
+    cmd_register(admin_cmds);
+    cmd_register(oper_cmds);
+    cmd_register(qverb_cmds);
+    cmd_register(qmverb_cmds);
+    cmd_register(qinfo_cmds);
+    cmd_register(ctverb_cmds);
+    cmd_register(lverb_cmds);
+    cmd_register(sverb_cmds);
+    cmd_register(tls_cmds);
+    cmd_set_quick_store(classic_set_quick);
+    kestrel_init();
+}

@@ -1,0 +1,10 @@
+/*
+ * verbs: every family of the text protocol's verbs (see verbs.c).
+ */
+#ifndef MCDS_VERBS_H
+#define MCDS_VERBS_H
+
+/* At start-up: the command table, its quick paths and Kestrel's reads. */
+void verbs_init(void);
+
+#endif
