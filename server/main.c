@@ -18,6 +18,7 @@
 #include "config.h"
 #include "proto/auth.h"
 #include "base/clock.h"
+#include "proto/proto_text.h"
 #include "verbs/verbs.h"
 #include "net/conn_names.h"
 #include "ops/daemon.h"
@@ -166,6 +167,7 @@ static int main_setup(void) {
     lru_init();
     store_init();
     verbs_init();
+    listener_set_protocol(proto_choose);
     signal(SIGPIPE, SIG_IGN);
     signal(SIGXFSZ, SIG_IGN);   /* a log past the file size limit is a write error, not a kill */
     /* Every event base is used by its own thread only (other threads reach

@@ -34,19 +34,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "proto/ahead.h"
 #include "net/conn.h"
 #include "net/conn_names.h"
-#include "ops/dump.h"
-#include "ops/watch.h"
 #include "base/log.h"
-#include "verbs/kestrel.h"
 #include "net/park.h"
 #include "persist/persist.h"
-#include "proto/proto_bin.h"
-#include "proto/proto_get.h"
-#include "proto/proto_meta.h"
-#include "proto/proto_text.h"
 #include "cache/seg.h"
 #include "base/settings.h"
 #include "base/stats.h"
@@ -102,7 +94,33 @@ static void conn_break(conn *c, const char *what) {
     stats_global_add(STATS_RESPONSE_OBJ_OOM, 1);
 }
 
-conn *conn_new(int fd, struct worker *w, bool tls) {
+#define CONN_HOOKS_MAX 16
+
+static const struct conn_hooks *conn_hooks[CONN_HOOKS_MAX];
+static int conn_nhooks;
+
+void conn_add_hooks(const struct conn_hooks *h) {
+    if (conn_nhooks < CONN_HOOKS_MAX)
+        conn_hooks[conn_nhooks++] = h;
+}
+
+static void conn_run_closed(conn *c) {
+    int i;
+
+    for (i = 0; i < conn_nhooks; i++)
+        if (conn_hooks[i]->closed != NULL)
+            conn_hooks[i]->closed(c);
+}
+
+static void conn_input_moved(conn *c) {
+    int i;
+
+    for (i = 0; i < conn_nhooks; i++)
+        if (conn_hooks[i]->input_moved != NULL)
+            conn_hooks[i]->input_moved(c);
+}
+
+conn *conn_new(int fd, struct worker *w, bool tls, conn_proto_choose_fn choose) {
     conn *c = calloc(1, sizeof(*c));
 
     if (c == NULL)
@@ -130,8 +148,7 @@ conn *conn_new(int fd, struct worker *w, bool tls) {
         free(c);
         return NULL;
     }
-    if (settings.protocol == PROTO_ASCII)
-        c->proto = &proto_text;
+    c->choose = choose;
     c->name_token = conn_names_open(fd);
     return c;
 }
@@ -163,7 +180,7 @@ static bool conn_rbuf_take(conn *c) {
 static void conn_rbuf_give(conn *c) {
     if (c->rbuf != NULL && c->rpos == c->rlen && c->resume == NULL) {
         worker_rbuf_put(c->worker, c->rbuf);
-        ahead_forget(c);
+        conn_input_moved(c);
         c->rbuf = NULL;
         c->rpos = c->rlen = 0;
     }
@@ -182,11 +199,7 @@ void conn_close(conn *c) {
     conn_release_output(c);
     if (c->nread.it != NULL)
         item_release(c->nread.it);
-    get_conn_free(c);
-    meta_conn_free(c);
-    dump_conn_free(c);
-    watch_conn_closed(c);
-    kestrel_conn_closed(c);
+    conn_run_closed(c);
     worker_forget(c->worker, c);
     if (c->rbuf != NULL)
         worker_rbuf_put(c->worker, c->rbuf);
@@ -439,7 +452,7 @@ static int conn_flush(conn *c) {
 static int conn_rbuf_room(conn *c) {
     if (!conn_rbuf_take(c))
         return -1;
-    ahead_forget(c);
+    conn_input_moved(c);
     if (c->rpos == c->rlen) {
         c->rpos = c->rlen = 0;
     } else if (c->rpos > 0) {
@@ -631,7 +644,7 @@ static int conn_step_parse(conn *c) {
     if (c->rbuf != NULL && c->rpos < c->rlen) {
         enum conn_parse_result r;
         if (c->proto == NULL)
-            c->proto = proto_choose(c->rbuf[c->rpos]);
+            c->proto = c->choose(c->rbuf[c->rpos]);
         r = c->proto->parse(c);
         if (r == PARSE_DONE) {
             c->reqs++;
@@ -728,7 +741,7 @@ void conn_fail_stalled(conn *c) {
     worker_unhold(c->worker, c);
     c->persist_need = 0;
     conn_release_output(c);
-    if (c->proto != &proto_bin)
+    if (c->proto != NULL && c->proto->reply_lines)
         conn_out_reply(c, REPLY_LOG_STALLED);
     conn_flush(c);
     conn_close(c);

@@ -48,7 +48,24 @@ struct conn_proto {
     const char *name;
     enum conn_parse_result (*parse)(struct conn *c);
     void (*nread_done)(struct conn *c);
+    bool reply_lines;       /* an error can be told as a reply line (text, meta) */
 };
+
+/* The protocol a new connection speaks, from its first byte: what its
+ * listener gives it (listener_set_protocol). */
+typedef const struct conn_proto *(*conn_proto_choose_fn)(char first);
+
+/* What a feature above the connection needs from its life, given at
+ * start-up (the connection knows no feature). Either may be NULL. */
+struct conn_hooks {
+    const char *name;
+    /* It closes: after its socket, before its memory goes. */
+    void (*closed)(struct conn *c);
+    /* Its unread input moved or went back to the worker: pointers into
+     * the read buffer are void. */
+    void (*input_moved)(struct conn *c);
+};
+void conn_add_hooks(const struct conn_hooks *h);
 
 /* A piece of output: bytes in the write buffer (at offset), or in an item
  * (whose reference the segment owns). */
@@ -86,6 +103,7 @@ typedef struct conn {
     short ev_flags;
     enum conn_state state;
     const struct conn_proto *proto;
+    conn_proto_choose_fn choose;    /* picks proto at the first byte */
 
     char *rbuf;             /* unparsed input is rbuf[rpos, rlen); NULL while
                                there is none (lent by the worker) */
@@ -168,7 +186,7 @@ struct conn_mark {
 };
 
 /* tls: the socket came from a TLS listener. */
-conn *conn_new(int fd, struct worker *w, bool tls);
+conn *conn_new(int fd, struct worker *w, bool tls, conn_proto_choose_fn choose);
 void conn_close(conn *c);
 /* Server shutdown: sends what the socket takes of the queued replies
  * without waiting, then closes. */

@@ -49,6 +49,12 @@ static void listener_resume(evutil_socket_t fd, short what, void *arg) {
         event_add(listener_evs[i], NULL);
 }
 
+static conn_proto_choose_fn listener_choose;    /* the protocols its connections speak */
+
+void listener_set_protocol(conn_proto_choose_fn choose) {
+    listener_choose = choose;
+}
+
 /* Out of file descriptors: stop accepting for a moment instead of
  * spinning on a socket that stays readable. */
 static void listener_pause(void) {
@@ -95,7 +101,7 @@ static void listener_accept(evutil_socket_t lfd, short what, void *arg) {
             setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
         stats_global_add(STATS_CURR_CONNECTIONS, 1);
         stats_global_add(STATS_TOTAL_CONNECTIONS, 1);
-        worker_dispatch(fd, *tls);
+        worker_dispatch(fd, *tls, listener_choose);
     }
 }
 

@@ -46,6 +46,7 @@
 struct worker_newconn {
     int fd;
     bool tls;               /* accepted on a TLS listener */
+    conn_proto_choose_fn choose;    /* the listener's protocols */
 };
 
 struct worker {
@@ -83,8 +84,9 @@ struct event_base *worker_base(struct worker *w) {
     return w->base;
 }
 
-static void worker_add_conn(struct worker *w, int fd, bool tls) {
-    conn *c = conn_new(fd, w, tls);
+static void worker_add_conn(struct worker *w, const struct worker_newconn *nc) {
+    int fd = nc->fd;
+    conn *c = conn_new(fd, w, nc->tls, nc->choose);
 
     if (c == NULL) {
         log_msg(0, "cannot set up a connection for fd %d", fd);
@@ -226,7 +228,7 @@ static void worker_take_queue(struct worker *w) {
     w->qlen = w->qcap = 0;
     pthread_mutex_unlock(&w->qlock);
     for (i = 0; i < n; i++)
-        worker_add_conn(w, fds[i].fd, fds[i].tls);
+        worker_add_conn(w, &fds[i]);
     free(fds);
 }
 
@@ -434,7 +436,7 @@ static void worker_notify(struct worker *w, char what) {
         ;
 }
 
-void worker_dispatch(int fd, bool tls) {
+void worker_dispatch(int fd, bool tls, conn_proto_choose_fn choose) {
     struct worker *w = &workers[next_worker++ % (unsigned)nworkers];
 
     pthread_mutex_lock(&w->qlock);
@@ -451,6 +453,7 @@ void worker_dispatch(int fd, bool tls) {
         w->qcap = cap;
     }
     w->queue[w->qlen].fd = fd;
+    w->queue[w->qlen].choose = choose;
     w->queue[w->qlen++].tls = tls;
     pthread_mutex_unlock(&w->qlock);
     worker_notify(w, 'c');

@@ -8,6 +8,8 @@
 
 #include <stdbool.h>
 
+#include "net/conn.h"
+
 struct worker;
 struct conn;
 struct event_base;
@@ -27,8 +29,8 @@ void workers_stop(void);
 /* Frees the workers; nothing may post to them any more. */
 void workers_free(void);
 /* Hands an accepted socket to the next worker, round-robin; tls: it came
- * from a TLS listener. */
-void worker_dispatch(int fd, bool tls);
+ * from a TLS listener; choose: the protocols its listener speaks. */
+void worker_dispatch(int fd, bool tls, conn_proto_choose_fn choose);
 
 struct event_base *worker_base(struct worker *w);
 /* A connection of w closed: drop it from w's list. */

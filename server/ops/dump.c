@@ -38,7 +38,7 @@ struct dump {
     bool oom;
 };
 
-void dump_conn_free(conn *c) {
+static void dump_conn_free(conn *c) {
     free(c->dump != NULL ? c->dump->v : NULL);
     free(c->dump);
     c->dump = NULL;
@@ -244,3 +244,5 @@ enum conn_parse_result dump_metadump(conn *c, struct cmd_line *t) {
     }
     return dump_start(c, DUMP_METADUMP, 0);
 }
+
+const struct conn_hooks dump_conn_hooks = { "dump", dump_conn_free, NULL };

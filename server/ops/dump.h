@@ -19,7 +19,7 @@ enum conn_parse_result dump_metadump(conn *c, struct cmd_line *t);
  * 3986 unreserved characters as they are); p needs 3 * n bytes. Returns
  * the bytes written. */
 size_t dump_uri_key(char *p, const char *key, size_t n);
-/* The connection closes: a dump in progress is dropped. */
-void dump_conn_free(conn *c);
+/* A closing connection's dump in progress is dropped (net/conn.h). */
+extern const struct conn_hooks dump_conn_hooks;
 
 #endif

@@ -248,7 +248,7 @@ enum conn_parse_result watch_cmd(conn *c, struct cmd_line *l) {
     return PARSE_DONE;
 }
 
-void watch_conn_closed(conn *c) {
+static void watch_conn_closed(conn *c) {
     struct watcher *w = NULL;
     int i;
 
@@ -265,3 +265,5 @@ void watch_conn_closed(conn *c) {
     if (w != NULL)
         watch_free(w);
 }
+
+const struct conn_hooks watch_conn_hooks = { "watch", watch_conn_closed, NULL };

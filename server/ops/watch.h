@@ -22,8 +22,8 @@
 #define WATCH_MAX 8
 
 enum conn_parse_result watch_cmd(conn *c, struct cmd_line *l);
-/* The connection closes: its watcher goes. */
-void watch_conn_closed(conn *c);
+/* A closing connection's watcher goes (net/conn.h). */
+extern const struct conn_hooks watch_conn_hooks;
 /* Watchers registered now. */
 int watch_count(void);
 /* At start-up: `stats` shows log_watchers, evictions are heard. */

@@ -243,3 +243,9 @@ bool ahead_set_line(conn *c, const char *line, size_t len, struct ahead_set *set
     set->vlen = (int32_t)s->num[2];
     return true;
 }
+
+static void ahead_input_moved(conn *c) {
+    ahead_forget(c);
+}
+
+const struct conn_hooks ahead_conn_hooks = { "ahead", NULL, ahead_input_moved };

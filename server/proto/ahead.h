@@ -45,4 +45,7 @@ static inline void ahead_forget(conn *c) {
         c->ahead[i].line = c->ahead[i].key = NULL;
 }
 
+/* Forgets its notes when the connection's input moves (net/conn.h). */
+extern const struct conn_hooks ahead_conn_hooks;
+
 #endif

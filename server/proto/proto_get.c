@@ -46,7 +46,7 @@ static struct text_get *get_state(conn *c) {
     return c->tget;
 }
 
-void get_conn_free(conn *c) {
+static void get_conn_free(conn *c) {
     free(c->tget);
     c->tget = NULL;
 }
@@ -432,3 +432,5 @@ const struct cmd_def get_cmds[] = {
     { "bget", get_cmd_get, 1, CMD_ANY, CMD_RAW, 0, "read values (memcached's old alias of get)" }, /* memcached's legacy alias of get */
     { NULL, NULL, 0, 0, 0, 0, NULL },
 };
+
+const struct conn_hooks get_conn_hooks = { "get", get_conn_free, NULL };

@@ -32,7 +32,8 @@ enum conn_parse_result get_stream_start(conn *c, char *line, size_t avail);
 bool get_streaming(const conn *c);
 enum conn_parse_result get_stream_more(conn *c);
 
-void get_conn_free(conn *c);
+/* A closing connection's multi-get in progress goes (net/conn.h). */
+extern const struct conn_hooks get_conn_hooks;
 
 /* What a `get` of a key that holds or names a queue does: Kestrel's
  * dialect (verbs/kestrel.h), given at start-up. Without it, such a key

@@ -83,7 +83,7 @@ static struct meta_req *meta_state(conn *c) {
     return c->meta;
 }
 
-void meta_conn_free(conn *c) {
+static void meta_conn_free(conn *c) {
     free(c->meta);
     c->meta = NULL;
 }
@@ -733,3 +733,5 @@ const struct cmd_def meta_cmds[] = {
     { "me", meta_cmd, 1, CMD_ANY, CMD_RAW, 0, "meta debug: one line about an item" },
     { NULL, NULL, 0, 0, 0, 0, NULL },
 };
+
+const struct conn_hooks meta_conn_hooks = { "meta", meta_conn_free, NULL };

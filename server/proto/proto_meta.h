@@ -10,8 +10,8 @@
 
 /* Runs one meta command line (the verb is its first two bytes). */
 enum conn_parse_result meta_cmd(conn *c, struct cmd_line *l);
-/* Frees the per-connection meta state, if any. */
-void meta_conn_free(conn *c);
+/* A closing connection's meta request state goes (net/conn.h). */
+extern const struct conn_hooks meta_conn_hooks;
 
 /* This file's entries of the command table, ended by one with no name. */
 extern const struct cmd_def meta_cmds[];

@@ -108,6 +108,7 @@ const struct conn_proto proto_text = {
     .name = "ascii",
     .parse = text_parse,
     .nread_done = text_nread_done,
+    .reply_lines = true,
 };
 
 /* Like memcached: with -B auto, a first byte of 0x80 (the binary request

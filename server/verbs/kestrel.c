@@ -15,7 +15,7 @@
 #include "verbs/queue_park.h"
 #include "store/store_queue.h"
 
-void kestrel_conn_closed(conn *c) {
+static void kestrel_conn_closed(conn *c) {
     if (c->open_pin != NULL) {
         struct qreceipt r = { c->open_id, 0 };
         store_queue_release(c->open_pin, &r, true, 0);
@@ -222,3 +222,5 @@ static const struct get_queue_reads kestrel_reads = { kestrel_check, kestrel_get
 void kestrel_init(void) {
     get_set_queue_reads(&kestrel_reads);
 }
+
+const struct conn_hooks kestrel_conn_hooks = { "kestrel", kestrel_conn_closed, NULL };

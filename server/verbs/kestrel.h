@@ -36,7 +36,7 @@ void kestrel_out_value(conn *c, const char *key, size_t nkey, item *it, bool wit
 /* A blocking /open read was served message id of queue pin: it is now
  * the connection's open read. */
 void kestrel_opened(conn *c, item *pin, uint64_t id);
-/* The connection is closing: its open read goes back to the queue. */
-void kestrel_conn_closed(conn *c);
+/* A closing connection's open read goes back to its queue (net/conn.h). */
+extern const struct conn_hooks kestrel_conn_hooks;
 
 #endif

@@ -1,9 +1,14 @@
 /*
- * verbs: the text protocol's verbs, family by family, in the order `help`
- * lists them. At start-up each family's table goes into the command table
- * (proto/cmd.h); then the quick path of a plain set, and the Kestrel reads
- * of `get`.
+ * verbs: where what is above the connection plugs into it, at start-up:
+ * the text protocol's verbs, family by family, in the order `help` lists
+ * them (each family's table into the command table, proto/cmd.h); the
+ * quick path of a plain set; Kestrel's reads of `get`; the hooks of the
+ * features that keep state per connection (net/conn.h).
  */
+#include "net/conn.h"
+#include "ops/dump.h"
+#include "ops/watch.h"
+#include "proto/ahead.h"
 #include "proto/cmd.h"
 #include "proto/proto_get.h"
 #include "proto/proto_meta.h"
@@ -36,4 +41,10 @@ void verbs_init(void) {
     cmd_register(tls_cmds);
     cmd_set_quick_store(classic_set_quick);
     kestrel_init();
+    conn_add_hooks(&ahead_conn_hooks);
+    conn_add_hooks(&get_conn_hooks);
+    conn_add_hooks(&meta_conn_hooks);
+    conn_add_hooks(&dump_conn_hooks);
+    conn_add_hooks(&watch_conn_hooks);
+    conn_add_hooks(&kestrel_conn_hooks);
 }

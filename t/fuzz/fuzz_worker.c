@@ -11,6 +11,7 @@
 #include "net/listener.h"
 #include "net/rbuf_cache.h"
 #include "net/worker.h"
+#include "proto/proto_text.h"
 #include "fuzz_server.h"
 
 struct worker {
@@ -33,7 +34,7 @@ void fuzz_worker_add(int fd) {
 
     stats_global_add(STATS_CURR_CONNECTIONS, 1);
     stats_global_add(STATS_TOTAL_CONNECTIONS, 1);
-    c = conn_new(fd, w, false);
+    c = conn_new(fd, w, false, proto_choose);
     if (c == NULL)
         fuzz_fail("conn_new failed");
     c->next = w->conns;
