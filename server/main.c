@@ -35,13 +35,15 @@
 #include "base/settings.h"
 #include "base/stats.h"
 #include "store/store.h"
+#include "store/store_ctree.h"
 #include "store/scan.h"
 #include "store/store_list.h"
 #include "store/store_queue.h"
 #include "types/ctree.h"
-#include "types/ctree_persist.h"
-#include "types/list_persist.h"
 #include "net/tls.h"
+#include "store/ctree_replay.h"
+#include "store/list_replay.h"
+#include "store/queue_replay.h"
 #include "types/queue_persist.h"
 #include "net/worker.h"
 #include "ops/detail.h"
@@ -180,7 +182,7 @@ static int main_setup(void) {
     }
     watch_init();
     store_queue_init(main_base);
-    ctree_init();
+    store_ctree_init();
     store_list_init();
     return 0;
 }
@@ -194,10 +196,10 @@ static const struct persist_host main_persist_host = {
 
 static void main_persist_types(void) {
     persist_init(&main_persist_host);
-    queue_persist_init();
-    list_persist_init();
+    queue_replay_init();
+    list_replay_init();
     item_persist_init();
-    ctree_persist_init();
+    ctree_replay_init();
 }
 
 /* With --data-dir: restores the keyspace (not held to -m: what was stored
@@ -211,7 +213,7 @@ static int main_restore(void) {
     store_set_restoring(false);
     lru_thread_end();       /* the segments restored items went into */
     queue_persist_replay_done();
-    ctree_persist_replay_done();
+    ctree_replay_done();
     if (rc == 0 && item_mem_used() > item_mem_limit())
         log_msg(0, "persistence: the restored data takes %zu MB, over -m (%zu MB): "
                 "cache values go first, structures are kept", item_mem_used() >> 20, item_mem_limit() >> 20);

@@ -90,6 +90,13 @@ static inline size_t item_extra(const item *it) {
 }
 static inline char *item_key(const item *it) { return (char *)it->data + item_extra(it); }
 static inline char *item_value(const item *it) { return item_key(it) + it->nkey; }
+/* The structure a structure's item holds (its value is the pointer). */
+static inline void *item_struct(const item *it) {
+    void *p;
+
+    memcpy(&p, item_value(it), sizeof(p));
+    return p;
+}
 static inline uint32_t item_flags(const item *it) {
     uint32_t f = 0;
 

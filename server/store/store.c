@@ -160,11 +160,11 @@ static item *store_hold_linked(item *it, item *linked) {
 /* A structure's item left the keyspace: its structure stops serving. */
 static void store_struct_closed(item *it) {
     if (it->type == ITEM_QUEUE)
-        queue_close(store_struct_of(it));
+        queue_close(item_struct(it));
     else if (it->type == ITEM_CTREE)
-        ctree_obj_closed(store_struct_of(it));
+        ctree_obj_closed(item_struct(it));
     else if (it->type == ITEM_LIST)
-        list_close(store_struct_of(it));
+        list_close(item_struct(it));
 }
 
 /* Everything about leaving the keyspace but the hash chain; the stripe
@@ -610,7 +610,7 @@ static enum store_status store_onto_queue(item *old, item *it, enum store_op op,
     if (!store_log_ok(old))
         return STORE_LOG_FAILED;
     item_incref(it);
-    switch (queue_push(store_struct_of(old), it, QUEUE_DEFAULT_PRI, 0, &id)) {
+    switch (queue_push(item_struct(old), it, QUEUE_DEFAULT_PRI, 0, &id)) {
     case QUEUE_OK:
         *cas_out = 0;
         return STORE_STORED;
@@ -1026,13 +1026,6 @@ item *store_peek(const char *key, size_t nkey) {
         item_incref(it);
     hash_unlock(hv);
     return it;
-}
-
-void *store_struct_of(item *it) {
-    void *p;
-
-    memcpy(&p, item_value(it), sizeof(p));
-    return p;
 }
 
 /* A new structure item under key; stripe lock held, key absent. */

@@ -190,8 +190,6 @@ item *store_peek(const char *key, size_t nkey);
 item *store_struct_find(const char *key, size_t nkey, enum item_type type,
                         void *(*make)(const char *key, size_t nkey, item *self, void *arg),
                         void *arg, enum store_status *st);
-/* The structure an item of a structure type holds. */
-void *store_struct_of(item *it);
 
 /* flush_all: delay 0 (or less, or a time within the next second)
  * invalidates everything now; otherwise at that time. STORE_LOG_FAILED

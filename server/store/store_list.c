@@ -5,7 +5,7 @@
 #include "store/store_list.h"
 
 static void store_list_free_item(item *it) {
-    list_free(store_struct_of(it));
+    list_free(item_struct(it));
 }
 
 static void *store_list_make(const char *key, size_t nkey, item *self, void *arg) {
@@ -31,7 +31,7 @@ item *store_list_open(const char *key, size_t nkey, bool create, const struct li
 }
 
 struct list *store_list_of(item *pin) {
-    return store_struct_of(pin);
+    return item_struct(pin);
 }
 
 enum list_result store_list_push(item *pin, enum list_end e, const struct list_val *v, int n,

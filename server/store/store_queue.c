@@ -13,7 +13,7 @@
 #define STORE_QUEUE_DLQ_SUFFIX ":dead"
 
 static void store_queue_free_item(item *it) {
-    queue_free(store_struct_of(it));
+    queue_free(item_struct(it));
 }
 
 static void *store_queue_make(const char *key, size_t nkey, item *self, void *arg) {
@@ -43,7 +43,7 @@ item *store_queue_open(const char *key, size_t nkey, bool create, const struct q
 }
 
 struct queue *store_queue_of(item *pin) {
-    return store_struct_of(pin);
+    return item_struct(pin);
 }
 
 /* A message past its queue's max deliveries moves, with its id, to the

@@ -11,7 +11,6 @@
 
 #include "base/clock.h"
 #include "base/log.h"
-#include "store/store.h"
 #include "base/stats.h"
 #include "types/ctree.h"
 #include "types/ctree_int.h"
@@ -39,6 +38,8 @@ int64_t ctree_now(void) {
     return (int64_t)clock_started() + (int64_t)clock_now();
 }
 
+
+static const struct ctree_keyspace *ctree_ks;      /* the store's, given at start-up */
 /* ---- rows ---- */
 
 /* The first cell at or after idx. */
@@ -590,20 +591,6 @@ bool ctree_obj_live(struct ctree_obj *o) {
     return live;
 }
 
-item *ctree_obj_create(const char *key, size_t nkey, struct ctree_new *nw, enum store_status *st) {
-    int attempt;
-    item *pin;
-
-    for (attempt = 0; attempt < 2; attempt++) {
-        nw->r = CTREE_OK;
-        pin = store_struct_find(key, nkey, ITEM_CTREE, ctree_obj_make, nw, st);
-        if (pin == NULL || *st != STORE_EXISTS || ctree_obj_live(store_struct_of(pin)))
-            return pin;
-        store_delete_exact(key, nkey, item_cas(pin));
-        item_release(pin);
-    }
-    return NULL;
-}
 
 /* Takes o's values out of every ancestor (aggregating counters). */
 static void ctree_subtract_from_ancestors(struct ctree_obj *o, int64_t now) {
@@ -673,7 +660,7 @@ void ctree_obj_closed(struct ctree_obj *o) {
 }
 
 static void ctree_obj_free(item *it) {
-    struct ctree_obj *o = store_struct_of(it), *p = o->parent;
+    struct ctree_obj *o = item_struct(it), *p = o->parent;
 
     pthread_mutex_lock(&ctree_lock);
     if (!o->closed)
@@ -926,7 +913,7 @@ enum ctree_result ctree_incr(struct ctree_obj *o, const struct ctree_incr *in, s
     pthread_mutex_lock(&ctree_lock);
     r = ctree_incr_locked(o, in, refused, fn, arg, &need);
     pthread_mutex_unlock(&ctree_lock);
-    if (r != CTREE_NOMEM || need == 0 || !store_reserve(need))
+    if (r != CTREE_NOMEM || need == 0 || !ctree_ks->reserve(need))
         return r;
     pthread_mutex_lock(&ctree_lock);
     r = ctree_incr_locked(o, in, refused, fn, arg, &need);
@@ -1212,7 +1199,7 @@ static void ctree_bury(void) {
     pthread_mutex_unlock(&ctree_lock);
     for (i = 0; i < n; i++) {
         item *it = batch[i]->self;
-        store_delete_exact(item_key(it), it->nkey, item_cas(it));
+        ctree_ks->unlink(item_key(it), it->nkey, item_cas(it));
         item_release(it);
     }
 }
@@ -1249,7 +1236,8 @@ static void ctree_stats_emit(stats_emit_fn emit, void *ctx) {
 
 static const struct stats_provider ctree_stats_provider = { "ctree", STATS_PLACE_MCDS, 30, ctree_stats_emit };
 
-void ctree_init(void) {
+void ctree_init(const struct ctree_keyspace *ks) {
+    ctree_ks = ks;
     stats_provide(&ctree_stats_provider);
     item_set_free_hook(ITEM_CTREE, ctree_obj_free);
 }

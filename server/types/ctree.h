@@ -91,7 +91,14 @@ struct ctree_incr {
 typedef void (*ctree_value_fn)(void *arg, const struct ctree_at *at, uint32_t counter,
                                int64_t value, int64_t fraction);
 
-void ctree_init(void);
+/* What tree counters need of the keyspace, given by the store at start-up
+ * (store/store_ctree.c): room for values (evicting cache values), and the
+ * removal of a key that still holds exactly that item (CAS). */
+struct ctree_keyspace {
+    bool (*reserve)(size_t need);
+    void (*unlink)(const char *key, size_t nkey, uint64_t cas);
+};
+void ctree_init(const struct ctree_keyspace *ks);
 /* Before the keyspace is freed: removals stop, pending keys are let go. */
 void ctree_shutdown(void);
 /* After the keyspace is freed: the counter table. */
@@ -130,11 +137,6 @@ void *ctree_obj_make(const char *key, size_t nkey, item *self, void *arg);
 void ctree_obj_closed(struct ctree_obj *o);
 /* Whether o is still in its tree (not removed with a subtree). */
 bool ctree_obj_live(struct ctree_obj *o);
-/* Finds or makes the object under key (pinned; *st STORE_STORED when it
- * was made, STORE_EXISTS when it was there). A key still holding an
- * object removed with its parent's subtree (not yet cleared away) is
- * deleted and made again, by a client's ctobj as by replay. */
-item *ctree_obj_create(const char *key, size_t nkey, struct ctree_new *nw, enum store_status *st);
 
 /* Limits: raise (add amounts to existing limits; a missing one is set)
  * or redefine (replace every limit). quantize < 0 leaves it unchanged. */

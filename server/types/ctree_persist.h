@@ -6,11 +6,9 @@
  * logged by types/ctree.c under the ctree lock (so records keep the order
  * in which changes were made): counter created or deleted, object
  * created, limits redefined or raised, an object removed with its subtree,
- * an object's TTL. Replay runs the same operations again (increments
- * without their limit check: they were accepted). A snapshot holds the
- * whole tree-counter world copied at one instant under the ctree lock,
- * with the log position of that instant; replay skips the tree-counter
- * records before it.
+ * an object's TTL (store/ctree_replay.c runs the same operations again).
+ * A snapshot holds the whole tree-counter world copied at one instant
+ * under the ctree lock, with the log position of that instant.
  */
 #ifndef MCDS_CTREE_PERSIST_H
 #define MCDS_CTREE_PERSIST_H
@@ -22,11 +20,20 @@
 #include "base/clock.h"
 #include "types/ctree.h"
 
-/* Registers the tree-counter type with persistence. */
-void ctree_persist_init(void);
+struct snap_writer;
 
-/* After recovery: the active-object list in order of last change. */
-void ctree_persist_replay_done(void);
+/* The operations of records (C_) and snapshot entries (S_). */
+enum cp_op {
+    C_DEF = 1, C_UNDEF, C_OBJ, C_LIMITS, C_INCR, C_DROP, C_TTL,
+    S_HEAD = 20, S_DEF, S_OBJ
+};
+
+
+/* The whole tree-counter world into a snapshot (before the keyspace is
+ * walked), and an object's item (nothing: dump_all holds it): 0, or -1 on
+ * a write error. */
+int ctree_persist_dump_all(struct snap_writer *w);
+int ctree_persist_dump_item(struct snap_writer *w, item *it);
 
 /* No-ops without persistence and while the log is replayed. */
 void ctlog_def(const struct ctree_def *d);

@@ -6,8 +6,7 @@
  * names an operation on the list as it was then (a push at an end, a pop
  * of n at an end, a value set or inserted at a position, a removal by
  * value, a trim to positions), so replaying the records in order rebuilds
- * the list exactly; records a list's snapshot already holds are skipped by
- * position (replay_lsn).
+ * the list exactly (store/list_replay.c reads them back).
  */
 #ifndef MCDS_LIST_PERSIST_H
 #define MCDS_LIST_PERSIST_H
@@ -19,9 +18,19 @@
 #include "types/list.h"
 
 struct list;
+struct snap_writer;
 
-/* Registers the list type with persistence. */
-void list_persist_init(void);
+/* The operations of records (L_) and snapshot entries (S_). */
+enum lp_op {
+    LR_CREATE = 1, LR_DROP, LR_TTL, LR_PUSH, LR_POP, LR_SET, LR_INSERT, LR_REM, LR_TRIM,
+    S_LIST = 20, S_ELEMS
+};
+
+
+#define LP_FIXED 320                /* room for a key and the fixed fields */
+
+/* Writes list item it into a snapshot: 0, or -1 on a write error. */
+int list_persist_dump(struct snap_writer *w, item *it);
 
 void llog_create(struct list *l);
 void llog_drop(struct list *l);

@@ -1,12 +1,11 @@
 /*
- * types/queue_persist: a queue's log records and snapshot entries.
+ * types/queue_persist: a queue's log records and snapshot entries, as the
+ * queue writes them (store/queue_replay.c reads them back).
  *
  * Every change to a queue is logged by the queue itself, under its lock,
  * by one of the qlog_* calls below (no-ops without persistence). Records
  * say what a message *is* after the change (its state, delivery count and
- * due time, or that it is gone), never "one more", so replaying a record
- * that a snapshot already reflects changes nothing, and records a queue's
- * snapshot already holds are skipped by position (replay_lsn).
+ * due time, or that it is gone), never "one more".
  */
 #ifndef MCDS_QUEUE_PERSIST_H
 #define MCDS_QUEUE_PERSIST_H
@@ -18,9 +17,20 @@
 
 struct queue;
 struct qmsg;
+struct snap_writer;
 
-/* Registers the queue type with persistence. */
-void queue_persist_init(void);
+/* The operations of records (Q_) and snapshot entries (S_). */
+enum qp_op {
+    Q_CREATE = 1, Q_DROP, Q_TTL, Q_PUSH, Q_STATE, Q_ACK, Q_PURGE, Q_DEAD,
+    Q_REDRIVE, Q_KICK, Q_BURY,
+    S_QUEUE = 20, S_MSG
+};
+
+#define QP_FIXED 640                /* room for every fixed part (two keys) */
+#define QP_HELD UINT64_MAX
+
+/* Writes queue item it into a snapshot: 0, or -1 on a write error. */
+int queue_persist_dump(struct snap_writer *w, item *it);
 
 void qlog_create(struct queue *q);
 void qlog_drop(struct queue *q);

@@ -25,6 +25,7 @@
 #include "base/parse.h"
 #include "persist/persist.h"
 #include "store/store.h"
+#include "store/store_ctree.h"
 #include "types/ctree.h"
 #include "types/ctree_period.h"
 #include "verbs/verb_counter.h"
@@ -132,7 +133,7 @@ static item *ctv_obj_pin(conn *c, const char *key, size_t nkey) {
     enum store_status st = STORE_NOT_FOUND;
     item *pin = nkey <= ITEM_KEY_MAX ? store_struct_find(key, nkey, ITEM_CTREE, NULL, NULL, &st) : NULL;
 
-    if (pin != NULL && !ctree_obj_live(store_struct_of(pin))) {
+    if (pin != NULL && !ctree_obj_live(item_struct(pin))) {
         item_release(pin);
         pin = NULL;
         st = STORE_NOT_FOUND;
@@ -144,7 +145,7 @@ static item *ctv_obj_pin(conn *c, const char *key, size_t nkey) {
 }
 
 static struct ctree_obj *ctv_obj(item *pin) {
-    return store_struct_of(pin);
+    return item_struct(pin);
 }
 
 /* ---- counters ---- */
@@ -409,7 +410,7 @@ enum conn_parse_result ctverb_obj(conn *c, struct cmd_line *t) {
     nw.quantize = o.quantize > 0 ? o.quantize : 0;
     nw.limits = o.limits;
     nw.nlimits = o.nlimits;
-    pin = ctree_obj_create(t->v[1], t->vlen[1], &nw, &st);
+    pin = store_ctree_obj(t->v[1], t->vlen[1], &nw, &st);
     if (pin != NULL)
         item_release(pin);
     if (parent != NULL)

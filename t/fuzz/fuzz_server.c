@@ -30,6 +30,7 @@
 #include "store/store.h"
 #include "store/store_list.h"
 #include "store/store_queue.h"
+#include "store/store_ctree.h"
 #include "types/ctree.h"
 #include "types/list.h"
 #include "types/queue.h"
@@ -69,7 +70,7 @@ static void fuzz_server_once(void) {
     stats_init(1);
     stats_thread_init(0);
     verbs_init();
-    ctree_init();
+    store_ctree_init();
     /* The list reaper thread is stopped at once: lists are freed inline. */
     store_list_init();
     store_list_shutdown();
