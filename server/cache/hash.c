@@ -323,11 +323,23 @@ static void hash_finish_expand(void) {
     hash_table_retire(old, hash_pow - 1);
 }
 
+/* debughashpause (tests, --debug): the next growth waits this long once
+ * it has begun, before it moves any bucket. */
+static unsigned hash_debug_pause_ms;
+
+void hash_debug_pause(unsigned ms) {
+    __atomic_store_n(&hash_debug_pause_ms, ms, __ATOMIC_RELAXED);
+}
+
 static void hash_expand(void) {
     uint32_t b, oldsize;
+    unsigned pause;
 
     if (hash_start_expand() < 0)
         return;
+    pause = __atomic_exchange_n(&hash_debug_pause_ms, 0, __ATOMIC_RELAXED);
+    if (pause > 0)
+        usleep(pause * 1000u);
     oldsize = hash_size(hash_pow - 1);
     for (b = 0; b < oldsize && !__atomic_load_n(&hash_stop, __ATOMIC_RELAXED); b++) {
         pthread_mutex_lock(&hash_locks[b & hash_lockmask]);

@@ -42,6 +42,9 @@ void hash_replace(item *old, item *it, uint32_t hv);
 unsigned hash_power(void);
 uint64_t hash_bytes(void);
 int hash_is_expanding(void);
+/* debughashpause (--debug): the next growth waits ms once it has begun,
+ * before it moves any bucket (tests of what runs during a growth). */
+void hash_debug_pause(unsigned ms);
 uint64_t hash_count(void);
 /* The most items in one bucket: a walk of the whole table, one stripe at
  * a time (0 while it grows). For tests and debugging only. */

@@ -15,6 +15,7 @@
 #include "ops/dump.h"
 #include "ops/stats_conns.h"
 #include "base/clock.h"
+#include "cache/hash.h"
 #include "proto/cmd.h"
 #include "base/log.h"
 #include "persist/io.h"
@@ -195,6 +196,20 @@ enum conn_parse_result admin_debugdeadpause(conn *c, struct cmd_line *t) {
     return PARSE_DONE;
 }
 
+/* debughashpause <ms> (--debug): the next growth of the hash table waits
+ * that long once it has begun (tests of what runs during a growth). */
+enum conn_parse_result admin_debughashpause(conn *c, struct cmd_line *t) {
+    uint32_t ms;
+
+    if (!parse_u32_exact(t->v[1], &ms) || ms > 60000) {
+        conn_out_reply(c, REPLY_BAD_FORMAT);
+        return PARSE_DONE;
+    }
+    hash_debug_pause(ms);
+    conn_out_reply(c, REPLY_OK);
+    return PARSE_DONE;
+}
+
 /* debugsnappause cut|copy <ms> (--debug): the next snapshot waits that
  * long after choosing its log position, before the log is cut there (cut)
  * or before it copies anything (copy): tests of changes made meanwhile. */
@@ -297,6 +312,7 @@ const struct cmd_def admin_cmds[] = {
     { "cache_memlimit", admin_cache_memlimit, 2, 3, CMD_NOREPLY | CMD_ADMIN, 0, "set -m, in megabytes" },
     { "debugtime", admin_debugtime, 2, 2, CMD_DEBUG | CMD_ADMIN, 0, "move the clock (with --debug)" },
     { "debugdeadpause", admin_debugdeadpause, 2, 2, CMD_DEBUG | CMD_ADMIN, 0, "hold the next dead letters on their way (with --debug)" },
+    { "debughashpause", admin_debughashpause, 2, 2, CMD_DEBUG | CMD_ADMIN, 0, "hold the next growth of the hash table once begun (with --debug)" },
     { "debugsnappause", admin_debugsnappause, 3, 3, CMD_DEBUG | CMD_ADMIN, 0, "hold the next snapshot before its log cut or its copy: debugsnappause cut|copy <ms> (with --debug)" },
     { "debugfault", admin_debugfault, 2, 5, CMD_DEBUG | CMD_ADMIN, 0, "make persistence's file calls fail: debugfault <op> <error> [<skip> [<count>]] | clear (with --debug)" },
     { "debugrecord", admin_debugrecord, 4, 4, CMD_DEBUG | CMD_ADMIN, 0, "append a raw log record: debugrecord <type> <op> <hex> (with --debug)" },

@@ -401,24 +401,31 @@ start_server {tags {doc_memory mcds-only} args {-m 8}} {
     } newest
 }
 
-start_server {tags {doc_memory mcds-only} args {-m 8}} {
+start_server {tags {doc_memory mcds-only} args {-m 8 --debug}} {
     set fd [mc_connect]
 
     # Items the scan moves ("copied to a queue's newest end") are the same
     # items: TTL, last access, fetched, CAS, flags, value; the dumps list
-    # each key once, with its CAS and fetch=yes.
+    # each key once, with its CAS and fetch=yes. The clock is moved 2 s
+    # (debugtime) and the fill takes its own time: t and l are checked
+    # against both.
     test {items the eviction scan moved keep t, l, h, c, f and the value; dumps list each once} {
         mc_exchange $fd "ms mv1 5 F4294967295 T1000 E$::dm_far\r\nhello\r\nset mv2 7 0 5\r\nworld\r\nget mv1 mv2\r\n"
-        after 2100
+        set t0 [clock seconds]
+        assert_equal [mc_exchange $fd "debugtime 2\r\n"] "OK\r\n"
         set moves [mc_stat $fd item_moves]
         dm_fill $fd m 0 150000 100
         assert_true {[mc_stat $fd item_moves] > $moves}
         set a [mc_exchange $fd "mg mv1 t l h c f v\r\n"]
         set b [mc_exchange $fd "mg mv2 t l h f v\r\n"]
+        set took [expr {[clock seconds] - $t0 + 1}]
         set dump [mc_exchange $fd "lru_crawler metadump all\r\n"]
         set keys [regexp -all -inline -line {^key=\S+} $dump]
-        list [regexp "^VA 5 t(99\\d) l(\[2-9\]) h1 c$::dm_far f4294967295\r\nhello\r\n\$" $a] \
-            [regexp "^VA 5 t-1 l(\[2-9\]) h1 f7\r\nworld\r\n\$" $b] \
+        set ta [set la [set lb -1]]
+        regexp "^VA 5 t(\\d+) l(\\d+) h1 c$::dm_far f4294967295\r\nhello\r\n\$" $a -> ta la
+        regexp "^VA 5 t-1 l(\\d+) h1 f7\r\nworld\r\n\$" $b -> lb
+        list [expr {$ta >= 998 - $took && $ta <= 998 && $la >= 2 && $la <= 2 + $took}] \
+            [expr {$lb >= 2 && $lb <= 2 + $took}] \
             [expr {[llength $keys] == [llength [lsort -unique $keys]]}] \
             [expr {[llength $keys] == [mc_stat $fd curr_items]}] \
             [regexp "key=mv1 exp=\\d+ la=\\d+ cas=$::dm_far fetch=yes cls=1" $dump] \
@@ -426,17 +433,19 @@ start_server {tags {doc_memory mcds-only} args {-m 8}} {
     } {1 1 1 1 1 1}
 }
 
-start_server {tags {doc_memory mcds-only} args {-m 8}} {
+start_server {tags {doc_memory mcds-only} args {-m 8 --debug}} {
     set fd [mc_connect]
 
     # "When a store needs room, expired items go first ... neither evicts
     # a live item while an expired one holds memory the store could
     # reuse." expired_unfetched counts the expired items never fetched.
+    # Their TTL (1000 s) ends by the clock moved with debugtime, however
+    # long the stores take.
     test {expired items go first: no live item evicted; expired_unfetched counts the unread ones} {
         set v [string repeat e 100]
         for {set i 0} {$i < 40000} {incr i 1000} {
             set batch ""
-            for {set j $i} {$j < $i + 1000} {incr j} { append batch [format "set e%06d 0 3 100 noreply\r\n%s\r\n" $j $v] }
+            for {set j $i} {$j < $i + 1000} {incr j} { append batch [format "set e%06d 0 1000 100 noreply\r\n%s\r\n" $j $v] }
             mc_exchange $fd $batch
         }
         # 10,000 of them read
@@ -444,7 +453,7 @@ start_server {tags {doc_memory mcds-only} args {-m 8}} {
             mc_send $fd "get [join [dm_keys e $i 500] { }]\r\n"
             mc_read_values $fd
         }
-        after 4200
+        assert_equal [mc_exchange $fd "debugtime 1001\r\n"] "OK\r\n"
         dm_fill $fd live 0 45000 100
         set st [mc_stats $fd]
         list [dict get $st evictions] [dict get $st expired_unfetched] [dict get $st curr_items] \

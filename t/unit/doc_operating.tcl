@@ -90,14 +90,14 @@ start_server {tags {operating mcds-only}} {
 start_server {tags {operating mcds-only}} {
     test {operating.md:14: SIGUSR2 is logged and ignored} {
         kill_pid [srv pid] USR2
-        after 300
+        wait_for {[regexp -line {mcds-server: .*(12|USR2|User defined signal 2).*ignored} [read_file [srv stderr]]]} 100 50
         set fd [mc_connect]
         list [mc_cmd $fd version] [regexp -line {mcds-server: .*(12|USR2|User defined signal 2).*ignored} [read_file [srv stderr]]]
     } {{VERSION 1.6.18} 1}
 
     test {operating.md:13: SIGHUP without --log-file only logs that there is nothing to reopen} {
         kill_pid [srv pid] HUP
-        after 300
+        wait_for {[regexp -line {SIGHUP.*nothing to reopen} [read_file [srv stderr]]]} 100 50
         set fd [mc_connect]
         list [mc_cmd $fd version] [regexp -line {SIGHUP.*nothing to reopen} [read_file [srv stderr]]]
     } {{VERSION 1.6.18} 1}

@@ -171,22 +171,29 @@ start_server {tags {flush mcds-only} args {-t 1}} {
 # A flush that starts while the table grows waits for the growth to end,
 # then walks the whole table: every item is out before OK, as when the
 # table is still.
-start_server {tags {flush mcds-only} args {-o hashpower=12}} {
+start_server {tags {flush mcds-only} args {-o hashpower=12 --debug}} {
     set a [mc_connect]
     set b [mc_connect]
 
+    # 6,000 items fit 4,096 buckets; debughashpause then holds the growth
+    # the next 1,000 begin, so the flush surely meets it, however fast the
+    # machine or slow valgrind.
     test {flush_all while the table grows: curr_items and bytes are 0 when OK comes} {
-        set seen 0
-        set stored 0
-        for {set round 0} {$round < 40 && !$seen} {incr round} {
-            set batch {}
-            for {set i 0} {$i < 20000} {incr i} { append batch "set g$round:$i 0 0 1 noreply\r\nx\r\n" }
-            mc_exchange $a $batch
-            incr stored 20000
-            set seen [mc_stat $b hash_is_expanding]
+        set batch {}
+        for {set i 0} {$i < 7000} {incr i} {
+            append batch "set g:$i 0 0 1 noreply\r\nx\r\n"
+            if {$i == 5999} {
+                mc_exchange $a $batch
+                set batch {}
+                wait_for {[mc_stat $b curr_items] == 6000} 200 20
+                assert_equal [list [mc_stat $b hash_power_level] [mc_exchange $b "debughashpause 3000\r\n"]] [list 12 "OK\r\n"]
+            }
         }
+        mc_exchange $a $batch
+        wait_for {[mc_stat $b hash_is_expanding] == 1} 100 20
+        set seen [mc_stat $b hash_is_expanding]
         set r [mc_exchange $b "flush_all\r\n"]
-        list $seen $r [mc_stat $b curr_items] [mc_stat $b bytes] [mc_exchange $b "get g0:0 g$round:19999\r\n"]
+        list $seen $r [mc_stat $b curr_items] [mc_stat $b bytes] [mc_exchange $b "get g:0 g:6999\r\n"]
     } [list 1 "OK\r\n" 0 0 "END\r\n"]
 }
 
