@@ -4,7 +4,8 @@
 # moments that matter: after P is chosen and before the log is cut there
 # (cut), and after the cut, before anything is copied (copy). Changes made
 # meanwhile, keys deleted and re-created, then a kill -9: after the restart
-# every key is as it was last acknowledged.
+# every key is as it was last acknowledged, with a TTL where one was
+# given and none where the key was made again after it.
 source [file join [srcdir] t support ctree.tcl]
 
 
@@ -26,6 +27,13 @@ proc inv_state {fd} {
     }
     foreach k {k0 k1 k2 k3} { lappend out $k [mc_exchange $fd "get $k\r\n"] }
     foreach o {r:a r:a:b r:c} { lappend out $o [mc_exchange $fd "ctvalues $o\r\n"] }
+    # Whether each key has a TTL (the seconds left move with the clock).
+    set ttls {}
+    foreach kt [lsort -index 0 [k_all $fd count=10000]] {
+        lassign $kt k type ttl
+        lappend ttls $k $type [expr {$ttl == -1 ? "none" : "set"}]
+    }
+    lappend out ttls $ttls
     return $out
 }
 
@@ -34,7 +42,9 @@ proc inv_setup {fd} {
     assert_equal [l_push $fd rpush L0 {a b c d e f}] "6\r\n"
     assert_equal [l_push $fd rpush L1 {one two}] "2\r\n"
     assert_equal [l_push $fd rpush L2 {p q r s}] "4\r\n"
-    foreach q {Q0 Q1 Q2} {
+    assert_equal [l_push $fd rpush L4 {t1}] "1\r\n"
+    assert_equal [l_push $fd rpush L5 {t2}] "1\r\n"
+    foreach q {Q0 Q1 Q2 Q3} {
         foreach m {m1 m2 m3} { q_push $fd $q $q.$m }
     }
     foreach k {k0 k1 k2} { mc_set $fd $k v.$k }
@@ -74,6 +84,11 @@ proc inv_changes {fd} {
     set it [lindex [q_pop $fd Q2 1 lease=600] 0]
     assert_equal [mc_exchange $fd "qack Q2 [lindex $it 0]:[lindex $it 3]\r\n"] "ACKED\r\n"
     q_push $fd Q2 Q2.m4
+    # TTLs: L4 and Q3 given one, deleted and made again (without one), L5
+    # given one and kept.
+    foreach k {L4 Q3 L5} { assert_equal [mc_exchange $fd "touch $k 3600\r\n"] "TOUCHED\r\n" }
+    assert_equal [mc_exchange $fd "delete L4\r\ndelete Q3\r\n"] "DELETED\r\nDELETED\r\n"
+    assert_equal [mc_exchange $fd "lcreate L4\r\nqcreate Q3\r\n"] "CREATED\r\nCREATED\r\n"
     # Cache values: appended then deleted; deleted then set; incremented.
     assert_equal [mc_exchange $fd "append k0 0 0 2\r\n+a\r\n"] "STORED\r\n"
     assert_equal [mc_exchange $fd "delete k0\r\n"] "DELETED\r\n"

@@ -3,33 +3,6 @@
 # once while it grows; any connection may continue it; filters run on the
 # server; scans end, close, or expire when idle; bad input is refused.
 
-# k_page fd line -> {keys next}: the KEY lines of one page as {key type
-# ttl} triples, and the cursor to continue with.
-proc k_page {fd line} {
-    set r [mc_exchange $fd "$line\r\n"]
-    set keys {}
-    foreach l [split [string trimright $r "\n"] "\n"] {
-        set l [string trimright $l "\r"]
-        if {[regexp {^KEY (\S+) (\S+) (-?\d+)$} $l -> k t ttl]} {
-            lappend keys [list $k $t $ttl]
-        } elseif {[regexp {^CURSOR (\d+)$} $l -> next]} {
-        } elseif {$l ne "END"} {
-            fail "unexpected line '[visible $l]' in '[visible $r]'"
-        }
-    }
-    list $keys $next
-}
-
-# k_all fd args -> every {key type ttl} of a whole scan with options args.
-proc k_all {fd args} {
-    lassign [k_page $fd "kscan 0 [join $args { }]"] all next
-    while {$next != 0} {
-        lassign [k_page $fd "kscan $next count=1000"] keys next
-        lappend all {*}$keys
-    }
-    return $all
-}
-
 start_server {tags {kscan mcds-only}} {
     set fd [mc_connect]
     for {set i 0} {$i < 2000} {incr i} { mc_send $fd "set s$i 0 0 1 noreply\r\nx\r\n" }
