@@ -15,6 +15,7 @@
 #include "proto/ahead.h"
 #include "proto/auth.h"
 #include "base/clock.h"
+#include "base/log.h"
 #include "proto/cmd.h"
 #include "base/parse.h"
 #include "persist/persist.h"
@@ -207,6 +208,13 @@ bool cmd_is_noreply(const struct cmd_line *l, int at) {
 void cmd_reply(conn *c, enum reply_id r) {
     if (!c->noreply)
         conn_out_reply(c, r);
+}
+
+enum conn_parse_result cmd_refuse_unframed(conn *c, enum reply_id r) {
+    c->noreply = false;
+    conn_out_reply(c, r);
+    log_msg(1, "<%d a command's data blocks have a length that cannot be read, closing", c->fd);
+    return PARSE_CLOSE;
 }
 
 void cmd_created_reply(conn *c, enum store_status st, enum reply_id oom) {

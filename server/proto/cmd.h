@@ -60,6 +60,10 @@ enum conn_parse_result cmd_help(conn *c, struct cmd_line *l);
 bool cmd_is_noreply(const struct cmd_line *l, int at);
 /* Queues r unless the command's replies are silenced (noreply). */
 void cmd_reply(conn *c, enum reply_id r);
+/* A refused command whose data blocks cannot be skipped (a length that
+ * is not one): r is sent, noreply or not, and the connection closes after
+ * it, so that no block is ever read as a command. */
+enum conn_parse_result cmd_refuse_unframed(conn *c, enum reply_id r);
 /* The reply of a structure's create verb for st: CREATED, EXISTS, the
  * wrong-type error, or (any other status) oom. */
 void cmd_created_reply(conn *c, enum store_status st, enum reply_id oom);

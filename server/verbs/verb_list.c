@@ -223,15 +223,17 @@ static bool lverb_skip_total(const char *p, const char *end, int want, size_t *t
 }
 
 /* A refused command (why: the reply) skips its data blocks when its want
- * lengths, from token first to end, can be told (lverb_skip_total), so no
- * block is read as a command. */
+ * lengths, from token first to end, can be told (lverb_skip_total); when
+ * they cannot, the reply is the connection's last (cmd_refuse_unframed),
+ * so no block is ever read as a command. */
 static enum conn_parse_result lverb_refuse(conn *c, const char *first, const char *end, int want,
                                            enum reply_id why) {
     size_t total;
 
+    if (!lverb_skip_total(first, end, want, &total))
+        return cmd_refuse_unframed(c, why);
     cmd_reply(c, why);
-    if (lverb_skip_total(first, end, want, &total))
-        conn_start_swallow(c, total);
+    conn_start_swallow(c, total);
     return PARSE_DONE;
 }
 

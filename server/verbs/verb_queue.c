@@ -219,10 +219,11 @@ enum conn_parse_result qverb_push(conn *c, struct cmd_line *t) {
     c->noreply = cmd_is_noreply(t, t->n - 1);
     vlen_ok = parse_i32_exact(t->v[4], &vlen) && vlen >= 0 && vlen <= INT32_MAX - 2;
     bad = qverb_push_check(c, t, &flags, &delay, vlen_ok, &pri);
+    if (bad != REPLY_OK && !vlen_ok)
+        return cmd_refuse_unframed(c, bad);
     if (bad != REPLY_OK || !persist_writable()) {
         cmd_reply(c, bad != REPLY_OK ? bad : REPLY_LOG_FAILED);
-        if (vlen_ok)
-            conn_start_swallow(c, (size_t)vlen + 2);
+        conn_start_swallow(c, (size_t)vlen + 2);
         return PARSE_DONE;
     }
     /* The message's data alone counts against -I. */

@@ -50,22 +50,30 @@ struct qpushn_req {
 static void qmverb_pushn_done(conn *c);
 
 /* The lengths v[from..to) into r (at most QUEUE_PUSH_MAX kept), their
- * sum into *total: REPLY_OK, or what is wrong with the first bad one. */
+ * sum into *total: REPLY_OK, or what is wrong with the first bad one. A
+ * noreply in a length's place is passed over (the lengths after it still
+ * count, so the blocks can be skipped); any other token there is
+ * REPLY_X_BAD_LENGTH at once. */
 static enum reply_id qmverb_lengths(char **v, int from, int to, struct qpushn_req *r, size_t *total) {
+    enum reply_id bad = REPLY_OK;
     uint32_t len;
     int i;
 
     r->n = 0;
     *total = 0;
     for (i = from; i < to; i++) {
+        if (strcmp(v[i], "noreply") == 0) {
+            bad = REPLY_X_NOREPLY_LAST;
+            continue;
+        }
         if (!cmd_parse_count(v[i], INT32_MAX - 2, &len))
-            return strcmp(v[i], "noreply") == 0 ? REPLY_X_NOREPLY_LAST : REPLY_X_BAD_LENGTH;
+            return REPLY_X_BAD_LENGTH;
         if (r->n < QUEUE_PUSH_MAX)
             r->len[r->n] = len;
         r->n++;
         *total += len;
     }
-    return r->n > QUEUE_PUSH_MAX ? REPLY_X_TOO_MANY_MESSAGES : REPLY_OK;
+    return bad != REPLY_OK ? bad : r->n > QUEUE_PUSH_MAX ? REPLY_X_TOO_MANY_MESSAGES : REPLY_OK;
 }
 
 /* The first wrong token of a qpushn line of n tokens (noreply left out):
@@ -76,7 +84,7 @@ static enum reply_id qmverb_pushn_check(char **v, size_t *vlen, int n, struct qp
     enum reply_id len = qmverb_lengths(v, 5, n, r, total);
     int32_t delay;
 
-    *lengths_ok = len == REPLY_OK || len == REPLY_X_TOO_MANY_MESSAGES;
+    *lengths_ok = len != REPLY_X_BAD_LENGTH;
     if (vlen[1] > ITEM_KEY_MAX)
         return REPLY_X_KEY_TOO_LONG;
     if (!parse_u32_exact(v[2], &r->flags))
@@ -112,14 +120,15 @@ enum conn_parse_result qmverb_pushn(conn *c, struct cmd_line *l) {
         bad = REPLY_LOG_FAILED;
     if (bad == REPLY_OK)
         it = store_alloc_sized(v[1], vlen[1], r.flags, 0, sizeof(r) + total + 2 * (size_t)r.n, &st);
+    if (it == NULL && !lengths_ok)
+        return cmd_refuse_unframed(c, bad);
     if (it == NULL) {
         if (bad == REPLY_OK || bad == REPLY_TOO_LARGE)
             stats_incr(st == STORE_TOO_LARGE ? STATS_STORE_TOO_LARGE : STATS_STORE_NO_MEMORY);
         if (bad == REPLY_OK)
             bad = st == STORE_TOO_LARGE ? REPLY_TOO_LARGE : REPLY_OOM_STORE;
         cmd_reply(c, bad);
-        if (lengths_ok)
-            conn_start_swallow(c, total + 2 * (size_t)r.n);
+        conn_start_swallow(c, total + 2 * (size_t)r.n);
         return PARSE_DONE;
     }
     memcpy(item_value(it), &r, sizeof(r));

@@ -39,7 +39,8 @@ with_data_dir $dir {} {
         mc_exchange $fd "lpush L 1 1\r\na\r\nb\r\n"
         mc_exchange $fd "lpop L 3\r\nrpop L 2\r\n"
         snapshot_done $fd
-        mc_exchange $fd "lset L 5 3\r\nSET\r\nlinsert L before e50 3\r\ne50\r\nINS\r\nlrem L 0 3\r\ne60\r\n"
+        assert_equal [mc_exchange $fd "lset L 5 3\r\nSET\r\nlinsert L before 3 3\r\ne50\r\nINS\r\nlrem L 0 3\r\ne60\r\n"] \
+            "STORED\r\n198\r\n1\r\n"
         mc_exchange $fd "ltrim L 2 150\r\nrpush L 1 2 3\r\nx\r\nyy\r\nzzz\r\nlpush L 0\r\n\r\n"
         # a second list removed after the snapshot, a third with a TTL
         mc_exchange $fd "rpush G 1\r\ng\r\ndelete G\r\nrpush T 1\r\nt\r\ntouch T 100\r\n"

@@ -147,6 +147,16 @@ proc mc_read_until_close {fd {ms {}}} {
     return $buf
 }
 
+# mc_last_reply bytes -> on a new connection, everything the server sends
+# for bytes before it closes the connection (fails if it stays open).
+proc mc_last_reply {bytes} {
+    set fd [mc_connect]
+    mc_send $fd $bytes
+    set r [mc_read_until_close $fd]
+    mc_close $fd
+    return $r
+}
+
 # mc_is_closed fd ?ms? -> 1 if the server closed the connection within ms
 # (bytes received before the close are discarded), 0 if it stayed open.
 proc mc_is_closed {fd {ms 2000}} {

@@ -320,10 +320,10 @@ start_server {tags {list mcds-only}} {
         mc_exchange $fd "lpush\r\nrpush x\r\n[l_blocks "rpush x $many" {*}[lrepeat 65 z]]llen x\r\n"
     } "ERROR\r\nERROR\r\nERROR\r\nNOT_FOUND\r\n"
 
-    test {lpush/rpush: bad lengths are CLIENT_ERROR and push nothing} {
+    test {lpush/rpush: bad lengths are CLIENT_ERROR, close the connection and push nothing} {
         set r {}
         foreach len {abc -1 1x 4294967296 2147483646} {
-            append r [mc_exchange $fd "rpush bad1 1 $len\r\n"]
+            append r [mc_last_reply "rpush bad1 1 $len\r\nx\r\n"]
         }
         assert_equal $r [string repeat "CLIENT_ERROR bad length\r\n" 5]
         mc_exchange $fd "llen bad1\r\n"
@@ -379,8 +379,10 @@ start_server {tags {list mcds-only}} {
         assert_equal $r [string cat "CLIENT_ERROR bad index\r\nCLIENT_ERROR too many tokens\r\n" \
                              "CLIENT_ERROR expected before or after\r\nCLIENT_ERROR too many tokens\r\n" \
                              "CLIENT_ERROR bad count\r\nCLIENT_ERROR too many tokens\r\n"]
-        assert_equal [mc_exchange $fd "lset h1 0 x\r\nlexists h1 -1\r\nlexists h1\r\nlexists h1 1 2\r\na\r\n"] \
-            "CLIENT_ERROR bad length\r\nCLIENT_ERROR bad length\r\nERROR\r\nCLIENT_ERROR too many tokens\r\n"
+        assert_equal [list [mc_last_reply "lset h1 0 x\r\nllen h1\r\n"] [mc_last_reply "lexists h1 -1\r\nllen h1\r\n"]] \
+            [lrepeat 2 "CLIENT_ERROR bad length\r\n"]
+        assert_equal [mc_exchange $fd "lexists h1\r\nlexists h1 1 2\r\na\r\n"] \
+            "ERROR\r\nCLIENT_ERROR too many tokens\r\n"
         l_all $fd h1
     } {y x a bb ccc}
 

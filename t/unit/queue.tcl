@@ -176,9 +176,10 @@ start_server {tags {queue mcds-only}} {
         mc_exchange $fd "qpeek sw1\r\n"
     } "END\r\n"
 
-    test {qpush: a bad length is CLIENT_ERROR and the data line is read as a command} {
-        mc_exchange $fd "qpush sw2 0 0 abc\r\nx\r\nqpush sw2 0 0 -1\r\nx\r\nqpeek sw2\r\n"
-    } "CLIENT_ERROR bad length\r\nERROR\r\nCLIENT_ERROR bad length\r\nERROR\r\nEND\r\n"
+    test {qpush: a bad length is CLIENT_ERROR and closes the connection: the data is never read as a command} {
+        list [mc_last_reply "qpush sw2 0 0 abc\r\nflush_all\r\n"] [mc_last_reply "qpush sw2 0 0 -1\r\nx\r\n"] \
+            [mc_exchange $fd "qpeek sw2\r\n"]
+    } [list "CLIENT_ERROR bad length\r\n" "CLIENT_ERROR bad length\r\n" "END\r\n"]
 
     test {qpush: too few tokens are ERROR (and the data line too)} {
         mc_exchange $fd "qpush\r\nqpush sw3\r\nqpush sw3 0\r\nqpush sw3 0 0\r\nx\r\nqpeek sw3\r\n"

@@ -39,7 +39,7 @@ start_server {tags {queue mcds-only}} {
                              "qpurge [string repeat k 251] noreply\r\nqack e5 $a\r\n"]
     } "ACKED\r\n"
 
-    test {qpush: a bad length with noreply is silent and its data line is read as a command} {
-        mc_exchange $fd "qpush e6 0 0 abc noreply\r\nqpeek e6\r\n"
-    } "END\r\n"
+    test {qpush: a bad length with noreply still answers (the connection's last reply) and closes} {
+        list [mc_last_reply "qpush e6 0 0 abc noreply\r\nqpeek e6\r\n"] [mc_exchange $fd "qpeek e6\r\n"]
+    } [list "CLIENT_ERROR bad length\r\n" "END\r\n"]
 }

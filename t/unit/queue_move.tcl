@@ -384,9 +384,11 @@ start_server {tags {queue mcds-only}} {
             "qpushn pn6 0 0 4294967296 1 1" "qpushn pn6 0 0 -1 1 1"
         } { append r [mc_exchange $fd "$line\r\na\r\nb\r\n"] }
         append r [mc_exchange $fd "qpushn [string repeat k 251] 0 0 1 1\r\na\r\n"]
-        # A bad length: nothing can be skipped, the blocks are read as commands.
-        append r [mc_exchange $fd "qpushn pn6 0 0 1 1 -1\r\nqpushn pn6 0 0 1 1 2147483646\r\n"]
-        append r [mc_exchange $fd "qpushn pn6 0 0 1 1 noreply 1\r\nqpushn pn6 0 0 1\r\nqpushn\r\n"]
+        # A bad length: nothing can be skipped, so the connection closes
+        # after the error (no block is read as a command).
+        append r [mc_last_reply "qpushn pn6 0 0 1 1 -1\r\na\r\nflush_all\r\n"]
+        append r [mc_last_reply "qpushn pn6 0 0 1 1 2147483646\r\na\r\n"]
+        append r [mc_exchange $fd "qpushn pn6 0 0 1 1 noreply 1\r\na\r\nb\r\nqpushn pn6 0 0 1\r\nqpushn\r\n"]
         assert_equal $r [string cat "CLIENT_ERROR bad flags\r\n" "CLIENT_ERROR bad flags\r\n" \
             "CLIENT_ERROR bad delay\r\n" "CLIENT_ERROR bad priority\r\n" "CLIENT_ERROR bad priority\r\n" \
             "CLIENT_ERROR key too long\r\n" "CLIENT_ERROR bad length\r\n" "CLIENT_ERROR bad length\r\n" \

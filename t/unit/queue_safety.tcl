@@ -110,10 +110,11 @@ start_server {tags {queue mcds-only}} {
     } "CLIENT_ERROR bad delay\r\nCLIENT_ERROR bad delay\r\nEND\r\n"
 
     test {qpush: a length over 32 bits is CLIENT_ERROR and nothing is read as data} {
-        # Neither 2 nor 0 bytes are taken as the data: the data line is
-        # read as a command (ERROR), so the connection stays in step.
-        mc_exchange $fd "qpush nt3 0 0 4294967298\r\nhi\r\nqpush nt3 0 0 4294967296\r\n\r\nqpeek nt3\r\n"
-    } "CLIENT_ERROR bad length\r\nERROR\r\nCLIENT_ERROR bad length\r\nERROR\r\nEND\r\n"
+        # Neither 2 nor 0 bytes are taken as the data, nor is the data line
+        # read as a command: the connection closes after the error.
+        list [mc_last_reply "qpush nt3 0 0 4294967298\r\nhi\r\n"] [mc_last_reply "qpush nt3 0 0 4294967296\r\n\r\n"] \
+            [mc_exchange $fd "qpeek nt3\r\n"]
+    } [list "CLIENT_ERROR bad length\r\n" "CLIENT_ERROR bad length\r\n" "END\r\n"]
 
     test {qpush: the largest values that fit are accepted} {
         set r [mc_exchange $fd "qpush nt4 4294967295 0 1 4294967295\r\na\r\nqpeek nt4\r\n"]
