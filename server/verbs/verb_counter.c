@@ -836,7 +836,7 @@ const struct cmd_def ctverb_cmds[] = {
     { "ctundef", ctverb_undef, 2, 3, CMD_NOREPLY, 0, "delete an unused counter: ctundef <counter>" },
     { "ctobj", ctverb_obj, 2, 5, 0, 0, "create an object: ctobj <key> [parent=] [quantize=] [limits=]" },
     { "ctlimits", ctverb_limits, 2, 4, 0, CTVERB_REDEFINE, "redefine an object's limits: ctlimits <key> [quantize=] [limits=]" },
-    { "ctraise", ctverb_limits, 3, 3, 0, CTVERB_RAISE, "raise an object's limits: ctraise <key> limits=..." },
+    { "ctraise", ctverb_limits, 2, 4, 0, CTVERB_RAISE, "raise an object's limits: ctraise <key> limits=..." },
     { "ctinfo", ctverb_info, 2, 2, 0, 0, "an object's settings: ctinfo <key>" },
     { "ctchildren", ctverb_children, 2, 4, 0, 0, "an object's children: ctchildren <key> [count=] [after=]" },
     { "ctincr", ctverb_incr, 6, 8, CMD_NOREPLY, 0, "increment, rolled up: ctincr <key> <counter> <type> <time> <delta> [values]" },

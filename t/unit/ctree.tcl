@@ -100,7 +100,7 @@ start_server {tags {ctree mcds-only}} {
         assert_equal [mc_exchange $fd "ctlimits l1 limits=1:106:1 quantize=2\r\nctinfo l1\r\n"] \
             "STORED\r\nOBJECT l1 - 2 0 0\r\nLIMIT 1 106 1\r\nEND\r\n"
         mc_exchange $fd "ctlimits l1\r\nctinfo l1\r\nctraise l1\r\nctraise l1 quantize=1\r\nctraise nope limits=1:103:1\r\nctlimits l1 limits=7:103:1\r\n"
-    } "STORED\r\nOBJECT l1 - 2 0 0\r\nEND\r\nERROR\r\n[ct_err {ctraise takes limits= only}]NOT_FOUND\r\nCLIENT_ERROR no such counter\r\n"
+    } "STORED\r\nOBJECT l1 - 2 0 0\r\nEND\r\n[ct_err {ctraise takes limits= only}][ct_err {ctraise takes limits= only}]NOT_FOUND\r\nCLIENT_ERROR no such counter\r\n"
 
     test {ctchildren: every child, count and MORE for continuation with after=} {
         mc_exchange $fd "ctobj kp\r\nctobj kc1 parent=kp\r\nctobj kc2 parent=kp\r\nctobj kc3 parent=kp\r\n"

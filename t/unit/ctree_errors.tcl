@@ -14,6 +14,14 @@ start_server {tags {ctree mcds-only}} {
                              "ctvalues $K251\r\nctvalues $K251 count=1\r\n"]
     } [string repeat "CLIENT_ERROR key too long\r\n" 10]
 
+    # protocol.md: "ctraise without limits= or with quantize=: CLIENT_ERROR
+    # ctraise takes limits= only" (both were ERROR, the token count's reply).
+    test {ctraise without limits=, or with quantize= beside it, names the rule; too many tokens are ERROR} {
+        mc_exchange $fd [string cat "ctraise o\r\nctraise o quantize=2 limits=1:104:1\r\n" \
+                             "ctraise o limits=1:104:1 quantize=2\r\nctraise o a b c\r\nctinfo o\r\n"]
+    } [string cat [string repeat "CLIENT_ERROR ctraise takes limits= only\r\n" 3] "ERROR\r\n" \
+           "OBJECT o - 0 0 0\r\nEND\r\n"]
+
     test {parent= and after= over 250 bytes are bad values} {
         mc_exchange $fd "ctobj o2 parent=$K251\r\nctchildren o after=$K251\r\nctactive after=$K251\r\nctvalues o after=x\r\n"
     } [string cat "CLIENT_ERROR bad value for parent\r\nCLIENT_ERROR bad value for after\r\n" \
