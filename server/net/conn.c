@@ -618,8 +618,13 @@ static bool conn_read_paused(conn *c) {
  * the wait ends at once with its empty answer, and whatever it pipelined
  * after it is answered before the connection closes (1). If the answer
  * was already on its way, the connection closes now (-1): what the wait
- * got goes back to the queue uncounted, never to a client that is gone. */
+ * got goes back to the queue uncounted, never to a client that is gone.
+ * A wait whose answer is owed anyway (park_owed) goes on (0): nothing more
+ * is read or watched for until its wake resumes c, which then sends the
+ * answer and closes. */
 static int conn_waiting_eof(conn *c) {
+    if (park_owed(c))
+        return 0;
     if (park_abandon(c)) {
         c->state = CONN_PARSE;
         return 1;
@@ -704,6 +709,8 @@ static short conn_events(conn *c) {
 
     if (c->out_bytes > 0)
         ev |= EV_WRITE;
+    if (c->eof)
+        return c->tls != NULL ? ev | tls_events(c->tls) : ev;    /* nothing more to read */
     if (c->state == CONN_WAITING)
         ev |= EV_CLOSED;
     if (!conn_read_paused(c) && !conn_out_full(c) && c->resume == NULL)

@@ -199,6 +199,10 @@ bool park_abandon(conn *c) {
     return true;
 }
 
+bool park_owed(const conn *c) {
+    return c->park != NULL && c->park->ops->owed;
+}
+
 void park_conn_closed(conn *c) {
     struct park *p = c->park;
 

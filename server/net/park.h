@@ -45,6 +45,12 @@ struct park_ops {
     void (*give_back)(struct park *p);
     /* Frees the waiter (the last reference went). */
     void (*release)(struct park *p);
+    /* The answer is owed even to a client that has shut its side down
+     * (a report such as stats conns, whose wait is short and bounded): a
+     * hang-up does not end the wait, the answer is written, then the
+     * connection closes. Otherwise (a blocking pop) a hang-up ends the
+     * wait at once with its empty answer. */
+    bool owed;
 };
 
 struct park {
@@ -110,6 +116,8 @@ bool park_peer_gone(const conn *c);
 /* The client hung up while parked: ends the wait now with its empty answer,
  * without resuming c. False when the answer is already on its way. */
 bool park_abandon(conn *c);
+/* Whether c waits for an answer owed even after a hang-up (ops->owed). */
+bool park_owed(const conn *c);
 /* The connection is closing: forget its wait. */
 void park_conn_closed(conn *c);
 

@@ -168,7 +168,13 @@ static void sc_release(struct park *p) {
     sc_put((struct sc_wait *)p);
 }
 
-static const struct park_ops sc_ops = { sc_unwait, sc_answer, sc_give_back, sc_release };
+static const struct park_ops sc_ops = {
+    .unwait = sc_unwait,
+    .answer = sc_answer,
+    .give_back = sc_give_back,
+    .release = sc_release,
+    .owed = true,       /* a half-closed client still reads the report */
+};
 
 enum conn_parse_result stats_conns_cmd(conn *c, struct cmd_line *l) {
     int n = worker_count(), i;
