@@ -157,11 +157,14 @@ proc worker_main {} {
 
 proc worker_exit {code} {
     kill_live_pids
-    if {[info exists ::cfg(unit_tmpdir)]} {
+    set scratch [lmap v {unit_tmpdir open_tmpdirs} {
+        expr {[info exists ::cfg($v)] ? $::cfg($v) : {}}
+    }]
+    foreach dir [concat {*}$scratch] {
         if {$::cfg(dont_clean) || $::count(err) > 0} {
-            puts "\[keep\]: $::cfg(unit_tmpdir)"
+            puts "\[keep\]: $dir"
         } else {
-            catch {file delete -force $::cfg(unit_tmpdir)}
+            catch {file delete -force $dir}
         }
     }
     puts "\[done\]: $::count(ok) $::count(err) $::count(skip)"

@@ -175,14 +175,14 @@ tags {process mcds-only} {
 
 tags {process mcds-only} {
     test {-s on a path holding a regular file: refused, the file is kept} {
-        set path [file join [tmpdir uds] notasocket]
+        set path [file join [open_tmpdir uds] notasocket]
         set f [open $path w]; puts -nonewline $f "precious"; close $f
         lassign [run_server_cmd -s $path] status out
         list [expr {$status ne 0}] [string match "*not a socket*" $out] [read_file $path]
     } {1 1 precious}
 
     test {-s: a second server on a live socket refuses; the first keeps its socket} {
-        set path [file join [tmpdir uds] live.sock]
+        set path [file join [open_tmpdir uds] live.sock]
         set h [exec_bg $::cfg(server) -s $path -a 0700]
         wait_for {[file exists $path]} 100 50
         wait_for {[uds_cmd $path version] eq "VERSION 1.6.18"} 50 100
@@ -197,7 +197,7 @@ tags {process mcds-only} {
     } {{VERSION 1.6.18} 0700 0}
 
     test {-s: a dead server's leftover socket is replaced} {
-        set path [file join [tmpdir uds] stale.sock]
+        set path [file join [open_tmpdir uds] stale.sock]
         exec [uds_python] -c "import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv\[1\])" $path
         assert_true {[file exists $path]}
         set h [exec_bg $::cfg(server) -s $path]

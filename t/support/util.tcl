@@ -59,6 +59,19 @@ proc tmpdir {{prefix d}} {
     return $dir
 }
 
+# open_tmpdir ?prefix? -> a new directory with a short path under /tmp
+# that every user may reach, removed with the unit's scratch space: for a
+# UNIX socket (its path is 107 bytes at most, and the build tree's may be
+# longer, as under dpkg-buildpackage) and for a server that drops to
+# -u nobody (the build tree may sit under a 0700 directory, as mktemp -d
+# makes them).
+proc open_tmpdir {{prefix d}} {
+    set dir [string trim [exec mktemp -d /tmp/mcds-$prefix.XXXXXX]]
+    file attributes $dir -permissions 0755
+    lappend ::cfg(open_tmpdirs) $dir
+    return $dir
+}
+
 # A unit's display name: t/unit/storage.tcl -> unit/storage
 proc unit_name {path} {
     set parts [file split [file rootname $path]]

@@ -381,7 +381,7 @@ start_server {tags {operating mcds-only} args {--conn-buffer-limit 40k -t 1}} {
 
 tags {operating mcds-only} {
     test {operating.md:51-54: the socket's mode is -a (0700 by default), 0 to 777 octal; -a 9 exits 64} {
-        set dir [tmpdir opsock]
+        set dir [open_tmpdir opsock]
         set r {}
         foreach mask {{} 0 660 777} {
             set path [file join $dir s$mask.sock]
@@ -397,7 +397,7 @@ tags {operating mcds-only} {
     } {700 0 660 777 64}
 
     test {operating.md:55-60: a leftover socket nobody answers on is replaced; the server removes its socket at a clean stop} {
-        set dir [tmpdir opsock]
+        set dir [open_tmpdir opsock]
         set path [file join $dir s.sock]
         set pid [op_daemon [file join $dir p1.pid] -s $path]
         kill_pid $pid KILL
@@ -411,7 +411,7 @@ tags {operating mcds-only} {
     } {1 {VERSION 1.6.18} 0}
 
     test {operating.md:55-60: a regular file, a directory or a live server's socket is left alone and start-up refused} {
-        set dir [tmpdir opsock]
+        set dir [open_tmpdir opsock]
         set file [file join $dir plain]
         set f [open $file w]; puts $f data; close $f
         set d [file join $dir adir]
@@ -432,7 +432,7 @@ tags {operating mcds-only} {
     test {operating.md:58-60: a server never removes another server's socket, even at its own clean stop} {
         # A's socket file is removed (by hand, a tmp cleaner); B starts on
         # the free path; then A stops cleanly. B's socket must survive.
-        set dir [tmpdir opsock]
+        set dir [open_tmpdir opsock]
         set path [file join $dir shared.sock]
         set pida [op_daemon [file join $dir a.pid] -s $path]
         file delete $path
@@ -454,7 +454,7 @@ tags {operating mcds-only} {
     # a directory that user can write"
     test {README -u/-P: started as root with -u nobody, the server runs as nobody and its pid file, in a directory nobody may write, is removed at a clean exit} {
         if {![running_as_root]} { skip "not root" }
-        set dir [tmpdir opu]
+        set dir [open_tmpdir opu]
         file attributes $dir -permissions 0777
         set pidfile [file join $dir u.pid]
         set port [free_port]
