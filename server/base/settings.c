@@ -58,7 +58,7 @@ static const struct settings_option settings_options[] = {
     { 'Y', "auth-file", required_argument, "<file>",
       "require authentication: \"user:password\" lines (text: memcached's set; binary: SASL PLAIN)" },
     { SETTINGS_OPT_ADMIN_USERS, "admin-users", required_argument, "<user,...>",
-      "with -Y: only these users may run flush_all, shutdown, verbosity, cache_memlimit, snapshot" },
+      "with -Y: only these users may run flush_all, shutdown, the dumps, watch and the tuning verbs" },
     { 'Z', "enable-ssl", no_argument, NULL,
       "TLS on the TCP listeners (-o ssl_chain_cert=,ssl_key=,...; -l notls:<addr> stays plain)" },
     { 'o', "extended", required_argument, "<opt,...>",

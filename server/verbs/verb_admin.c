@@ -16,6 +16,7 @@
 #include "ops/stats_conns.h"
 #include "base/clock.h"
 #include "cache/hash.h"
+#include "proto/auth.h"
 #include "proto/cmd.h"
 #include "base/log.h"
 #include "persist/io.h"
@@ -126,7 +127,23 @@ static enum conn_parse_result admin_stats_detail(conn *c, struct cmd_line *t) {
     return PARSE_DONE;
 }
 
+/* The stats groups that show other clients' keys or connections, or change
+ * what every client sees: for --admin-users only. */
+static bool admin_stats_is_admin(const char *group) {
+    static const char *const groups[] = { "cachedump", "conns", "detail", "reset" };
+    size_t i;
+
+    for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
+        if (strcmp(group, groups[i]) == 0)
+            return true;
+    return false;
+}
+
 enum conn_parse_result admin_stats(conn *c, struct cmd_line *t) {
+    if (t->n > 1 && admin_stats_is_admin(t->v[1]) && !auth_may_admin(c)) {
+        conn_out_reply(c, REPLY_NOT_ADMIN);
+        return PARSE_DONE;
+    }
     if (t->n == 1) {
         stats_general(admin_stat_line, c);
     } else if (strcmp(t->v[1], "cachedump") == 0) {

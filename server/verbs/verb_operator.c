@@ -155,10 +155,10 @@ enum conn_parse_result oper_lru(conn *c, struct cmd_line *l) {
 
 /* The command table's entries of memcached's operator verbs (key dumps in ops/dump.c), watch and help (proto/cmd.h). */
 const struct cmd_def oper_cmds[] = {
-    { "lru_crawler", oper_lru_crawler, 1, CMD_ANY, 0, 0, "crawler and key dumps: crawl|metadump|enable|disable|sleep|tocrawl" },
-    { "slabs", oper_slabs, 1, CMD_ANY, CMD_NOREPLY, 0, "slab tuning: automove (reassign is disabled)" },
-    { "lru", oper_lru, 1, CMD_ANY, CMD_NOREPLY, 0, "LRU tuning: tune (mode, temp_ttl: no maintainer)" },
-    { "watch", watch_cmd, 1, CMD_ANY, 0, 0, "stream events: watch [fetchers] [mutations] [evictions]" },
+    { "lru_crawler", oper_lru_crawler, 1, CMD_ANY, CMD_ADMIN, 0, "crawler and key dumps: crawl|metadump|enable|disable|sleep|tocrawl" },
+    { "slabs", oper_slabs, 1, CMD_ANY, CMD_NOREPLY | CMD_ADMIN, 0, "slab tuning: automove (reassign is disabled)" },
+    { "lru", oper_lru, 1, CMD_ANY, CMD_NOREPLY | CMD_ADMIN, 0, "LRU tuning: tune (mode, temp_ttl: no maintainer)" },
+    { "watch", watch_cmd, 1, CMD_ANY, CMD_ADMIN, 0, "stream events: watch [fetchers] [mutations] [evictions]" },
     { "help", cmd_help, 1, 2, 0, 0, "this list, or one verb's line: help [<verb>]" },
     { NULL, NULL, 0, 0, 0, 0, NULL },
 };

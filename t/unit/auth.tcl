@@ -143,6 +143,30 @@ start_server [list tags {auth mcds-only} args [list -Y $::admf --admin-users roo
             [mc_get $fd k]
     } [list [string repeat "CLIENT_ERROR admin commands are for --admin-users only\r\n" 6] v]
 
+    # What shows other clients' keys or traffic, or tunes the server for
+    # everyone, is for admins too; plain stats and kscan (a data verb)
+    # are for every user.
+    test {--admin-users: dumps, watch, stats conns/cachedump/detail/reset and the tuning verbs are admin commands} {
+        set fd [mc_connect]
+        auth_lines $fd "set a 0 0 7\r\napp 4pp\r\n" 1
+        set r [mc_exchange $fd [string cat "lru_crawler metadump all\r\nlru_crawler crawl all\r\nwatch\r\n" \
+                                    "stats conns\r\nstats cachedump 1 0\r\nstats detail dump\r\nstats detail on\r\n" \
+                                    "stats reset\r\nslabs automove 1\r\nlru tune mode=1\r\n"]]
+        assert_equal $r [string repeat "CLIENT_ERROR admin commands are for --admin-users only\r\n" 10]
+        set s [mc_exchange $fd "stats\r\n"]
+        list [string match "STAT pid *END\r\n" $s] [k_all $fd count=10000 match=k]
+    } {1 {{k string -1}}}
+
+    test {--admin-users: a listed user may dump and watch} {
+        set fd [mc_connect]
+        auth_lines $fd "set a 0 0 9\r\nroot r00t\r\n" 1
+        set r [mc_exchange $fd "lru_crawler metadump all\r\nstats detail dump\r\n"]
+        set w [mc_connect]
+        auth_lines $w "set a 0 0 9\r\nroot r00t\r\n" 1
+        mc_send $w "watch\r\n"
+        list [string match "key=k *END\r\n*" $r] [mc_readline $w]
+    } {1 OK}
+
     test {--admin-users: binary flush by another user is Auth failure, and nothing is flushed} {
         set fd [mc_connect]
         bin_cmd $fd [bin_pkt SASL_AUTH -key PLAIN -value [sasl_plain app 4pp]]
