@@ -73,7 +73,7 @@ static int lp_apply_to(struct list *l, uint8_t op, struct codec_in *in) {
         a = codec_get_u64(in);
         if (!lp_get_val(in, &v))
             return -1;
-        return list_remove_locked(l, (int64_t)a, &v, &removed) == LIST_OK ? 0 : -1;
+        return list_remove_locked(l, (int64_t)a, &v, SIZE_MAX, &removed) == LIST_OK ? 0 : -1;
     case LR_TRIM:
         a = codec_get_u64(in);
         b = codec_get_u64(in);

@@ -170,6 +170,10 @@ void list_free(struct list *l) {
     pthread_mutex_unlock(&list_dead_lock);
 }
 
+/* By-value requests that waited for the value index (a step each) or were
+ * answered by reading every chunk (no room for the index). Atomic. */
+static uint64_t list_index_steps, list_index_scans;
+
 /* `stats`: totals over every list. */
 static void list_stats_emit(stats_emit_fn emit, void *ctx) {
     uint64_t n, elems, waiters, reclaiming;
@@ -179,6 +183,8 @@ static void list_stats_emit(stats_emit_fn emit, void *ctx) {
     stats_emit_u64(emit, ctx, "list_elements", elems);
     stats_emit_u64(emit, ctx, "list_waiters", waiters);
     stats_emit_u64(emit, ctx, "list_reclaiming", reclaiming);
+    stats_emit_u64(emit, ctx, "list_index_steps", __atomic_load_n(&list_index_steps, __ATOMIC_RELAXED));
+    stats_emit_u64(emit, ctx, "list_index_scans", __atomic_load_n(&list_index_scans, __ATOMIC_RELAXED));
 }
 
 static const struct stats_provider list_stats_provider = { "lists", STATS_PLACE_MCDS, 20, list_stats_emit };
@@ -456,18 +462,48 @@ static int list_spot_cmp(const void *a, const void *b) {
     return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
+/* Every chunk, in order: the spots when there is no room for the index. */
+static enum list_result list_spots_all(struct list *l, struct list_spot **spots, size_t *nspots) {
+    struct lchunk *c;
+    size_t n = 0;
+
+    for (c = list_chunk_first(l->root); c != NULL; c = list_chunk_next(c))
+        n++;
+    if (n == 0)
+        return LIST_OK;
+    *spots = malloc(n * sizeof(**spots));
+    if (*spots == NULL)
+        return LIST_NOMEM;
+    for (c = list_chunk_first(l->root); c != NULL; c = list_chunk_next(c)) {
+        (*spots)[*nspots].c = c;
+        (*spots)[*nspots].rank = 0;     /* in order already */
+        (*nspots)++;
+    }
+    return LIST_OK;
+}
+
 /* The chunks that may hold v, by position (*nspots of them; NULL and 0
- * when none; *spots NULL with LIST_NOMEM when memory ran out). */
-static enum list_result list_spots(struct list *l, const struct list_val *v, struct list_spot **spots,
-                                   size_t *nspots) {
+ * when none): those the value index names, after indexing up to budget
+ * more elements (LIST_BUSY while it is not complete), or every chunk when
+ * the index has no room. LIST_NOMEM when memory ran out for the spots. */
+static enum list_result list_spots(struct list *l, const struct list_val *v, size_t budget,
+                                   struct list_spot **spots, size_t *nspots) {
     struct lvent *e;
     struct lvhint *h;
     size_t k;
 
     *spots = NULL;
     *nspots = 0;
-    if (l->vindex == NULL && !list_vindex_build(l))
-        return LIST_NOMEM;
+    switch (list_vindex_step(l, budget)) {
+    case LV_MORE:
+        __atomic_add_fetch(&list_index_steps, 1, __ATOMIC_RELAXED);
+        return LIST_BUSY;
+    case LV_NOMEM:
+        __atomic_add_fetch(&list_index_scans, 1, __ATOMIC_RELAXED);
+        return list_spots_all(l, spots, nspots);
+    case LV_DONE:
+        break;
+    }
     e = list_vindex_find(l, list_vhash(v->p, v->n));
     if (e == NULL)
         return LIST_OK;
@@ -491,7 +527,7 @@ enum list_result list_contains(struct list *l, const struct list_val *v, bool *y
 
     *yes = false;
     pthread_mutex_lock(&l->lock);
-    r = l->closed ? LIST_OK : list_spots(l, v, &s, &ns);
+    r = l->closed ? LIST_OK : list_spots(l, v, LIST_VINDEX_STEP, &s, &ns);
     for (k = 0; r == LIST_OK && k < ns && !*yes; k++)
         *yes = list_chunk_find(s[k].c, v, false) >= 0;
     free(s);
@@ -510,7 +546,7 @@ enum list_result list_insert(struct list *l, bool after, const struct list_val *
         return LIST_NOMEM;
     pthread_mutex_lock(&l->lock);
     r = l->closed ? LIST_GONE : l->opts.max_len != 0 && l->count >= l->opts.max_len ? LIST_FULL
-        : list_spots(l, pivot, &s, &ns);
+        : list_spots(l, pivot, LIST_VINDEX_STEP, &s, &ns);
     for (k = 0; r == LIST_OK && k < ns && i < 0; k++)
         i = list_chunk_find(s[k].c, pivot, false);
     if (r == LIST_OK && i < 0)
@@ -530,7 +566,7 @@ enum list_result list_insert(struct list *l, bool after, const struct list_val *
 }
 
 enum list_result list_remove_locked(struct list *l, int64_t count, const struct list_val *v,
-                                    uint64_t *removed) {
+                                    size_t budget, uint64_t *removed) {
     uint64_t quota = count == 0 ? UINT64_MAX : count > 0 ? (uint64_t)count
                      : count == INT64_MIN ? (uint64_t)INT64_MAX + 1 : (uint64_t)-count;
     struct list_spot *s = NULL;
@@ -538,7 +574,7 @@ enum list_result list_remove_locked(struct list *l, int64_t count, const struct 
     size_t ns = 0, k;
 
     *removed = 0;
-    r = list_spots(l, v, &s, &ns);
+    r = list_spots(l, v, budget, &s, &ns);
     for (k = 0; r == LIST_OK && k < ns && *removed < quota; k++) {
         struct lchunk *c = s[count < 0 ? ns - 1 - k : k].c;
         *removed += list_chunk_remove(l, c, v, quota - *removed, count < 0);
@@ -554,7 +590,7 @@ enum list_result list_remove(struct list *l, int64_t count, const struct list_va
     *removed = 0;
     pthread_mutex_lock(&l->lock);
     if (!l->closed)
-        r = list_remove_locked(l, count, v, removed);
+        r = list_remove_locked(l, count, v, LIST_VINDEX_STEP, removed);
     if (*removed > 0)
         llog_rem(l, count, v);
     pthread_mutex_unlock(&l->lock);

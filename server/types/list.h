@@ -33,7 +33,15 @@ struct list_opts {
 
 enum list_end { LIST_HEAD = 0, LIST_TAIL = 1 };
 
-enum list_result { LIST_OK, LIST_FULL, LIST_NOMEM, LIST_GONE, LIST_NOT_FOUND };
+enum list_result { LIST_OK, LIST_FULL, LIST_NOMEM, LIST_GONE, LIST_NOT_FOUND, LIST_BUSY };
+
+/* A by-value request indexes at most this many elements, and for at most
+ * LIST_VINDEX_STEP_US (checked after each chunk), before it answers
+ * LIST_BUSY: it is asked again later, and its worker serves other
+ * connections meanwhile. The time bound matters most in the first steps,
+ * whose writes fault in the new index's pages. */
+#define LIST_VINDEX_STEP 65536
+#define LIST_VINDEX_STEP_US 1000
 
 struct list_val {
     const char *p;
@@ -97,6 +105,9 @@ size_t list_range(struct list *l, int64_t off, size_t limit, list_each_fn fn, vo
 bool list_get(struct list *l, int64_t idx, list_each_fn fn, void *arg);
 /* Replaces the element at idx: LIST_NOT_FOUND when out of range. */
 enum list_result list_set(struct list *l, int64_t idx, const struct list_val *v);
+/* The by-value requests (list_insert, list_remove, list_contains) answer
+ * LIST_BUSY, having changed nothing, while the list's value index is
+ * still being built: the caller asks again. */
 /* Inserts v before or after the first element equal to pivot:
  * LIST_NOT_FOUND when there is none. */
 enum list_result list_insert(struct list *l, bool after, const struct list_val *pivot,
@@ -107,7 +118,7 @@ uint64_t list_trim(struct list *l, int64_t off, uint64_t limit);
  * count < 0 the last -count, 0 all of them. */
 enum list_result list_remove(struct list *l, int64_t count, const struct list_val *v,
                              uint64_t *removed);
-/* Whether an element equals v (LIST_NOMEM: no room to build the index). */
+/* Whether an element equals v. */
 enum list_result list_contains(struct list *l, const struct list_val *v, bool *yes);
 
 /* The element packed at buf + off (as in list_waiter.got): its bytes in

@@ -21,6 +21,7 @@ struct lchunk {
     uint64_t sum;
     char *buf;
     uint32_t lo, hi, cap;
+    uint32_t vgen;              /* == the index's gen: its elements are indexed */
 };
 
 /* The value index: open addressing (linear probing, backward-shift
@@ -47,6 +48,8 @@ struct lvindex {
     size_t nslots;              /* a power of two */
     size_t used;
     size_t mem;                 /* bytes charged */
+    uint32_t gen;               /* chunks of this vgen are indexed */
+    bool complete;              /* every chunk is */
 };
 
 struct list {
@@ -59,6 +62,7 @@ struct list {
     size_t mem;                 /* bytes charged under -m */
     struct list_opts opts;
     struct lvindex *vindex;     /* NULL until asked by value */
+    uint32_t vgen_seq;          /* the last index's gen */
     uint32_t rng;               /* treap priorities */
     struct list_waiter *whead, *wtail;
     uint64_t nwaiters;
@@ -107,8 +111,10 @@ void list_cut_at(struct list *l, uint64_t idx);
 int list_pop_locked(struct list *l, enum list_end e, int max, list_each_fn fn, void *arg);
 /* Removes k elements at end e. */
 void list_drop_end(struct list *l, enum list_end e, uint64_t k);
+/* Removes by value (list_remove), indexing up to budget elements first
+ * (SIZE_MAX: the whole list, never LIST_BUSY). */
 enum list_result list_remove_locked(struct list *l, int64_t count, const struct list_val *v,
-                                    uint64_t *removed);
+                                    size_t budget, uint64_t *removed);
 /* Keeps elements [start, end). */
 void list_keep(struct list *l, uint64_t start, uint64_t end);
 
@@ -116,12 +122,22 @@ void list_keep(struct list *l, uint64_t start, uint64_t end);
 
 /* The 32-bit hash a value is indexed under (never 0). */
 uint32_t list_vhash(const char *p, size_t n);
-/* Builds the index of l (false, and no index, without memory). */
-bool list_vindex_build(struct list *l);
+/* Indexes up to budget more elements of l (starting the index if there
+ * is none), for LIST_VINDEX_STEP_US at most unless budget is SIZE_MAX
+ * (the whole list): LV_DONE once every chunk is indexed, LV_MORE while
+ * some are not, LV_NOMEM when the index could not grow (it is then
+ * dropped). */
+enum lv_step { LV_DONE, LV_MORE, LV_NOMEM };
+enum lv_step list_vindex_step(struct list *l, size_t budget);
+/* Whether c's elements are in the index (the index must exist). */
+static inline bool list_vindex_covers(const struct list *l, const struct lchunk *c) {
+    return c->vgen == l->vindex->gen;
+}
 /* Frees the index (it is rebuilt when next needed). */
 void list_vindex_drop(struct list *l);
-/* One element of hash h entered (n > 0) or left (n < 0) chunk c. Without
- * memory the index is dropped: it is a cache of the sequence. */
+/* One element of hash h entered (n > 0) or left (n < 0) chunk c, which the
+ * index covers. Without memory the index is dropped: it is a cache of the
+ * sequence. */
 void list_vindex_add(struct list *l, uint32_t h, struct lchunk *c, int n);
 /* The entry for h, or NULL. */
 struct lvent *list_vindex_find(struct list *l, uint32_t h);

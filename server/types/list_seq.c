@@ -346,8 +346,10 @@ static void list_chunk_close(struct lchunk *c, uint32_t at, uint32_t esz) {
 
 /* ---- elements ---- */
 
+/* Only chunks the index covers are in it: while it is being built, the
+ * others are indexed whole by list_vindex_step later. */
 static void list_index_elem(struct list *l, struct lchunk *c, const char *p, size_t n, int d) {
-    if (l->vindex != NULL)
+    if (l->vindex != NULL && list_vindex_covers(l, c))
         list_vindex_add(l, list_vhash(p, n), c, d);
 }
 
@@ -361,6 +363,7 @@ static struct lchunk *list_split(struct list *l, struct lchunk *c, uint32_t i) {
 
     if (n == NULL)
         return NULL;
+    n->vgen = c->vgen;      /* indexed if c was: its elements move with their entries */
     memcpy(n->buf, c->buf + at, nbytes);
     n->lo = 0;
     n->hi = nbytes;
@@ -386,6 +389,7 @@ static struct lchunk *list_chunk_add(struct list *l, struct lchunk *c, size_t es
 
     if (n != NULL) {
         n->lo = n->hi = front ? n->cap : 0;
+        n->vgen = l->vindex != NULL ? l->vindex->gen : 0;  /* empty: covered at once */
         list_tinsert_after(l, c, n);
     }
     return n;

@@ -4,17 +4,22 @@
  * holds, so membership, removal by value and insertion at a value look
  * at those chunks only.
  *
- * Built the first time a list is asked something by value, then kept up
- * to date by every change of the sequence (list_seq.c calls
- * list_vindex_add for each element that enters or leaves a chunk). It is
- * a cache: when it cannot grow (no memory, or no room under -m) it is
- * dropped, and built again on the next by-value request (which answers
- * out of memory if it cannot be). A value's chunks are kept in the order
+ * Built the first time a list is asked something by value, a bounded
+ * number of elements at a time (list_vindex_step: the request waits, and
+ * its worker serves other connections between steps), then kept up to
+ * date by every change of the sequence (list_seq.c calls list_vindex_add
+ * for each element that enters or leaves a chunk the index covers; while
+ * it is built, a chunk is covered once its elements are in it). It is a
+ * cache: when it cannot grow (no memory, or no room under -m) it is
+ * dropped, the request is answered by reading every chunk, and the next
+ * by-value request starts it again. A value's chunks are kept in the order
  * they were first used, and looked up from both ends, so the chunks at
  * the list's ends (where pushes and pops happen) are found at once.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cache/hash.h"
 #include "types/list_int.h"
@@ -235,30 +240,65 @@ void list_vindex_add(struct list *l, uint32_t h, struct lchunk *c, int d) {
     }
 }
 
-/* Indexes every element of the chunks under c. */
-static bool lv_index_tree(struct list *l, struct lchunk *c) {
-    while (c != NULL && l->vindex != NULL) {
-        uint32_t off = c->lo, j;
-        size_t n, k;
+/* Indexes every element of c, which the index did not cover; false when
+ * the index had to be dropped. */
+static bool lv_index_chunk(struct list *l, struct lchunk *c) {
+    uint32_t off = c->lo, j;
+    size_t n, k;
 
-        if (!lv_index_tree(l, c->left))
-            return false;
-        for (j = 0; j < c->count && l->vindex != NULL; j++) {
-            k = list_var_get(c->buf + off, &n);
-            list_vindex_add(l, list_vhash(c->buf + off + k, n), c, 1);
-            off += (uint32_t)(2 * k + n);
-        }
-        c = c->right;
+    c->vgen = l->vindex->gen;
+    for (j = 0; j < c->count && l->vindex != NULL; j++) {
+        k = list_var_get(c->buf + off, &n);
+        list_vindex_add(l, list_vhash(c->buf + off + k, n), c, 1);
+        off += (uint32_t)(2 * k + n);
     }
     return l->vindex != NULL;
 }
 
-bool list_vindex_build(struct list *l) {
+/* A new, empty index sized for the list, under a gen no chunk has. */
+static bool lv_start(struct list *l) {
     size_t nslots = LV_MIN_SLOTS;
 
     while (nslots * 3 < l->count * 4)
         nslots *= 2;
     if (!list_room_for(nslots * sizeof(struct lvent)) || !lv_new(l, nslots))
         return false;
-    return lv_index_tree(l, l->root);
+    if (++l->vgen_seq == 0)
+        l->vgen_seq = 1;
+    l->vindex->gen = l->vgen_seq;
+    return true;
+}
+
+/* Chunks are visited in order, the covered ones skipped: a chunk made
+ * while the index exists is covered from the start (list_seq.c), so once a
+ * walk reaches the end uncovered chunks are gone for good. */
+static uint64_t lv_now_us(void) {
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+enum lv_step list_vindex_step(struct list *l, size_t budget) {
+    uint64_t until = budget == SIZE_MAX ? UINT64_MAX : lv_now_us() + LIST_VINDEX_STEP_US;
+    struct lchunk *c;
+    size_t spent = 0;
+
+    if (l->vindex == NULL && !lv_start(l))
+        return LV_NOMEM;
+    if (l->vindex->complete)
+        return LV_DONE;
+    for (c = list_chunk_first(l->root); c != NULL && spent < budget; c = list_chunk_next(c)) {
+        if (list_vindex_covers(l, c))
+            continue;
+        if (spent > 0 && until != UINT64_MAX && lv_now_us() >= until)
+            break;
+        if (!lv_index_chunk(l, c))
+            return LV_NOMEM;
+        spent += c->count;
+    }
+    if (c != NULL)
+        return LV_MORE;
+    l->vindex->complete = true;
+    return LV_DONE;
 }

@@ -347,8 +347,10 @@ static enum list_result lverb_push_to(item *pin, const item *it, const struct lv
     return res;
 }
 
-/* Runs a command whose blocks (read into it) have been read, on its list. */
-static void lverb_apply(conn *c, item *pin, const item *it, const struct lverb_req *r,
+/* Runs a command whose blocks (read into it) have been read, on its list:
+ * false when a by-value request found the list's value index still being
+ * built (LIST_BUSY), having changed and answered nothing. */
+static bool lverb_apply(conn *c, item *pin, const item *it, const struct lverb_req *r,
                         const struct list_val *vals) {
     enum list_result res;
     uint64_t n = 0;
@@ -369,24 +371,33 @@ static void lverb_apply(conn *c, item *pin, const item *it, const struct lverb_r
         break;
     case LVERB_INSERT:
         res = store_list_insert(pin, r->after, &vals[0], &vals[1], &n);
-        lverb_result(c, res, n);
+        if (res != LIST_BUSY)
+            lverb_result(c, res, n);
         break;
     case LVERB_REM:
         res = store_list_remove(pin, r->num, &vals[0], &n);
-        lverb_result(c, res, n);
+        if (res != LIST_BUSY)
+            lverb_result(c, res, n);
         break;
     default:
         res = list_contains(store_list_of(pin), &vals[0], &yes);
-        lverb_result(c, res, yes ? 1 : 0);
+        if (res != LIST_BUSY)
+            lverb_result(c, res, yes ? 1 : 0);
         break;
     }
+    return res != LIST_BUSY;
 }
 
+/* The command's blocks are read (into c->nread.it). A by-value request
+ * on a list whose value index is being built runs again, from here, once
+ * the worker has served its other connections (c->resume): each run
+ * indexes LIST_VINDEX_STEP more elements, so no other client waits for
+ * the whole index. */
 static void lverb_data_done(conn *c) {
     item *it = c->nread.it, *pin;
     struct list_val vals[LVERB_VALUES_MAX];
     struct lverb_req r;
-    bool push;
+    bool push, done = true;
 
     c->nread.it = NULL;
     c->noreply = c->nread.noreply;
@@ -397,11 +408,17 @@ static void lverb_data_done(conn *c) {
     } else if (r.verb == LVERB_EXISTS || cmd_log_ok(c)) {
         pin = lverb_list(c, item_key(it), it->nkey, push, REPLY_NOT_FOUND);
         if (pin != NULL) {
-            lverb_apply(c, pin, it, &r, vals);
+            done = lverb_apply(c, pin, it, &r, vals);
             item_release(pin);
         }
     }
-    item_release(it);
+    if (done) {
+        item_release(it);
+        return;
+    }
+    c->nread.it = it;
+    c->resume = lverb_data_done;
+    conn_yield_turn(c);
 }
 
 /* ---- pops and reads ---- */

@@ -454,6 +454,63 @@ start_server {tags {list mcds-only} args {-m 2 -M}} {
         assert_range $n 10 60
         mc_exchange $fd "delete m2\r\n"
     } "DELETED\r\n"
+
+    # The value index is a cache: with no room for it, lexists, lrem and
+    # linsert read every chunk instead (list_index_scans), never answer
+    # out of memory.
+    test {-M: a list that fills -m: lexists, lrem and linsert still answer, by reading every chunk} {
+        set n 0
+        while 1 {
+            set vals {}
+            for {set i 0} {$i < 64} {incr i} { lappend vals [format v%07d [incr n]] }
+            set r [l_push $fd rpush m3 $vals]
+            if {![string is digit [string trim $r]]} break
+        }
+        assert_equal $r "SERVER_ERROR out of memory storing object\r\n"
+        set len [string trim [mc_exchange $fd "llen m3\r\n"]]
+        assert_true {$len > 10000} "only $len elements fit in -m 2"
+        set scans [mc_stat $fd list_index_scans]
+        set r [mc_exchange $fd [string cat [l_blocks "lexists m3 8" v0000007] [l_blocks "lexists m3 8" [format v%07d $len]] \
+                                   [l_blocks "lexists m3 7" nothere] [l_blocks "lrem m3 1 8" v0000009] \
+                                   [l_blocks "linsert m3 after 8 3" v0000100 INS] "lindex m3 99\r\nlindex m3 -1\r\n"]]
+        assert_equal $r [string cat "1\r\n1\r\n0\r\n1\r\n$len\r\n" [l_vals m3 INS] [l_vals m3 [format v%07d $len]]]
+        assert_true {[mc_stat $fd list_index_scans] - $scans == 5}
+        mc_exchange $fd "delete m3\r\n"
+    } "DELETED\r\n"
+}
+
+# The value index of a big list is built a bounded piece at a time: a
+# by-value request indexes some elements, then lets its worker serve other
+# connections, and runs again (list_index_steps counts the pieces). What
+# other clients change meanwhile, before or after the part built so far,
+# is in the index once it is complete.
+start_server {tags {list mcds-only} args {-t 1}} {
+    set fd [mc_connect]
+    set other [mc_connect]
+    set n 300000
+    for {set i 0} {$i < $n} {incr i 64} {
+        set vals {}
+        for {set j $i} {$j < $i + 64 && $j < $n} {incr j} { lappend vals e$j }
+        mc_send $fd [l_blocks "rpush big [join [lmap v $vals {string length $v}]] noreply" {*}$vals]
+    }
+    mc_exchange $fd ""
+
+    test {a first by-value request on a 300,000-element list is answered after several steps; others run between them} {
+        set steps [mc_stat $fd list_index_steps]
+        mc_send $fd [l_blocks "lexists big 7" e299999]
+        # Changes from another connection while the index is being built:
+        # both ends, a position in the middle, a removal by value.
+        set r [mc_exchange $other [string cat [l_blocks "lpush big 4" head] [l_blocks "rpush big 4" tail] \
+                                        [l_blocks "lset big 150000 3" mid] [l_blocks "lrem big 0 6" e77777] \
+                                        "lpop big\r\n" [l_blocks "rpush big 4" tail]]]
+        assert_equal $r [string cat "300001\r\n300002\r\n" "STORED\r\n1\r\n" [l_vals big head] "300001\r\n"]
+        assert_equal [mc_readline $fd] 1
+        assert_true {[mc_stat $fd list_index_steps] - $steps > 1}
+        # The complete index agrees with the list.
+        mc_exchange $fd [string cat [l_blocks "lexists big 4" tail] [l_blocks "lrem big 0 4" tail] [l_blocks "lexists big 3" mid] \
+                             [l_blocks "lexists big 7" e149999] [l_blocks "lexists big 6" e77777] [l_blocks "lexists big 4" head] \
+                             [l_blocks "lexists big 2" e0] [l_blocks "linsert big before 7 1" e299999 Z] "lindex big -2\r\nllen big\r\n"]
+    } [string cat "1\r\n2\r\n1\r\n0\r\n0\r\n0\r\n1\r\n300000\r\n" [l_vals big Z] "300000\r\n"]
 }
 
 start_server {tags {list mcds-only} args {-m 2}} {
