@@ -9,12 +9,20 @@ share it, and runs one scenario:
             200 single gets meanwhile.
   flush     N one-byte items are stored, then A sends flush_all; B sends
             single gets until A has its OK.
+  commands  (mcds only) for each long command of mcds's own, its data is
+            made first (N elements, messages or missing keys; N/5 tree
+            counter objects), then A sends the command and B sends single
+            gets until A has its answer: a list's first lexists (the
+            value index built a piece at a time), lrem with no match,
+            lindex at the far end, ltrim, delete of a list, qinfo of a
+            delayed message, qpurge, delete of a queue, a get of N/2
+            missing keys, delete of a tree of counter objects.
 
-Prints B's slowest get (and for flush, how long the flush took and how
-many of B's gets it answered meanwhile). Nothing is asserted: the figures
-are for doc/performance.md, "Tail latency".
+Prints B's slowest get (and for flush and commands, how long A's command
+took and how many of B's gets it answered meanwhile). Nothing is
+asserted: the figures are for doc/performance.md, "Tail latency".
 
-  contrib/bench/hog_latency.py [--server PATH] [--scenario pipeline|flush]
+  contrib/bench/hog_latency.py [--server PATH] [--scenario pipeline|flush|commands]
       [--items N] [--memcached]   (--memcached: PATH is memcached, run -u nobody)
 """
 import argparse
@@ -112,11 +120,79 @@ def flush(a, b, items):
           % (items, time.time() - t0, answered, worst * 1e3))
 
 
+def timed(a, b, name, cmd, until):
+    """A sends cmd; B sends single gets until A's reply holds until."""
+    t0 = time.time()
+    a.sendall(cmd)
+    a.setblocking(False)
+    got, worst, answered = b"", 0.0, 0
+    while until not in got:
+        t1 = time.time()
+        exchange(b, b"get x\r\n", b"END\r\n")
+        worst = max(worst, time.time() - t1)
+        answered += 1
+        try:
+            got += a.recv(1 << 20)
+        except BlockingIOError:
+            pass
+    took = time.time() - t0
+    a.setblocking(True)
+    print("%-34s %8.1f ms; B's gets meanwhile: %6d, slowest %6.2f ms"
+          % (name, took * 1e3, answered, worst * 1e3))
+    return got
+
+
+def fill(a, lines):
+    """Sends the noreply lines in 1 MB writes, then waits for them."""
+    batch = bytearray()
+    for line in lines:
+        batch += line
+        if len(batch) > 1 << 20:
+            a.sendall(batch)
+            batch = bytearray()
+    exchange(a, bytes(batch) + b"mn\r\n", b"MN\r\n")
+
+
+def list_lines(key, n):
+    for i in range(0, n, 64):
+        vals = [b"e%d" % j for j in range(i, min(i + 64, n))]
+        yield (b"rpush %s %s noreply\r\n" % (key, b" ".join(b"%d" % len(v) for v in vals))
+               + b"".join(v + b"\r\n" for v in vals))
+
+
+def queue_lines(key, n, delay):
+    for i in range(0, n, 100):
+        k = min(100, n - i)
+        yield b"qpushn %s 0 %d 0 %s noreply\r\n" % (key, delay, b" ".join([b"1"] * k)) + b"x\r\n" * k
+
+
+def commands(a, b, n):
+    fill(a, list_lines(b"L", n))
+    timed(a, b, "first lexists, %d elements" % n, b"lexists L 2\r\ne7\r\n", b"\r\n")
+    timed(a, b, "lrem, no match", b"lrem L 0 4\r\nnone\r\n", b"\r\n")
+    timed(a, b, "lindex at the far end", b"lindex L %d\r\n" % (n // 2), b"END\r\n")
+    timed(a, b, "ltrim to 10 elements", b"ltrim L %d 10\r\n" % (n // 2), b"\r\n")
+    fill(a, list_lines(b"L2", n))
+    timed(a, b, "delete of a list", b"delete L2\r\n", b"\r\n")
+    fill(a, queue_lines(b"Q", n, 3600))
+    got = exchange(a, b"qpush Q 0 3600 1\r\ny\r\n", b"\r\n")
+    timed(a, b, "qinfo of a delayed message", b"qinfo Q %s\r\n" % got.split()[1], b"END\r\n")
+    timed(a, b, "qpurge", b"qpurge Q\r\n", b"\r\n")
+    fill(a, queue_lines(b"Q2", n, 0))
+    timed(a, b, "delete of a queue", b"delete Q2\r\n", b"\r\n")
+    keys = b" ".join(b"missing:%d" % i for i in range(n // 2))
+    timed(a, b, "get of %d missing keys" % (n // 2), b"get " + keys + b"\r\n", b"END\r\n")
+    objs = n // 5
+    exchange(a, b"ctdef 1 103\r\nctobj root\r\n", b"CREATED\r\nCREATED\r\n")
+    fill(a, (b"ctobj root:%d parent=root\r\n" % i for i in range(objs)))     # answers read by fill
+    timed(a, b, "delete of %d counter objects" % objs, b"delete root\r\n", b"DELETED\r\n")
+
+
 def main():
     top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--server", default=os.path.join(top, "server", "mcds-server"))
-    p.add_argument("--scenario", choices=["pipeline", "flush"], default="pipeline")
+    p.add_argument("--scenario", choices=["pipeline", "flush", "commands"], default="pipeline")
     p.add_argument("--items", type=int, default=1000000)
     p.add_argument("--memcached", action="store_true")
     o = p.parse_args()
@@ -124,6 +200,8 @@ def main():
     try:
         if o.scenario == "pipeline":
             pipeline(a, b)
+        elif o.scenario == "commands":
+            commands(a, b, o.items)
         else:
             flush(a, b, o.items)
     finally:

@@ -485,8 +485,13 @@ void list_cut_at(struct list *l, uint64_t idx) {
     list_cut(l, c, i);
 }
 
-/* Whole chunks at a time. */
+/* Whole chunks at a time. Taking each element out of the value index
+ * costs a hash: past LIST_VINDEX_STEP elements the index is dropped
+ * instead (in one pass over its table), and built again, a piece at a
+ * time, when next asked by value. */
 void list_drop_end(struct list *l, enum list_end e, uint64_t k) {
+    if (k > LIST_VINDEX_STEP)
+        list_vindex_drop(l);
     while (k > 0) {
         struct lchunk *c = e == LIST_HEAD ? list_chunk_first(l->root) : list_chunk_last(l->root);
         uint32_t off;

@@ -511,6 +511,16 @@ start_server {tags {list mcds-only} args {-t 1}} {
                              [l_blocks "lexists big 7" e149999] [l_blocks "lexists big 6" e77777] [l_blocks "lexists big 4" head] \
                              [l_blocks "lexists big 2" e0] [l_blocks "linsert big before 7 1" e299999 Z] "lindex big -2\r\nllen big\r\n"]
     } [string cat "1\r\n2\r\n1\r\n0\r\n0\r\n0\r\n1\r\n300000\r\n" [l_vals big Z] "300000\r\n"]
+
+    # A trim of more than a piece's worth drops the index rather than take
+    # each element out of it; the next by-value request builds it again.
+    test {ltrim of an indexed list, then by-value requests see exactly the elements kept} {
+        # Position 100000 holds e100001: e77777 went, and the head.
+        mc_exchange $fd [string cat "ltrim big 100000 3\r\n" "lrange big 0 10\r\n" [l_blocks "lexists big 7" e100001] \
+                             [l_blocks "lexists big 7" e100000] [l_blocks "lexists big 7" e100004] \
+                             [l_blocks "lrem big 0 7" e100002] [l_blocks "linsert big after 7 1" e100003 Y] "lrange big 0 10\r\n"]
+    } [string cat "299997\r\n" [l_vals big {e100001 e100002 e100003}] "1\r\n0\r\n0\r\n1\r\n3\r\n" \
+           [l_vals big {e100001 e100003 Y}]]
 }
 
 start_server {tags {list mcds-only} args {-m 2}} {
