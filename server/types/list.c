@@ -1,6 +1,6 @@
 /*
- * types/list: a list's life (creation, the registry of lists, the
- * reclaimer thread that frees deleted lists in the background), its
+ * types/list: a list's life (creation, the registry of lists, a deleted
+ * list handed to the reaper thread, base/reaper.h, to be freed), its
  * operations as the verbs see them (each locks the list, changes its
  * sequence through list_seq.c and logs the change), by-value lookups
  * through the value index, and blocking pops.
@@ -8,12 +8,13 @@
  * A refused change leaves the list as it was (list_seq.c allocates before
  * it changes anything; a push of several values that runs out of memory
  * midway takes back what it put). The value index is a cache of the
- * sequence: when it cannot grow it is dropped, and rebuilt when a by-value
- * operation next needs it.
+ * sequence: when it cannot grow it is dropped, and rebuilt (a piece at a
+ * time) when a by-value operation next needs it.
  *
- * Lock order: the registry lock, then a list's lock; the reclaimer's lock
- * is taken under neither.
+ * Lock order: the registry lock, then a list's lock; the reaper's lock is
+ * taken under neither.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,12 +31,7 @@ static struct list *list_reg;
 static uint64_t list_nlists;
 static bool (*list_room)(size_t need);
 
-static pthread_mutex_t list_dead_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t list_dead_cond = PTHREAD_COND_INITIALIZER;
-static struct list *list_dead;
-static uint64_t list_ndead;         /* freed, not yet reclaimed */
-static bool list_reaper_on, list_reaper_stop;
-static pthread_t list_reaper;
+static uint64_t list_ndead;         /* freed, not yet reclaimed; atomic */
 
 void list_charge(struct list *l, long bytes) {
     l->mem += (size_t)bytes;
@@ -127,25 +123,10 @@ static void list_destroy(struct list *l) {
     free(l);
 }
 
-static void *list_reaper_main(void *arg) {
-    (void)arg;
-    pthread_mutex_lock(&list_dead_lock);
-    for (;;) {
-        struct list *l = list_dead;
-        if (l == NULL && list_reaper_stop)
-            break;
-        if (l == NULL) {
-            pthread_cond_wait(&list_dead_cond, &list_dead_lock);
-            continue;
-        }
-        list_dead = l->dead_next;
-        pthread_mutex_unlock(&list_dead_lock);
-        list_destroy(l);
-        pthread_mutex_lock(&list_dead_lock);
-        list_ndead--;
-    }
-    pthread_mutex_unlock(&list_dead_lock);
-    return NULL;
+/* The reaper frees a deleted list (base/reaper.h). */
+static void list_reap(struct reaper_job *j) {
+    list_destroy((struct list *)((char *)j - offsetof(struct list, reap)));
+    __atomic_sub_fetch(&list_ndead, 1, __ATOMIC_RELAXED);
 }
 
 void list_free(struct list *l) {
@@ -158,16 +139,9 @@ void list_free(struct list *l) {
         l->reg_next->reg_prev = l->reg_prev;
     list_nlists--;
     pthread_mutex_unlock(&list_reg_lock);
-    if (!list_reaper_on) {
-        list_destroy(l);
-        return;
-    }
-    pthread_mutex_lock(&list_dead_lock);
-    l->dead_next = list_dead;
-    list_dead = l;
-    list_ndead++;
-    pthread_cond_signal(&list_dead_cond);
-    pthread_mutex_unlock(&list_dead_lock);
+    __atomic_add_fetch(&list_ndead, 1, __ATOMIC_RELAXED);
+    l->reap.run = list_reap;
+    reaper_put(&l->reap);
 }
 
 /* By-value requests that waited for the value index (a step each) or were
@@ -192,19 +166,11 @@ static const struct stats_provider list_stats_provider = { "lists", STATS_PLACE_
 void list_system_init(bool (*room)(size_t need)) {
     stats_provide(&list_stats_provider);
     list_room = room;
-    list_reaper_stop = false;
-    list_reaper_on = pthread_create(&list_reaper, NULL, list_reaper_main, NULL) == 0;
+    reaper_start();
 }
 
 void list_system_shutdown(void) {
-    if (!list_reaper_on)
-        return;
-    pthread_mutex_lock(&list_dead_lock);
-    list_reaper_stop = true;
-    pthread_cond_signal(&list_dead_cond);
-    pthread_mutex_unlock(&list_dead_lock);
-    pthread_join(list_reaper, NULL);
-    list_reaper_on = false;
+    reaper_stop();
 }
 
 static void list_close_locked(struct list *l) {
@@ -250,9 +216,7 @@ const struct list_opts *list_options(const struct list *l) {
 void list_totals(uint64_t *nlists, uint64_t *nelems, uint64_t *nwaiters, uint64_t *nreclaiming) {
     struct list *l;
 
-    pthread_mutex_lock(&list_dead_lock);
-    *nreclaiming = list_ndead;
-    pthread_mutex_unlock(&list_dead_lock);
+    *nreclaiming = __atomic_load_n(&list_ndead, __ATOMIC_RELAXED);
 
     *nelems = *nwaiters = 0;
     pthread_mutex_lock(&list_reg_lock);

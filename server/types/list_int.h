@@ -9,6 +9,7 @@
 #ifndef MCDS_LIST_INT_H
 #define MCDS_LIST_INT_H
 
+#include "base/reaper.h"
 #include "cache/item.h"
 #include "types/list.h"
 
@@ -68,7 +69,7 @@ struct list {
     uint64_t nwaiters;
     bool closed;
     struct list *reg_prev, *reg_next;
-    struct list *dead_next;     /* the reclaimer's queue */
+    struct reaper_job reap;     /* once deleted: freed by the reaper */
 };
 
 /* Counts bytes of l under -m (negative: given back). */

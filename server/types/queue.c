@@ -18,11 +18,13 @@
  */
 #include <event2/event.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/clock.h"
+#include "base/reaper.h"
 #include "base/stats.h"
 #include "types/queue.h"
 #include "types/queue_int.h"
@@ -799,6 +801,16 @@ static void queue_free_unlisted(struct queue *q) {
     free(q);
 }
 
+/* Deleted queues and purged messages not yet freed by the reaper. Atomic. */
+static uint64_t queue_nreclaiming;
+
+/* The reaper frees a deleted queue and its messages. */
+static void queue_reap(struct reaper_job *j) {
+    queue_free_unlisted((struct queue *)((char *)j - offsetof(struct queue, reap)));
+    __atomic_sub_fetch(&queue_nreclaiming, 1, __ATOMIC_RELAXED);
+}
+
+/* Takes q out of every table now; its memory goes on the reaper thread. */
 void queue_free(struct queue *q) {
     queue_names_remove(q);
     pthread_mutex_lock(&queue_reg_lock);
@@ -819,7 +831,9 @@ void queue_free(struct queue *q) {
         queue_theap.cap = 0;
     }
     pthread_mutex_unlock(&queue_theap_lock);
-    queue_free_unlisted(q);
+    __atomic_add_fetch(&queue_nreclaiming, 1, __ATOMIC_RELAXED);
+    q->reap.run = queue_reap;
+    reaper_put(&q->reap);
 }
 
 void queue_close(struct queue *q) {
@@ -1229,19 +1243,70 @@ static void queue_drop_msg(struct queue *q, struct qmsg *m) {
     queue_msg_free(m);
 }
 
+/* A purge's messages on their way to the reaper. */
+struct queue_bag {
+    struct reaper_job reap;
+    struct qpack pack;
+    struct qheap ready, ready_age, delayed, buried;
+};
+
+static void queue_bag_reap(struct reaper_job *j) {
+    struct queue_bag *b = (struct queue_bag *)j;
+
+    qpack_clear(&b->pack);
+    qheap_free(&b->ready_age);
+    queue_free_heap(&b->ready);
+    queue_free_heap(&b->delayed);
+    queue_free_heap(&b->buried);
+    free(b);
+    __atomic_sub_fetch(&queue_nreclaiming, 1, __ATOMIC_RELAXED);
+}
+
+/* Moves h's messages into *into and leaves h empty, as made. */
+static void queue_heap_hand_over(struct qheap *h, struct qheap *into) {
+    *into = *h;
+    qheap_init(h, into->less, into->pos_off);
+}
+
+/* Hands every ready, delayed and buried message of q to the reaper in
+ * O(1): false (nothing done) when the queue keeps room in its heaps for
+ * messages out on a move or a dead-letter placement, or counts where dead
+ * letters came from (each message's source would have to be let go of
+ * here), or without memory. q locked. */
+static bool queue_purge_to_reaper(struct queue *q) {
+    struct queue_bag *b;
+
+    if (q->move_reserved > 0 || q->bury_reserved > 0 || q->nsrcs > 0 || (b = malloc(sizeof(*b))) == NULL)
+        return false;
+    b->pack = q->pack;
+    q->pack.head = q->pack.tail = NULL;     /* its last id, seq and time stay */
+    q->pack.n = 0;
+    q->pack.bytes = 0;
+    queue_heap_hand_over(&q->ready, &b->ready);
+    queue_heap_hand_over(&q->ready_age, &b->ready_age);
+    queue_heap_hand_over(&q->delayed, &b->delayed);
+    queue_heap_hand_over(&q->buried, &b->buried);
+    __atomic_add_fetch(&queue_nreclaiming, 1, __ATOMIC_RELAXED);
+    b->reap.run = queue_bag_reap;
+    reaper_put(&b->reap);
+    return true;
+}
+
 uint64_t queue_purge(struct queue *q) {
     uint64_t n;
     struct qmsg *m;
 
     pthread_mutex_lock(&q->lock);
     n = queue_ready_count(q) + q->delayed.n + q->buried.n;
-    qpack_clear(&q->pack);
-    while ((m = queue_ready_take(q)) != NULL)
-        queue_drop_msg(q, m);
-    while ((m = qheap_pop(&q->delayed)) != NULL)
-        queue_drop_msg(q, m);
-    while ((m = qheap_pop(&q->buried)) != NULL)
-        queue_drop_msg(q, m);
+    if (!queue_purge_to_reaper(q)) {
+        qpack_clear(&q->pack);
+        while ((m = queue_ready_take(q)) != NULL)
+            queue_drop_msg(q, m);
+        while ((m = qheap_pop(&q->delayed)) != NULL)
+            queue_drop_msg(q, m);
+        while ((m = qheap_pop(&q->buried)) != NULL)
+            queue_drop_msg(q, m);
+    }
     q->counts.purged += n;
     qlog_purge(q);
     queue_update_due(q);
@@ -1449,6 +1514,7 @@ static void queue_stats_emit(stats_emit_fn emit, void *ctx) {
     stats_emit_u64(emit, ctx, "queue_released", q.released);
     stats_emit_u64(emit, ctx, "queue_lease_expired", q.expired);
     stats_emit_u64(emit, ctx, "queue_dead", q.dead);
+    stats_emit_u64(emit, ctx, "queue_reclaiming", __atomic_load_n(&queue_nreclaiming, __ATOMIC_RELAXED));
 }
 
 static const struct stats_provider queue_stats_provider = { "queues", STATS_PLACE_MCDS, 10, queue_stats_emit };
@@ -1466,6 +1532,7 @@ void queue_system_init(struct event_base *timer_base, queue_dead_fn dead_hook) {
     }
     queue_dead_hook = dead_hook;
     queue_armed_at = UINT64_MAX;
+    reaper_start();
 }
 
 void queue_system_shutdown(void) {
@@ -1480,6 +1547,7 @@ void queue_system_shutdown(void) {
     queue_timer = NULL;
     queue_kick_ev = NULL;
     queue_kick_fd[0] = queue_kick_fd[1] = -1;
+    reaper_stop();
 }
 
 /* debugtime moved the clock: everything now due happens before the verb

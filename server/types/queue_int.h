@@ -7,6 +7,7 @@
 #ifndef MCDS_QUEUE_INT_H
 #define MCDS_QUEUE_INT_H
 
+#include "base/reaper.h"
 #include "types/queue.h"
 #include "types/queue_pack.h"
 
@@ -52,6 +53,7 @@ struct queue {
                                    changed under the heap's lock */
     item *self;                 /* the keyspace item holding this queue */
     struct queue *reg_prev, *reg_next;
+    struct reaper_job reap;     /* once deleted: freed by the reaper */
 };
 
 /* Messages past max_deliveries, moved out under the queue lock and

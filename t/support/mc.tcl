@@ -315,6 +315,14 @@ proc mc_stat {fd name} {
     return [dict get $d $name]
 }
 
+# mc_malloced fd -> the bytes counted against -m (stats slabs'
+# total_malloced): what every structure holds, not only cache items.
+proc mc_malloced {fd} {
+    set r [mc_exchange $fd "stats slabs\r\n"]
+    if {![regexp {STAT total_malloced (\d+)\r\n} $r -> v]} { fail "stats slabs: '[visible $r]'" }
+    return $v
+}
+
 # mc_stats_delta fd request names -> {name change ...}: what sending request
 # changed each of the named general stats by.
 proc mc_stats_delta {fd request names} {

@@ -685,6 +685,45 @@ start_server {tags {queue mcds-only}} {
 
 # ---- stats totals ----
 
+# qpurge and delete hand the messages to a background thread (the
+# reaper): the reply comes at once, whatever the queue holds, and the
+# memory comes back shortly after (queue_reclaiming counts what waits).
+start_server {tags {queue mcds-only}} {
+    set fd [mc_connect]
+
+    test {qpurge of 60,000 messages (ready, packed, delayed): leases kept, ids go on, memory given back} {
+        set b ""
+        for {set i 0} {$i < 200} {incr i} {
+            append b "qpushn big 0 0 0 [join [lrepeat 100 2] { }] noreply\r\n" [string repeat "ab\r\n" 100]
+            append b "qpushn big 0 600 5 [join [lrepeat 100 2] { }] noreply\r\n" [string repeat "cd\r\n" 100]
+            append b "qpushn big 0 0 7 [join [lrepeat 100 2] { }] noreply\r\n" [string repeat "ef\r\n" 100]
+        }
+        mc_exchange $fd $b
+        set held [q_pop $fd big 3 lease=600]
+        set before [mc_malloced $fd]
+        assert_equal [mc_exchange $fd "qpurge big\r\n"] "PURGED 59997\r\n"
+        wait_for {[mc_stat $fd queue_reclaiming] == 0}
+        set after [mc_malloced $fd]
+        assert_true {$before - $after > 59997 * 2} "total_malloced $after, before the purge $before"
+        set acks [lmap it $held { mc_exchange $fd "qack big [lindex $it 0]:[lindex $it 3]\r\n" }]
+        set id [q_push $fd big again]
+        set it [lindex [q_pop $fd big 1] 0]
+        list [lsort -unique $acks] [expr {$id > [lindex $held end 0]}] [lindex $it 2] [q_counts $fd big]
+    } [list [list "ACKED\r\n"] 1 again {0 0 1}]
+
+    test {delete of a queue of 60,000 messages: DELETED at once, memory given back} {
+        set b ""
+        for {set i 0} {$i < 600} {incr i} {
+            append b "qpushn big2 0 0 3 [join [lrepeat 100 2] { }] noreply\r\n" [string repeat "gh\r\n" 100]
+        }
+        mc_exchange $fd $b
+        set before [mc_malloced $fd]
+        assert_equal [mc_exchange $fd "delete big2\r\n"] "DELETED\r\n"
+        wait_for {[mc_stat $fd queue_reclaiming] == 0}
+        list [expr {$before - [mc_malloced $fd] > 60000 * 2}] [mc_exchange $fd "qstats big2\r\n"]
+    } [list 1 "NOT_FOUND\r\n"]
+}
+
 start_server {tags {queue mcds-only}} {
     set fd [mc_connect]
 
@@ -749,6 +788,8 @@ start_server {tags {queue mcds-only} args {-m 2 -M}} {
         q_drain_check $fd mg $n 40000
         assert_equal [q_fill $fd mg 40000 200] $n "after acking everything"
         assert_equal [mc_exchange $fd "qpurge mg\r\n"] "PURGED $n\r\n"
+        # The purged messages' memory comes back on the reaper thread.
+        wait_for {[mc_stat $fd queue_reclaiming] == 0}
         assert_equal [q_fill $fd mg 40000 200] $n "after qpurge"
         # Leases that run out and messages released keep their memory.
         set items [q_pop $fd mg 100 lease=1]
@@ -759,6 +800,7 @@ start_server {tags {queue mcds-only} args {-m 2 -M}} {
             "SERVER_ERROR out of memory storing object\r\n"
         q_drain_check $fd mg $n 40000
         assert_match "PUSHED *\r\nDELETED\r\n" [mc_exchange $fd "qpush mg 0 0 1\r\nz\r\ndelete mg\r\n"]
+        wait_for {[mc_stat $fd queue_reclaiming] == 0}
         assert_equal [q_fill $fd mg2 40000 200] $n "after deleting the queue"
         mc_exchange $fd "delete mg2\r\n"
     } "DELETED\r\n" {debugtime}
