@@ -9,7 +9,7 @@ proc kd_counts {fd q} { lmap n {ready in_flight} { q_stat $fd $q $n } }
 start_server {tags {kestrel mcds-only}} {
     set fd [mc_connect]
 
-    test {protocol.md:1479,954-956: an open read is held by its connection alone: qinfo names it kestrel, no lease time; others get NOT_FOUND} {
+    test {protocol.md, Kestrel's dialect and queues: an open read is held by its connection alone: qinfo names it kestrel, no lease time; others get NOT_FOUND} {
         set k [mc_connect]
         mc_exchange $fd "qcreate ko lease=1\r\nset ko 0 0 2\r\nm1\r\n"
         assert_equal [mc_exchange $k "get ko/open\r\n"] "VALUE ko/open 0 2\r\nm1\r\nEND\r\n"
@@ -22,13 +22,13 @@ start_server {tags {kestrel mcds-only}} {
             [kd_counts $fd ko] [mc_exchange $k "get ko/close\r\n"] [kd_counts $fd ko]
     } [list 1 1 "NOT_FOUND\r\nNOT_FOUND\r\nNOT_FOUND\r\nNOT_FOUND\r\nEND\r\n" {0 1} "END\r\n" {0 0}]
 
-    test {protocol.md:1492: the VALUE line repeats the key as asked, /t= and /open/t= included} {
+    test {protocol.md, Kestrel's dialect: the VALUE line repeats the key as asked, /t= and /open/t= included} {
         mc_exchange $fd "qcreate kv\r\nset kv 3 0 1\r\na\r\nset kv 4 0 1\r\nb\r\n"
         set k [mc_connect]
         mc_exchange $k "get kv/t=100\r\nget kv/open/t=100\r\nget kv/close\r\n"
     } "VALUE kv/t=100 3 1\r\na\r\nEND\r\nVALUE kv/open/t=100 4 1\r\nb\r\nEND\r\nEND\r\n"
 
-    test {protocol.md:1483: /t=100000000000 is a queue read that waits; one more is not a queue read (END at once)} {
+    test {protocol.md, Kestrel's dialect: /t=100000000000 is a queue read that waits; one more is not a queue read (END at once)} {
         mc_exchange $fd "qcreate kt\r\n"
         set k [mc_connect]
         set t0 [clock milliseconds]
@@ -41,7 +41,7 @@ start_server {tags {kestrel mcds-only}} {
         list $quick [expr {$ms < 1000}] $waiters [mc_readline $k] [mc_readline $k]
     } [list "END\r\n" 1 1 {VALUE kt/t=100000000000 0 1} z]
 
-    test {protocol.md:1494-1503: each error answers one line, nothing taken, the connection and its open read stay} {
+    test {protocol.md, Kestrel's dialect, errors: each error answers one line, nothing taken, the connection and its open read stay} {
         mc_exchange $fd "qcreate ke\r\nqcreate ke2\r\n"
         foreach i {1 2 3} { mc_exchange $fd "set ke 0 0 1\r\n$i\r\nset ke2 0 0 1\r\n$i\r\n" }
         set k [mc_connect]
@@ -58,7 +58,7 @@ start_server {tags {kestrel mcds-only}} {
                  "CLIENT_ERROR bad command line format\r\n"] \
          {2 1} {3 0} "END\r\n" {2 0}]
 
-    test {protocol.md:1655-1656: binary GET of <queue>/open is a miss; nothing is taken} {
+    test {protocol.md, binary, keys that hold a queue: binary GET of <queue>/open is a miss; nothing is taken} {
         mc_exchange $fd "qcreate kb\r\nset kb 0 0 1\r\nq\r\n"
         set b [mc_connect]
         mc_send $b [bin_pkt GET -key kb/open]
@@ -68,7 +68,7 @@ start_server {tags {kestrel mcds-only}} {
         list [dict get $r status] [dict get $r2 status] [kd_counts $fd kb]
     } {1 1 {1 0}}
 
-    test {protocol.md:1479: 40 connections that /open and drop give every message back; no descriptor is kept} {
+    test {protocol.md, Kestrel's dialect: 40 connections that /open and drop give every message back; no descriptor is kept} {
         mc_exchange $fd "qcreate kd\r\n"
         for {set i 0} {$i < 50} {incr i} { mc_send $fd "set kd 0 0 2\r\n[format %02d $i]\r\n" }
         mc_exchange $fd ""
@@ -90,7 +90,7 @@ start_server {tags {kestrel mcds-only}} {
         list $opened $held [kd_counts $fd kd] [llength [lsort -unique $got]] [expr {[kd_fds] <= $base}]
     } {40 {10 40} {0 0} 50 1}
 
-    test {protocol.md:720-723: 40 /t= waiters that hang up (half close or close) free their slots; a later set stays ready} {
+    test {protocol.md, limits a client meets: 40 /t= waiters that hang up (half close or close) free their slots; a later set stays ready} {
         mc_exchange $fd "qcreate kw\r\n"
         set base [kd_fds]
         set conns [mc_stat $fd curr_connections]
