@@ -155,7 +155,7 @@ static void scan_visit_item(item *it, void *arg) {
     k->ttl = ttl < 0 ? -1 : ttl;
 }
 
-enum scan_result scan_step(uint64_t id, uint32_t nbuckets, struct scan_page *page, uint64_t *next) {
+enum scan_result scan_step(uint64_t id, uint32_t count, struct scan_page *page, uint64_t *next) {
     struct scan **p, *s;
     struct scan_visit sv = { NULL, page, clock_now(), false };
     uint64_t v;
@@ -172,11 +172,13 @@ enum scan_result scan_step(uint64_t id, uint32_t nbuckets, struct scan_page *pag
     pthread_mutex_unlock(&scan_lock);
     sv.f = &s->f;
     v = s->v;
-    for (i = 0; i < nbuckets && page->n < SCAN_PAGE_KEYS; i++) {
+    if (count > SCAN_PAGE_KEYS)
+        count = SCAN_PAGE_KEYS;
+    for (i = 0; i < SCAN_PAGE_BUCKETS && page->n < count; i++) {
         size_t before = page->n;
         uint64_t after = hash_scan(v, scan_visit_item, &sv);
-        if (sv.nomem) {         /* the bucket again, next time */
-            page->n = before;
+        if (sv.nomem || (page->n > count && before > 0)) {
+            page->n = before;   /* the bucket again, next time */
             break;
         }
         v = after;

@@ -17,7 +17,7 @@
 #include "store/scan.h"
 #include "verbs/verb_scan.h"
 
-#define SVERB_COUNT_DEFAULT 100     /* buckets a page visits */
+#define SVERB_COUNT_DEFAULT 100     /* keys a page holds at most */
 
 static const char *const sverb_types[] = {
     [ITEM_STRING] = "string", [ITEM_QUEUE] = "queue", [ITEM_LIST] = "list", [ITEM_CTREE] = "ctree",
@@ -64,7 +64,7 @@ static bool sverb_option(conn *c, const char *tok, bool start, uint32_t *count,
     size_t i;
 
     if ((v = cmd_option(tok, "count")) != NULL) {
-        if (cmd_parse_count(v, SCAN_PAGE_BUCKETS, count) && *count > 0)
+        if (cmd_parse_count(v, SCAN_COUNT_MAX, count) && *count > 0)
             return true;
         conn_out_reply(c, REPLY_X_COUNT_10000);
         return false;

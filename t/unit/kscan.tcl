@@ -129,3 +129,39 @@ start_server {tags {kscan mcds-only}} {
         }
     } {{ab1 ab2 abx} {ab1 ab2} abx {ab1 ab2} a*c}
 }
+
+# count bounds the keys of a page, not the buckets it visits: a nearly
+# empty server is scanned in a few calls, never hundreds of empty pages; a
+# page visits at most 65,536 buckets, so a sparse big table costs a few
+# pages too.
+start_server {tags {kscan mcds-only}} {
+    set fd [mc_connect]
+    for {set i 0} {$i < 20} {incr i} { mc_send $fd "set few$i 0 0 1 noreply\r\nx\r\n" }
+    mc_exchange $fd ""
+
+    test {20 keys, count=10: pages of at most 10 keys, the whole scan in at most 3 calls} {
+        lassign [k_page $fd "kscan 0 count=10"] keys id
+        set sizes [list [llength $keys]]
+        set all $keys
+        while {$id != 0} {
+            lassign [k_page $fd "kscan $id count=10"] keys id
+            lappend sizes [llength $keys]
+            lappend all {*}$keys
+        }
+        assert_true {[llength $sizes] <= 3} "[llength $sizes] pages"
+        foreach n $sizes { assert_range $n 0 10 "pages: $sizes" }
+        llength [lsort -unique [lmap k $all { lindex $k 0 }]]
+    } 20
+
+    test {count=1: one key a page (a bucket is never split between pages)} {
+        lassign [k_page $fd "kscan 0 count=1"] keys id
+        set pages 1
+        set all $keys
+        while {$id != 0} {
+            lassign [k_page $fd "kscan $id count=1"] keys id
+            incr pages
+            lappend all {*}$keys
+        }
+        list [llength [lsort -unique [lmap k $all { lindex $k 0 }]]] [expr {$pages <= 21}]
+    } {20 1}
+}
