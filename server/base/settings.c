@@ -26,7 +26,7 @@ enum {
     SETTINGS_OPT_DATA_DIR, SETTINGS_OPT_FSYNC, SETTINGS_OPT_PERSIST_ITEMS, SETTINGS_OPT_SNAP_MIN,
     SETTINGS_OPT_SNAP_GROWTH, SETTINGS_OPT_LOG_BUFFER, SETTINGS_OPT_RECOVER_PARTIAL,
     SETTINGS_OPT_STRICT_REPLAY, SETTINGS_OPT_STALL_TIMEOUT, SETTINGS_OPT_CHECK_DIR,
-    SETTINGS_OPT_ADMIN_USERS
+    SETTINGS_OPT_ADMIN_USERS, SETTINGS_OPT_DEBUG
 };
 #define SETTINGS_ITEM_MAX (1024UL * 1024 * 1024)
 
@@ -71,6 +71,13 @@ static const struct settings_option settings_options[] = {
     { 'f', "slab-growth-factor", required_argument, "<factor>", "accepted for memcached compatibility (no slabs): no effect" },
     { 'L', "enable-largepages", no_argument, NULL, "accepted for memcached compatibility: no effect" },
     { 'e', "memory-file", required_argument, "<file>", "accepted for memcached compatibility: no effect" },
+    { 'S', "enable-sasl", no_argument, NULL, "require authentication, as memcached's SASL; the users come from -Y <file>" },
+    { 'X', "disable-dumping", no_argument, NULL, "refuse stats cachedump and lru_crawler metadump" },
+    { 'W', "disable-watch", no_argument, NULL, "refuse watch" },
+    { 'r', "enable-coredumps", no_argument, NULL, "raise the core file size limit to its maximum" },
+    { 'D', "prefix-delimiter", required_argument, "<char>", "stats detail: a key's prefix ends at this character (default :)" },
+    { 'N', "napi_ids", required_argument, "<num>", "accepted for memcached compatibility (no NAPI grouping): no effect" },
+    { 'i', "license", no_argument, NULL, "print the license and exit" },
     { SETTINGS_OPT_OUTPUT_MAX, "conn-output-max", required_argument, "<size>",
       "replies queued for one connection before it pauses (default 1m)" },
     { SETTINGS_OPT_BUFFER_LIMIT, "conn-buffer-limit", required_argument, "<size>",
@@ -98,7 +105,7 @@ static const struct settings_option settings_options[] = {
       "replies wait this long for a log that cannot be written, then the connection is closed (default 30)" },
     { SETTINGS_OPT_CHECK_DIR, "check-data-dir", required_argument, "<dir>",
       "read the snapshot and logs of <dir> without starting, report, exit 0 if sound" },
-    { 'D', "debug", no_argument, NULL, "enable debug verbs (debugtime) for tests" },
+    { SETTINGS_OPT_DEBUG, "debug", no_argument, NULL, "enable debug verbs (debugtime) for tests" },
     { 'h', "help", no_argument, NULL, "print this help and exit" },
     { 'V', "version", no_argument, NULL, "print version and exit" },
 };
@@ -132,6 +139,7 @@ void settings_init(void) {
     settings.watcher_logbuf = 256 * 1024;
     settings.crawler_sleep = 100;
     settings.slab_automove_ratio = 0.8;     /* memcached's default */
+    settings.prefix_delimiter = ':';
     tls_opts_init();
 }
 
@@ -330,6 +338,17 @@ static int settings_apply_memcached(int letter, const char *arg) {
         return strtod(arg, &end) > 1.0 && *end == '\0' ? 0 : -1;
     case 'e':
         return 0;
+    case 'N':
+        return settings_number(arg, 1, INT_MAX, &v);
+    case 'S': settings.sasl = true; return 0;
+    case 'X': settings.dump_disabled = true; return 0;
+    case 'W': settings.watch_disabled = true; return 0;
+    case 'r': settings.coredumps = true; return 0;
+    case 'D':
+        if (arg[0] == '\0' || arg[1] != '\0')
+            return -1;
+        settings.prefix_delimiter = arg[0];
+        return 0;
     }
     return -1;
 }
@@ -453,7 +472,7 @@ static int settings_apply(int letter, const char *arg) {
     case 'F': settings.flush_enabled = false; return 0;
     case 'C': settings.cas_enabled = false; return 0;
     case 'v': settings.verbose++; return 0;
-    case 'D': settings.debug = true; return 0;
+    case SETTINGS_OPT_DEBUG: settings.debug = true; return 0;
     case 'Z': tls_opts.enabled = true; return 0;
     case SETTINGS_OPT_OUTPUT_MAX:
         return settings_size(arg, 1, &settings.conn_output_max);
@@ -480,6 +499,9 @@ static const char *settings_check(void) {
         return "item max size cannot be less than 1024 bytes";
     if (settings.admin_users != NULL && settings.auth_file == NULL)
         return "--admin-users needs -Y/--auth-file (who the users are)";
+    if (settings.sasl && settings.auth_file == NULL)
+        return "-S/--enable-sasl needs -Y/--auth-file: mcds reads its users and passwords from a file "
+               "of user:password lines, not from a SASL database";
     if (settings.item_size_max > SETTINGS_ITEM_MAX)
         return "cannot set item size limit higher than 1 gigabyte";
     if (settings.maxbytes < 1024 * 1024)
@@ -539,6 +561,13 @@ int settings_parse(int argc, char **argv) {
         }
         if (c == 'V') {
             printf("mcds-server %s (memcached protocol %s)\n", PACKAGE_VERSION, MCDS_PROTOCOL_VERSION);
+            return 1;
+        }
+        if (c == 'i') {
+            printf("mcds-server %s is distributed under the 3-clause BSD license (the LICENSE file of\n"
+                   "its source; /usr/share/doc/mcds-server/copyright in the Debian package).\n"
+                   "It links libevent (3-clause BSD) and, when built with TLS, OpenSSL (Apache 2.0).\n",
+                   PACKAGE_VERSION);
             return 1;
         }
         if (c == '?' || settings_apply(c, optarg) < 0) {

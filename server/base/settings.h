@@ -52,6 +52,11 @@ struct settings {
     char *user;               /* -u: the user to become once listening, when root */
     int backlog;              /* -b */
     bool lock_memory;         /* -k */
+    bool sasl;                /* -S: authentication required (needs -Y) */
+    bool dump_disabled;       /* -X: no stats cachedump, no lru_crawler metadump */
+    bool watch_disabled;      /* -W: no watch */
+    bool coredumps;           /* -r: the core file limit raised to its maximum */
+    char prefix_delimiter;    /* -D <char>: stats detail's key prefixes end here (default ':') */
     bool lru_crawler;         /* cleared by -o no_lru_crawler */
     int idle_timeout;         /* -o idle_timeout=<secs>, 0 = none */
     size_t watcher_logbuf;    /* -o watcher_logbuf_size=<KB> */

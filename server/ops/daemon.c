@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -98,7 +99,19 @@ int daemon_write_pid(void) {
     return 0;
 }
 
+/* -r: the core file limit raised to its hard limit, as memcached does. */
+static void daemon_coredumps(void) {
+    struct rlimit rl;
+
+    if (!settings.coredumps || getrlimit(RLIMIT_CORE, &rl) < 0)
+        return;
+    rl.rlim_cur = rl.rlim_max;
+    if (setrlimit(RLIMIT_CORE, &rl) < 0)
+        log_msg(0, "warning: -r: cannot raise the core file limit: %s", strerror(errno));
+}
+
 void daemon_ready(void) {
+    daemon_coredumps();
     if (settings.lock_memory && mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
         log_msg(0, "warning: -k: cannot lock memory: %s", strerror(errno));
     if (daemon_pipe >= 0) {

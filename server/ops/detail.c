@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "ops/detail.h"
+#include "base/settings.h"
 #include "cache/item.h"
 
-#define DETAIL_DELIMITER ':'
 
 struct detail_prefix {
     struct detail_prefix *next;     /* newest first */
@@ -35,7 +35,7 @@ void detail_set_enabled(bool on) {
 /* The counters of key's prefix (lock held), created if there is room;
  * NULL for a key without a delimiter, or when the table is full. */
 static struct detail_prefix *detail_find(const char *key, size_t nkey) {
-    const char *d = memchr(key, DETAIL_DELIMITER, nkey);
+    const char *d = memchr(key, settings.prefix_delimiter, nkey);
     struct detail_prefix *p;
     size_t n;
 

@@ -20,6 +20,7 @@
 #include "ops/dump.h"
 #include "cache/hash.h"
 #include "base/parse.h"
+#include "base/settings.h"
 #include "store/store.h"
 
 #define DUMP_MAX_CLASS 63           /* memcached's highest slab class id */
@@ -188,6 +189,10 @@ static enum conn_parse_result dump_start(conn *c, enum dump_kind kind, uint32_t 
 enum conn_parse_result dump_cachedump(conn *c, struct cmd_line *t) {
     uint32_t cls, limit;
 
+    if (settings.dump_disabled) {
+        conn_out_reply(c, REPLY_CACHEDUMP_NOT_ALLOWED);
+        return PARSE_DONE;
+    }
     if (t->n < 4) {
         conn_out_reply(c, REPLY_DUMP_BAD_LINE);
         return PARSE_DONE;
@@ -229,6 +234,10 @@ static bool dump_parse_classes(const char *s, bool *has_one) {
 enum conn_parse_result dump_metadump(conn *c, struct cmd_line *t) {
     bool has_one = true;
 
+    if (settings.dump_disabled) {
+        conn_out_reply(c, REPLY_METADUMP_NOT_ALLOWED);
+        return PARSE_DONE;
+    }
     if (t->n != 3) {
         conn_out_reply(c, REPLY_ERROR);
         return PARSE_DONE;

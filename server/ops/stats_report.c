@@ -196,7 +196,9 @@ static void stats_settings_base(stats_emit_fn emit, void *ctx) {
     stats_emit_u64(emit, ctx, "chunk_size", 48);
     stats_emit_u64(emit, ctx, "num_threads", (uint64_t)settings.num_threads);
     stats_emit_u64(emit, ctx, "num_threads_per_udp", (uint64_t)settings.num_threads);
-    stats_emit_str(emit, ctx, "stat_key_prefix", ":");
+    char delim[2] = { settings.prefix_delimiter, '\0' };
+
+    stats_emit_str(emit, ctx, "stat_key_prefix", delim);
     stats_emit_str(emit, ctx, "detail_enabled", detail_enabled() ? "yes" : "no");
     stats_emit_u64(emit, ctx, "reqs_per_event", (uint64_t)settings.reqs_per_event);
     stats_emit_str(emit, ctx, "cas_enabled", settings.cas_enabled ? "yes" : "no");
@@ -225,7 +227,7 @@ void stats_settings(stats_emit_fn emit, void *ctx) {
     stats_emit_u64(emit, ctx, "lru_crawler_tocrawl", settings.crawler_tocrawl);
     stats_emit_fixed(emit, ctx, stats_fixed_lru);
     stats_emit_str(emit, ctx, "flush_enabled", settings.flush_enabled ? "yes" : "no");
-    stats_emit_str(emit, ctx, "dump_enabled", "yes");
+    stats_emit_str(emit, ctx, "dump_enabled", settings.dump_disabled ? "no" : "yes");
     stats_emit_str(emit, ctx, "hash_algorithm", "siphash13");
     stats_emit_fixed(emit, ctx, stats_fixed_maint);
     stats_emit_u64(emit, ctx, "idle_timeout", (uint64_t)settings.idle_timeout);

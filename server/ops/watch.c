@@ -219,6 +219,10 @@ enum conn_parse_result watch_cmd(conn *c, struct cmd_line *l) {
     unsigned flags = l->n > 1 ? 0 : WATCH_FETCHERS;
     int i;
 
+    if (settings.watch_disabled) {
+        conn_out_reply(c, REPLY_WATCH_NOT_ALLOWED);
+        return PARSE_DONE;
+    }
     for (i = 1; i < l->n && i < CMD_MAX_TOKENS; i++) {
         unsigned f = watch_flag_of(l->v[i]);
         if (f == 0) {

@@ -12,7 +12,7 @@ proc help_options {} {
     assert_equal $status 0 "mcds-server -h: $out"
     set opts {}
     foreach line [split $out \n] {
-        if {[regexp {^\s+-(\S), --([a-z-]+)} $line -> letter long]} {
+        if {[regexp {^\s+-(\S), --([a-z_-]+)} $line -> letter long]} {
             lappend opts [list $letter $long]
         }
     }

@@ -88,3 +88,58 @@ tags {options mcds-only} {
             [lindex [run_server_cmd -p 0 -f 0.5] 0]
     } {1 64 64}
 }
+
+# The rest of memcached 1.6.18's options, so that its configuration files
+# start mcds unchanged: -X and -W refuse the dumps and watch with
+# memcached's own replies, -D sets stats detail's prefix delimiter, -r
+# raises the core limit, -N is accepted, -i prints the license. These
+# tests pass against memcached too.
+start_server {tags {options} args {-X -W -D # -r}} {
+    set fd [mc_connect]
+
+    test {-X: stats cachedump and lru_crawler metadump are refused; -W: watch is refused} {
+        mc_exchange $fd "stats cachedump 1 0\r\nlru_crawler metadump all\r\nwatch\r\n"
+    } "CLIENT_ERROR stats cachedump not allowed\r\nERROR metadump not allowed\r\nCLIENT_ERROR watch commands not allowed\r\n"
+
+    test {-D #: stats detail counts key prefixes up to #} {
+        mc_exchange $fd "stats detail on\r\nset a#1 0 0 1\r\nx\r\nget a#1\r\nget b:2\r\n"
+        set r [mc_exchange $fd "stats detail dump\r\n"]
+        list [regexp {PREFIX a get 1 hit 1 set 1 del 0} $r] [regexp {PREFIX b} $r] \
+            [dict get [mc_stats $fd settings] stat_key_prefix] [dict get [mc_stats $fd settings] dump_enabled]
+    } {1 0 # no}
+
+    test {-r: the core file size limit is raised to its hard limit} {
+        set lim [read_file /proc/[srv pid]/limits]
+        regexp {Max core file size\s+(\S+)\s+(\S+)} $lim -> soft hard
+        expr {$soft eq $hard}
+    } 1
+}
+
+tags {options} {
+    test {-i prints the license and exits 0} {
+        lassign [run_server_cmd -i] status out
+        list $status [regexp -nocase {licen[cs]e|redistribution} $out]
+    } {0 1}
+}
+
+start_server {tags {options} args {-N 4}} {
+    test {-N <num>: accepted, the server serves} {
+        mc_cmd [mc_connect] version
+    } {VERSION 1.6.18}
+}
+
+tags {options mcds-only} {
+    test {-S needs -Y (mcds reads users from a file, not a SASL database); -D takes one character} {
+        lassign [run_server_cmd -p 0 -S] status out
+        list $status [regexp {needs -Y} $out] [lindex [run_server_cmd -p 0 -D ab] 0] [lindex [run_server_cmd -p 0 -D {}] 0]
+    } {64 1 64 64}
+}
+
+set ::opt_authf [file join [tmpdir optsasl] users]
+set f [open $::opt_authf w]; puts $f "u:p"; close $f
+start_server [list tags {options mcds-only} args [list -S -Y $::opt_authf]] {
+    test {-S with -Y: authentication is required} {
+        set fd [mc_connect]
+        list [mc_cmd $fd "get k"] [mc_exchange $fd "set a 0 0 3\r\nu p\r\nget k\r\n"]
+    } [list {CLIENT_ERROR unauthenticated} "STORED\r\nEND\r\n"]
+}
