@@ -126,6 +126,7 @@ typedef struct conn {
     bool broken;            /* a buffer could not grow: close, send nothing */
     bool authenticated;     /* with --auth-file: it has authenticated (auth.c) */
     bool admin;             /* ... as one of --admin-users */
+    uint8_t auth_fails;     /* its failed attempts (auth_throttle.c) */
     bool out_sent;          /* some output was written (marks are then void) */
     /* A command that paused because its output was full runs this when
      * the socket has drained, one that paused to let the worker's other

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "proto/auth.h"
+#include "proto/auth_throttle.h"
 #include "base/log.h"
 #include "base/parse.h"
 #include "base/settings.h"
@@ -139,7 +140,10 @@ static int auth_install(void) {
 }
 
 int auth_load(void) {
-    return settings.auth_file == NULL ? 0 : auth_install();
+    if (settings.auth_file == NULL)
+        return 0;
+    auth_throttle_init();
+    return auth_install();
 }
 
 void auth_reload(void) {
@@ -183,11 +187,25 @@ bool auth_check(const char *user, size_t nuser, const char *pass, size_t npass) 
     }
     pthread_mutex_unlock(&auth.lock);
     stats_incr(STATS_AUTH_CMDS);
-    if (!ok) {
+    if (!ok)
         stats_incr(STATS_AUTH_ERRORS);
-        log_msg(1, "authentication failed for user %.*s", (int)(nuser > 64 ? 64 : nuser), user);
-    }
     return ok;
+}
+
+/* One attempt of c as user: refused at once while its address is locked
+ * out, else checked; the failures are counted (auth_throttle.c). */
+static bool auth_attempt(conn *c, const char *user, size_t nuser, const char *pass, size_t npass) {
+    if (auth_throttle_refused(c)) {
+        stats_incr(STATS_AUTH_CMDS);
+        stats_incr(STATS_AUTH_ERRORS);
+        return false;
+    }
+    if (!auth_check(user, nuser, pass, npass)) {
+        auth_throttle_failed(c, user, nuser);
+        return false;
+    }
+    auth_throttle_passed(c);
+    return true;
 }
 
 /* Whether user is in the comma-separated --admin-users. */
@@ -216,9 +234,10 @@ bool auth_may_admin(const conn *c) {
 
 /* ---- text protocol ---- */
 
+/* Queues r; a connection that failed too often is closed after it. */
 static enum conn_parse_result auth_text_reply(conn *c, enum reply_id r) {
     conn_out_reply(c, r);
-    return PARSE_DONE;
+    return auth_throttle_conn_done(c) ? PARSE_CLOSE : PARSE_DONE;
 }
 
 /* "<user> <password>" (more tokens are ignored, as memcached does). */
@@ -226,11 +245,15 @@ static enum conn_parse_result auth_text_token(conn *c, char *data, size_t n) {
     char *v[3];
     size_t lens[3];
 
-    if (n < 2 || data[n - 2] != '\r' || data[n - 1] != '\n')
+    if (n < 2 || data[n - 2] != '\r' || data[n - 1] != '\n') {
+        auth_throttle_failed(c, "", 0);
         return auth_text_reply(c, REPLY_AUTH_BAD_END);
-    if (parse_tokenize(data, n - 2, v, lens, 2) < 2)
+    }
+    if (parse_tokenize(data, n - 2, v, lens, 2) < 2) {
+        auth_throttle_failed(c, "", 0);
         return auth_text_reply(c, REPLY_AUTH_BAD_FORMAT);
-    if (!auth_check(v[0], lens[0], v[1], lens[1]))
+    }
+    if (!auth_attempt(c, v[0], lens[0], v[1], lens[1]))
         return auth_text_reply(c, REPLY_AUTH_FAILED);
     auth_grant(c, v[0], lens[0]);
     return auth_text_reply(c, REPLY_STORED);
@@ -256,9 +279,10 @@ enum conn_parse_result auth_text(conn *c, char *line, size_t len, size_t avail) 
     }
     if (size > AUTH_TOKEN_MAX) {
         conn_consume(c, len + 1);
-        conn_out_reply(c, REPLY_AUTH_BAD_FORMAT);
-        conn_start_swallow(c, (size_t)size + 2);
-        return PARSE_DONE;
+        auth_throttle_failed(c, "", 0);
+        if (!auth_throttle_conn_done(c))
+            conn_start_swallow(c, (size_t)size + 2);
+        return auth_text_reply(c, REPLY_AUTH_BAD_FORMAT);
     }
     if (avail < len + 1 + size + 2)
         return PARSE_MORE;
@@ -269,9 +293,10 @@ enum conn_parse_result auth_text(conn *c, char *line, size_t len, size_t avail) 
 /* ---- SASL PLAIN (RFC 4616) ---- */
 
 /* A malformed attempt: counted as a failed one. */
-static bool auth_malformed(void) {
+static bool auth_malformed(conn *c) {
     stats_incr(STATS_AUTH_CMDS);
     stats_incr(STATS_AUTH_ERRORS);
+    auth_throttle_failed(c, "", 0);
     return false;
 }
 
@@ -279,16 +304,16 @@ bool auth_sasl_plain(conn *c, const char *mech, size_t nmech, const char *v, siz
     const char *user, *pass, *nul;
 
     if (nmech != 5 || memcmp(mech, "PLAIN", 5) != 0 || n > AUTH_TOKEN_MAX)
-        return auth_malformed();
+        return auth_malformed(c);
     nul = memchr(v, '\0', n);               /* after the authorization id */
     if (nul == NULL)
-        return auth_malformed();
+        return auth_malformed(c);
     user = nul + 1;
     nul = memchr(user, '\0', n - (size_t)(user - v));
     if (nul == NULL)
-        return auth_malformed();
+        return auth_malformed(c);
     pass = nul + 1;
-    if (!auth_check(user, (size_t)(nul - user), pass, n - (size_t)(pass - v)))
+    if (!auth_attempt(c, user, (size_t)(nul - user), pass, n - (size_t)(pass - v)))
         return false;
     auth_grant(c, user, (size_t)(nul - user));
     return true;

@@ -17,6 +17,7 @@
 
 #include "config.h"
 #include "proto/auth.h"
+#include "proto/auth_throttle.h"
 #include "base/clock.h"
 #include "base/log.h"
 #include "proto/proto_bin.h"
@@ -505,20 +506,21 @@ static void bin_sasl_mechs(conn *c, const struct bin_req *r) {
 
 /* The value is whole in the read buffer (bin_parse waited for it). PLAIN
  * needs no step: SASL_STEP is refused. */
-static void bin_sasl_auth(conn *c, const struct bin_req *r) {
+static enum conn_parse_result bin_sasl_auth(conn *c, const struct bin_req *r) {
     size_t vlen = (size_t)r->h.bodylen - r->h.keylen - r->h.extlen;
     const char *v = r->key + r->h.keylen;
 
     if (!auth_on()) {
         bin_unknown(c, r);
-        return;
+        return PARSE_DONE;
     }
     conn_consume(c, vlen);
     if (r->cmd == BIN_CMD_SASL_AUTH && auth_sasl_plain(c, r->key, r->h.keylen, v, vlen)) {
         bin_reply(c, &r->h, BIN_STATUS_OK, 0, "Authenticated", 13);
-        return;
+        return PARSE_DONE;
     }
     bin_error(c, &r->h, BIN_ERR_AUTH);
+    return auth_throttle_conn_done(c) ? PARSE_CLOSE : PARSE_DONE;   /* failed too often */
 }
 
 /* SASL, verbosity and every other opcode: "Unknown command", and the rest
@@ -638,7 +640,7 @@ static enum conn_parse_result bin_dispatch(conn *c, const struct bin_req *r) {
     case BIN_CMD_STAT: bin_stat(c, r); break;
     case BIN_CMD_SASL_LIST_MECHS: bin_sasl_mechs(c, r); break;
     case BIN_CMD_SASL_AUTH:
-    case BIN_CMD_SASL_STEP: bin_sasl_auth(c, r); break;
+    case BIN_CMD_SASL_STEP: return bin_sasl_auth(c, r);
     case BIN_CMD_QUIT:
         bin_ok(c, r, 0);
         return PARSE_CLOSE;

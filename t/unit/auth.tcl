@@ -132,6 +132,57 @@ start_server [list tags {auth mcds-only} args [list -Y $::authf]] {
     } "STORED\r\n"
 }
 
+# Failed logins are bounded (doc/protocol.md, "Authentication"): a
+# connection that fails 5 times is closed; an address that fails 10 times
+# is refused for a second, then for twice as long after each further
+# failure; a success clears it; the log gets a line a second at most.
+set ::thrf [auth_file {alice:s3cret}]
+start_server [list tags {auth mcds-only} args [list -Y $::thrf --debug -v]] {
+    set adm [mc_connect]
+    auth_lines $adm "set a 0 0 12\r\nalice s3cret\r\n" 1
+
+    test {a connection that fails 5 times is answered 5 times, then closed} {
+        set fd [mc_connect]
+        mc_send $fd [string repeat "set a 0 0 11\r\nalice wrong\r\n" 20]
+        set r [mc_read_until_close $fd]
+        mc_close $fd
+        set r
+    } [string repeat "CLIENT_ERROR authentication failure\r\n" 5]
+
+    test {10 failures from one address: the right password is refused until the lock-out ends} {
+        set fd [mc_connect]
+        mc_send $fd [string repeat "set a 0 0 11\r\nalice wrong\r\n" 5]
+        mc_read_until_close $fd
+        mc_close $fd
+        set fd [mc_connect]
+        set r [auth_lines $fd "set a 0 0 12\r\nalice s3cret\r\n" 1]
+        set s [mc_stats $adm]
+        list $r [expr {[dict get $s auth_throttled] >= 1}] [dict get $s auth_locked_addresses]
+    } [list "CLIENT_ERROR authentication failure\r\n" 1 1]
+
+    test {once the lock-out has passed the right password works, and clears the address} {
+        assert_equal [mc_exchange $adm "debugtime 2\r\n"] "OK\r\n"
+        set fd [mc_connect]
+        list [auth_lines $fd "set a 0 0 12\r\nalice s3cret\r\n" 1] [mc_stat $adm auth_locked_addresses]
+    } [list "STORED\r\n" 0]
+
+    test {the log: at most a line a second about failures, with how many it left out} {
+        set fd [mc_connect]
+        auth_lines $fd "set a 0 0 11\r\nalice wrong\r\n" 1
+        set lines [regexp -all -inline {authentication failed for user alice from [^\n]*} [read_file [srv stderr]]]
+        list [expr {[llength $lines] <= 4}] [regexp {\((\d+) more failure\(s\) not logged\)} [lindex $lines end] -> n] \
+            [expr {$n >= 8}]
+    } {1 1 1}
+
+    test {binary SASL: a connection that fails 5 times is closed after the 5th Auth failure} {
+        set fd [mc_connect]
+        mc_send $fd [string repeat [bin_pkt SASL_AUTH -key PLAIN -value [sasl_plain alice nope]] 8]
+        set r [mc_read_until_close $fd]
+        mc_close $fd
+        list [string length $r] [regexp -all {Auth failure\.} $r]
+    } {185 5}
+}
+
 set ::admf [auth_file {root:r00t app:4pp}]
 
 start_server [list tags {auth mcds-only} args [list -Y $::admf --admin-users root,ops -A --debug]] {
