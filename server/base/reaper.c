@@ -11,6 +11,8 @@
 
 static pthread_mutex_t reaper_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t reaper_cond = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t reaper_idle_cond = PTHREAD_COND_INITIALIZER;
+static bool reaper_running;         /* a job is being run */
 static struct reaper_job *reaper_head, *reaper_tail;
 static int reaper_users;
 static bool reaper_on, reaper_stopping;
@@ -30,9 +32,13 @@ static void *reaper_main(void *arg) {
         reaper_head = j->next;
         if (reaper_head == NULL)
             reaper_tail = NULL;
+        reaper_running = true;
         pthread_mutex_unlock(&reaper_lock);
         j->run(j);
         pthread_mutex_lock(&reaper_lock);
+        reaper_running = false;
+        if (reaper_head == NULL)
+            pthread_cond_broadcast(&reaper_idle_cond);
     }
     pthread_mutex_unlock(&reaper_lock);
     return NULL;
@@ -82,4 +88,15 @@ void reaper_put(struct reaper_job *j) {
     pthread_mutex_unlock(&reaper_lock);
     if (now)
         j->run(j);
+}
+
+bool reaper_drain(void) {
+    bool waited;
+
+    pthread_mutex_lock(&reaper_lock);
+    waited = reaper_head != NULL || reaper_running;
+    while (reaper_on && (reaper_head != NULL || reaper_running))
+        pthread_cond_wait(&reaper_idle_cond, &reaper_lock);
+    pthread_mutex_unlock(&reaper_lock);
+    return waited;
 }

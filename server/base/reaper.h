@@ -10,6 +10,8 @@
 #ifndef MCDS_REAPER_H
 #define MCDS_REAPER_H
 
+#include <stdbool.h>
+
 struct reaper_job {
     struct reaper_job *next;
     void (*run)(struct reaper_job *j);      /* frees what j holds (and j) */
@@ -22,5 +24,10 @@ void reaper_stop(void);
 /* Runs j->run(j) on the reaper thread, or now when there is none (not
  * started, could not start, or stopped). */
 void reaper_put(struct reaper_job *j);
+/* Waits until every job put so far has run; false at once when none was
+ * waiting or running. For an allocation that found no room under -m: the
+ * memory a delete or a purge let go of counts before the answer is "out
+ * of memory". The caller must hold no lock. */
+bool reaper_drain(void);
 
 #endif

@@ -21,6 +21,7 @@
 #include "cache/item_cache.h"
 #include "cache/lru.h"
 #include "cache/seg.h"
+#include "base/reaper.h"
 #include "base/settings.h"
 #include "store/item_persist.h"
 #include "persist/persist.h"
@@ -474,20 +475,16 @@ bool store_reserve(size_t need) {
     return false;
 }
 
-item *store_alloc(const char *key, size_t nkey, uint32_t flags, rel_time_t exptime,
-                  size_t nbytes, enum store_status *status) {
-    if (item_size(nkey, nbytes) > settings.item_size_max) {
-        *status = STORE_TOO_LARGE;
-        return NULL;
-    }
-    return store_alloc_sized(key, nkey, flags, exptime, nbytes, status);
-}
-
-item *store_alloc_sized(const char *key, size_t nkey, uint32_t flags, rel_time_t exptime,
-                        size_t nbytes, enum store_status *status) {
+/* A new item of nbytes (checked against -I by the caller); drain: when
+ * there is no room, wait for the memory the reaper is still giving back
+ * (a delete, a purge) and try again, which only a caller holding no lock
+ * may do. */
+static item *store_new_item(const char *key, size_t nkey, uint32_t flags, rel_time_t exptime,
+                            size_t nbytes, bool drain, enum store_status *status) {
+    size_t need = item_footprint(nkey, nbytes), size = item_block_size(nkey, nbytes);
     item *it;
 
-    if (store_make_room(item_footprint(nkey, nbytes), item_block_size(nkey, nbytes)) < 0) {
+    if (store_make_room(need, size) < 0 && (!drain || !reaper_drain() || store_make_room(need, size) < 0)) {
         stats_global_add(STATS_OUTOFMEMORY, 1);
         *status = STORE_NO_MEMORY;
         return NULL;
@@ -500,11 +497,35 @@ item *store_alloc_sized(const char *key, size_t nkey, uint32_t flags, rel_time_t
     return it;
 }
 
+/* store_alloc under a stripe lock: no waiting for the reaper. */
+static item *store_alloc_locked(const char *key, size_t nkey, uint32_t flags, rel_time_t exptime,
+                                size_t nbytes, enum store_status *status) {
+    if (item_size(nkey, nbytes) > settings.item_size_max) {
+        *status = STORE_TOO_LARGE;
+        return NULL;
+    }
+    return store_new_item(key, nkey, flags, exptime, nbytes, false, status);
+}
+
+item *store_alloc(const char *key, size_t nkey, uint32_t flags, rel_time_t exptime,
+                  size_t nbytes, enum store_status *status) {
+    if (item_size(nkey, nbytes) > settings.item_size_max) {
+        *status = STORE_TOO_LARGE;
+        return NULL;
+    }
+    return store_new_item(key, nkey, flags, exptime, nbytes, true, status);
+}
+
+item *store_alloc_sized(const char *key, size_t nkey, uint32_t flags, rel_time_t exptime,
+                        size_t nbytes, enum store_status *status) {
+    return store_new_item(key, nkey, flags, exptime, nbytes, true, status);
+}
+
 /* A new item holding old's value with it's value added before or after. */
 static item *store_concat(item *old, item *it, enum store_op op) {
     enum store_status st;
     size_t oldlen = old->nbytes - 2, addlen = it->nbytes - 2;
-    item *n = store_alloc(item_key(it), it->nkey, item_flags(old), item_exptime(old), oldlen + addlen + 2, &st);
+    item *n = store_alloc_locked(item_key(it), it->nkey, item_flags(old), item_exptime(old), oldlen + addlen + 2, &st);
 
     if (n == NULL)
         return NULL;
@@ -847,7 +868,7 @@ static item *store_arith_write(item *it, uint32_t hv, uint64_t value, uint64_t n
         ilog_set(it);
         return it;
     }
-    n = store_alloc(item_key(it), it->nkey, item_flags(it), exptime, vlen + 2, &st);
+    n = store_alloc_locked(item_key(it), it->nkey, item_flags(it), exptime, vlen + 2, &st);
     if (n == NULL)
         return NULL;
     memset(item_value(n), ' ', vlen);
@@ -865,7 +886,7 @@ static enum store_status store_arith_new(const char *key, size_t nkey, uint32_t 
     char buf[24];
     int len = snprintf(buf, sizeof(buf), "%llu", (unsigned long long)req->initial);
     enum store_status st;
-    item *n = store_alloc(key, nkey, req->flags, req->create_exptime, (size_t)len + 2, &st);
+    item *n = store_alloc_locked(key, nkey, req->flags, req->create_exptime, (size_t)len + 2, &st);
 
     if (n == NULL)
         return STORE_NO_MEMORY;
@@ -958,7 +979,7 @@ enum store_status store_arith(const char *key, size_t nkey, bool incr, uint64_t 
 /* An empty item under key, linked, its win token handed out (mg N). */
 static item *store_vivify_locked(const char *key, size_t nkey, uint32_t hv, const struct store_mget *req) {
     enum store_status st;
-    item *it = store_alloc(key, nkey, 0, req->viv_exptime, 2, &st);
+    item *it = store_alloc_locked(key, nkey, 0, req->viv_exptime, 2, &st);
 
     if (it == NULL)
         return NULL;
@@ -1032,7 +1053,7 @@ item *store_peek(const char *key, size_t nkey) {
 static item *store_struct_new(const char *key, size_t nkey, uint32_t hv, enum item_type type,
                               void *(*make)(const char *, size_t, item *, void *), void *arg,
                               enum store_status *st) {
-    item *it = store_alloc(key, nkey, 0, 0, sizeof(void *), st);
+    item *it = store_alloc_locked(key, nkey, 0, 0, sizeof(void *), st);
     void *p;
 
     if (it == NULL)
@@ -1092,7 +1113,7 @@ static item *store_set_cas_locked(item *it, uint32_t hv, uint64_t cas) {
 /* md x: the item stays, with an empty value and a new CAS. */
 static enum store_status store_drop_value_locked(item *it, uint32_t hv, uint64_t new_cas) {
     enum store_status st;
-    item *n = store_alloc(item_key(it), it->nkey, item_flags(it), item_exptime(it), 2, &st);
+    item *n = store_alloc_locked(item_key(it), it->nkey, item_flags(it), item_exptime(it), 2, &st);
 
     if (n == NULL)
         return STORE_NO_MEMORY;

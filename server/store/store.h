@@ -41,7 +41,9 @@ void store_destroy(void);
 
 /* An unlinked item ready to receive nbytes of value (including "\r\n").
  * On failure returns NULL and sets *status to STORE_TOO_LARGE or
- * STORE_NO_MEMORY. May evict cache items to make room. */
+ * STORE_NO_MEMORY. May evict cache items to make room, and waits for the
+ * memory a delete or a purge is giving back on the reaper thread before
+ * it answers no memory: the caller must hold no lock. */
 item *store_alloc(const char *key, size_t nkey, uint32_t flags, rel_time_t exptime,
                   size_t nbytes, enum store_status *status);
 
