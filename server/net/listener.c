@@ -191,14 +191,15 @@ static int listener_tcp_one(const char *host, int portnum, bool tls) {
         log_msg(0, "failed to listen on %s:%d: %s", host, portnum, strerror(errno));
         return -1;
     }
-    listener_log_tcp(fd, tls);
     return fd;
 }
 
-/* Every -l address (comma-separated, or -l repeated). */
+/* Every -l address (comma-separated, or -l repeated). Their "listening
+ * on" lines come once all of them listen: whoever waits for a line (a
+ * test harness, a script) finds every listener ready. */
 static int listener_tcp(void) {
     char *list = strdup(settings.listen_addr), *entry, *save = NULL;
-    int rc = 0;
+    int rc = 0, i;
 
     if (list == NULL)
         return -1;
@@ -221,7 +222,11 @@ static int listener_tcp(void) {
         }
     }
     free(list);
-    return listener_n > 0 ? rc : -1;
+    if (rc < 0 || listener_n == 0)
+        return -1;
+    for (i = 0; i < listener_n; i++)
+        listener_log_tcp(listener_fds[i], listener_tls[i]);
+    return 0;
 }
 
 /* Clears the way for our socket at path: nothing there, or a socket that
