@@ -1,0 +1,70 @@
+# The kill -9 torture (t/torture/torture.py, t/torture/README.md) for one
+# minute: 6 client threads pipeline queue, list, tree-counter and cache
+# changes, the server is killed with SIGKILL mid-pipeline, restarted on the
+# same directory with the same --fsync policy (rotating always, everysec,
+# no), and every acknowledged change must be there, the changes in flight a
+# prefix of what each connection sent (doc/persistence.md, "What each
+# --fsync policy guarantees"). `make torture` runs it for 10 minutes.
+#
+# The seed is printed (and comes from $TORTURE_SEED when set), so that a
+# failure can be replayed: python3 t/torture/torture.py --seed <seed>.
+
+set ::torture_py [file join [srcdir] t torture torture.py]
+
+proc torture_python {} {
+    foreach py [list /usr/bin/python3 [lindex [auto_execok python3] 0]] {
+        if {$py ne {} && [file executable $py]} { return $py }
+    }
+    skip "python3 is not installed"
+}
+
+# The torture starts its own servers: skipped under --valgrind, where the
+# timing of the kills would make it another test and a minute of it would
+# take far too long.
+proc torture_guard {} {
+    if {$::cfg(valgrind)} {
+        skip "the kill -9 torture times its kills against a live server: under valgrind that is another test, and it would take far too long"
+    }
+    return [torture_python]
+}
+
+proc torture_seed {} {
+    if {[info exists ::env(TORTURE_SEED)] && [string is integer -strict $::env(TORTURE_SEED)]} {
+        return $::env(TORTURE_SEED)
+    }
+    return [expr {[clock milliseconds] % 2000000000 + 1}]
+}
+
+tags {persist mcds-only slow} {
+    test {torture.py: 60 s of kill -9 mid-pipeline under every --fsync policy, 0 violations} {
+        set py [torture_guard]
+        set seed [torture_seed]
+        verbose "torture seed $seed"
+        lassign [run_cmd 300 $py $::torture_py --server $::cfg(server) --seconds 60 \
+                     --seed $seed --keep-dir --tmp-dir [tmpdir torture]] status out
+        if {$status ne "0"} {
+            fail "torture.py --seed $seed exited with status $status:\n[string range $out end-6000 end]"
+        }
+        set re "torture: (\\d+) cycles \\(always (\\d+), everysec (\\d+), no (\\d+)\\), 0 violations, seed $seed, \\d+ s"
+        if {![regexp $re $out -> cycles always everysec no]} {
+            fail "no '0 violations' line for seed $seed:\n[string range $out end-3000 end]"
+        }
+        verbose "torture seed $seed: $cycles cycles (always $always, everysec $everysec, no $no)"
+        list [expr {$cycles >= 3}] [expr {$always > 0 && $everysec > 0 && $no > 0}]
+    } {1 1}
+
+    test {torture.py finds loss: a model off by a change and an emptied log file are violations, exit status 1} {
+        set py [torture_guard]
+        set seed [torture_seed]
+        set res {}
+        foreach {how cycles} {model 1 drop-log 4} {
+            lassign [run_cmd 120 $py $::torture_py --server $::cfg(server) --seconds 60 --cycles $cycles \
+                         --seed $seed --self-test $how --tmp-dir [tmpdir torture]] status out
+            if {$status ne "1" || ![regexp "VIOLATION cycle \\d+ policy \\S+: .*\\(seed $seed\\)" $out]} {
+                fail "--self-test $how --seed $seed: status $status, output:\n[string range $out end-3000 end]"
+            }
+            lappend res $status
+        }
+        set res
+    } {1 1}
+}
