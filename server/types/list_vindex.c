@@ -269,9 +269,6 @@ static bool lv_start(struct list *l) {
     return true;
 }
 
-/* Chunks are visited in order, the covered ones skipped: a chunk made
- * while the index exists is covered from the start (list_seq.c), so once a
- * walk reaches the end uncovered chunks are gone for good. */
 static uint64_t lv_now_us(void) {
     struct timespec ts;
 
@@ -279,6 +276,9 @@ static uint64_t lv_now_us(void) {
     return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
+/* Chunks are visited in order, the covered ones skipped: a chunk made
+ * while the index exists is covered from the start (list_seq.c), so once a
+ * walk reaches the end uncovered chunks are gone for good. */
 enum lv_step list_vindex_step(struct list *l, size_t budget) {
     uint64_t until = budget == SIZE_MAX ? UINT64_MAX : lv_now_us() + LIST_VINDEX_STEP_US;
     struct lchunk *c;
