@@ -924,12 +924,39 @@ static void queue_repack(struct queue *q) {
     free(v);
 }
 
+/* The first message of q held by a Kestrel open read, or NULL. */
+static struct qmsg *queue_held_msg(struct queue *q) {
+    size_t i;
+
+    for (i = 0; i < q->inflight.n; i++)
+        if (q->inflight.v[i]->due_ms == QUEUE_HELD)
+            return q->inflight.v[i];
+    return NULL;
+}
+
+/* Messages a Kestrel open read held when the server stopped: the
+ * connection that held each is gone, so it goes back to the queue as when
+ * that connection closes (released, its delivery counted). Their records
+ * still say held: each start-up gives them back again, until a later
+ * record moves them. q locked, before its id map is rebuilt. */
+static void queue_release_held(struct queue *q, uint64_t now) {
+    struct qmsg *m;
+
+    while ((m = queue_held_msg(q)) != NULL) {
+        qheap_remove(&q->inflight, m);
+        queue_requeue(q, m, now, now);
+        q->counts.released++;
+    }
+}
+
 void queue_persist_replay_done(void) {
+    uint64_t now = clock_now_ms();
     struct queue *q;
 
     pthread_mutex_lock(&queue_reg_lock);
     for (q = queue_reg; q != NULL; q = q->reg_next) {
         pthread_mutex_lock(&q->lock);
+        queue_release_held(q, now);
         queue_rebuild_ids(q);
         queue_repack(q);
         q->replay_lsn = 0;

@@ -3,7 +3,9 @@
 
 Starts mcds-server on a data directory, runs K client threads that pipeline
 batches of queue, list, tree-counter and cache changes over their own keys
-(plus a few shared counters), SIGKILLs the server mid-pipeline, restarts it on
+(plus a few shared counters; a dead-letter queue pair, a queue read with
+Kestrel's get /open, /close, /abort, a tree counter with a limit and a child
+deleted and made again, TTLs set by touch), SIGKILLs the server mid-pipeline, restarts it on
 the same directory with the same --fsync policy, and checks that every
 acknowledged change is there (doc/persistence.md: every acknowledged change
 survives kill -9 under every policy) and that the changes in flight at the
@@ -38,6 +40,10 @@ LONG_LEASE = 600                # receipts of these leases are acked later
 SHORT_LEASE = 1                 # these run out and the message comes back
 READ_TIMEOUT = 20.0             # a reply that takes longer: the server hangs
 START_TIMEOUT = 60.0            # a start-up (recovery) that takes longer fails
+CONS_CAP = 50                   # messages a conservation queue pair may hold
+CT_LIMIT = 5000                 # limit of ctl<t> on type 104 (its subtree counts in it)
+CT_DAY = "20231114"             # CT_TIME's day, as EXCEEDED names it
+TTL = 3600                      # the TTL touch gives
 REQUIRED_STATS = ("persist_replay_skipped", "persist_replay_quarantined",
                   "persist_recovery_damaged_bytes")
 
@@ -187,6 +193,15 @@ def new_model(tid):
         "cache": {"c%d_%d" % (tid, i): None for i in range(4)},
         "queues": {"q%da" % tid: new_queue(), "q%db" % tid: new_queue()},
         "ct": 0,                      # value of this thread's own leaf ct<tid>
+        # q<t>d (lease=1 maxdeliver=2 dlq=q<t>dlq) and its dead-letter queue, as one
+        # set of messages (conservation: each in exactly one of the two)
+        "dq": {"created": False, "msgs": {}, "dlq_seen": False, "take": 0},
+        # q<t>k, read through Kestrel's get /open, /close, /abort and plain get
+        "kq": {"exists": False, "msgs": {}, "open": None, "take": 0},
+        "ctl_own": 0,                 # increments accepted on ctl<tid> itself (limit CT_LIMIT)
+        "ctc": 0,                     # value of its child ctc<tid> (None: deleted)
+        # keys that touch gives a TTL (a list, a queue, a cache value): has it one?
+        "ttl": {"L%db" % tid: False, "q%db" % tid: False, "c%d_0" % tid: False},
         "seq": 0,                     # next message / value sequence number
     }
     return m
@@ -207,6 +222,10 @@ def q_find_id(q, mid):
 def simulate(model, op):
     """Apply op to model; return the predicted reply (or None if unpredictable)."""
     k = op["kind"]
+    tt = model["ttl"]
+    if op.get("key") in tt and (k in ("set", "delete", "ldelete", "qdel")
+                                or k == "lcreate" and model["lists"][op["key"]] is None):
+        tt[op["key"]] = False             # gone, or made again without a TTL
     if k == "qpush":
         q = model["queues"][op["key"]]
         q["exists"] = True
@@ -360,7 +379,171 @@ def simulate(model, op):
             return b"NOT_FOUND"
         model["cache"][op["key"]] = None
         return b"DELETED"
+    r = simulate_more(model, op)
+    if r is not NotImplemented:
+        return r
     raise AssertionError("unknown op " + k)
+
+
+def cons_msg(op, seq, data):
+    return {"seq": seq, "data": data, "id": None, "lease": None, "rcpt": None, "q": None}
+
+
+def simulate_more(model, op):
+    """The dead-letter pair, the Kestrel queue, the limited tree counter."""
+    k = op["kind"]
+    if k == "dqcreate":
+        d = model["dq"]
+        was = d["created"]
+        d["created"] = True
+        return b"EXISTS" if was else b"CREATED"
+    if k in ("dqpush", "kpush", "kset"):
+        c = model["dq"] if k == "dqpush" else model["kq"]
+        if k != "dqpush":
+            c["exists"] = True
+        c["msgs"][op["seq"]] = cons_msg(op, op["seq"], op["data"])
+        return b"STORED" if k == "kset" else None
+    if k == "dqpop":
+        return None                      # what it leases: only its reply says
+    if k == "dqack":
+        d = model["dq"]
+        mid = int(op["rcpt"].split(":")[0])
+        for m in d["msgs"].values():
+            if m["id"] == mid and m["lease"] == "long" and m["rcpt"] == op["rcpt"] and m["q"] == op["key"]:
+                del d["msgs"][m["seq"]]
+                return b"ACKED"
+        return b"NOT_FOUND"
+    if k == "dqredrive":
+        return None                      # REDRIVEN <moved> 0: moves, changes no message
+    if k == "dqkick":
+        return b"KICKED 0" if model["dq"]["created"] else b"NOT_FOUND"
+    if k == "kopen":
+        kq = model["kq"]
+        kq["open"] = "unk"               # which message: only its reply says
+        return None
+    if k == "kclose":
+        kq = model["kq"]
+        o = kq["open"]
+        if o == "unk":
+            kq["take"] += 1              # an open read in flight: one message may be gone
+        elif o is not None:
+            kq["msgs"].pop(o, None)
+        kq["open"] = None
+        return b"END"
+    if k == "kabort":
+        model["kq"]["open"] = None
+        return b"END"
+    if k == "kget":
+        model["kq"]["take"] += 1         # takes one message for good, which: only its reply says
+        return None
+    if k == "ctlim":
+        tot = model["ctl_own"] + (model["ctc"] or 0)
+        if op["target"] == "ctc" and model["ctc"] is None:
+            return b"NOT_FOUND"
+        if op["delta"] > 0 and tot + op["delta"] > CT_LIMIT:
+            return ("EXCEEDED ctl%d 104 %s" % (model["tid"], CT_DAY)).encode()
+        if op["target"] == "ctc":
+            model["ctc"] += op["delta"]
+        else:
+            model["ctl_own"] += op["delta"]
+        return b"STORED"
+    if k == "touch":
+        key = op["key"]
+        if key.startswith("L"):
+            there = model["lists"][key] is not None
+        elif key.startswith("q"):
+            there = model["queues"][key]["exists"]
+        else:
+            there = model["cache"][key] is not None
+        if not there:
+            return b"NOT_FOUND"
+        model["ttl"][key] = op["ttl"] != 0
+        return b"TOUCHED"
+    if k == "qdel":
+        if not model["queues"][op["key"]]["exists"]:
+            return b"NOT_FOUND"
+        model["queues"][op["key"]] = new_queue()
+        return b"DELETED"
+    if k == "ctdel":
+        if model["ctc"] is None:
+            return b"NOT_FOUND"
+        model["ctc"] = None
+        return b"DELETED"
+    if k == "ctobj":
+        if model["ctc"] is not None:
+            return b"EXISTS"
+        model["ctc"] = 0
+        return b"CREATED"
+    return NotImplemented
+
+
+def gen_more(rng, proj, model):
+    """An op on the dead-letter pair, the Kestrel queue or the limited tree counter."""
+    tid = proj["tid"]
+    r = rng.random()
+    if r < 0.45:                                            # q<t>d and q<t>dlq
+        d = proj["dq"]
+        key, dlq = "q%dd" % tid, "q%ddlq" % tid
+        if not d["created"] or rng.random() < 0.01:
+            return {"kind": "dqcreate", "key": key,
+                    "wire": ("qcreate %s lease=1 maxdeliver=2 dlq=%s\r\n" % (key, dlq)).encode()}
+        held = [m for m in d["msgs"].values() if m["lease"] == "long"]
+        rr = rng.random()
+        if held and (rr < 0.25 or len(d["msgs"]) >= CONS_CAP):
+            m = rng.choice(held)
+            return {"kind": "dqack", "key": m["q"], "rcpt": m["rcpt"],
+                    "wire": ("qack %s %s\r\n" % (m["q"], m["rcpt"])).encode()}
+        if rr < 0.33:
+            return {"kind": "dqredrive", "key": dlq,
+                    "wire": ("qredrive %s%s\r\n" % (dlq, "" if rng.random() < 0.7 else " %d" % rng.randint(1, 3))).encode()}
+        if rr < 0.36:
+            return {"kind": "dqkick", "key": key, "wire": ("qkick %s\r\n" % key).encode()}
+        if rr < 0.65 or len(d["msgs"]) >= CONS_CAP:
+            q = key if rng.random() < 0.7 else dlq
+            lease = LONG_LEASE if rng.random() < 0.3 else SHORT_LEASE
+            n = rng.randint(1, 3)
+            return {"kind": "dqpop", "key": q, "count": n, "lease": lease,
+                    "wire": ("qpop %s %d lease=%d\r\n" % (q, n, lease)).encode()}
+        data = gen_value(rng, model, "d")
+        return {"kind": "dqpush", "key": key, "data": data, "seq": model["seq"],
+                "wire": ("qpush %s 0 0 %d\r\n" % (key, len(data))).encode() + data + b"\r\n"}
+    if r < 0.75:                                            # q<t>k, Kestrel's reads
+        kq = proj["kq"]
+        key = "q%dk" % tid
+        rr = rng.random()
+        nready = len(kq["msgs"])
+        if kq["exists"] and kq["open"] is not None:
+            if rr < 0.6:
+                return {"kind": "kclose", "key": key, "wire": ("get %s/close\r\n" % key).encode()}
+            if rr < 0.9:
+                return {"kind": "kabort", "key": key, "wire": ("get %s/abort\r\n" % key).encode()}
+        elif kq["exists"] and nready and rr < 0.45:
+            return {"kind": "kopen", "key": key, "wire": ("get %s/open\r\n" % key).encode()}
+        elif kq["exists"] and nready and rr < 0.55:
+            return {"kind": "kget", "key": key, "wire": ("get %s\r\n" % key).encode()}
+        if nready >= CONS_CAP:
+            if kq["open"] is not None:
+                return {"kind": "kclose", "key": key, "wire": ("get %s/close\r\n" % key).encode()}
+            return {"kind": "kget", "key": key, "wire": ("get %s\r\n" % key).encode()}
+        data = gen_value(rng, model, "k")
+        if kq["exists"] and rng.random() < 0.4:
+            return {"kind": "kset", "key": key, "data": data, "seq": model["seq"],
+                    "wire": ("set %s 0 0 %d\r\n" % (key, len(data))).encode() + data + b"\r\n"}
+        return {"kind": "kpush", "key": key, "data": data, "seq": model["seq"],
+                "wire": ("qpush %s 0 0 %d\r\n" % (key, len(data))).encode() + data + b"\r\n"}
+    # ctl<t> (limit CT_LIMIT on type 104) and its child ctc<t>
+    rr = rng.random()
+    if rr < 0.06:
+        return {"kind": "ctdel", "key": "ctc%d" % tid, "wire": ("delete ctc%d\r\n" % tid).encode(),
+                "then_create": rng.random() < 0.7}
+    if rr < 0.09 or proj["ctc"] is None and rr < 0.3:
+        return {"kind": "ctobj", "key": "ctc%d" % tid,
+                "wire": ("ctobj ctc%d parent=ctl%d\r\n" % (tid, tid)).encode()}
+    target = "ctc" if rng.random() < 0.5 else "ctl"
+    delta = rng.randint(1, 400) if rng.random() < 0.65 else -rng.randint(1, 300)
+    key = "%s%d" % (target, tid)
+    return {"kind": "ctlim", "key": key, "target": target, "delta": delta,
+            "wire": ("ctincr %s %d 104 %s %d\r\n" % (key, CT_COUNTER, CT_TIME, delta)).encode()}
 
 
 def rand_bytes(rng, n):
@@ -379,6 +562,25 @@ def gen_value(rng, model, tag):
 def gen_op(rng, proj, model):
     """One op valid on the projected model proj (all earlier ops applied)."""
     tid = proj["tid"]
+    rx = rng.random()
+    if rx < 0.03:                                           # TTLs
+        key = rng.choice(sorted(proj["ttl"]))
+        rr = rng.random()
+        if rr < 0.7:
+            t = TTL if rng.random() < 0.85 else 0
+            return {"kind": "touch", "key": key, "ttl": t, "wire": ("touch %s %d\r\n" % (key, t)).encode()}
+        if key.startswith("q"):
+            return {"kind": "qdel", "key": key, "wire": ("delete %s\r\n" % key).encode()}
+        if key.startswith("L"):
+            return {"kind": "ldelete", "key": key, "wire": ("delete %s\r\n" % key).encode(),
+                    "then_create": True}
+        if rr < 0.85:
+            return {"kind": "delete", "key": key, "wire": ("delete %s\r\n" % key).encode()}
+        val = gen_value(rng, model, "x")
+        return {"kind": "set", "key": key, "val": val,
+                "wire": ("set %s 0 0 %d\r\n" % (key, len(val))).encode() + val + b"\r\n"}
+    if rx < 0.21:
+        return gen_more(rng, proj, model)
     r = rng.random()
     if r < 0.20:                                            # queues
         key = rng.choice(sorted(proj["queues"]))
@@ -504,7 +706,12 @@ def gen_batch(rng, model):
         op = gen_op(rng, proj, model)
         ops.append(op)
         simulate(proj, op)
-        if op.get("then_create"):
+        if op.get("then_create") and op["kind"] == "ctdel":
+            oc = {"kind": "ctobj", "key": op["key"],
+                  "wire": ("ctobj %s parent=ctl%d\r\n" % (op["key"], proj["tid"])).encode()}
+            ops.append(oc)
+            simulate(proj, oc)
+        elif op.get("then_create"):
             lc = {"kind": "lcreate", "key": op["key"],
                   "maxlen": LIST_MAXLEN if op["key"].endswith("a") else 0}
             lc["wire"] = (("lcreate %s maxlen=%d\r\n" % (op["key"], LIST_MAXLEN))
@@ -516,9 +723,9 @@ def gen_batch(rng, model):
 
 def read_reply(c, op):
     k = op["kind"]
-    if k == "qpop":
+    if k in ("qpop", "dqpop"):
         return read_qitems(c)
-    if k in ("lpop", "rpop"):
+    if k in ("lpop", "rpop", "kopen", "kget"):
         return read_values(c)
     if k == "qack":
         first = c.readline()
@@ -651,6 +858,8 @@ class Worker(threading.Thread):
                 msg["rcpt"] = "%d:%d" % (mid, deliv)
                 msg["deliv"] = deliv
             return
+        if self.apply_more(op, reply, where):
+            return
         pred = simulate(m, op)
         if k == "ctincr" and op["shared"]:
             if reply != b"STORED":
@@ -671,6 +880,86 @@ class Worker(threading.Thread):
             return
         if reply != pred:
             raise Violation("%s: expected %s, got %s" % (where, short(pred), short(reply)))
+        if k == "ctlim" and reply.startswith(b"EXCEEDED"):
+            self.kinds["(ctincr EXCEEDED)"] = self.kinds.get("(ctincr EXCEEDED)", 0) + 1
+
+
+    def apply_more(self, op, reply, where):
+        """Live replies of the dead-letter pair and the Kestrel queue whose
+        prediction needs the reply; True when handled."""
+        m = self.model
+        k = op["kind"]
+        if k in ("dqpush", "kpush"):
+            mm = re.fullmatch(rb"PUSHED (\d+)", reply)
+            if not mm:
+                raise Violation("%s: expected PUSHED <id>, got %s" % (where, short(reply)))
+            simulate(m, op)
+            (m["dq"] if k == "dqpush" else m["kq"])["msgs"][op["seq"]]["id"] = int(mm.group(1))
+            return True
+        if k == "dqpop":
+            kind, items = reply
+            if kind != "items":
+                raise Violation("%s: %s" % (where, short(items)))
+            if len(items) > op["count"]:
+                raise Violation("%s: %d items for count %d" % (where, len(items), op["count"]))
+            d = m["dq"]
+            if items and op["key"].endswith("dlq"):
+                d["dlq_seen"] = True
+                self.kinds["(dead letters popped)"] = self.kinds.get("(dead letters popped)", 0) + len(items)
+            for (mid, flags, deliv, data) in items:
+                msg = next((x for x in d["msgs"].values() if x["data"] == data), None)
+                if msg is None:
+                    raise Violation("%s: message %d (%s) is not in the model (acked or never pushed)"
+                                    % (where, mid, short(data)))
+                if msg["id"] is not None and msg["id"] != mid or flags != 0:
+                    raise Violation("%s: message %s came back as id %d flags %d, pushed as id %s"
+                                    % (where, short(data), mid, flags, msg["id"]))
+                if msg["lease"] == "long":
+                    raise Violation("%s: message %d delivered again while its %ds lease %s on %s runs"
+                                    % (where, mid, LONG_LEASE, msg["rcpt"], msg["q"]))
+                if not op["key"].endswith("dlq") and deliv > 2:
+                    raise Violation("%s: message %d delivered a %dth time by a queue with maxdeliver=2"
+                                    % (where, mid, deliv))
+                msg["id"] = mid
+                if op["lease"] == LONG_LEASE:
+                    msg["lease"], msg["rcpt"], msg["q"] = "long", "%d:%d" % (mid, deliv), op["key"]
+            return True
+        if k == "dqredrive":
+            d = m["dq"]
+            mm = re.fullmatch(rb"REDRIVEN (\d+) (\d+)", reply)
+            if reply == b"NOT_FOUND" and not d["dlq_seen"]:
+                return True
+            if not mm or int(mm.group(2)) != 0 or int(mm.group(1)) > len(d["msgs"]):
+                raise Violation("%s: expected REDRIVEN <moved> 0 with at most %d moved%s, got %s"
+                                % (where, len(d["msgs"]), "" if d["dlq_seen"] else " (or NOT_FOUND)",
+                                   short(reply)))
+            d["dlq_seen"] = True
+            self.kinds["(messages redriven)"] = self.kinds.get("(messages redriven)", 0) + int(mm.group(1))
+            return True
+        if k in ("kopen", "kget"):
+            if isinstance(reply, tuple):
+                raise Violation("%s: %s" % (where, short(reply[1])))
+            kq = m["kq"]
+            if len(reply) > 1:
+                raise Violation("%s: %d values" % (where, len(reply)))
+            if not reply:
+                ready = list(kq["msgs"].values())
+                if ready:
+                    raise Violation("%s: END, but the model has %d message(s) ready"
+                                    % (where, len(ready)))
+                return True
+            key, data = reply[0]
+            want = op["key"] + ("/open" if k == "kopen" else "")
+            msg = next((x for x in kq["msgs"].values() if x["data"] == data), None)
+            if key.decode() != want or msg is None:
+                raise Violation("%s: VALUE %s %s: not %s, or not a message of the model (taken or never pushed)"
+                                % (where, key, short(data), want))
+            if k == "kopen":
+                kq["open"] = msg["seq"]
+            else:
+                del kq["msgs"][msg["seq"]]
+            return True
+        return False
 
 
 class Snapshotter(threading.Thread):
@@ -868,15 +1157,39 @@ def read_state(port, models, K):
                 st["cache"][key] = got.get(key)
             for key in m["queues"]:
                 st["queues"][key] = read_queue(c, key)
+            st["queues"]["q%dd" % tid], st["queues"]["q%ddlq" % tid] = read_pair(c, "q%dd" % tid, "q%ddlq" % tid)
+            st["queues"]["q%dk" % tid] = read_queue(c, "q%dk" % tid)
+            st["ct"]["ctc%d" % tid] = read_ct(c, "ctc%d" % tid)
         c.send(b"get cshared\r\n")
         vals = read_values(c)
         st["cshared"] = vals[0][1] if vals and not isinstance(vals, tuple) else None
-        for key in ["ct%d" % t for t in range(K)] + ["ctshared", "ctroot"]:
+        for key in ["ct%d" % t for t in range(K)] + ["ctl%d" % t for t in range(K)] + ["ctshared", "ctroot"]:
             st["ct"][key] = read_ct(c, key)
+        st["ttl"] = read_ttls(c)
         st["stats"] = read_stats(c)
     finally:
         c.close()
     return st
+
+
+def read_ttls(c):
+    """kscan of the whole keyspace: key -> TTL left (-1: none)."""
+    out = {}
+    line = c.cmd("kscan 0 count=10000")
+    for _ in range(10000):
+        while line.startswith(b"KEY "):
+            p = line.split()
+            if len(p) != 4:
+                raise Violation("kscan: %s" % short(line))
+            out[p[1].decode()] = int(p[3])
+            line = c.readline()
+        p = line.split()
+        if len(p) != 2 or p[0] != b"CURSOR" or c.readline() != b"END":
+            raise Violation("kscan: %s" % short(line))
+        if p[1] == b"0":
+            return out
+        line = c.cmd("kscan %s" % p[1].decode())
+    raise Violation("kscan never ended")
 
 
 def read_ct(c, key):
@@ -965,6 +1278,23 @@ def read_queue(c, key):
     raise Violation("queue %s: qstats/qpeek/qpending never agreed in 40 reads" % key)
 
 
+def norm_queue(q):
+    return (q["exists"], q["ready"], [(mid, deliv, data) for (mid, deliv, _ms, data) in q["pending"]])
+
+
+def read_pair(c, a, b):
+    """Two queues read as one: a lease running out moves a message from a to
+    its dead-letter queue b between the reads; read again until two reads of
+    both agree (bounded)."""
+    for attempt in range(40):
+        x = (read_queue(c, a), read_queue(c, b))
+        y = (read_queue(c, a), read_queue(c, b))
+        if [norm_queue(q) for q in x] == [norm_queue(q) for q in y]:
+            return x
+        time.sleep(0.1)
+    raise Violation("queues %s and %s: two reads of both never agreed in 40 tries" % (a, b))
+
+
 def read_stats(c):
     c.send(b"stats\r\n")
     out = {}
@@ -1006,6 +1336,66 @@ def queue_matches(q, obs):
     return None
 
 
+def cons_matches(msgs, take, found, what):
+    """Conservation: found (data -> (queue, state, id, deliv), or a problem
+    string) holds every message of msgs but at most `take` (unknown messages an
+    in-flight read may have taken), and nothing else."""
+    if isinstance(found, str):
+        return found
+    want = {m["data"]: m for m in msgs.values()}
+    missing = [d for d in want if d not in found]
+    extra = [d for d in found if d not in want]
+    if len(missing) > take or extra:
+        return "%s: missing %d message(s) %s (at most %d may be gone), unexpected %d message(s) %s" % (
+            what, len(missing), short(sorted(want[d]["seq"] for d in missing), 200), take,
+            len(extra), short([(found[d][0], found[d][2], d) for d in extra], 200))
+    for d, m in want.items():
+        if d not in found:
+            continue
+        qn, state, mid, deliv = found[d]
+        if m["id"] is not None and m["id"] != mid:
+            return "%s: message seq %d has id %d, was pushed as %d" % (what, m["seq"], mid, m["id"])
+        if m.get("lease") == "long" and (qn != m["q"] or state != "in_flight"):
+            return "%s: message %d leased for %ds on %s with receipt %s is %s on %s" % (
+                what, mid, LONG_LEASE, m["q"], m["rcpt"], state, qn)
+    return None
+
+
+def collect(queues):
+    found = {}
+    for qn, obs in queues:
+        for (mid, deliv, data) in obs["ready"]:
+            if data in found:
+                return "message %d (%s) is there twice (%s and %s)" % (mid, short(data), found[data][0], qn)
+            found[data] = (qn, "ready", mid, deliv)
+        for (mid, deliv, _ms, data) in obs["pending"]:
+            if data in found:
+                return "message %d (%s) is there twice (%s and %s)" % (mid, short(data), found[data][0], qn)
+            found[data] = (qn, "in_flight", mid, deliv)
+    return found
+
+
+def dq_matches(d, obs, obs_dlq, key):
+    if d["created"] != obs["exists"]:
+        return "queue %s: created %s, found %s" % (key, d["created"], obs["exists"])
+    if d["dlq_seen"] and not obs_dlq["exists"]:
+        return "queue %slq: it was there before, and is gone" % key
+    return cons_matches(d["msgs"], d["take"], collect([(key, obs), (key + "lq", obs_dlq)]),
+                        "queues %s + %slq" % (key, key))
+
+
+def kq_matches(kq, obs, key):
+    if kq["exists"] != obs["exists"]:
+        return "queue %s: exists %s, found %s" % (key, kq["exists"], obs["exists"])
+    # only Kestrel open reads ever lease on q<t>k, and a restart ends them
+    # all (their connections are gone): nothing is in flight
+    bad = list(obs["pending"])
+    if bad:
+        return "queue %s: %d message(s) in flight after the restart, though only Kestrel open reads " \
+               "of connections now gone leased any: %s" % (key, len(bad), short(bad, 200))
+    return cons_matches(kq["msgs"], kq["take"], collect([(key, obs)]), "queue %s" % key)
+
+
 def atoms(op):
     """The log records of an op, as ops: a qpushn logs each message as a qpush
     does and a qack batch each message as a qack does (doc/persistence.md,
@@ -1027,6 +1417,7 @@ def check_thread(cyc, tid, model, inflight, st):
     for c in cands:
         for q in c["queues"].values():
             q["pop_maybe"] = False
+        c["kq"]["take"] = c["dq"]["take"] = 0
     cur = copy.deepcopy(cands[0])
     for op in recs:
         simulate(cur, op)
@@ -1039,6 +1430,11 @@ def check_thread(cyc, tid, model, inflight, st):
     for key in sorted(model["queues"]):
         keys.append(("queue", key))
     keys.append(("ct", "ct%d" % tid))
+    keys.append(("dq", "q%dd" % tid))
+    keys.append(("kq", "q%dk" % tid))
+    keys.append(("ctl", "ctl%d" % tid))
+    for key in sorted(model["ttl"]):
+        keys.append(("ttl", key))
     per_key = {}
     for kind, key in keys:
         ok = set()
@@ -1055,6 +1451,25 @@ def check_thread(cyc, tid, model, inflight, st):
                 r = None if want == got else "expected %s, found %s" % (short(want), short(got))
             elif kind == "queue":
                 r = queue_matches(c["queues"][key], st["queues"][key])
+            elif kind == "dq":
+                r = dq_matches(c["dq"], st["queues"][key], st["queues"][key + "lq"], key)
+            elif kind == "kq":
+                r = kq_matches(c["kq"], st["queues"][key], key)
+            elif kind == "ttl":
+                if key.startswith("L"):
+                    there = c["lists"][key] is not None
+                elif key.startswith("q"):
+                    there = c["queues"][key]["exists"]
+                else:
+                    there = c["cache"][key] is not None
+                want = ("a TTL" if c["ttl"][key] else "no TTL") if there else "no key"
+                t = st["ttl"].get(key)
+                got = "no key" if t is None else "no TTL" if t == -1 else "a TTL" if 0 < t <= TTL else "TTL %d" % t
+                r = None if want == got else "expected %s, kscan found %s" % (want, got)
+            elif kind == "ctl":
+                got = (st["ct"]["ctl%d" % tid], st["ct"]["ctc%d" % tid])
+                want = (c["ctl_own"] + (c["ctc"] or 0), c["ctc"])
+                r = None if got == want else "expected (ctl%d, ctc%d) = %s, found %s" % (tid, tid, want, got)
             else:
                 got = st["ct"][key]
                 r = None if got == c["ct"] else "expected %d, found %s" % (c["ct"], got)
@@ -1104,6 +1519,25 @@ def resolve(model, cand, st):
             # a lease taken by a pop in flight at the kill, or a short one still running
             m["lease"] = "long" if ms > 60000 else "unk"
         q["pop_maybe"] = False
+    tid = new["tid"]
+    for c, names in ((new["dq"], ("q%dd" % tid, "q%ddlq" % tid)), (new["kq"], ("q%dk" % tid,))):
+        found = collect([(qn, st["queues"][qn]) for qn in names])
+        keep = {}
+        for seq, m in c["msgs"].items():
+            if m["data"] not in found:
+                continue                 # taken by a read in flight
+            qn, state, mid, deliv = found[m["data"]]
+            m["id"] = mid
+            ms = next((x[2] for x in st["queues"][qn]["pending"] if x[0] == mid), 0)
+            if state == "in_flight" and ms > 60000:
+                m["lease"], m["rcpt"], m["q"] = "long", "%d:%d" % (mid, deliv), qn
+            else:
+                m["lease"], m["rcpt"], m["q"] = None, None, None
+            keep[seq] = m
+        c["msgs"] = keep
+        c["take"] = 0
+    new["kq"]["open"] = None             # the connection that held it is gone
+    new["dq"]["dlq_seen"] = st["queues"]["q%ddlq" % tid]["exists"]
     new["seq"] = max(new["seq"], model["seq"])
     return new
 
@@ -1166,6 +1600,9 @@ class Torture:
                     ("ctobj ctroot", b"CREATED"),
                     ("ctobj ctshared parent=ctroot", b"CREATED")]
             want += [("ctobj ct%d parent=ctroot" % t, b"CREATED") for t in range(self.K)]
+            want += [("ctobj ctl%d parent=ctroot limits=%d:104:%d" % (t, CT_COUNTER, CT_LIMIT), b"CREATED")
+                     for t in range(self.K)]
+            want += [("ctobj ctc%d parent=ctl%d" % (t, t), b"CREATED") for t in range(self.K)]
             for line, exp in want:
                 got = c.cmd(line)
                 if got != exp:
@@ -1247,7 +1684,8 @@ class Torture:
         if cs is None or not re.fullmatch(rb"\d+", cs) or not (in_lo <= int(cs) <= in_hi):
             self.fail(cyc, policy, "%s: key cshared (cache value, incr by every thread): expected between %d and %d, found %s"
                       % (what, in_lo, in_hi, short(cs)), workers)
-        kids = [st["ct"]["ct%d" % t] for t in range(self.K)] + [st["ct"]["ctshared"]]
+        kids = ([st["ct"]["ct%d" % t] for t in range(self.K)] + [st["ct"]["ctl%d" % t] for t in range(self.K)]
+                + [st["ct"]["ctshared"]])
         if st["ct"]["ctroot"] != sum(kids):
             self.fail(cyc, policy, "%s: key ctroot (parent of every tree-counter leaf) holds %s, its children %s (sum %d)"
                       % (what, st["ct"]["ctroot"], kids, sum(kids)), workers)
@@ -1369,6 +1807,16 @@ class Torture:
             # in-flight ops only add to ct0, so no prefix of them can match
             self.models[0]["ct"] += 1000000
             print("self-test: the model of thread 0 now says ct0 holds 1000000 more than was sent", flush=True)
+        elif how == "cons":
+            # a message that was never pushed: the queue pair q0d + q0dlq misses it
+            self.models[0]["dq"]["msgs"][-1] = {"seq": -1, "data": b"never pushed", "id": None,
+                                                "lease": None, "rcpt": None, "q": None}
+            print("self-test: the model of thread 0 now holds a message q0d never got", flush=True)
+        elif how == "ttl":
+            # flip the TTL flag of every key of thread 0 that touch works on
+            for key in self.models[0]["ttl"]:
+                self.models[0]["ttl"][key] = not self.models[0]["ttl"][key]
+            print("self-test: the model of thread 0 now says the opposite of each TTL", flush=True)
         elif how == "drop-ack":
             for w in workers:
                 for q in w.model["queues"].values():
@@ -1424,9 +1872,10 @@ def parse_args(argv):
     p.add_argument("--keep-dir", action="store_true",
                    help="keep the scratch directory of a failing cycle and print its path")
     p.add_argument("--tmp-dir", default=None, help="where the scratch directory goes (default: $TMPDIR or /tmp)")
-    p.add_argument("--self-test", choices=("drop-log", "delete-log", "model", "drop-ack"), default=None,
+    p.add_argument("--self-test", choices=("drop-log", "delete-log", "model", "drop-ack", "cons", "ttl"), default=None,
                    help="after each kill, break the directory (drop-log: empty the newest log file; delete-log: remove it) "
-                        "or the model (model: ct0 off by 1000000; drop-ack: forget a lease): the run must "
+                        "or the model (model: ct0 off by 1000000; drop-ack: forget a lease; cons: a message q0d "
+                        "never got; ttl: every TTL of thread 0 flipped): the run must "
                         "report a violation and exit 1")
     p.add_argument("-v", "--verbose", action="store_true")
     args = p.parse_args(argv)
