@@ -51,11 +51,9 @@ static uint8_t at_addr_of(const conn *c, unsigned char *out) {
     return 0;
 }
 
-/* The entry of c's address (made if create, taking the free or the least
- * recently failed slot), or NULL; at_lock held. */
-static struct at_entry *at_find(const conn *c, bool create, uint64_t now) {
-    unsigned char addr[16];
-    uint8_t len = at_addr_of(c, addr);
+/* The entry of address addr (len bytes; made if create, taking the free
+ * or the least recently failed slot), or NULL; at_lock held. */
+static struct at_entry *at_find(const unsigned char *addr, uint8_t len, bool create, uint64_t now) {
     struct at_entry *e, *victim = &at_table[0];
 
     for (e = at_table; e < at_table + AT_SLOTS; e++) {
@@ -102,11 +100,13 @@ void auth_throttle_init(void) {
 
 bool auth_throttle_refused(conn *c) {
     uint64_t now = clock_now_ms();
+    unsigned char addr[16];
+    uint8_t len = at_addr_of(c, addr);      /* a system call: before the lock */
     struct at_entry *e;
     bool refused;
 
     pthread_mutex_lock(&at_lock);
-    e = at_find(c, false, now);
+    e = at_find(addr, len, false, now);
     refused = e != NULL && e->until_ms > now;
     if (refused)
         at_throttled++;
@@ -126,14 +126,16 @@ static uint64_t at_lock_ms(uint32_t fails) {
 
 void auth_throttle_failed(conn *c, const char *user, size_t nuser) {
     uint64_t now = clock_now_ms(), skipped = 0;
+    unsigned char addr[16];
+    uint8_t len = at_addr_of(c, addr);
     struct at_entry *e;
     bool log_it;
-    char addr[128];
+    char name[128];
 
     if (c->auth_fails < UINT8_MAX)
         c->auth_fails++;
     pthread_mutex_lock(&at_lock);
-    e = at_find(c, true, now);
+    e = at_find(addr, len, true, now);
     e->fails++;
     e->last_ms = now;
     if (e->fails >= AUTH_ADDR_FAILS)
@@ -149,17 +151,19 @@ void auth_throttle_failed(conn *c, const char *user, size_t nuser) {
     pthread_mutex_unlock(&at_lock);
     if (!log_it)
         return;
-    conn_names_addr(c->fd, true, addr, sizeof(addr));
+    conn_names_addr(c->fd, true, name, sizeof(name));
     log_msg(1, "authentication failed for user %.*s from %s (%llu more failure(s) not logged)",
-            (int)(nuser > 64 ? 64 : nuser), user, addr, (unsigned long long)skipped);
+            (int)(nuser > 64 ? 64 : nuser), user, name, (unsigned long long)skipped);
 }
 
 void auth_throttle_passed(conn *c) {
+    unsigned char addr[16];
+    uint8_t len = at_addr_of(c, addr);
     struct at_entry *e;
 
     c->auth_fails = 0;
     pthread_mutex_lock(&at_lock);
-    e = at_find(c, false, clock_now_ms());
+    e = at_find(addr, len, false, clock_now_ms());
     if (e != NULL)
         memset(e, 0, sizeof(*e));
     pthread_mutex_unlock(&at_lock);
