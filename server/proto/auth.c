@@ -208,6 +208,20 @@ static bool auth_attempt(conn *c, const char *user, size_t nuser, const char *pa
     return true;
 }
 
+bool auth_peer_login(int fd, const char *user, size_t nuser, const char *pass, size_t npass) {
+    if (auth_throttle_fd_refused(fd)) {
+        stats_incr(STATS_AUTH_CMDS);
+        stats_incr(STATS_AUTH_ERRORS);
+        return false;
+    }
+    if (!auth_check(user, nuser, pass, npass)) {
+        auth_throttle_fd_failed(fd, user, nuser);
+        return false;
+    }
+    auth_throttle_fd_passed(fd);
+    return true;
+}
+
 /* Whether user is in the comma-separated --admin-users. */
 static bool auth_is_admin(const char *user, size_t nuser) {
     const char *p = settings.admin_users;

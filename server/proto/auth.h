@@ -30,6 +30,12 @@ bool auth_on(void);
  * compared in constant time). */
 bool auth_check(const char *user, size_t nuser, const char *pass, size_t npass);
 
+/* One login by a peer outside the protocols (the metrics listener's HTTP
+ * Basic authentication) on socket fd: refused at once while its address
+ * is locked out, else checked; failures count toward the address's
+ * lock-out as a connection's do (auth_throttle.h). */
+bool auth_peer_login(int fd, const char *user, size_t nuser, const char *pass, size_t npass);
+
 /* The text protocol before authentication: line[0..len) is the request
  * line (without its "\n"), avail the bytes from line on. Answers as
  * memcached does and authenticates c on success. */

@@ -33,12 +33,13 @@ static uint64_t at_throttled;       /* attempts refused while locked out */
 static uint64_t at_log_next_ms;     /* no failure line before then */
 static uint64_t at_log_skipped;     /* failures not logged since the last line */
 
-/* c's peer address bytes into out (0 for a UNIX socket or an error). */
-static uint8_t at_addr_of(const conn *c, unsigned char *out) {
+/* The peer address bytes of socket fd into out (0 for a UNIX socket or an
+ * error). */
+static uint8_t at_addr_of(int fd, unsigned char *out) {
     struct sockaddr_storage ss;
     socklen_t n = sizeof(ss);
 
-    if (getpeername(c->fd, (struct sockaddr *)&ss, &n) < 0)
+    if (getpeername(fd, (struct sockaddr *)&ss, &n) < 0)
         return 0;
     if (ss.ss_family == AF_INET) {
         memcpy(out, &((struct sockaddr_in *)&ss)->sin_addr, 4);
@@ -98,10 +99,10 @@ void auth_throttle_init(void) {
     stats_provide(&at_stats_provider);
 }
 
-bool auth_throttle_refused(conn *c) {
+bool auth_throttle_fd_refused(int fd) {
     uint64_t now = clock_now_ms();
     unsigned char addr[16];
-    uint8_t len = at_addr_of(c, addr);      /* a system call: before the lock */
+    uint8_t len = at_addr_of(fd, addr);     /* a system call: before the lock */
     struct at_entry *e;
     bool refused;
 
@@ -111,6 +112,12 @@ bool auth_throttle_refused(conn *c) {
     if (refused)
         at_throttled++;
     pthread_mutex_unlock(&at_lock);
+    return refused;
+}
+
+bool auth_throttle_refused(conn *c) {
+    bool refused = auth_throttle_fd_refused(c->fd);
+
     if (refused && c->auth_fails < UINT8_MAX)
         c->auth_fails++;
     return refused;
@@ -124,16 +131,14 @@ static uint64_t at_lock_ms(uint32_t fails) {
            : (1000ull << over) < AUTH_LOCK_MAX_MS ? 1000ull << over : AUTH_LOCK_MAX_MS;
 }
 
-void auth_throttle_failed(conn *c, const char *user, size_t nuser) {
+void auth_throttle_fd_failed(int fd, const char *user, size_t nuser) {
     uint64_t now = clock_now_ms(), skipped = 0;
     unsigned char addr[16];
-    uint8_t len = at_addr_of(c, addr);
+    uint8_t len = at_addr_of(fd, addr);
     struct at_entry *e;
     bool log_it;
     char name[128];
 
-    if (c->auth_fails < UINT8_MAX)
-        c->auth_fails++;
     pthread_mutex_lock(&at_lock);
     e = at_find(addr, len, true, now);
     e->fails++;
@@ -151,22 +156,32 @@ void auth_throttle_failed(conn *c, const char *user, size_t nuser) {
     pthread_mutex_unlock(&at_lock);
     if (!log_it)
         return;
-    conn_names_addr(c->fd, true, name, sizeof(name));
+    conn_names_addr(fd, true, name, sizeof(name));
     log_msg(1, "authentication failed for user %.*s from %s (%llu more failure(s) not logged)",
             (int)(nuser > 64 ? 64 : nuser), user, name, (unsigned long long)skipped);
 }
 
-void auth_throttle_passed(conn *c) {
+void auth_throttle_failed(conn *c, const char *user, size_t nuser) {
+    if (c->auth_fails < UINT8_MAX)
+        c->auth_fails++;
+    auth_throttle_fd_failed(c->fd, user, nuser);
+}
+
+void auth_throttle_fd_passed(int fd) {
     unsigned char addr[16];
-    uint8_t len = at_addr_of(c, addr);
+    uint8_t len = at_addr_of(fd, addr);
     struct at_entry *e;
 
-    c->auth_fails = 0;
     pthread_mutex_lock(&at_lock);
     e = at_find(addr, len, false, clock_now_ms());
     if (e != NULL)
         memset(e, 0, sizeof(*e));
     pthread_mutex_unlock(&at_lock);
+}
+
+void auth_throttle_passed(conn *c) {
+    c->auth_fails = 0;
+    auth_throttle_fd_passed(c->fd);
 }
 
 bool auth_throttle_conn_done(const conn *c) {

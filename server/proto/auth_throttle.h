@@ -22,6 +22,11 @@
 #define AUTH_LOCK_MAX_MS 60000
 
 void auth_throttle_init(void);
+/* The same for a peer that is not a connection of the protocols (the
+ * metrics listener's): fd is its socket. */
+bool auth_throttle_fd_refused(int fd);
+void auth_throttle_fd_failed(int fd, const char *user, size_t nuser);
+void auth_throttle_fd_passed(int fd);
 /* Before a password is checked: whether c's address is locked out now
  * (the attempt then fails, and counts as a failure of c). */
 bool auth_throttle_refused(conn *c);
