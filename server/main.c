@@ -47,6 +47,7 @@
 #include "types/queue_persist.h"
 #include "net/worker.h"
 #include "ops/detail.h"
+#include "ops/metrics_http.h"
 #include "ops/watch.h"
 #include "types/queue.h"
 
@@ -187,6 +188,12 @@ static int main_setup(void) {
     return 0;
 }
 
+/* The metrics listener scrapes with the protocols' users. */
+static const struct metrics_auth main_metrics_auth = {
+    .on = auth_on,
+    .login = auth_peer_login,
+};
+
 static const struct persist_host main_persist_host = {
     .wake_held = workers_wake_held,
     .held_count = workers_held_count,
@@ -279,8 +286,9 @@ int main(int argc, char **argv) {
      * server says it listens is handled once the loop runs, never by the
      * default action. */
     if (daemon_start() < 0 || main_fd_limit() < 0 || auth_load() < 0 || main_setup() < 0 ||
-        main_watch_signals() < 0 || tls_init() < 0 || main_restore() < 0 || listener_open(main_base) < 0 ||
-        daemon_write_pid() < 0 || daemon_drop_root() < 0 || workers_start(settings.num_threads) < 0) {
+        main_watch_signals() < 0 || tls_init() < 0 || main_restore() < 0 ||
+        metrics_http_start(&main_metrics_auth) < 0 || listener_open(main_base) < 0 || daemon_write_pid() < 0 ||
+        daemon_drop_root() < 0 || workers_start(settings.num_threads) < 0) {
         log_msg(0, "start-up failed");
         return 1;
     }
@@ -295,6 +303,7 @@ int main(int argc, char **argv) {
     persist_serving();
     event_base_dispatch(main_base);
 
+    metrics_http_stop();
     listener_close();
     main_unwatch_signals();
     event_free(ev_tick);

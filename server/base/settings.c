@@ -26,7 +26,8 @@ enum {
     SETTINGS_OPT_DATA_DIR, SETTINGS_OPT_FSYNC, SETTINGS_OPT_PERSIST_ITEMS, SETTINGS_OPT_SNAP_MIN,
     SETTINGS_OPT_SNAP_GROWTH, SETTINGS_OPT_LOG_BUFFER, SETTINGS_OPT_RECOVER_PARTIAL,
     SETTINGS_OPT_STRICT_REPLAY, SETTINGS_OPT_STALL_TIMEOUT, SETTINGS_OPT_CHECK_DIR,
-    SETTINGS_OPT_ADMIN_USERS, SETTINGS_OPT_DEBUG
+    SETTINGS_OPT_ADMIN_USERS, SETTINGS_OPT_DEBUG, SETTINGS_OPT_METRICS_PORT,
+    SETTINGS_OPT_METRICS_LISTEN, SETTINGS_OPT_METRICS_TOP
 };
 #define SETTINGS_ITEM_MAX (1024UL * 1024 * 1024)
 
@@ -105,6 +106,12 @@ static const struct settings_option settings_options[] = {
       "replies wait this long for a log that cannot be written, then the connection is closed (default 30)" },
     { SETTINGS_OPT_CHECK_DIR, "check-data-dir", required_argument, "<dir>",
       "read the snapshot and logs of <dir> without starting, report, exit 0 if sound" },
+    { SETTINGS_OPT_METRICS_PORT, "metrics-port", required_argument, "<num>",
+      "serve Prometheus metrics over HTTP on this port, at /metrics (default 0: off)" },
+    { SETTINGS_OPT_METRICS_LISTEN, "metrics-listen", required_argument, "<addr>",
+      "interface of the metrics port (default 127.0.0.1)" },
+    { SETTINGS_OPT_METRICS_TOP, "metrics-top", required_argument, "<num>",
+      "queues and lists named in the metrics, the largest first (default 20, max 1000)" },
     { SETTINGS_OPT_DEBUG, "debug", no_argument, NULL, "enable debug verbs (debugtime) for tests" },
     { 'h', "help", no_argument, NULL, "print this help and exit" },
     { 'V', "version", no_argument, NULL, "print version and exit" },
@@ -128,6 +135,8 @@ void settings_init(void) {
     settings.protocol = PROTO_AUTO;
     settings.hashpower_init = 16;
     settings.conn_output_max = 1024 * 1024;
+    settings.metrics_listen = strdup("127.0.0.1");
+    settings.metrics_top = 20;
     settings.conn_buffer_limit = 512UL * 1024 * 1024;
     settings.fsync_policy = 1;      /* everysec */
     settings.snapshot_min = 64UL * 1024 * 1024;
@@ -152,6 +161,8 @@ void settings_free(void) {
     settings.check_dir = NULL;
     free(settings.auth_file);
     free(settings.admin_users);
+    free(settings.metrics_listen);
+    settings.metrics_listen = NULL;
     settings.auth_file = NULL;
     settings.admin_users = NULL;
     free(settings.pid_file);
@@ -378,6 +389,28 @@ static int settings_protocol_arg(const char *arg) {
     return 0;
 }
 
+/* The metrics listener's options. */
+static int settings_apply_metrics(int letter, const char *arg) {
+    long v;
+
+    switch (letter) {
+    case SETTINGS_OPT_METRICS_PORT:
+        if (settings_number(arg, 0, 65535, &v) < 0) return -1;
+        settings.metrics_port = (int)v;
+        return 0;
+    case SETTINGS_OPT_METRICS_LISTEN:
+        if (arg[0] == '\0') return -1;
+        free(settings.metrics_listen);
+        settings.metrics_listen = strdup(arg);
+        return settings.metrics_listen != NULL ? 0 : -1;
+    case SETTINGS_OPT_METRICS_TOP:
+        if (settings_number(arg, 0, 1000, &v) < 0) return -1;
+        settings.metrics_top = (int)v;
+        return 0;
+    }
+    return -1;
+}
+
 /* The persistence options. */
 static int settings_apply_persist(int letter, const char *arg) {
     static const char *const policies[] = { "always", "everysec", "no" };
@@ -473,6 +506,8 @@ static int settings_apply(int letter, const char *arg) {
     case 'C': settings.cas_enabled = false; return 0;
     case 'v': settings.verbose++; return 0;
     case SETTINGS_OPT_DEBUG: settings.debug = true; return 0;
+    case SETTINGS_OPT_METRICS_PORT: case SETTINGS_OPT_METRICS_LISTEN: case SETTINGS_OPT_METRICS_TOP:
+        return settings_apply_metrics(letter, arg);
     case 'Z': tls_opts.enabled = true; return 0;
     case SETTINGS_OPT_OUTPUT_MAX:
         return settings_size(arg, 1, &settings.conn_output_max);

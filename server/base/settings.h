@@ -46,6 +46,9 @@ struct settings {
     char *check_dir;          /* --check-data-dir: check this directory and exit */
     char *auth_file;          /* -Y, --auth-file: connections must authenticate (auth.c) */
     char *admin_users;        /* --admin-users: comma-separated users allowed admin commands */
+    int metrics_port;         /* --metrics-port: Prometheus metrics over HTTP, 0 = off */
+    char *metrics_listen;     /* --metrics-listen: its interface */
+    int metrics_top;          /* --metrics-top: queues and lists named in the metrics */
     /* memcached's command-line options that scripts pass */
     bool daemonize;           /* -d: into the background once ready */
     char *pid_file;           /* -P */

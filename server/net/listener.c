@@ -160,8 +160,7 @@ static int listener_split(char *entry, char **host, int *port) {
     return 0;
 }
 
-/* A listening TCP socket on host:port, or -1 (logged). */
-static int listener_tcp_one(const char *host, int portnum, bool tls) {
+int listener_tcp_socket(const char *host, int portnum) {
     struct addrinfo hints, *ai = NULL;
     char port[16];
     int fd, one = 1, rc;
@@ -214,7 +213,7 @@ static int listener_tcp(void) {
         if (listener_n == LISTENER_MAX || listener_split(entry, &host, &port) < 0) {
             log_msg(0, "bad or too many listen addresses (at most %d): %s", LISTENER_MAX, settings.listen_addr);
             rc = -1;
-        } else if ((fd = listener_tcp_one(host, port, tls)) < 0) {
+        } else if ((fd = listener_tcp_socket(host, port)) < 0) {
             rc = -1;
         } else {
             listener_tls[listener_n] = tls;

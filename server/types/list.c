@@ -209,6 +209,23 @@ void list_each_key(void (*fn)(const char *key, size_t nkey)) {
     pthread_mutex_unlock(&list_reg_lock);
 }
 
+void list_each_length(list_length_fn fn, void *arg) {
+    struct list *l;
+
+    pthread_mutex_lock(&list_reg_lock);
+    for (l = list_reg; l != NULL; l = l->reg_next) {
+        uint64_t n;
+        bool closed;
+        pthread_mutex_lock(&l->lock);
+        n = l->count;
+        closed = l->closed;
+        pthread_mutex_unlock(&l->lock);
+        if (!closed)
+            fn(l->name, l->nname, n, arg);
+    }
+    pthread_mutex_unlock(&list_reg_lock);
+}
+
 const struct list_opts *list_options(const struct list *l) {
     return &l->opts;
 }

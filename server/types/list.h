@@ -86,6 +86,11 @@ void list_close_all(void);
 /* Calls fn with the key of every list that exists now (a delayed
  * flush_all come due: store.c looks at each). */
 void list_each_key(void (*fn)(const char *key, size_t nkey));
+/* Calls fn on every open list with its length, read under the list's lock;
+ * fn runs with the registry locked: it must be quick and call nothing of
+ * the lists. */
+typedef void (*list_length_fn)(const char *name, size_t nname, uint64_t length, void *arg);
+void list_each_length(list_length_fn fn, void *arg);
 const struct list_opts *list_options(const struct list *l);
 
 /* Pushes n values at end e, each in turn (at the head, the last value

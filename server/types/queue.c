@@ -1423,6 +1423,21 @@ void queue_get_stats(struct queue *q, struct queue_stats *st) {
     queue_unlock(q, &dl);
 }
 
+void queue_each_stats(queue_stats_fn fn, void *arg) {
+    uint64_t now = clock_now_ms();
+    struct queue *q;
+
+    pthread_mutex_lock(&queue_reg_lock);
+    for (q = queue_reg; q != NULL; q = q->reg_next) {
+        struct queue_stats st;
+        pthread_mutex_lock(&q->lock);
+        queue_stats_locked(q, &st, now);
+        pthread_mutex_unlock(&q->lock);
+        fn(q->name, q->nname, &st, arg);
+    }
+    pthread_mutex_unlock(&queue_reg_lock);
+}
+
 void queue_totals(struct queue_stats *total, uint64_t *nqueues) {
     uint64_t now = clock_now_ms();
     struct queue *q;

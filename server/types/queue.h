@@ -221,5 +221,10 @@ uint64_t queue_kick_buried(struct queue *q, uint64_t max);
 
 /* Server-wide totals for `stats`. */
 void queue_totals(struct queue_stats *st, uint64_t *nqueues);
+/* Calls fn on every queue with its figures, each read under the queue's
+ * lock; fn runs with the registry locked (no queue can be made or freed
+ * meanwhile): it must be quick and call nothing of the queues. */
+typedef void (*queue_stats_fn)(const char *name, size_t nname, const struct queue_stats *st, void *arg);
+void queue_each_stats(queue_stats_fn fn, void *arg);
 
 #endif
