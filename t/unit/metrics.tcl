@@ -238,3 +238,39 @@ start_server [list tags {metrics auth mcds-only} args [list -Y $::metrics_auth -
         list $locked $text
     } {401 {CLIENT_ERROR authentication failure}}
 }
+
+# The example Grafana dashboard (contrib/grafana/mcds-dashboard.json) must
+# only ask for metrics the server serves: every name its queries use is in
+# a scrape of a server with every part on (-Y, --data-dir).
+proc dashboard_metric_names {} {
+    set py [lindex [concat [glob -nocomplain /usr/bin/python3] [auto_execok python3]] 0]
+    if {$py eq {}} { skip "python3 is not installed (the test reads the dashboard's JSON with it)" }
+    set code {
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+names = set()
+for p in d["panels"]:
+    for t in p["targets"]:
+        names.update(re.findall(r"\b(?:memcached|mcds)_[a-z_]+", t["expr"]))
+names.update(re.findall(r"\b(?:memcached|mcds)_[a-z_]+", d["templating"]["list"][1]["query"]))
+print(" ".join(sorted(names)), len(d["panels"]))
+}
+    lassign [run_cmd 20 $py -c $code [file join [srcdir] contrib grafana mcds-dashboard.json]] status out
+    if {$status ne "0"} { fail "reading the dashboard: $out" }
+    return [string trim $out]
+}
+
+set ::mport [free_port]
+start_server [list tags {metrics mcds-only} args [list -Y $::metrics_auth --metrics-port $::mport \
+                                                    --data-dir [tmpdir metricsdata]]] {
+    test {metrics: every metric the example Grafana dashboard queries is served} {
+        set names [dashboard_metric_names]
+        set panels [lindex $names end]
+        set m [metrics_scrape $::mport [list [http_basic prom scrape]]]
+        set missing {}
+        foreach n [lrange $names 0 end-1] {
+            if {![regexp -line "^# TYPE $n " $m]} { lappend missing $n }
+        }
+        list $missing [expr {$panels >= 12}] [expr {[llength $names] > 20}]
+    } {{} 1 1}
+}
