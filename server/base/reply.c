@@ -116,6 +116,7 @@ const struct reply_line reply_lines[REPLY_COUNT] = {
     [REPLY_X_BAD_TYPE] = REPLY("CLIENT_ERROR bad type\r\n"),
     [REPLY_X_BAD_TYPES] = REPLY("CLIENT_ERROR bad period types\r\n"),
     [REPLY_X_BAD_CT_DELTA] = REPLY("CLIENT_ERROR bad delta\r\n"),
+    [REPLY_X_CTINCRN_SHAPE] = REPLY("CLIENT_ERROR ctincrn takes 1 to 100 increments of 5 tokens\r\n"),
     [REPLY_X_RAISE_LIMITS] = REPLY("CLIENT_ERROR ctraise takes limits= only\r\n"),
     [REPLY_X_PERIODS_TYPE] = REPLY("CLIENT_ERROR periods= needs type=\r\n"),
     [REPLY_TOO_MANY_IDS] = REPLY("CLIENT_ERROR too many ids\r\n"),

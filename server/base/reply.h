@@ -120,6 +120,7 @@ enum reply_id {
     REPLY_X_BAD_TYPE,
     REPLY_X_BAD_TYPES,
     REPLY_X_BAD_CT_DELTA,
+    REPLY_X_CTINCRN_SHAPE,
     REPLY_X_RAISE_LIMITS,
     REPLY_X_PERIODS_TYPE,
     /* batch qack/qrelease/qtouch */

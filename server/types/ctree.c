@@ -62,7 +62,7 @@ int64_t ctree_row_value(const struct ctree_row *r, int64_t idx) {
     return i < r->n && r->v[i].idx == idx ? r->v[i].total : 0;
 }
 
-static size_t ctree_row_grow_need(const struct ctree_row *r) {
+size_t ctree_row_grow_need(const struct ctree_row *r) {
     return r->n < r->cap ? 0 : (r->cap < 4 ? 4 : r->cap) * sizeof(struct ctree_cell);
 }
 
@@ -73,6 +73,23 @@ static int ctree_row_reserve(struct ctree_row *r) {
 
     if (r->n < r->cap)
         return 0;
+    v = realloc(r->v, cap * sizeof(*v));
+    if (v == NULL)
+        return -1;
+    ctree_charge((long)((cap - r->cap) * sizeof(*v)));
+    r->v = v;
+    r->cap = cap;
+    return 0;
+}
+
+int ctree_row_reserve_n(struct ctree_row *r, uint32_t k) {
+    uint32_t cap = r->cap < 4 ? 4 : r->cap;
+    struct ctree_cell *v;
+
+    if (r->n + (uint64_t)k <= r->cap)
+        return 0;
+    while (cap < r->n + (uint64_t)k)
+        cap *= 2;
     v = realloc(r->v, cap * sizeof(*v));
     if (v == NULL)
         return -1;
@@ -297,7 +314,7 @@ static uint32_t ctree_cv_pos(const struct ctree_obj *o, uint32_t id) {
     return lo;
 }
 
-static struct ctree_cval *ctree_cv_find(const struct ctree_obj *o, const struct ctree_counter *c) {
+struct ctree_cval *ctree_cv_find(const struct ctree_obj *o, const struct ctree_counter *c) {
     uint32_t i = ctree_cv_pos(o, c->def.id);
 
     return i < o->ncv && o->cv[i]->c == c ? o->cv[i] : NULL;
@@ -308,7 +325,7 @@ static size_t ctree_cv_size(const struct ctree_counter *c) {
 }
 
 /* Bytes a new cval of c in o would take. */
-static size_t ctree_cv_need(const struct ctree_obj *o, const struct ctree_counter *c) {
+size_t ctree_cv_need(const struct ctree_obj *o, const struct ctree_counter *c) {
     return ctree_cv_size(c) + (o->ncv == o->capcv ? (o->capcv + 2) * sizeof(o->cv[0]) : 0);
 }
 
@@ -377,7 +394,7 @@ static void ctree_cv_free(struct ctree_cval *cv) {
 /* Frees o's cval of c once it holds no value and no limit, so that the
  * counter's objects count only objects holding values or limits of it
  * (and a counter none holds can be deleted). */
-static void ctree_cv_prune(struct ctree_obj *o, const struct ctree_counter *c) {
+void ctree_cv_prune(struct ctree_obj *o, const struct ctree_counter *c) {
     uint32_t i = ctree_cv_pos(o, c->def.id);
     struct ctree_cval *cv;
     int j;
@@ -415,14 +432,14 @@ static void ctree_cvs_free(struct ctree_obj *o) {
 /* ---- retention ---- */
 
 /* Whether period idx of type j of c is still kept at time now. */
-static bool ctree_kept(const struct ctree_counter *c, int j, int64_t idx, int64_t now) {
+bool ctree_kept(const struct ctree_counter *c, int j, int64_t idx, int64_t now) {
     uint32_t keep = c->def.types[j].keep;
 
     return keep == 0 || idx > ctp_index(c->def.types[j].code, now) - (int64_t)keep;
 }
 
 /* Drops the periods of row j that are too old. */
-static void ctree_row_expire(struct ctree_counter *c, int j, struct ctree_row *r, int64_t now) {
+void ctree_row_expire(struct ctree_counter *c, int j, struct ctree_row *r, int64_t now) {
     uint32_t k = 0;
 
     while (k < r->n && !ctree_kept(c, j, r->v[k].idx, now)) {
@@ -482,7 +499,7 @@ static void ctree_act_push_back(struct ctree_obj *o) {
     ctree_act_tail = o;
 }
 
-static void ctree_touched(struct ctree_obj *o, int64_t now) {
+void ctree_touched(struct ctree_obj *o, int64_t now) {
     o->changed = now;
     if (ctree_act_head != o) {
         ctree_act_unlink(o);
@@ -729,99 +746,13 @@ enum ctree_result ctree_obj_info(struct ctree_obj *o, struct ctree_info *info,
     return CTREE_OK;
 }
 
-/* ---- the increment ---- */
+/* ---- what reads and increments share ---- */
 
-/* The stored periods an increment reaches: type j at index idx[j]. */
-struct ctree_targets {
-    int n;
-    int j[CTREE_TYPES_MAX];
-    int64_t idx[CTREE_TYPES_MAX];
-    int own;                    /* its own type's j */
-};
-
-static void ctree_targets(const struct ctree_counter *c, int ti, int64_t t, int64_t now,
-                          struct ctree_targets *tg) {
-    int j;
-
-    tg->n = 0;
-    tg->own = ti;
-    for (j = ti; j < c->def.ntypes; j++) {
-        int64_t idx = ctp_index(c->def.types[j].code, t);
-        if (j > ti && c->def.types[j].manual)
-            continue;
-        if (!ctree_kept(c, j, idx, now))
-            continue;
-        tg->j[tg->n] = j;
-        tg->idx[tg->n] = idx;
-        tg->n++;
-    }
-}
-
-static struct ctree_obj *ctree_up(const struct ctree_counter *c, struct ctree_obj *o) {
-    return c->def.aggregate ? o->parent : NULL;
-}
-
-/* Checks limits and overflow on the whole path; sums the memory the
- * change needs into *need. */
-static enum ctree_result ctree_incr_check(struct ctree_obj *o, const struct ctree_counter *c,
-                                          const struct ctree_targets *tg, const struct ctree_incr *in,
-                                          struct ctree_at *refused, size_t *need) {
-    struct ctree_obj *p;
-    int k;
-
-    *need = 0;
-    for (p = o; p != NULL; p = ctree_up(c, p)) {
-        struct ctree_cval *cv = ctree_cv_find(p, c);
-        if (cv == NULL)
-            *need += ctree_cv_need(p, c) + (size_t)tg->n * 4 * sizeof(struct ctree_cell);
-        for (k = 0; k < tg->n; k++) {
-            struct ctree_row *r = cv != NULL ? &cv->rows[tg->j[k]] : NULL;
-            int64_t cur = r != NULL ? ctree_row_value(r, tg->idx[k]) : 0, next;
-            if (__builtin_add_overflow(cur, in->delta, &next))
-                return CTREE_OVERFLOW;
-            if (!in->replay && r != NULL && in->delta > 0 && next > r->limit) {
-                refused->key = item_key(p->self);
-                refused->nkey = p->self->nkey;
-                refused->code = c->def.types[tg->j[k]].code;
-                refused->idx = tg->idx[k];
-                return CTREE_LIMIT;
-            }
-            if (r != NULL && cur == 0)
-                *need += ctree_row_grow_need(r);
-        }
-    }
-    for (k = 0; k < tg->n; k++)
-        if (ctree_row_value(&c->active[tg->j[k]], tg->idx[k]) == 0)
-            *need += ctree_row_grow_need(&c->active[tg->j[k]]);
-    return CTREE_OK;
-}
-
-/* Makes every cval and cell room the change needs; nothing is counted
- * yet, so a failure part-way leaves only spare room behind. */
-static enum ctree_result ctree_incr_reserve(struct ctree_obj *o, struct ctree_counter *c,
-                                            const struct ctree_targets *tg) {
-    struct ctree_obj *p;
-    int k;
-
-    for (p = o; p != NULL; p = ctree_up(c, p)) {
-        struct ctree_cval *cv = ctree_cv_get(p, c);
-        if (cv == NULL)
-            return CTREE_NOMEM;
-        for (k = 0; k < tg->n; k++)
-            if (ctree_row_reserve_at(&cv->rows[tg->j[k]], tg->idx[k]) < 0)
-                return CTREE_NOMEM;
-    }
-    for (k = 0; k < tg->n; k++)
-        if (ctree_row_reserve_at(&c->active[tg->j[k]], tg->idx[k]) < 0)
-            return CTREE_NOMEM;
-    return CTREE_OK;
-}
-
-static int64_t ctree_step(const struct ctree_obj *o, const struct ctree_counter *c) {
+int64_t ctree_step(const struct ctree_obj *o, const struct ctree_counter *c) {
     return o->quantize > 0 ? o->quantize : c->def.quantize;
 }
 
-static void ctree_report(const struct ctree_obj *o, const struct ctree_counter *c, uint32_t code, int64_t idx,
+void ctree_report(const struct ctree_obj *o, const struct ctree_counter *c, uint32_t code, int64_t idx,
                          int64_t total, ctree_value_fn fn, void *arg) {
     struct ctree_at at;
     int64_t q = ctree_step(o, c);
@@ -833,92 +764,8 @@ static void ctree_report(const struct ctree_obj *o, const struct ctree_counter *
     fn(arg, &at, c->def.id, total - total % q, total % q);
 }
 
-static void ctree_incr_apply(struct ctree_obj *o, struct ctree_counter *c, const struct ctree_targets *tg,
-                             const struct ctree_incr *in, int64_t now) {
-    struct ctree_obj *p;
-    int k;
-
-    for (p = o; p != NULL; p = ctree_up(c, p)) {
-        struct ctree_cval *cv = ctree_cv_find(p, c);
-        for (k = 0; k < tg->n; k++) {
-            struct ctree_row *r = &cv->rows[tg->j[k]];
-            if (c->def.types[tg->j[k]].keep > 0)
-                ctree_row_expire(c, tg->j[k], r, now);
-            ctree_value_moved(c, tg->j[k], tg->idx[k], ctree_row_add(r, tg->idx[k], in->delta));
-        }
-        ctree_touched(p, in->replay ? in->when : now);
-    }
-}
-
-/* The new value of the increment's own period, in o and each ancestor. */
-static void ctree_incr_report(struct ctree_obj *o, struct ctree_counter *c, int ti, const struct ctree_incr *in,
-                              int64_t now, ctree_value_fn fn, void *arg) {
-    int64_t idx = ctp_index(in->code, in->t);
-    bool kept = ctree_kept(c, ti, idx, now);
-    struct ctree_obj *p;
-
-    for (p = o; p != NULL; p = ctree_up(c, p)) {
-        struct ctree_cval *cv = ctree_cv_find(p, c);
-        ctree_report(p, c, in->code, idx, cv != NULL && kept ? ctree_row_value(&cv->rows[ti], idx) : 0, fn, arg);
-    }
-}
-
-/* One attempt under the lock; *need > 0 with CTREE_NOMEM asks the caller
- * to make room and try again. */
-static enum ctree_result ctree_incr_locked(struct ctree_obj *o, const struct ctree_incr *in,
-                                           struct ctree_at *refused, ctree_value_fn fn, void *arg,
-                                           size_t *need) {
-    struct ctree_obj *p;
-    struct ctree_counter *c;
-    struct ctree_targets tg;
-    int64_t now = ctree_now();
-    enum ctree_result r;
-    int ti;
-
-    *need = 0;
-    if (o->closed)
-        return CTREE_NOT_FOUND;
-    if ((c = ctree_counter_find(in->counter)) == NULL)
-        return CTREE_NO_COUNTER;
-    if ((ti = ctree_type_index(c, in->code)) < 0)
-        return CTREE_NO_TYPE;
-    if (!c->def.types[ti].manual)
-        return CTREE_NOT_MANUAL;
-    ctree_targets(c, ti, in->t, now, &tg);
-    r = ctree_incr_check(o, c, &tg, in, refused, need);
-    if (r != CTREE_OK)
-        return r;
-    if (!in->replay && *need > 0 && item_mem_used() + *need > item_mem_limit())
-        return CTREE_NOMEM;
-    *need = 0;
-    if (in->delta != 0) {
-        r = ctree_incr_reserve(o, c, &tg);
-        if (r != CTREE_OK)
-            return r;
-        ctree_incr_apply(o, c, &tg, in, now);
-        ctlog_incr(item_key(o->self), o->self->nkey, in, now);
-    }
-    if (fn != NULL)
-        ctree_incr_report(o, c, ti, in, now, fn, arg);
-    for (p = o; in->delta != 0 && p != NULL; p = ctree_up(c, p))
-        ctree_cv_prune(p, c);   /* values back to 0 hold the counter no more */
-    return CTREE_OK;
-}
-
-enum ctree_result ctree_incr(struct ctree_obj *o, const struct ctree_incr *in, struct ctree_at *refused,
-                             ctree_value_fn fn, void *arg) {
-    enum ctree_result r;
-    size_t need;
-
-    pthread_mutex_lock(&ctree_lock);
-    r = ctree_incr_locked(o, in, refused, fn, arg, &need);
-    pthread_mutex_unlock(&ctree_lock);
-    if (r != CTREE_NOMEM || need == 0 || !ctree_ks->reserve(need))
-        return r;
-    pthread_mutex_lock(&ctree_lock);
-    r = ctree_incr_locked(o, in, refused, fn, arg, &need);
-    pthread_mutex_unlock(&ctree_lock);
-    return r;
+bool ctree_make_room(size_t need) {
+    return ctree_ks->reserve(need);
 }
 
 /* ---- reads ---- */

@@ -161,6 +161,20 @@ enum ctree_result ctree_obj_info(struct ctree_obj *o, struct ctree_info *info,
 enum ctree_result ctree_incr(struct ctree_obj *o, const struct ctree_incr *in, struct ctree_at *refused,
                              ctree_value_fn fn, void *arg);
 
+/* The most increments one ctree_incr_many takes. */
+#define CTREE_INCR_MANY_MAX 100
+
+/* Several increments as one: each is checked (object, counter, type,
+ * limits, overflow) against the values the ones before it leave, then all
+ * are applied or none, and logged as one record. ins[i] is an increment
+ * of objs[i]. On an error *failed is the index of the increment it
+ * concerns (on CTREE_LIMIT *refused names the object and period that
+ * refused it). With fn, once all are applied, the value of each
+ * increment's own period is reported for its object and each ancestor it
+ * reached, in the order of the increments. */
+enum ctree_result ctree_incr_many(struct ctree_obj *const *objs, const struct ctree_incr *ins, size_t n,
+                                  struct ctree_at *refused, size_t *failed, ctree_value_fn fn, void *arg);
+
 /* ---- reads ---- */
 
 enum ctree_result ctree_get(struct ctree_obj *o, uint32_t counter, uint32_t code, int64_t idx,

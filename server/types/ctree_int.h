@@ -1,7 +1,7 @@
 /*
  * types/ctree_int: the inside of tree counters, shared by the files of
- * the type (ctree.c, the structure; ctree_persist.c, its records and
- * snapshots) and no one else. Everything here expects ctree_lock held.
+ * the type (ctree.c, the structure; ctree_incr.c, increments;
+ * ctree_persist.c, its records and snapshots) and no one else. Everything here expects ctree_lock held.
  */
 #ifndef MCDS_CTREE_INT_H
 #define MCDS_CTREE_INT_H
@@ -57,6 +57,8 @@ extern struct ctree_obj *ctree_act_head;        /* every live object */
 int64_t ctree_row_value(const struct ctree_row *r, int64_t idx);
 /* Room for a cell at idx, if it is not there yet; -1 without memory. */
 int ctree_row_reserve_at(struct ctree_row *r, int64_t idx);
+/* Room for k more cells; -1 (nothing changed) without memory. */
+int ctree_row_reserve_n(struct ctree_row *r, uint32_t k);
 /* Adds delta at idx (room reserved). -1: the cell went from zero to
  * non-zero, 1: from non-zero to zero, 0: neither. */
 int ctree_row_add(struct ctree_row *r, int64_t idx, int64_t delta);
@@ -72,5 +74,27 @@ struct ctree_obj *ctree_preorder_next(struct ctree_obj *n, struct ctree_obj *roo
 void ctree_active_sort(void);
 /* o's cval of c, made if missing; NULL without memory. */
 struct ctree_cval *ctree_cv_get(struct ctree_obj *o, struct ctree_counter *c);
+/* o's cval of c, or NULL. */
+struct ctree_cval *ctree_cv_find(const struct ctree_obj *o, const struct ctree_counter *c);
+/* Bytes a new cval of c in o would take. */
+size_t ctree_cv_need(const struct ctree_obj *o, const struct ctree_counter *c);
+/* Frees o's cval of c once it holds no value and no limit. */
+void ctree_cv_prune(struct ctree_obj *o, const struct ctree_counter *c);
+/* Bytes one more cell in r would take (0 when it has room). */
+size_t ctree_row_grow_need(const struct ctree_row *r);
+/* Whether period idx of type j of c is still kept at time now. */
+bool ctree_kept(const struct ctree_counter *c, int j, int64_t idx, int64_t now);
+/* Drops the periods of row j that are too old. */
+void ctree_row_expire(struct ctree_counter *c, int j, struct ctree_row *r, int64_t now);
+/* o changed at now: first in the active list. */
+void ctree_touched(struct ctree_obj *o, int64_t now);
+/* o's reporting step of c (its own quantize, else the counter's). */
+int64_t ctree_step(const struct ctree_obj *o, const struct ctree_counter *c);
+/* Reports one value (rounded to o's step, with the rest) to fn. */
+void ctree_report(const struct ctree_obj *o, const struct ctree_counter *c, uint32_t code, int64_t idx,
+                  int64_t total, ctree_value_fn fn, void *arg);
+/* Makes room for need bytes in the keyspace (evicting cache values);
+ * call without the lock. */
+bool ctree_make_room(size_t need);
 
 #endif

@@ -12,6 +12,9 @@
  *   C_LIMITS  key, raise u8, quantize u64 (-1: unchanged), limits
  *   C_INCR    key, counter u32, type u32, time (Unix) u64, delta u64,
  *             applied at (Unix, the objects' last change) u64
+ *   C_INCRN   applied at u64, count u32, then per increment as C_INCR
+ *             without its time applied at (one request's increments,
+ *             all or none: ctincrn)
  *   C_DROP    key (the object and its subtree were removed)
  *   C_TTL     key, exptime (Unix seconds, 0 never) u64
  * Limits: count u32, then per limit counter u32, type u32, max u64.
@@ -140,6 +143,25 @@ void ctlog_incr(const char *key, size_t nkey, const struct ctree_incr *in, int64
     codec_put_u64(&o, (uint64_t)in->delta);
     codec_put_u64(&o, (uint64_t)now);
     cp_log(C_INCR, &o);
+}
+
+void ctlog_incr_many(struct ctree_obj *const *objs, const struct ctree_incr *ins, size_t n, int64_t now) {
+    uint8_t buf[CTREE_INCR_MANY_MAX * (2 + ITEM_KEY_MAX + 24) + 16];
+    struct codec_out o;
+    size_t i;
+
+    if (n > CTREE_INCR_MANY_MAX || !cp_start(&o, buf, sizeof(buf)))
+        return;
+    codec_put_u64(&o, (uint64_t)now);
+    codec_put_u32(&o, (uint32_t)n);
+    for (i = 0; i < n; i++) {
+        codec_put_key(&o, item_key(objs[i]->self), objs[i]->self->nkey);
+        codec_put_u32(&o, ins[i].counter);
+        codec_put_u32(&o, ins[i].code);
+        codec_put_u64(&o, (uint64_t)ins[i].t);
+        codec_put_u64(&o, (uint64_t)ins[i].delta);
+    }
+    cp_log(C_INCRN, &o);
 }
 
 void ctlog_drop(const char *key, size_t nkey) {

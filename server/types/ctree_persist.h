@@ -24,7 +24,7 @@ struct snap_writer;
 
 /* The operations of records (C_) and snapshot entries (S_). */
 enum cp_op {
-    C_DEF = 1, C_UNDEF, C_OBJ, C_LIMITS, C_INCR, C_DROP, C_TTL,
+    C_DEF = 1, C_UNDEF, C_OBJ, C_LIMITS, C_INCR, C_DROP, C_TTL, C_INCRN,
     S_HEAD = 20, S_DEF, S_OBJ
 };
 
@@ -44,6 +44,8 @@ void ctlog_limits(const char *key, size_t nkey, bool raise, int64_t quantize, co
                   size_t n);
 /* now: the Unix time it was applied at (the objects' last change). */
 void ctlog_incr(const char *key, size_t nkey, const struct ctree_incr *in, int64_t now);
+/* The increments of one ctree_incr_many, as one record. */
+void ctlog_incr_many(struct ctree_obj *const *objs, const struct ctree_incr *ins, size_t n, int64_t now);
 void ctlog_drop(const char *key, size_t nkey);
 void ctlog_ttl(const char *key, size_t nkey, rel_time_t exptime);
 

@@ -624,6 +624,143 @@ enum conn_parse_result ctverb_incr(conn *c, struct cmd_line *t) {
     return PARSE_DONE;
 }
 
+/* ---- ctincrn: several increments as one ---- */
+
+/* The verb, five tokens per increment, values and noreply; one more
+ * token shows a line with too many. */
+#define CTINCRN_TOKENS (1 + 5 * CTREE_INCR_MANY_MAX + 3)
+
+struct ctv_many {
+    item *pins[CTREE_INCR_MANY_MAX];
+    struct ctree_obj *objs[CTREE_INCR_MANY_MAX];
+    struct ctree_incr ins[CTREE_INCR_MANY_MAX];
+    size_t n, npins;
+};
+
+/* "<ctincr's error> in increment <i+1>". */
+static void ctv_many_error(conn *c, enum reply_id r, size_t i) {
+    const struct reply_line *l = &reply_lines[r];
+
+    if (!c->noreply)
+        ctv_line(c, "%.*s in increment %zu\r\n", (int)(l->len - 2), l->text, i + 1);
+}
+
+/* Increment i from its five tokens v[0..5): false (replied) when one is
+ * not what ctincr takes. */
+static bool ctv_many_parse(conn *c, char **v, size_t *vlen, struct ctree_incr *in, size_t i) {
+    uint32_t n;
+
+    memset(in, 0, sizeof(*in));
+    if (vlen[0] > ITEM_KEY_MAX) {
+        ctv_many_error(c, REPLY_X_KEY_TOO_LONG, i);
+        return false;
+    }
+    if (!ctv_u32(v[1], &in->counter) || !ctv_u32(v[2], &in->code) || !ctp_valid(in->code)) {
+        ctv_many_error(c, ctv_u32(v[1], &n) ? REPLY_X_BAD_TYPE : REPLY_X_BAD_COUNTER, i);
+        return false;
+    }
+    if (!ctp_parse_time(in->code, v[3], &in->t)) {
+        ctv_many_error(c, REPLY_CT_BAD_TIME, i);
+        return false;
+    }
+    if (!parse_i64_digits(v[4], &in->delta)) {
+        ctv_many_error(c, REPLY_X_BAD_CT_DELTA, i);
+        return false;
+    }
+    return true;
+}
+
+/* Pins each increment's object: false (replied, pins let go) when one is
+ * missing or not a tree-counter object. */
+static bool ctv_many_pin(conn *c, char **v, size_t *vlen, struct ctv_many *m) {
+    size_t i;
+
+    for (i = 0; i < m->n; i++) {
+        enum store_status st = STORE_NOT_FOUND;
+        item *pin = store_struct_find(v[5 * i], vlen[5 * i], ITEM_CTREE, NULL, NULL, &st);
+        if (pin != NULL && !ctree_obj_live(item_struct(pin))) {
+            item_release(pin);
+            pin = NULL;
+        }
+        if (pin == NULL) {
+            if (st == STORE_WRONG_TYPE)
+                ctv_many_error(c, REPLY_WRONG_TYPE, i);
+            else if (!c->noreply)
+                ctv_line(c, "NOT_FOUND %zu\r\n", i + 1);
+            return false;
+        }
+        m->pins[m->npins++] = pin;
+        m->objs[i] = item_struct(pin);
+    }
+    return true;
+}
+
+/* The tokens of a ctincrn line: *values, noreply (c->noreply) and the
+ * increments' count, or false (replied). */
+static bool ctv_many_shape(conn *c, char **v, int n, bool *values, size_t *count) {
+    int opts = 0;
+
+    if (n > CTINCRN_TOKENS - 1) {   /* more tokens than any ctincrn line has */
+        cmd_reply(c, REPLY_X_CTINCRN_SHAPE);
+        return false;
+    }
+    c->noreply = n > 1 && strcmp(v[n - 1], "noreply") == 0;
+    opts = c->noreply ? 1 : 0;
+    *values = n - opts > 1 && (n - 1 - opts) % 5 == 1 && strcmp(v[n - 1 - opts], "values") == 0;
+    opts += *values ? 1 : 0;
+    if ((n - 1 - opts) % 5 != 0 || n - 1 - opts == 0) {
+        c->noreply = false;
+        cmd_reply(c, REPLY_X_CTINCRN_SHAPE);
+        return false;
+    }
+    *count = (size_t)(n - 1 - opts) / 5;
+    return true;
+}
+
+static void ctv_many_release(struct ctv_many *m) {
+    size_t i;
+
+    for (i = 0; i < m->npins; i++)
+        item_release(m->pins[i]);
+}
+
+enum conn_parse_result ctverb_incr_many(conn *c, struct cmd_line *l) {
+    char *v[CTINCRN_TOKENS];
+    size_t vlen[CTINCRN_TOKENS], failed = 0, i;
+    int n = parse_tokenize(l->line, l->len, v, vlen, CTINCRN_TOKENS);
+    struct ctv_many m;
+    struct ctree_at refused;
+    enum ctree_result r;
+    bool values;
+
+    m.npins = 0;
+    if (!ctv_many_shape(c, v, n, &values, &m.n))
+        return PARSE_DONE;
+    for (i = 0; i < m.n; i++)
+        if (!ctv_many_parse(c, v + 1 + 5 * i, vlen + 1 + 5 * i, &m.ins[i], i))
+            return PARSE_DONE;
+    if (!cmd_log_ok(c) || !ctv_many_pin(c, v + 1, vlen + 1, &m)) {
+        ctv_many_release(&m);
+        return PARSE_DONE;
+    }
+    r = ctree_incr_many(m.objs, m.ins, m.n, &refused, &failed, values && !c->noreply ? ctv_out_value : NULL, c);
+    ctv_many_release(&m);
+    if (r == CTREE_LIMIT && !c->noreply) {
+        char period[CTP_TEXT_MAX];
+        ctp_format(refused.code, refused.idx, period);
+        ctv_line(c, "EXCEEDED %.*s %u %s %zu\r\n", (int)refused.nkey, refused.key, refused.code, period, failed + 1);
+    } else if (r == CTREE_NOT_FOUND && !c->noreply) {
+        ctv_line(c, "NOT_FOUND %zu\r\n", failed + 1);
+    } else if (r == CTREE_NOMEM) {
+        cmd_reply(c, REPLY_OOM_STORE);
+    } else if (r != CTREE_OK && r != CTREE_LIMIT && r != CTREE_NOT_FOUND) {
+        ctv_many_error(c, ctv_reply_of(r), failed);
+    } else if (r == CTREE_OK) {
+        cmd_reply(c, values ? REPLY_END : REPLY_STORED);
+    }
+    return PARSE_DONE;
+}
+
 enum conn_parse_result ctverb_get(conn *c, struct cmd_line *t) {
     struct ctree_at at;
     uint32_t counter, code;
@@ -840,6 +977,8 @@ const struct cmd_def ctverb_cmds[] = {
     { "ctinfo", ctverb_info, 2, 2, 0, 0, "an object's settings: ctinfo <key>" },
     { "ctchildren", ctverb_children, 2, 4, 0, 0, "an object's children: ctchildren <key> [count=] [after=]" },
     { "ctincr", ctverb_incr, 6, 8, CMD_NOREPLY, 0, "increment, rolled up: ctincr <key> <counter> <type> <time> <delta> [values]" },
+    { "ctincrn", ctverb_incr_many, 1, CMD_ANY, CMD_RAW | CMD_NOREPLY, 0,
+      "several increments, all or none: ctincrn <key> <counter> <type> <time> <delta> [<key> ...] [values]" },
     { "ctget", ctverb_get, 5, 5, 0, 0, "one value: ctget <key> <counter> <type> <period>" },
     { "ctvalues", ctverb_values, 2, 8, 0, 0, "an object's values: ctvalues <key> [counters=] [type=] [periods=] [count=] [after=]" },
     { "ctactive", ctverb_active, 1, 4, 0, 0, "objects changed lately: ctactive [since=] [count=] [after=]" },

@@ -16,6 +16,7 @@ enum conn_parse_result ctverb_limits(conn *c, struct cmd_line *t);
 enum conn_parse_result ctverb_info(conn *c, struct cmd_line *t);
 enum conn_parse_result ctverb_children(conn *c, struct cmd_line *t);
 enum conn_parse_result ctverb_incr(conn *c, struct cmd_line *t);
+enum conn_parse_result ctverb_incr_many(conn *c, struct cmd_line *l);
 enum conn_parse_result ctverb_get(conn *c, struct cmd_line *t);
 enum conn_parse_result ctverb_values(conn *c, struct cmd_line *t);
 enum conn_parse_result ctverb_active(conn *c, struct cmd_line *t);
