@@ -34,7 +34,7 @@ class ListVerbs:
         if reply.isdigit():
             return int(reply)
         if reply == b"NOT_STORED":
-            raise Full("%s is at its maxlen" % full_name)
+            raise Full("%s is at its maxlen" % (full_name,))
         if reply == b"NOT_FOUND":
             return None
         return self._mcds_unexpected(line, reply)
@@ -51,7 +51,7 @@ class ListVerbs:
             raise MemcacheIllegalInputError("%s: no value" % verb)
         line = b"%s %s " % (verb.encode(), wire.key(key))
         line += b" ".join(b"%d" % len(b) for b in blocks)
-        return self._length(line, blocks, wire.key(key))
+        return self._length(line, blocks, key)
 
     def lpush(self, key, *values):
         """Pushes values (1 to 64) at the head, each in turn (lpush(k, a, b)
@@ -109,7 +109,7 @@ class ListVerbs:
             raise MemcacheIllegalInputError("linsert: where must be 'before' or 'after'")
         pivot, value = wire.data(pivot), wire.data(value)
         line = b"linsert %s %s %d %d" % (wire.key(key), where.encode(), len(pivot), len(value))
-        return self._length(line, [pivot, value], wire.key(key))
+        return self._length(line, [pivot, value], key)
 
     def ltrim(self, key, offset, limit):
         """Keeps limit elements from offset, removes the rest: how many were
