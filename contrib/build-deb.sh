@@ -1,6 +1,7 @@
 #!/bin/sh
-# build-deb.sh: builds the Debian packages mcds-server, libmcds0 and
-# libmcds-dev from this tree's make dist tarball, then runs lintian on them.
+# build-deb.sh: builds the Debian packages mcds-server, libmcds0,
+# libmcds-dev and python3-mcds from this tree's make dist tarball, then runs
+# lintian on them.
 #
 #   contrib/build-deb.sh [OUTDIR]
 #
