@@ -442,13 +442,15 @@ static mcds_status_t vals_pack(struct vals *s, mcds_ctree_value_t **out,
     return MCDS_OK;
 }
 
-/* Runs a listing request and packs what it returned. */
-static mcds_status_t vals_request(mcds_t *h, const char *group,
-                                  const char *line, size_t len,
-                                  struct vals *s, mcds_ctree_value_t **values,
-                                  size_t *count)
+/* Runs a request whose reply lines fn reads into s, and packs the values. */
+static mcds_status_t vals_request_with(mcds_t *h, const char *group,
+                                       const char *line, size_t len,
+                                       mcds__xline_fn fn, void *arg,
+                                       struct vals *s,
+                                       mcds_ctree_value_t **values,
+                                       size_t *count)
 {
-    mcds_status_t st = mcds__xrequest(h, group, line, len, vals_line, s);
+    mcds_status_t st = mcds__xrequest(h, group, line, len, fn, arg);
 
     if (st == MCDS_OK && s->nomem)
         st = MCDS_NO_MEMORY;
@@ -461,6 +463,15 @@ static mcds_status_t vals_request(mcds_t *h, const char *group,
     free(s->v);
     free(s->keys);
     return st;
+}
+
+/* Runs a listing request and packs what it returned. */
+static mcds_status_t vals_request(mcds_t *h, const char *group,
+                                  const char *line, size_t len,
+                                  struct vals *s, mcds_ctree_value_t **values,
+                                  size_t *count)
+{
+    return vals_request_with(h, group, line, len, vals_line, s, s, values, count);
 }
 
 void mcds_ctree_values_free(mcds_ctree_value_t *values)
@@ -496,6 +507,89 @@ mcds_status_t mcds_ctree_incr(mcds_t *h, const char *group, const char *object,
                  object, counter, code, time, delta, values != NULL ? " values" : "");
     return vals_request(h, group, line, (size_t)n, &s, values,
                         count != NULL ? count : &dummy);
+}
+
+/* ctincrn's replies: EXCEEDED and NOT_FOUND name the increment. */
+struct many {
+    struct vals v;
+    size_t *failed;
+    int missing;
+};
+
+static int many_line(void *arg, const char *p, size_t len)
+{
+    struct many *m = arg;
+    char buf[MCDS_KEY_MAX + 160], *w[5];
+    uint64_t which = 0;
+
+    if (starts(p, len, "EXCEEDED ") && words(p, len, buf, sizeof buf, w, 5) == 5) {
+        m->v.limited = 1;
+        m->v.bad |= !to_u64(w[4], &which) || which == 0;
+        if (m->v.refused != NULL) {
+            snprintf(m->v.refused->key, sizeof m->v.refused->key, "%s", w[1]);
+            m->v.bad |= !to_u32(w[2], &m->v.refused->code);
+            snprintf(m->v.refused->period, sizeof m->v.refused->period, "%s", w[3]);
+        }
+    } else if (starts(p, len, "NOT_FOUND ") && words(p, len, buf, sizeof buf, w, 2) == 2) {
+        m->missing = 1;
+        m->v.bad |= !to_u64(w[1], &which) || which == 0;
+    } else {
+        return vals_line(&m->v, p, len);
+    }
+    if (m->failed != NULL && which > 0)
+        *m->failed = (size_t)(which - 1);
+    return MCDS__XDONE;
+}
+
+/* The ctincrn line for incrs: its length, or 0 when one is invalid. */
+static size_t many_format(char *line, size_t cap, const mcds_ctree_incr_t *incrs,
+                          size_t n, int values)
+{
+    size_t len = (size_t)snprintf(line, cap, "ctincrn"), i;
+
+    for (i = 0; i < n; i++) {
+        const mcds_ctree_incr_t *in = &incrs[i];
+        if (in->object == NULL || in->time == NULL || check_key(in->object) != MCDS_OK ||
+            check_key(in->time) != MCDS_OK || strlen(in->time) >= MCDS_CTREE_PERIOD_MAX)
+            return 0;
+        len += (size_t)snprintf(line + len, cap - len, " %s %" PRIu32 " %" PRIu32 " %s %" PRId64,
+                                in->object, in->counter, in->code, in->time, in->delta);
+    }
+    len += (size_t)snprintf(line + len, cap - len, "%s\r\n", values ? " values" : "");
+    return len;
+}
+
+mcds_status_t mcds_ctree_incr_many(mcds_t *h, const char *group,
+                                   const mcds_ctree_incr_t *incrs, size_t n,
+                                   mcds_ctree_refusal_t *refused, size_t *failed,
+                                   mcds_ctree_value_t **values, size_t *count)
+{
+    size_t cap = 16 + n * (MCDS_KEY_MAX + MCDS_CTREE_PERIOD_MAX + 48), len, dummy;
+    struct many m;
+    mcds_status_t st;
+    char *line;
+
+    if (values != NULL)
+        *values = NULL;
+    if (count != NULL)
+        *count = 0;
+    if (incrs == NULL || n == 0 || n > MCDS_CTREE_INCR_MANY_MAX)
+        return MCDS_INVALID;
+    if ((line = malloc(cap)) == NULL)
+        return MCDS_NO_MEMORY;
+    if ((len = many_format(line, cap, incrs, n, values != NULL)) == 0) {
+        free(line);
+        return MCDS_INVALID;
+    }
+    memset(&m, 0, sizeof m);
+    m.v.refused = refused;
+    m.failed = failed;
+    st = vals_request_with(h, group, line, len, many_line, &m, &m.v, values,
+                           count != NULL ? count : &dummy);
+    free(line);
+    if (st == MCDS_OK && m.missing)
+        st = MCDS_NOT_FOUND;
+    return st;
 }
 
 mcds_status_t mcds_ctree_get(mcds_t *h, const char *group, const char *object,

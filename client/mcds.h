@@ -657,6 +657,28 @@ mcds_status_t mcds_ctree_incr(mcds_t *h, const char *group, const char *object,
                               const char *time, int64_t delta,
                               mcds_ctree_refusal_t *refused,
                               mcds_ctree_value_t **values, size_t *count);
+/* One increment of mcds_ctree_incr_many. */
+typedef struct mcds_ctree_incr {
+    const char *object;
+    uint32_t counter, code;
+    const char *time;
+    int64_t delta;
+} mcds_ctree_incr_t;
+
+#define MCDS_CTREE_INCR_MANY_MAX 100
+
+/* Several increments as one unit (ctincrn): 1 to MCDS_CTREE_INCR_MANY_MAX
+ * of them, each checked against the values the ones before it leave, then
+ * all applied or none, one log record on the server. MCDS_LIMIT: a limit
+ * refused increment *failed (*refused says where); MCDS_NOT_FOUND:
+ * increment *failed's object is missing (failed and refused may be NULL).
+ * With values non-NULL, for each increment the new value of its period in
+ * its object and each ancestor (free with mcds_ctree_values_free). */
+mcds_status_t mcds_ctree_incr_many(mcds_t *h, const char *group,
+                                   const mcds_ctree_incr_t *incrs, size_t n,
+                                   mcds_ctree_refusal_t *refused, size_t *failed,
+                                   mcds_ctree_value_t **values, size_t *count);
+
 /* One value: *value and *fraction (0 0 for a period never changed). */
 mcds_status_t mcds_ctree_get(mcds_t *h, const char *group, const char *object,
                              uint32_t counter, uint32_t code,

@@ -137,6 +137,55 @@ static void test_tree(mcds_t *h)
     tu_ok("delete: the subtree goes, the ancestors give back what it counted");
 }
 
+static void test_many(mcds_t *h)
+{
+    const char *g = tu_name("many");
+    char root[128], a[128], b[128];
+    mcds_ctree_limit_t lim = {cid, 103, 10};
+    mcds_ctree_refusal_t why;
+    mcds_ctree_value_t *v;
+    size_t n, failed = 99;
+    mcds_ctree_incr_t two[2], big[MCDS_CTREE_INCR_MANY_MAX + 1];
+    int i;
+
+    snprintf(root, sizeof root, "%s", g);
+    snprintf(a, sizeof a, "%s.a", g);
+    snprintf(b, sizeof b, "%s.b", g);
+    CHECK_ST(mcds_ctree_create(h, g, root, NULL, 0, NULL, 0), MCDS_OK);
+    CHECK_ST(mcds_ctree_create(h, g, a, root, 0, &lim, 1), MCDS_OK);
+    CHECK_ST(mcds_ctree_create(h, g, b, root, 0, NULL, 0), MCDS_OK);
+    two[0] = (mcds_ctree_incr_t){a, cid, 103, "2021031514", 4};
+    two[1] = (mcds_ctree_incr_t){b, cid, 103, "2021031514", 5};
+    CHECK_ST(mcds_ctree_incr_many(h, g, two, 2, NULL, NULL, &v, &n), MCDS_OK);
+    CHECK(n == 4 && strcmp(v[0].key, a) == 0 && v[0].value == 4 && strcmp(v[1].key, root) == 0 &&
+          v[1].value == 9 && strcmp(v[2].key, b) == 0 && v[2].value == 5 && v[3].value == 9);
+    mcds_ctree_values_free(v);
+    tu_ok("incr_many: applied together, values per increment after the whole request");
+
+    two[0].delta = 1;
+    two[1] = (mcds_ctree_incr_t){a, cid, 103, "2021031514", 6};
+    memset(&why, 0, sizeof why);
+    CHECK_ST(mcds_ctree_incr_many(h, g, two, 2, &why, &failed, NULL, NULL), MCDS_LIMIT);
+    CHECK(failed == 1 && strcmp(why.key, a) == 0 && why.code == 103);
+    CHECK(total(h, g, root, 103, "2021031514") == 9);
+    two[1].object = "nope-object";
+    CHECK_ST(mcds_ctree_incr_many(h, g, two, 2, NULL, &failed, NULL, NULL), MCDS_NOT_FOUND);
+    CHECK(failed == 1 && total(h, g, root, 103, "2021031514") == 9);
+    tu_ok("incr_many: MCDS_LIMIT and MCDS_NOT_FOUND name the increment, nothing changed");
+
+    for (i = 0; i <= MCDS_CTREE_INCR_MANY_MAX; i++)
+        big[i] = (mcds_ctree_incr_t){b, cid, 103, "2021031515", 1};
+    CHECK_ST(mcds_ctree_incr_many(h, g, big, MCDS_CTREE_INCR_MANY_MAX + 1, NULL, NULL, NULL, NULL), MCDS_INVALID);
+    CHECK_ST(mcds_ctree_incr_many(h, g, big, 0, NULL, NULL, NULL, NULL), MCDS_INVALID);
+    CHECK_ST(mcds_ctree_incr_many(h, g, big, MCDS_CTREE_INCR_MANY_MAX, NULL, NULL, NULL, NULL), MCDS_OK);
+    CHECK(total(h, g, root, 103, "2021031515") == MCDS_CTREE_INCR_MANY_MAX);
+    big[0].time = "a b";
+    CHECK_ST(mcds_ctree_incr_many(h, g, big, 1, NULL, NULL, NULL, NULL), MCDS_INVALID);
+    big[0].time = "20210230";
+    CHECK_ST(mcds_ctree_incr_many(h, g, big, 1, NULL, NULL, NULL, NULL), MCDS_SERVER_ERROR);
+    tu_ok("incr_many: 1 to 100 increments, bad arguments refused before sending");
+}
+
 static void test_arguments(mcds_t *h)
 {
     mcds_ctree_value_t *v;
@@ -194,6 +243,7 @@ int main(int argc, char **argv)
     } else {
         test_define(h);
         test_tree(h);
+        test_many(h);
         test_arguments(h);
         if (strchr(servers, ',') != NULL)
             test_pool(h);

@@ -313,6 +313,28 @@ def counters(c, mcds, E):
            104, "20210230", 1)
     raises("ctincr of a computed type: CLIENT_ERROR", E.MemcacheClientError, c.ctincr,
            "pc:kid", 7, 105, "202403", 1)
+    c.ctobj("pc:nroot")
+    c.ctobj("pc:na", parent="pc:nroot", limits={(7, 104): 10})
+    c.ctobj("pc:nb", parent="pc:nroot")
+    check("ctincrn: several increments as one", c.ctincrn([("pc:na", 7, 104, "20240302", 2),
+                                                          ("pc:nb", 7, 104, "20240302", 3)]), True)
+    vals = c.ctincrn([("pc:na", 7, 104, "20240302", 1), ("pc:nb", 7, 104, "20240302", 1)],
+                     values=True)
+    check("ctincrn values=: each increment's object, then its ancestors",
+          [(v.key, v.value) for v in vals],
+          [(b"pc:na", 3), (b"pc:nroot", 7), (b"pc:nb", 4), (b"pc:nroot", 7)])
+    e = raises("ctincrn over a limit raises LimitExceeded with the increment's index",
+               mcds.LimitExceeded, c.ctincrn, [("pc:nb", 7, 104, "20240302", 1),
+                                               ("pc:na", 7, 104, "20240302", 8)])
+    check("... naming it; nothing changed",
+          (e.key, e.index, c.ctget("pc:nroot", 7, 104, "20240302").value), (b"pc:na", 1, 7))
+    raises("ctincrn of a missing object raises NotFound", mcds.NotFound, c.ctincrn,
+           [("pc:na", 7, 104, "20240302", 1), ("pc:none", 7, 104, "20240302", 1)])
+    raises("ctincrn of no increments is refused before sending", E.MemcacheIllegalInputError,
+           c.ctincrn, [])
+    raises("ctincrn of a bad date: CLIENT_ERROR", E.MemcacheClientError, c.ctincrn,
+           [("pc:na", 7, 104, "20210230", 1)])
+    check("ctincrn's objects deleted (their subtree with them)", c.delete("pc:nroot"), True)
     info = c.ctinfo("pc:kid")
     check("ctinfo: parent, children, limits", [info.parent, info.children, info.limits],
           [b"pc:root", 0, {(7, 104): 10}])

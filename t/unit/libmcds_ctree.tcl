@@ -25,8 +25,8 @@ start_server {tags {libmcds ctree mcds-only}} {
     set servers 127.0.0.1:[srv port]
 
     test {libmcds ctree: every wrapper, limits, listings with cursors, bad arguments} {
-        ctree_run $servers 9
-    } 9
+        ctree_run $servers 12
+    } 12
 
     test {libmcds ctree: the example runs and prints its results} {
         set bin [file join [builddir] contrib examples ctree]
@@ -41,8 +41,8 @@ start_server {tags {libmcds ctree mcds-only}} {
     test {libmcds ctree: test_ctree is valgrind clean (no error, no leak)} {
         if {$::cfg(valgrind)} { skip "the run above was under valgrind" }
         if {[built_with_sanitizers]} { skip "built with --enable-sanitizers: valgrind cannot run ASan programs" }
-        ctree_run $servers 9 1
-    } 9 {slow}
+        ctree_run $servers 12 1
+    } 12 {slow}
 }
 
 start_server {tags {libmcds ctree pool mcds-only}} {
@@ -51,8 +51,8 @@ start_server {} {
     set servers [join [list 127.0.0.1:[srv -2 port] 127.0.0.1:[srv -1 port] 127.0.0.1:[srv 0 port]] ,]
 
     test {libmcds ctree on a pool of 3: counters on every server, each tree on its group's server} {
-        ctree_run $servers 10
-    } 10
+        ctree_run $servers 13
+    } 13
 }
 }
 }

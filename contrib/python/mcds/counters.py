@@ -1,6 +1,6 @@
 """The tree-counter verbs (doc/protocol.md, "5. Tree counters"): ctdef,
 ctcounter, ctcounters, ctundef, ctobj, ctlimits, ctraise, ctinfo,
-ctchildren, ctincr, ctget, ctvalues, ctperiods and ctactive.
+ctchildren, ctincr, ctincrn, ctget, ctvalues, ctperiods and ctactive.
 
 A period type is its code (an int: 104 is one day); a time or period is
 text in the type's format ("2021031514") or an int of Unix seconds (sent
@@ -242,6 +242,43 @@ class CounterVerbs:
                 raise LimitExceeded(parts[1], int(parts[2]), parts[3])
             if not values:
                 reply.unexpected(first)
+            return [_value(first, reply)] + reply.rows(lambda l: _value(l, reply))
+        return self._mcds_call(line, read=read)
+
+    def ctincrn(self, increments, values=False):
+        """Several increments as one unit: increments is a list of (key,
+        counter, type, time, delta), 1 to 100 of them, applied all or none
+        (each checked against the values the ones before it leave) and
+        logged as one record. True, or with values=True the new values (a
+        list of Value: for each increment its object's, then its
+        ancestors'). LimitExceeded (with .index) when a limit refuses one,
+        NotFound when one's object is missing; nothing changes then."""
+        increments = list(increments)
+        if not 1 <= len(increments) <= 100:
+            raise MemcacheIllegalInputError("ctincrn takes 1 to 100 increments")
+        parts = [b"ctincrn"]
+        for key, counter, type_code, time, delta in increments:
+            parts.append(b"%s %s %s %s %s" % (
+                wire.key(key), wire.integer(counter, "counter"), wire.integer(type_code, "type"),
+                _time(time), wire.integer(delta, "delta")))
+        if values:
+            parts.append(b"values")
+        line = b" ".join(parts)
+
+        def read(reply):
+            first = reply.line()
+            if first == b"STORED" and not values:
+                return True
+            parts = first.split(b" ")
+            if parts[0] == b"NOT_FOUND" and len(parts) == 2:
+                n = int(parts[1]) - 1
+                raise NotFound("ctincrn: no object %r (increment %d)" % (increments[n][0], n))
+            if parts[0] == b"EXCEEDED" and len(parts) == 5:
+                raise LimitExceeded(parts[1], int(parts[2]), parts[3], int(parts[4]) - 1)
+            if not values:
+                reply.unexpected(first)
+            if first == b"END":
+                return []
             return [_value(first, reply)] + reply.rows(lambda l: _value(l, reply))
         return self._mcds_call(line, read=read)
 

@@ -32,11 +32,14 @@ class NotFound(McdsError):
 class LimitExceeded(McdsError):
     """``EXCEEDED <key> <type> <period>``: an increment refused by the limit
     of object ``key`` for period type ``type`` (int) in ``period``; nothing
-    changed."""
+    changed. For ``ctincrn``, ``index`` is the position (from 0) of the
+    increment refused; None for ``ctincr``."""
 
-    def __init__(self, key, type_code, period):
-        super().__init__("limit exceeded: %s type %d period %s" % (
-            key.decode(errors="replace"), type_code, period.decode(errors="replace")))
+    def __init__(self, key, type_code, period, index=None):
+        super().__init__("limit exceeded: %s type %d period %s%s" % (
+            key.decode(errors="replace"), type_code, period.decode(errors="replace"),
+            "" if index is None else " (increment %d)" % index))
         self.key = key
         self.type = type_code
         self.period = period
+        self.index = index
