@@ -42,10 +42,29 @@ int64_t ctree_now(void) {
 static const struct ctree_keyspace *ctree_ks;      /* the store's, given at start-up */
 /* ---- rows ---- */
 
-/* The first cell at or after idx. */
+/* The first cell at or after idx. Periods are distinct integers in
+ * increasing order, so cell k holds a period at least k above the first
+ * cell's and at least n-1-k below the last's: idx can only lie between
+ * those bounds. In a dense row (every period of a span present, as the
+ * upper levels of a busy tree have) the first probe finds it. */
 static uint32_t ctree_row_find(const struct ctree_row *r, int64_t idx) {
     uint32_t lo = 0, hi = r->n;
+    int64_t first, last;
 
+    if (hi == 0)
+        return 0;
+    first = r->v[0].idx;
+    last = r->v[hi - 1].idx;
+    if (idx <= first)
+        return 0;
+    if (idx > last)
+        return hi;
+    if ((uint64_t)(idx - first) < hi)
+        hi = (uint32_t)(idx - first) + 1;
+    if ((uint64_t)(last - idx) < r->n)
+        lo = r->n - 1 - (uint32_t)(last - idx);
+    if (lo < hi && r->v[lo].idx >= idx)
+        return lo;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
         if (r->v[mid].idx < idx)
