@@ -23,8 +23,14 @@ function typesList(types) {
   }).join(',');
 }
 
-function limitsList(limits) {
+// limits= with each limit; none for an empty list (ctobj, ctlimits).
+function limitsTokens(limits, required = false) {
   if (!Array.isArray(limits)) A.fail('limits must be an array of {counter, type, max}');
+  if (!limits.length && required) A.fail('ctraise takes at least one limit');
+  return limits.length ? [limitsList(limits)] : [];
+}
+
+function limitsList(limits) {
   return 'limits=' + limits.map((l) => {
     const max = l.max === null || l.max === undefined ? LIMIT_NONE : A.i64('max', l.max);
     return `${A.u32('counter', l.counter)}:${A.u32('type', l.type)}:${max}`;
@@ -163,7 +169,7 @@ module.exports = {
     const tokens = ['ctobj', k];
     if (opts.parent !== undefined) tokens.push(Buffer.concat([Buffer.from('parent='), A.key(opts.parent, 'parent')]));
     if (opts.quantize !== undefined) tokens.push(`quantize=${A.int('quantize', opts.quantize, 0, 2n ** 63n - 1n)}`);
-    if (opts.limits !== undefined) tokens.push(limitsList(opts.limits));
+    if (opts.limits !== undefined) tokens.push(...limitsTokens(opts.limits));
     return this.sendStructure(group(k, opts), R.request(tokens, [], R.oneOf({ CREATED: true, EXISTS: false, NOT_FOUND: null }), { lineMax: R.LIST_LINE_MAX }));
   },
 
@@ -171,13 +177,13 @@ module.exports = {
     const k = A.key(key);
     const tokens = ['ctlimits', k];
     if (opts.quantize !== undefined) tokens.push(`quantize=${A.int('quantize', opts.quantize, 0, 2n ** 63n - 1n)}`);
-    if (opts.limits !== undefined) tokens.push(limitsList(opts.limits));
+    if (opts.limits !== undefined) tokens.push(...limitsTokens(opts.limits));
     return this.sendStructure(group(k, opts), R.request(tokens, [], R.oneOf({ STORED: true, NOT_FOUND: null }), { lineMax: R.LIST_LINE_MAX }));
   },
 
   async ctraise(key, limits, opts = {}) {
     const k = A.key(key);
-    return this.sendStructure(group(k, opts), R.request(['ctraise', k, limitsList(limits)], [],
+    return this.sendStructure(group(k, opts), R.request(['ctraise', k, ...limitsTokens(limits, true)], [],
       R.oneOf({ STORED: true, NOT_FOUND: null }), { lineMax: R.LIST_LINE_MAX }));
   },
 
