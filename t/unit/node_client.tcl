@@ -1,0 +1,75 @@
+# contrib/node, the Node.js package (mcds on npm): its tests
+# (contrib/node/test/*.test.js, node's own test runner) run every call with
+# its replies and errors against a server started here (MCDS_ADDR), the
+# authentication ones against a second server started with -Y
+# (MCDS_AUTH_ADDR); one of them compiles a C program that asks libmemcached
+# where 2,000 keys go and checks the pool sends each key there. Then npm
+# pack makes the package. Skipped, saying why, when node or npm is absent.
+
+proc node_binary {} {
+    foreach name {node nodejs} {
+        set n [auto_execok $name]
+        if {$n ne {}} { return [lindex $n 0] }
+    }
+    skip "node is not installed (apt-get install nodejs)"
+}
+
+# The summary lines of node's TAP reporter ("# pass 12") as a dict.
+proc node_tap_counts {out} {
+    set d {}
+    foreach name {tests pass fail cancelled skipped todo} {
+        if {[regexp -line "^# $name (\\d+)\$" $out -> n]} { dict set d $name $n }
+    }
+    return $d
+}
+
+set ::node_dir [file join [srcdir] contrib node]
+set ::node_auth [file join [tmpdir nodeauth] users]
+set f [open $::node_auth w]; puts $f "alice:s3cret"; close $f
+
+start_server {tags {clients node mcds-only} args {-I 1m}} {
+    start_server [list tags {clients node mcds-only} args [list -Y $::node_auth]] {
+        test {contrib/node: node --test, every call with its replies and errors, placement as libmemcached's} {
+            set node [node_binary]
+            set files [lsort [glob [file join $::node_dir test *.test.js]]]
+            lassign [run_cmd 300 env MCDS_ADDR=127.0.0.1:[srv -1 port] \
+                MCDS_AUTH_ADDR=127.0.0.1:[srv port] MCDS_AUTH_USER=alice MCDS_AUTH_PASSWORD=s3cret \
+                $node --test --test-reporter=tap {*}$files] status out
+            set counts [node_tap_counts $out]
+            if {$status ne "0"} { fail "node --test exited $status:\n$out" }
+            if {![dict exists $counts pass] || [dict get $counts pass] == 0} { fail "node --test ran no test:\n$out" }
+            foreach line [regexp -all -inline -line {^.*# SKIP.*$} $out] { puts "    node: [string trim $line]" }
+            verbose $out
+            list fail [dict get $counts fail] cancelled [dict get $counts cancelled] \
+                all_ran [expr {[dict get $counts pass] + [dict get $counts skipped] == [dict get $counts tests]}]
+        } {fail 0 cancelled 0 all_ran 1}
+    }
+}
+
+test {contrib/node: package.json's version is configure.ac's} {
+    set f [open [file join [srcdir] configure.ac]]; set ac [read $f]; close $f
+    set f [open [file join $::node_dir package.json]]; set pkg [read $f]; close $f
+    regexp {AC_INIT\(\[mcds\], \[([^\]]+)\]} $ac -> want
+    regexp {"version": "([^"]+)"} $pkg -> got
+    list $got [expr {$got eq $want}]
+} {0.1.0 1}
+
+test {contrib/node: npm pack makes the package (offline), with what it needs and no tests} {
+    set npm [auto_execok npm]
+    if {$npm eq {}} { skip "npm is not installed (apt-get install npm)" }
+    set dir [tmpdir npmpack]
+    lassign [run_cmd 120 env npm_config_cache=[file join $dir cache] npm_config_offline=true \
+        npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false \
+        {*}$npm pack --pack-destination $dir $::node_dir] status out
+    if {$status ne "0"} { fail "npm pack exited $status:\n$out" }
+    set tgz [glob -nocomplain [file join $dir mcds-*.tgz]]
+    if {[llength $tgz] != 1} { fail "npm pack made [list $tgz]:\n$out" }
+    lassign [run_cmd 30 tar tzf [lindex $tgz 0]] status listing
+    if {$status ne "0"} { fail "tar tzf: $listing" }
+    set files [lsort [split [string trim $listing] \n]]
+    set want {}
+    foreach f {package.json index.js index.d.ts README.md} { lappend want package/$f }
+    foreach f [glob -directory $::node_dir -tails lib/*.js lib/commands/*.js] { lappend want package/$f }
+    assert_equal $files [lsort $want]
+    file tail [lindex $tgz 0]
+} {mcds-0.1.0.tgz}
