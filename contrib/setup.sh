@@ -8,7 +8,7 @@
 #                             procps, groff-base, memcached,
 #                             libmemcached-tools, valgrind,
 #                             python3-pymemcache, nutcracker, openssl,
-#                             tcl-tls)
+#                             tcl-tls, nodejs, npm, node-typescript)
 #   contrib/setup.sh --fuzz   that, and clang with libFuzzer for make fuzz
 #                             (doc/fuzzing.md; not needed by make check)
 #
@@ -24,9 +24,11 @@ libmemcached-dev libssl-dev"
 # procps: the suite stops servers with kill(1), which a minimal Debian
 # (debootstrap's minbase, the debian:12 container image) lacks; groff-base:
 # t/unit/docs.tcl formats the man pages; openssl (the command) and tcl-tls:
-# t/unit/tls.tcl makes its certificates and speaks TLS.
+# t/unit/tls.tcl makes its certificates and speaks TLS. nodejs, npm,
+# node-typescript: t/unit/node_client.tcl runs contrib/node's tests, npm
+# pack and tsc on its declarations (each skipped, saying why, without).
 TEST_PKGS="tcl procps groff-base libmemcached-tools memcached valgrind
-python3-pymemcache nutcracker openssl tcl-tls"
+python3-pymemcache nutcracker openssl tcl-tls nodejs npm node-typescript"
 # make fuzz: clang and its libFuzzer and sanitizer runtimes.
 FUZZ_PKGS="clang libclang-rt-14-dev"
 
