@@ -1,10 +1,11 @@
 # contrib/node, the Node.js package (mcds on npm): its tests
 # (contrib/node/test/*.test.js, node's own test runner) run every call with
-# its replies and errors against a server started here (MCDS_ADDR), the
-# authentication ones against a second server started with -Y
-# (MCDS_AUTH_ADDR); one of them compiles a C program that asks libmemcached
-# where 2,000 keys go and checks the pool sends each key there. Then npm
-# pack makes the package. Skipped, saying why, when node or npm is absent.
+# its replies and errors against a server started here (MCDS_ADDR), a pool
+# of it and a second one (MCDS_ADDR2), and authentication against a third
+# started with -Y (MCDS_AUTH_ADDR); one of them compiles a C program that
+# asks libmemcached where 2,000 keys go and checks the pool sends each key
+# there. Then npm pack makes the package. Skipped, saying why, when node or
+# npm is absent.
 
 proc node_binary {} {
     foreach name {node nodejs} {
@@ -28,11 +29,12 @@ set ::node_auth [file join [tmpdir nodeauth] users]
 set f [open $::node_auth w]; puts $f "alice:s3cret"; close $f
 
 start_server {tags {clients node mcds-only} args {-I 1m}} {
+  start_server {tags {clients node mcds-only}} {
     start_server [list tags {clients node mcds-only} args [list -Y $::node_auth]] {
         test {contrib/node: node --test, every call with its replies and errors, placement as libmemcached's} {
             set node [node_binary]
             set files [lsort [glob [file join $::node_dir test *.test.js]]]
-            lassign [run_cmd 300 env MCDS_ADDR=127.0.0.1:[srv -1 port] \
+            lassign [run_cmd 300 env MCDS_ADDR=127.0.0.1:[srv -2 port] MCDS_ADDR2=127.0.0.1:[srv -1 port] \
                 MCDS_AUTH_ADDR=127.0.0.1:[srv port] MCDS_AUTH_USER=alice MCDS_AUTH_PASSWORD=s3cret \
                 $node --test --test-reporter=tap {*}$files] status out
             set counts [node_tap_counts $out]
@@ -44,6 +46,7 @@ start_server {tags {clients node mcds-only} args {-I 1m}} {
                 all_ran [expr {[dict get $counts pass] + [dict get $counts skipped] == [dict get $counts tests]}]
         } {fail 0 cancelled 0 all_ran 1}
     }
+  }
 }
 
 test {contrib/node: package.json's version is configure.ac's} {
