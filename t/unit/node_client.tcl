@@ -33,7 +33,8 @@ start_server {tags {clients node mcds-only} args {-I 1m}} {
     start_server [list tags {clients node mcds-only} args [list -Y $::node_auth]] {
         test {contrib/node: node --test, every call with its replies and errors, placement as libmemcached's} {
             set node [node_binary]
-            set files [lsort [glob [file join $::node_dir test *.test.js]]]
+            # tls.test.js runs below, against a server started with -Z.
+            set files [lsearch -all -inline -not [lsort [glob [file join $::node_dir test *.test.js]]] *tls.test.js]
             lassign [run_cmd 300 env MCDS_ADDR=127.0.0.1:[srv -2 port] MCDS_ADDR2=127.0.0.1:[srv -1 port] \
                 MCDS_AUTH_ADDR=127.0.0.1:[srv port] MCDS_AUTH_USER=alice MCDS_AUTH_PASSWORD=s3cret \
                 $node --test --test-reporter=tap {*}$files] status out
@@ -47,6 +48,45 @@ start_server {tags {clients node mcds-only} args {-I 1m}} {
         } {fail 0 cancelled 0 all_ran 1}
     }
   }
+}
+
+# TLS: a throwaway CA and a server certificate for 127.0.0.1 (openssl's
+# command line); skipped, saying why, when mcds-server has no TLS.
+proc node_tls_certs {dir} {
+    foreach cmd [list \
+        [list req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+            -keyout $dir/ca.key -out $dir/ca.crt -days 2 -subj /CN=mcds-node-ca] \
+        [list req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+            -keyout $dir/server.key -out $dir/server.csr -subj /CN=localhost] \
+        [list x509 -req -in $dir/server.csr -CA $dir/ca.crt -CAkey $dir/ca.key \
+            -CAcreateserial -out $dir/server.crt -days 2 -extfile $dir/server.ext]] {
+        lassign [run_cmd 60 openssl {*}$cmd] status out
+        if {$status ne "0"} { return "openssl $cmd: $out" }
+    }
+    return {}
+}
+
+set ::node_tls [tmpdir nodetls]
+set f [open $::node_tls/server.ext w]; puts $f "subjectAltName=IP:127.0.0.1,DNS:localhost"; close $f
+set ::node_tls_why {}
+if {[auto_execok openssl] eq {}} {
+    set ::node_tls_why "the openssl command is not installed (apt-get install openssl)"
+} else {
+    set ::node_tls_why [node_tls_certs $::node_tls]
+}
+
+start_server [list tags {tls clients node mcds-only} args [list -Z -o \
+        ssl_chain_cert=$::node_tls/server.crt,ssl_key=$::node_tls/server.key]] {
+    test {contrib/node: over TLS, the server's certificate checked} {
+        if {$::node_tls_why ne {}} { skip $::node_tls_why }
+        set node [node_binary]
+        lassign [run_cmd 120 env MCDS_TLS_ADDR=127.0.0.1:[srv port] MCDS_TLS_CA=$::node_tls/ca.crt \
+            $node --test --test-reporter=tap [file join $::node_dir test tls.test.js]] status out
+        set counts [node_tap_counts $out]
+        if {$status ne "0"} { fail "node --test exited $status:\n$out" }
+        verbose $out
+        list pass [dict get $counts pass] fail [dict get $counts fail]
+    } {pass 2 fail 0}
 }
 
 test {contrib/node: package.json's version is configure.ac's} {

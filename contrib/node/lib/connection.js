@@ -31,7 +31,7 @@ class Connection extends EventEmitter {
     const { host, port, path } = this.server;
     const where = path ? { path } : { host, port };
     const s = this.opts.tls
-      ? tls.connect({ ...where, servername: host, ...(this.opts.tls === true ? {} : this.opts.tls) })
+      ? tls.connect({ ...where, ...(net.isIP(host) ? {} : { servername: host }), ...(this.opts.tls === true ? {} : this.opts.tls) })
       : net.connect(where);
     s.setNoDelay(true);
     s.on('data', (chunk) => this.onData(chunk));
