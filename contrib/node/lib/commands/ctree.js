@@ -97,7 +97,8 @@ function counterRow(p, l, c) {
   return o;
 }
 
-function orNull(word, parse) {
+// null for a NOT_FOUND reply, else the reply through parse.
+function orNull(parse) {
   return (c) => {
     const save = c.pos;
     if (c.line() === 'NOT_FOUND') return null;
@@ -154,7 +155,7 @@ module.exports = {
   async ctcounter(counter, opts = {}) {
     const pool = opts.server === undefined && opts.route === undefined ? this.pools[0] : this.poolFor(opts);
     const r = await pool.send(R.request(['ctcounter', A.u32('counter', counter)], [],
-      orNull('NOT_FOUND', R.listing('COUNTER', counterRow))));
+      orNull(R.listing('COUNTER', counterRow))));
     return r && r.items.length ? r.items[0] : null;
   },
 
@@ -195,7 +196,7 @@ module.exports = {
   async ctchildren(key, opts = {}) {
     const k = A.key(key);
     const r = await this.sendStructure(group(k, opts), R.request(['ctchildren', k, ...pageOptions(opts)], [],
-      orNull('NOT_FOUND', R.listing('CHILD', (p) => p.join(' ')))));
+      orNull(R.listing('CHILD', (p) => p.join(' ')))));
     return r && { children: r.items, more: r.more };
   },
 
@@ -230,7 +231,7 @@ module.exports = {
     const tokens = ['ctactive'];
     if (opts.since !== undefined) tokens.push(`since=${A.i64('since', opts.since)}`);
     tokens.push(...pageOptions(opts));
-    const r = await this.poolFor(opts).send(R.request(tokens, [], orNull('NOT_FOUND', R.listing('ACTIVE', (p, l, c) => {
+    const r = await this.poolFor(opts).send(R.request(tokens, [], orNull(R.listing('ACTIVE', (p, l, c) => {
       if (p.length !== 2) throw c.outOfStep(l);
       return { key: p[0], changed: R.num(c, p[1], l) };
     }))));
