@@ -8,7 +8,8 @@
 #                             procps, groff-base, memcached,
 #                             libmemcached-tools, valgrind,
 #                             python3-pymemcache, nutcracker, openssl,
-#                             tcl-tls, prometheus)
+#                             tcl-tls, prometheus, nodejs, npm,
+#                             node-typescript)
 #   contrib/setup.sh --fuzz   that, and clang with libFuzzer for make fuzz
 #                             (doc/fuzzing.md; not needed by make check)
 #
@@ -26,8 +27,12 @@ libmemcached-dev libssl-dev"
 # t/unit/docs.tcl formats the man pages; openssl (the command) and tcl-tls:
 # t/unit/tls.tcl makes its certificates and speaks TLS; prometheus:
 # t/integration/prometheus.tcl scrapes the metrics listener with it.
+# nodejs, npm, node-typescript: t/unit/node_client.tcl runs contrib/node's
+# tests, npm pack and tsc on its declarations (each skipped, saying why,
+# without); a node or npm already on the PATH (NodeSource's nodejs, which
+# conflicts with Debian's npm) is kept.
 TEST_PKGS="tcl procps groff-base libmemcached-tools memcached valgrind
-python3-pymemcache nutcracker openssl tcl-tls prometheus"
+python3-pymemcache nutcracker openssl tcl-tls prometheus nodejs npm node-typescript"
 # make fuzz: clang and its libFuzzer and sanitizer runtimes.
 FUZZ_PKGS="clang libclang-rt-14-dev"
 
@@ -45,6 +50,12 @@ esac
 
 missing=""
 for p in $PKGS; do
+    # A node or npm that is already there stays (NodeSource's nodejs has npm
+    # inside, and Debian's npm package conflicts with it).
+    case "$p" in
+    nodejs) command -v node >/dev/null 2>&1 && continue ;;
+    npm) command -v npm >/dev/null 2>&1 && continue ;;
+    esac
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
         missing="$missing $p"
     fi

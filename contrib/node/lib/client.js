@@ -1,0 +1,101 @@
+// client.js: the Client: the server list, which server a request goes to
+// (libmemcached's ketama for a key, the {tag} rule for a structure's name),
+// and the pools of connections. The commands themselves are in
+// lib/commands/, one file per family, added to Client.prototype.
+'use strict';
+
+const A = require('./args');
+const { parseServers } = require('./servers');
+const { buildContinuum, pick } = require('./ketama');
+const { ServerPool } = require('./pool');
+
+const DEFAULTS = { timeout: 5000, connectTimeout: 2000, maxConnections: 4, maxPipeline: 32 };
+
+function checkCredentials(opts) {
+  if (opts.username === undefined && opts.password === undefined) return;
+  A.word('username', opts.username, 1024);
+  A.word('password', opts.password, 1024);
+  if (Buffer.byteLength(`${opts.username} ${opts.password}`) > 1024) A.fail('username and password over 1024 bytes');
+}
+
+function checkPositive(opts, name) {
+  const v = opts[name];
+  if (!Number.isSafeInteger(v) || v < 1) A.fail(`${name} must be a positive integer, not ${v}`);
+}
+
+// The part of a structure's name that places it: the text between the
+// first "{" and the next "}" when not empty (twemproxy's hash_tag, libmcds).
+function routeKey(name) {
+  const open = name.indexOf(0x7b);
+  if (open < 0) return name;
+  const close = name.indexOf(0x7d, open + 1);
+  return close > open + 1 ? name.subarray(open + 1, close) : name;
+}
+
+class Client {
+  constructor(servers, options = {}) {
+    const opts = { ...DEFAULTS, ...options };
+    ['timeout', 'connectTimeout', 'maxConnections', 'maxPipeline'].forEach((n) => checkPositive(opts, n));
+    checkCredentials(opts);
+    this.serverList = parseServers(servers);
+    this.continuum = buildContinuum(this.serverList);
+    this.pools = this.serverList.map((s) => new ServerPool(s, opts));
+  }
+
+  /** The servers' names ("host:port"), in list order. */
+  get servers() {
+    return this.serverList.map((s) => s.name);
+  }
+
+  /** The server a cache key goes to (libmemcached's choice). */
+  serverFor(key) {
+    return this.serverList[this.indexFor(A.key(key))].name;
+  }
+
+  /** The server a queue, list or tree (by its group) lives on. */
+  serverForStructure(name) {
+    return this.serverList[this.indexFor(routeKey(A.key(name)))].name;
+  }
+
+  indexFor(keyBytes) {
+    return pick(this.continuum, this.serverList.length, keyBytes);
+  }
+
+  // A cache key (bytes, checked): hashed whole, as libmemcached does.
+  sendKey(keyBytes, req) {
+    return this.pools[this.indexFor(keyBytes)].send(req);
+  }
+
+  // A structure's name or group (bytes, checked): the {tag} rule.
+  sendStructure(nameBytes, req) {
+    return this.pools[this.indexFor(routeKey(nameBytes))].send(req);
+  }
+
+  // opts.server (a name from servers), opts.route (a structure's name or
+  // group), or the only server.
+  poolFor(opts = {}) {
+    if (opts.server !== undefined) {
+      const i = this.servers.indexOf(opts.server);
+      if (i < 0) A.fail(`no server "${opts.server}" in this client (${this.servers.join(', ')})`);
+      return this.pools[i];
+    }
+    if (opts.route !== undefined) return this.pools[this.indexFor(routeKey(A.key(opts.route, 'route')))];
+    if (this.pools.length > 1) A.fail(`give server: or route: (${this.servers.join(', ')})`);
+    return this.pools[0];
+  }
+
+  // makeReq() for every server; resolves with {name: result}.
+  async sendAll(makeReq) {
+    const results = await Promise.all(this.pools.map((p) => p.send(makeReq())));
+    const out = {};
+    this.serverList.forEach((s, i) => { out[s.name] = results[i]; });
+    return out;
+  }
+
+  /** Closes every connection; calls still waiting fail with ConnectionError. */
+  close() {
+    for (const p of this.pools) p.close();
+  }
+}
+
+module.exports = { Client, routeKey };

@@ -1,0 +1,54 @@
+// servers.js: the server list, as libmcds reads it: "host:port",
+// "host:port:weight", "[IPv6]:port[:weight]" or "/path" (a UNIX socket),
+// as an array or separated by commas. A bad entry refuses the whole list.
+'use strict';
+
+const { fail } = require('./args');
+
+function number(entry, s, max, what) {
+  if (!/^\d+$/.test(s) || Number(s) < 1 || Number(s) > max) fail(`bad ${what} in server "${entry}"`);
+  return Number(s);
+}
+
+function hostOk(entry, host) {
+  if (!host || /[\s\x00-\x20\x7f[\]]/.test(host)) fail(`bad host in server "${entry}"`);
+  return host;
+}
+
+function parseEntry(entry) {
+  if (entry.startsWith('/')) return { host: hostOk(entry, entry), port: 0, path: entry, weight: 1 };
+  let host;
+  let rest;
+  if (entry.startsWith('[')) {
+    const end = entry.indexOf(']:');
+    if (end < 0) fail(`bad server "${entry}"`);
+    host = hostOk(entry, entry.slice(1, end));
+    rest = entry.slice(end + 2);
+  } else {
+    const colon = entry.indexOf(':');
+    if (colon < 0) fail(`server "${entry}" has no port`);
+    host = hostOk(entry, entry.slice(0, colon));
+    rest = entry.slice(colon + 1);
+  }
+  const [port, weight, extra] = rest.split(':');
+  if (extra !== undefined) fail(`bad server "${entry}"`);
+  return {
+    host,
+    port: number(entry, port, 65535, 'port'),
+    weight: weight === undefined ? 1 : number(entry, weight, 4294967295, 'weight'),
+  };
+}
+
+// servers: "a:1,b:2:3" or ["a:1", "b:2:3"]. Each gets a name "host:port".
+function parseServers(servers) {
+  const list = typeof servers === 'string' ? servers.split(',') : servers;
+  if (!Array.isArray(list) || list.length === 0) fail('give at least one server');
+  return list.map((e) => {
+    if (typeof e !== 'string') fail('a server is a string "host:port[:weight]"');
+    const s = parseEntry(e.trim());
+    s.name = s.path || (s.host.includes(':') ? `[${s.host}]:${s.port}` : `${s.host}:${s.port}`);
+    return s;
+  });
+}
+
+module.exports = { parseServers };
