@@ -341,12 +341,14 @@ static void hash_expand(void) {
     if (pause > 0)
         usleep(pause * 1000u);
     oldsize = hash_size(hash_pow - 1);
-    for (b = 0; b < oldsize && !__atomic_load_n(&hash_stop, __ATOMIC_RELAXED); b++) {
+    for (b = 0; b < oldsize && !__atomic_load_n(&hash_stop, __ATOMIC_ACQUIRE); b++) {
         pthread_mutex_lock(&hash_locks[b & hash_lockmask]);
         hash_move_bucket(b);
         pthread_mutex_unlock(&hash_locks[b & hash_lockmask]);
     }
-    /* If stopped half way, the remaining buckets are moved at once. */
+    /* If stopped half way, the remaining buckets are moved at once: the
+     * workers are gone (hash_destroy runs after they were joined, and its
+     * release store of hash_stop orders their last lookups before this). */
     for (; b < oldsize; b++)
         hash_move_bucket(b);
     hash_finish_expand();
@@ -416,8 +418,9 @@ void hash_destroy(void (*fn)(item *it)) {
 
     if (hash_thread_running) {
         pthread_mutex_lock(&hash_cond_lock);
-        /* Atomic: a growth in progress reads it without the lock. */
-        __atomic_store_n(&hash_stop, 1, __ATOMIC_RELAXED);
+        /* Atomic: a growth in progress reads it without the lock; release:
+         * what the joined workers did happens before its unlocked moves. */
+        __atomic_store_n(&hash_stop, 1, __ATOMIC_RELEASE);
         pthread_cond_signal(&hash_cond);
         pthread_mutex_unlock(&hash_cond_lock);
         pthread_join(hash_thread, NULL);
