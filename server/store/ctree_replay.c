@@ -284,11 +284,11 @@ static int cp_load_obj(struct codec_in *in) {
     if (in->bad || nkey == 0 || (pin = cp_make(key, nkey, parent, nparent, quantize, NULL, 0)) == NULL)
         return -1;
     o = item_struct(pin);
-    pthread_mutex_lock(&ctree_lock);
+    pthread_rwlock_wrlock(&ctree_lock);
     for (i = 0; i < ncv && !in->bad; i++)
         cp_load_rows(in, o);
     o->changed = changed;
-    pthread_mutex_unlock(&ctree_lock);
+    pthread_rwlock_unlock(&ctree_lock);
     item_release(pin);
     if (exptime != 0)
         store_touch(key, nkey, clock_exptime_from_unix(exptime));

@@ -18,16 +18,21 @@
 #include "types/ctree_persist.h"
 
 #define CTREE_SWEEP_BATCH 256       /* objects visited by retention per tick */
+#define CTREE_TREE_LOCKS 256        /* stripes of the trees' locks */
 #define CTREE_GRAVE_BATCH 1024      /* keys of removed subtrees unlinked per tick */
 
-pthread_mutex_t ctree_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Writers first: a stream of increments (readers) never holds off a
+ * definition, an object made or a retention sweep for long. */
+pthread_rwlock_t ctree_lock = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
 struct ctree_counter **ctree_counters;          /* sorted by id */
 size_t ctree_ncounters;
 static size_t ctree_capcounters;
 struct ctree_obj *ctree_act_head;
 static struct ctree_obj *ctree_act_tail, *ctree_sweep_at;
 static struct ctree_obj *ctree_graves;
-static uint64_t ctree_nobjs, ctree_nvalues;
+static uint64_t ctree_nobjs, ctree_nvalues;    /* nvalues: atomic */
+static pthread_mutex_t ctree_tree_locks[CTREE_TREE_LOCKS];
+static pthread_mutex_t ctree_act_list_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool ctree_stopping;
 
 static void ctree_charge(long bytes) {
@@ -212,7 +217,7 @@ enum ctree_result ctree_counter_create(struct ctree_def *d) {
 
     if (!ctree_types_ok(d))
         return CTREE_BAD_TYPES;
-    pthread_mutex_lock(&ctree_lock);
+    pthread_rwlock_wrlock(&ctree_lock);
     i = ctree_counter_pos(d->id);
     if (i < ctree_ncounters && ctree_counters[i]->def.id == d->id) {
         r = CTREE_EXISTS;
@@ -229,6 +234,7 @@ enum ctree_result ctree_counter_create(struct ctree_def *d) {
             r = CTREE_NOMEM;
         } else {
             c->def = *d;
+            pthread_mutex_init(&c->act_lock, NULL);
             ctree_charge((long)sizeof(*c));
             memmove(&ctree_counters[i + 1], &ctree_counters[i], (ctree_ncounters - i) * sizeof(c));
             ctree_counters[i] = c;
@@ -236,20 +242,20 @@ enum ctree_result ctree_counter_create(struct ctree_def *d) {
             ctlog_def(&c->def);
         }
     }
-    pthread_mutex_unlock(&ctree_lock);
+    pthread_rwlock_unlock(&ctree_lock);
     return r;
 }
 
 bool ctree_counter_get(uint32_t id, struct ctree_def *d, uint64_t *objects) {
     struct ctree_counter *c;
 
-    pthread_mutex_lock(&ctree_lock);
+    pthread_rwlock_wrlock(&ctree_lock);
     c = ctree_counter_find(id);
     if (c != NULL) {
         *d = c->def;
         *objects = c->nobjs;
     }
-    pthread_mutex_unlock(&ctree_lock);
+    pthread_rwlock_unlock(&ctree_lock);
     return c != NULL;
 }
 
@@ -257,7 +263,7 @@ bool ctree_counter_next(bool *started, uint32_t *id, struct ctree_def *d, uint64
     size_t i;
     bool found;
 
-    pthread_mutex_lock(&ctree_lock);
+    pthread_rwlock_wrlock(&ctree_lock);
     i = *started ? ctree_counter_pos(*id) : 0;
     if (*started && i < ctree_ncounters && ctree_counters[i]->def.id == *id)
         i++;
@@ -268,7 +274,7 @@ bool ctree_counter_next(bool *started, uint32_t *id, struct ctree_def *d, uint64
         *id = d->id;
         *started = true;
     }
-    pthread_mutex_unlock(&ctree_lock);
+    pthread_rwlock_unlock(&ctree_lock);
     return found;
 }
 
@@ -277,6 +283,7 @@ static void ctree_counter_free(struct ctree_counter *c) {
 
     for (j = 0; j < c->def.ntypes; j++)
         ctree_row_free(&c->active[j]);
+    pthread_mutex_destroy(&c->act_lock);
     ctree_charge(-(long)sizeof(*c));
     free(c);
 }
@@ -285,7 +292,7 @@ enum ctree_result ctree_counter_delete(uint32_t id) {
     enum ctree_result r = CTREE_OK;
     size_t i;
 
-    pthread_mutex_lock(&ctree_lock);
+    pthread_rwlock_wrlock(&ctree_lock);
     i = ctree_counter_pos(id);
     if (i >= ctree_ncounters || ctree_counters[i]->def.id != id) {
         r = CTREE_NO_COUNTER;
@@ -297,7 +304,7 @@ enum ctree_result ctree_counter_delete(uint32_t id) {
         ctree_ncounters--;
         ctlog_undef(id);
     }
-    pthread_mutex_unlock(&ctree_lock);
+    pthread_rwlock_unlock(&ctree_lock);
     return r;
 }
 
@@ -312,9 +319,9 @@ static enum ctree_result ctree_limit_check_locked(const struct ctree_limit *l) {
 enum ctree_result ctree_limit_check(const struct ctree_limit *l) {
     enum ctree_result r;
 
-    pthread_mutex_lock(&ctree_lock);
+    pthread_rwlock_wrlock(&ctree_lock);
     r = ctree_limit_check_locked(l);
-    pthread_mutex_unlock(&ctree_lock);
+    pthread_rwlock_unlock(&ctree_lock);
     return r;
 }
 
@@ -374,38 +381,113 @@ struct ctree_cval *ctree_cv_get(struct ctree_obj *o, struct ctree_counter *c) {
     memmove(&o->cv[i + 1], &o->cv[i], (o->ncv - i) * sizeof(o->cv[0]));
     o->cv[i] = cv;
     o->ncv++;
-    c->nobjs++;
+    __atomic_add_fetch(&c->nobjs, 1, __ATOMIC_RELAXED);
     return cv;
 }
 
-/* One more (+1) or one fewer (-1) object with a non-zero value at idx. */
+/* One more (+1) or one fewer (-1) object with a non-zero value at idx. A
+ * new cell takes room an increment reserved (ctree_active_reserve), or one
+ * a removal since gave back, or (under the exclusive lock) room its caller
+ * made. */
 static void ctree_active_count(struct ctree_counter *c, int j, int64_t idx, int dir) {
-    if (dir != 0)
-        ctree_row_add(&c->active[j], idx, dir);
+    pthread_mutex_lock(&c->act_lock);
+    ctree_row_add(&c->active[j], idx, dir);
+    pthread_mutex_unlock(&c->act_lock);
 }
 
 /* Applies the result of ctree_row_add to the counts. */
 void ctree_value_moved(struct ctree_counter *c, int j, int64_t idx, int change) {
     if (change < 0) {
-        ctree_nvalues++;
+        __atomic_add_fetch(&ctree_nvalues, 1, __ATOMIC_RELAXED);
         ctree_active_count(c, j, idx, 1);
     } else if (change > 0) {
-        ctree_nvalues--;
+        __atomic_sub_fetch(&ctree_nvalues, 1, __ATOMIC_RELAXED);
         ctree_active_count(c, j, idx, -1);
     }
+}
+
+int ctree_active_reserve(struct ctree_counter *c, const int *js, const uint32_t *ks, int n) {
+    int i, done;
+
+    pthread_mutex_lock(&c->act_lock);
+    for (done = 0; done < n; done++) {
+        if (ctree_row_reserve_n(&c->active[js[done]], c->reserved[js[done]] + ks[done]) < 0)
+            break;
+        c->reserved[js[done]] += ks[done];
+    }
+    for (i = 0; done < n && i < done; i++)    /* a failure: none kept */
+        c->reserved[js[i]] -= ks[i];
+    pthread_mutex_unlock(&c->act_lock);
+    return done < n ? -1 : 0;
+}
+
+void ctree_active_release(struct ctree_counter *c, const int *js, const uint32_t *ks, int n) {
+    int i;
+
+    pthread_mutex_lock(&c->act_lock);
+    for (i = 0; i < n; i++)
+        c->reserved[js[i]] -= ks[i];
+    pthread_mutex_unlock(&c->act_lock);
+}
+
+pthread_mutex_t *ctree_tree_lock(const struct ctree_obj *o) {
+    uintptr_t h;
+
+    while (o->parent != NULL)
+        o = o->parent;
+    h = (uintptr_t)o;
+    h ^= h >> 17;
+    h *= 0x9e3779b97f4a7c15ULL;
+    return &ctree_tree_locks[(h >> 40) % CTREE_TREE_LOCKS];
+}
+
+/* ctree_lock for reading and o's tree's lock: what a read or a change of
+ * one object's values needs. */
+static pthread_mutex_t *ctree_lock_tree(const struct ctree_obj *o) {
+    pthread_mutex_t *m;
+
+    pthread_rwlock_rdlock(&ctree_lock);
+    m = ctree_tree_lock(o);
+    pthread_mutex_lock(m);
+    return m;
+}
+
+static void ctree_unlock_tree(pthread_mutex_t *m) {
+    pthread_mutex_unlock(m);
+    pthread_rwlock_unlock(&ctree_lock);
+}
+
+/* One object fewer at each period of r (sorted, as active[j] is): one
+ * merge pass over the active row, not a removal per cell. */
+static void ctree_active_drop_row(struct ctree_counter *c, int j, const struct ctree_row *r) {
+    struct ctree_row *a = &c->active[j];
+    uint32_t from, to = 0, k = 0;
+
+    pthread_mutex_lock(&c->act_lock);
+    for (from = 0; from < a->n; from++) {
+        struct ctree_cell cell = a->v[from];
+        while (k < r->n && r->v[k].idx < cell.idx)
+            k++;
+        if (k < r->n && r->v[k].idx == cell.idx)
+            cell.total--;
+        if (cell.total != 0)
+            a->v[to++] = cell;
+    }
+    a->n = to;
+    pthread_mutex_unlock(&c->act_lock);
+    __atomic_sub_fetch(&ctree_nvalues, r->n, __ATOMIC_RELAXED);
 }
 
 static void ctree_cv_free(struct ctree_cval *cv) {
     struct ctree_counter *c = cv->c;
     int j;
-    uint32_t k;
 
     for (j = 0; j < c->def.ntypes; j++) {
-        for (k = 0; k < cv->rows[j].n; k++)
-            ctree_value_moved(c, j, cv->rows[j].v[k].idx, 1);
+        if (cv->rows[j].n > 0)
+            ctree_active_drop_row(c, j, &cv->rows[j]);
         ctree_row_free(&cv->rows[j]);
     }
-    c->nobjs--;
+    __atomic_sub_fetch(&c->nobjs, 1, __ATOMIC_RELAXED);
     ctree_charge(-(long)ctree_cv_size(c));
     free(cv);
 }
@@ -519,11 +601,13 @@ static void ctree_act_push_back(struct ctree_obj *o) {
 }
 
 void ctree_touched(struct ctree_obj *o, int64_t now) {
+    pthread_mutex_lock(&ctree_act_list_lock);
     o->changed = now;
     if (ctree_act_head != o) {
         ctree_act_unlink(o);
         ctree_act_push_front(o);
     }
+    pthread_mutex_unlock(&ctree_act_list_lock);
 }
 
 /* ---- objects ---- */
@@ -594,14 +678,14 @@ void *ctree_obj_make(const char *key, size_t nkey, item *self, void *arg) {
     }
     o->self = self;
     o->quantize = nw->quantize;
-    pthread_mutex_lock(&ctree_lock);
+    pthread_rwlock_wrlock(&ctree_lock);
     nw->r = nw->parent != NULL && nw->parent->closed ? CTREE_PARENT_GONE
             : ctree_limits_valid(nw->limits, nw->nlimits);
     if (nw->r == CTREE_OK)
         nw->r = ctree_limits_apply(o, nw->limits, nw->nlimits, false);
     if (nw->r != CTREE_OK) {
         ctree_cvs_free(o);
-        pthread_mutex_unlock(&ctree_lock);
+        pthread_rwlock_unlock(&ctree_lock);
         free(o);
         return NULL;
     }
@@ -614,16 +698,16 @@ void *ctree_obj_make(const char *key, size_t nkey, item *self, void *arg) {
     ctree_nobjs++;
     ctlog_obj(key, nkey, nw->parent != NULL ? item_key(nw->parent->self) : NULL,
               nw->parent != NULL ? nw->parent->self->nkey : 0, o->quantize, nw->limits, nw->nlimits);
-    pthread_mutex_unlock(&ctree_lock);
+    pthread_rwlock_unlock(&ctree_lock);
     return o;
 }
 
 bool ctree_obj_live(struct ctree_obj *o) {
     bool live;
 
-    pthread_mutex_lock(&ctree_lock);
+    pthread_rwlock_rdlock(&ctree_lock);
     live = !o->closed;
-    pthread_mutex_unlock(&ctree_lock);
+    pthread_rwlock_unlock(&ctree_lock);
     return live;
 }
 
@@ -676,9 +760,9 @@ static void ctree_close_one(struct ctree_obj *o) {
 void ctree_obj_closed(struct ctree_obj *o) {
     struct ctree_obj *n;
 
-    pthread_mutex_lock(&ctree_lock);
+    pthread_rwlock_wrlock(&ctree_lock);
     if (o->closed || ctree_stopping) {
-        pthread_mutex_unlock(&ctree_lock);
+        pthread_rwlock_unlock(&ctree_lock);
         return;
     }
     ctlog_drop(item_key(o->self), o->self->nkey);
@@ -692,17 +776,17 @@ void ctree_obj_closed(struct ctree_obj *o) {
             ctree_graves = n;
         }
     }
-    pthread_mutex_unlock(&ctree_lock);
+    pthread_rwlock_unlock(&ctree_lock);
 }
 
 static void ctree_obj_free(item *it) {
     struct ctree_obj *o = item_struct(it), *p = o->parent;
 
-    pthread_mutex_lock(&ctree_lock);
+    pthread_rwlock_wrlock(&ctree_lock);
     if (!o->closed)
         ctree_close_one(o);
     ctree_child_unlink(o);
-    pthread_mutex_unlock(&ctree_lock);
+    pthread_rwlock_unlock(&ctree_lock);
     ctree_charge(-(long)sizeof(*o));
     free(o);
     if (p != NULL)
@@ -715,7 +799,7 @@ enum ctree_result ctree_obj_set(struct ctree_obj *o, const struct ctree_limit *l
     uint32_t i;
     int j;
 
-    pthread_mutex_lock(&ctree_lock);
+    pthread_rwlock_wrlock(&ctree_lock);
     r = o->closed ? CTREE_NOT_FOUND : ctree_limits_valid(l, n);
     if (r == CTREE_OK && !raise) {
         for (i = 0; i < o->ncv; i++)
@@ -730,19 +814,20 @@ enum ctree_result ctree_obj_set(struct ctree_obj *o, const struct ctree_limit *l
         o->quantize = quantize;
     if (r == CTREE_OK)
         ctlog_limits(item_key(o->self), o->self->nkey, raise, quantize, l, n);
-    pthread_mutex_unlock(&ctree_lock);
+    pthread_rwlock_unlock(&ctree_lock);
     return r;
 }
 
 enum ctree_result ctree_obj_info(struct ctree_obj *o, struct ctree_info *info,
                                  void (*fn)(void *arg, const struct ctree_limit *l), void *arg) {
+    pthread_mutex_t *tree;
     struct ctree_limit l;
     uint32_t i;
     int j;
 
-    pthread_mutex_lock(&ctree_lock);
+    tree = ctree_lock_tree(o);
     if (o->closed) {
-        pthread_mutex_unlock(&ctree_lock);
+        ctree_unlock_tree(tree);
         return CTREE_NOT_FOUND;
     }
     info->nparent = o->parent != NULL ? o->parent->self->nkey : 0;
@@ -761,7 +846,7 @@ enum ctree_result ctree_obj_info(struct ctree_obj *o, struct ctree_info *info,
             fn(arg, &l);
         }
     }
-    pthread_mutex_unlock(&ctree_lock);
+    ctree_unlock_tree(tree);
     return CTREE_OK;
 }
 
@@ -791,13 +876,14 @@ bool ctree_make_room(size_t need) {
 
 enum ctree_result ctree_get(struct ctree_obj *o, uint32_t counter, uint32_t code, int64_t idx,
                             int64_t *value, int64_t *fraction) {
+    pthread_mutex_t *tree;
     enum ctree_result r = CTREE_OK;
     struct ctree_counter *c;
     struct ctree_cval *cv;
     int64_t total = 0, q;
     int j = -1;
 
-    pthread_mutex_lock(&ctree_lock);
+    tree = ctree_lock_tree(o);
     c = ctree_counter_find(counter);
     if (o->closed)
         r = CTREE_NOT_FOUND;
@@ -813,7 +899,7 @@ enum ctree_result ctree_get(struct ctree_obj *o, uint32_t counter, uint32_t code
         *value = total - total % q;
         *fraction = total % q;
     }
-    pthread_mutex_unlock(&ctree_lock);
+    ctree_unlock_tree(tree);
     return r;
 }
 
@@ -920,15 +1006,16 @@ static void ctree_emit_period(struct ctree_walk *w, const struct ctree_counter *
 
 enum ctree_result ctree_values(struct ctree_obj *o, const struct ctree_filter *f, ctree_value_fn fn,
                                void *arg, struct ctree_cursor *cur) {
+    pthread_mutex_t *tree;
     struct ctree_emit_ctx e = { o, fn, arg, 0 };
     struct ctree_walk w = { f, 0, 0, cur };
     uint32_t i;
     int j;
 
     cur->more = false;
-    pthread_mutex_lock(&ctree_lock);
+    tree = ctree_lock_tree(o);
     if (o->closed) {
-        pthread_mutex_unlock(&ctree_lock);
+        ctree_unlock_tree(tree);
         return CTREE_NOT_FOUND;
     }
     e.now = ctree_now();
@@ -945,7 +1032,7 @@ enum ctree_result ctree_values(struct ctree_obj *o, const struct ctree_filter *f
         }
     }
 out:
-    pthread_mutex_unlock(&ctree_lock);
+    ctree_unlock_tree(tree);
     return CTREE_OK;
 }
 
@@ -956,7 +1043,7 @@ void ctree_periods(const struct ctree_filter *f, ctree_value_fn fn, void *arg, s
     int j;
 
     cur->more = false;
-    pthread_mutex_lock(&ctree_lock);
+    pthread_rwlock_wrlock(&ctree_lock);
     e.now = ctree_now();
     for (i = 0; i < ctree_ncounters; i++) {
         struct ctree_counter *c = ctree_counters[i];
@@ -970,7 +1057,7 @@ void ctree_periods(const struct ctree_filter *f, ctree_value_fn fn, void *arg, s
         }
     }
 out:
-    pthread_mutex_unlock(&ctree_lock);
+    pthread_rwlock_unlock(&ctree_lock);
 }
 
 enum ctree_result ctree_children(struct ctree_obj *o, struct ctree_obj *after, uint64_t max,
@@ -980,9 +1067,9 @@ enum ctree_result ctree_children(struct ctree_obj *o, struct ctree_obj *after, u
     uint64_t n = 0;
 
     *more = false;
-    pthread_mutex_lock(&ctree_lock);
+    pthread_rwlock_wrlock(&ctree_lock);
     if (o->closed || (after != NULL && (after->closed || after->parent != o || !after->attached))) {
-        pthread_mutex_unlock(&ctree_lock);
+        pthread_rwlock_unlock(&ctree_lock);
         return CTREE_NOT_FOUND;
     }
     for (ch = after != NULL ? after->next_sib : o->first_child; ch != NULL; ch = ch->next_sib) {
@@ -993,7 +1080,7 @@ enum ctree_result ctree_children(struct ctree_obj *o, struct ctree_obj *after, u
         fn(arg, item_key(ch->self), ch->self->nkey);
         n++;
     }
-    pthread_mutex_unlock(&ctree_lock);
+    pthread_rwlock_unlock(&ctree_lock);
     return CTREE_OK;
 }
 
@@ -1004,7 +1091,7 @@ void ctree_active(int64_t since, struct ctree_obj *after, uint64_t max,
     uint64_t n = 0;
 
     *more = false;
-    pthread_mutex_lock(&ctree_lock);
+    pthread_rwlock_wrlock(&ctree_lock);
     o = after == NULL ? ctree_act_head : after->closed ? NULL : after->act_next;
     for (; o != NULL && o->changed != 0 && o->changed >= since; o = o->act_next) {
         if (n == max) {
@@ -1014,7 +1101,7 @@ void ctree_active(int64_t since, struct ctree_obj *after, uint64_t max,
         fn(arg, item_key(o->self), o->self->nkey, o->changed);
         n++;
     }
-    pthread_mutex_unlock(&ctree_lock);
+    pthread_rwlock_unlock(&ctree_lock);
 }
 
 static int ctree_changed_cmp(const void *a, const void *b) {
@@ -1027,7 +1114,7 @@ void ctree_active_sort(void) {
     struct ctree_obj **v, *o;
     size_t n = 0, i;
 
-    pthread_mutex_lock(&ctree_lock);
+    pthread_rwlock_wrlock(&ctree_lock);
     v = malloc((ctree_nobjs + 1) * sizeof(*v));
     if (v != NULL) {
         for (o = ctree_act_head; o != NULL; o = o->act_next)
@@ -1038,15 +1125,15 @@ void ctree_active_sort(void) {
             ctree_act_push_back(v[i]);
         free(v);
     }
-    pthread_mutex_unlock(&ctree_lock);
+    pthread_rwlock_unlock(&ctree_lock);
 }
 
 void ctree_totals(uint64_t *counters, uint64_t *objects, uint64_t *values) {
-    pthread_mutex_lock(&ctree_lock);
+    pthread_rwlock_wrlock(&ctree_lock);
     *counters = ctree_ncounters;
     *objects = ctree_nobjs;
     *values = ctree_nvalues;
-    pthread_mutex_unlock(&ctree_lock);
+    pthread_rwlock_unlock(&ctree_lock);
 }
 
 /* ---- timers and life cycle ---- */
@@ -1057,12 +1144,12 @@ static void ctree_bury(void) {
     struct ctree_obj *batch[CTREE_GRAVE_BATCH];
     size_t n = 0, i;
 
-    pthread_mutex_lock(&ctree_lock);
+    pthread_rwlock_wrlock(&ctree_lock);
     while (ctree_graves != NULL && n < CTREE_GRAVE_BATCH) {
         batch[n++] = ctree_graves;
         ctree_graves = ctree_graves->grave_next;
     }
-    pthread_mutex_unlock(&ctree_lock);
+    pthread_rwlock_unlock(&ctree_lock);
     for (i = 0; i < n; i++) {
         item *it = batch[i]->self;
         ctree_ks->unlink(item_key(it), it->nkey, item_cas(it));
@@ -1075,14 +1162,14 @@ static void ctree_sweep(void) {
     int64_t now = ctree_now();
     int i;
 
-    pthread_mutex_lock(&ctree_lock);
+    pthread_rwlock_wrlock(&ctree_lock);
     for (i = 0; i < CTREE_SWEEP_BATCH && ctree_act_head != NULL; i++) {
         if (ctree_sweep_at == NULL)
             ctree_sweep_at = ctree_act_head;
         ctree_obj_expire(ctree_sweep_at, now);
         ctree_sweep_at = ctree_sweep_at->act_next;
     }
-    pthread_mutex_unlock(&ctree_lock);
+    pthread_rwlock_unlock(&ctree_lock);
 }
 
 void ctree_tick(void) {
@@ -1103,15 +1190,19 @@ static void ctree_stats_emit(stats_emit_fn emit, void *ctx) {
 static const struct stats_provider ctree_stats_provider = { "ctree", STATS_PLACE_MCDS, 30, ctree_stats_emit };
 
 void ctree_init(const struct ctree_keyspace *ks) {
+    int i;
+
+    for (i = 0; i < CTREE_TREE_LOCKS; i++)
+        pthread_mutex_init(&ctree_tree_locks[i], NULL);
     ctree_ks = ks;
     stats_provide(&ctree_stats_provider);
     item_set_free_hook(ITEM_CTREE, ctree_obj_free);
 }
 
 void ctree_shutdown(void) {
-    pthread_mutex_lock(&ctree_lock);
+    pthread_rwlock_wrlock(&ctree_lock);
     ctree_stopping = true;
-    pthread_mutex_unlock(&ctree_lock);
+    pthread_rwlock_unlock(&ctree_lock);
     while (ctree_graves != NULL) {
         struct ctree_obj *o = ctree_graves;
         ctree_graves = o->grave_next;

@@ -16,12 +16,15 @@
  * is reported (value = total rounded towards zero to the step, fraction =
  * the rest), so remainders of children add up in their parent.
  *
- * Locking: one mutex (the ctree lock) guards every counter and every
- * object's tree links, limits and values, so increments are serialized
- * server-wide. It is taken under a keyspace stripe lock (object creation,
- * an object's key leaving the keyspace) and never the other way round:
- * nothing here takes a stripe lock or drops an item reference while
- * holding it.
+ * Locking (types/ctree_int.h): a read-write lock over the whole world,
+ * exclusive for definitions, objects, the trees' shape, retention and
+ * listings across objects; increments and reads of one object take it
+ * shared plus the lock of the object's tree, so increments of different
+ * trees run on different workers at once (a request of several takes the
+ * locks of all its trees, in one order). The world lock is taken under a
+ * keyspace stripe lock (object creation, an object's key leaving the
+ * keyspace) and never the other way round: nothing here takes a stripe
+ * lock or drops an item reference while holding it.
  */
 #ifndef MCDS_CTREE_H
 #define MCDS_CTREE_H
@@ -87,7 +90,7 @@ struct ctree_incr {
     int64_t when;               /* replay: Unix time it was applied at */
 };
 
-/* Called for each value an operation reports, under the ctree lock. */
+/* Called for each value an operation reports, under the ctree locks. */
 typedef void (*ctree_value_fn)(void *arg, const struct ctree_at *at, uint32_t counter,
                                int64_t value, int64_t fraction);
 

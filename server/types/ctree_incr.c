@@ -4,8 +4,9 @@
  *
  * An increment reaches its own period and every coarser stored period
  * holding it (its targets), in its object and, for an aggregating
- * counter, in every ancestor. It runs in three steps under the ctree
- * lock: check (limits and int64 overflow on every value it changes, and
+ * counter, in every ancestor: all in one tree, so it runs under the
+ * ctree lock taken for reading and that tree's lock (ctree_int.h),
+ * beside increments of other trees. It runs in three steps: check (limits and int64 overflow on every value it changes, and
  * the memory it needs), reserve (every cval and cell it will fill, so the
  * last step cannot fail), apply (add, log, report). A request of several
  * increments checks each against the values the ones before it leave
@@ -80,14 +81,32 @@ static enum ctree_result ctree_incr_check(struct ctree_obj *o, const struct ctre
                 *need += ctree_row_grow_need(r);
         }
     }
-    for (k = 0; k < tg->n; k++)
-        if (ctree_row_value(&c->active[tg->j[k]], tg->idx[k]) == 0)
-            *need += ctree_row_grow_need(&c->active[tg->j[k]]);
     return CTREE_OK;
 }
 
-/* Makes every cval and cell room the change needs; nothing is counted
- * yet, so a failure part-way leaves only spare room behind. */
+/* One cell of room for each target in c's active rows (released with
+ * ctree_incr_release once the increment is applied). */
+static int ctree_incr_reserve_active(struct ctree_counter *c, const struct ctree_targets *tg) {
+    uint32_t ones[CTREE_TYPES_MAX];
+    int k;
+
+    for (k = 0; k < tg->n; k++)
+        ones[k] = 1;
+    return ctree_active_reserve(c, tg->j, ones, tg->n);
+}
+
+static void ctree_incr_release(struct ctree_counter *c, const struct ctree_targets *tg) {
+    uint32_t ones[CTREE_TYPES_MAX];
+    int k;
+
+    for (k = 0; k < tg->n; k++)
+        ones[k] = 1;
+    ctree_active_release(c, tg->j, ones, tg->n);
+}
+
+/* Makes every cval and cell room the change needs, the counter's active
+ * rows' last; nothing is counted yet, so a failure part-way leaves only
+ * spare room behind. */
 static enum ctree_result ctree_incr_reserve(struct ctree_obj *o, struct ctree_counter *c,
                                             const struct ctree_targets *tg) {
     struct ctree_obj *p;
@@ -101,10 +120,7 @@ static enum ctree_result ctree_incr_reserve(struct ctree_obj *o, struct ctree_co
             if (ctree_row_reserve_at(&cv->rows[tg->j[k]], tg->idx[k]) < 0)
                 return CTREE_NOMEM;
     }
-    for (k = 0; k < tg->n; k++)
-        if (ctree_row_reserve_at(&c->active[tg->j[k]], tg->idx[k]) < 0)
-            return CTREE_NOMEM;
-    return CTREE_OK;
+    return ctree_incr_reserve_active(c, tg) < 0 ? CTREE_NOMEM : CTREE_OK;
 }
 
 static void ctree_incr_apply(struct ctree_obj *o, struct ctree_counter *c, const struct ctree_targets *tg,
@@ -137,8 +153,8 @@ static void ctree_incr_report(struct ctree_obj *o, struct ctree_counter *c, int 
     }
 }
 
-/* One attempt under the lock; *need > 0 with CTREE_NOMEM asks the caller
- * to make room and try again. */
+/* One attempt under the locks (ctree_lock for reading, the tree's);
+ * *need > 0 with CTREE_NOMEM asks the caller to make room and try again. */
 static enum ctree_result ctree_incr_locked(struct ctree_obj *o, const struct ctree_incr *in,
                                            struct ctree_at *refused, ctree_value_fn fn, void *arg,
                                            size_t *need) {
@@ -170,6 +186,7 @@ static enum ctree_result ctree_incr_locked(struct ctree_obj *o, const struct ctr
         if (r != CTREE_OK)
             return r;
         ctree_incr_apply(o, c, &tg, in, now);
+        ctree_incr_release(c, &tg);
         ctlog_incr(item_key(o->self), o->self->nkey, in, now);
     }
     if (fn != NULL)
@@ -179,20 +196,31 @@ static enum ctree_result ctree_incr_locked(struct ctree_obj *o, const struct ctr
     return CTREE_OK;
 }
 
+/* One attempt with the locks taken and let go. */
+static enum ctree_result ctree_incr_once(struct ctree_obj *o, const struct ctree_incr *in,
+                                         struct ctree_at *refused, ctree_value_fn fn, void *arg,
+                                         size_t *need) {
+    enum ctree_result r;
+    pthread_mutex_t *tree;
+
+    pthread_rwlock_rdlock(&ctree_lock);
+    tree = ctree_tree_lock(o);
+    pthread_mutex_lock(tree);
+    r = ctree_incr_locked(o, in, refused, fn, arg, need);
+    pthread_mutex_unlock(tree);
+    pthread_rwlock_unlock(&ctree_lock);
+    return r;
+}
+
 enum ctree_result ctree_incr(struct ctree_obj *o, const struct ctree_incr *in, struct ctree_at *refused,
                              ctree_value_fn fn, void *arg) {
     enum ctree_result r;
     size_t need;
 
-    pthread_mutex_lock(&ctree_lock);
-    r = ctree_incr_locked(o, in, refused, fn, arg, &need);
-    pthread_mutex_unlock(&ctree_lock);
+    r = ctree_incr_once(o, in, refused, fn, arg, &need);
     if (r != CTREE_NOMEM || need == 0 || !ctree_make_room(need))
         return r;
-    pthread_mutex_lock(&ctree_lock);
-    r = ctree_incr_locked(o, in, refused, fn, arg, &need);
-    pthread_mutex_unlock(&ctree_lock);
-    return r;
+    return ctree_incr_once(o, in, refused, fn, arg, &need);
 }
 
 
@@ -223,6 +251,9 @@ struct ctree_pend {
 struct ctree_pends {
     struct ctree_pend *v;
     size_t cap;                 /* a power of two */
+    struct ctree_pend **fresh;  /* the growing entries, by counter, type, object */
+    size_t nfresh;
+    size_t nactive;             /* fresh[0..nactive) hold room in active rows */
 };
 
 static size_t ctree_pend_hash(const struct ctree_obj *p, const struct ctree_counter *c, int j, int64_t idx) {
@@ -312,58 +343,82 @@ static int ctree_pend_cmp(const void *a, const void *b) {
     return 0;
 }
 
-/* Room for every new cell of the request: in each object's row, as many
- * as it may get new periods; in the counters' active rows, as many as the
- * new values of their type (a bound). fresh: the growing entries, sorted
- * by counter, type and object. */
-static enum ctree_result ctree_pends_reserve(struct ctree_pend **fresh, size_t n) {
-    size_t i = 0, g;
+/* The end of the group of fresh entries from i with the same counter and
+ * type (same_object: also the same object). */
+static size_t ctree_pends_group(struct ctree_pend **fresh, size_t n, size_t i, bool same_object) {
+    size_t end = i;
 
-    while (i < n) {
-        struct ctree_counter *c = (struct ctree_counter *)fresh[i]->c;
-        int j = fresh[i]->j;
-        size_t type_end = i;
-        while (type_end < n && fresh[type_end]->c == c && fresh[type_end]->j == j)
-            type_end++;
-        if (ctree_row_reserve_n(&c->active[j], (uint32_t)(type_end - i)) < 0)
+    while (end < n && fresh[end]->c == fresh[i]->c && fresh[end]->j == fresh[i]->j &&
+           (!same_object || fresh[end]->p == fresh[i]->p))
+        end++;
+    return end;
+}
+
+/* Room in each object's row for as many new periods as it may get. */
+static enum ctree_result ctree_pends_reserve_rows(const struct ctree_pends *t) {
+    size_t g, end;
+
+    for (g = 0; g < t->nfresh; g = end) {
+        struct ctree_obj *p = (struct ctree_obj *)t->fresh[g]->p;
+        struct ctree_cval *cv = ctree_cv_get(p, (struct ctree_counter *)t->fresh[g]->c);
+        end = ctree_pends_group(t->fresh, t->nfresh, g, true);
+        if (cv == NULL || ctree_row_reserve_n(&cv->rows[t->fresh[g]->j], (uint32_t)(end - g)) < 0)
             return CTREE_NOMEM;
-        for (g = i; g < type_end;) {
-            struct ctree_obj *p = (struct ctree_obj *)fresh[g]->p;
-            struct ctree_cval *cv = ctree_cv_get(p, c);
-            size_t end = g;
-            while (end < type_end && fresh[end]->p == p)
-                end++;
-            if (cv == NULL || ctree_row_reserve_n(&cv->rows[j], (uint32_t)(end - g)) < 0)
-                return CTREE_NOMEM;
-            g = end;
+    }
+    return CTREE_OK;
+}
+
+/* Gives back the room the request held in the counters' active rows. */
+static void ctree_pends_release(struct ctree_pends *t) {
+    size_t g, end;
+
+    for (g = 0; g < t->nactive; g = end) {
+        uint32_t k;
+        end = ctree_pends_group(t->fresh, t->nactive, g, false);
+        k = (uint32_t)(end - g);
+        ctree_active_release((struct ctree_counter *)t->fresh[g]->c, &t->fresh[g]->j, &k, 1);
+    }
+    t->nactive = 0;
+}
+
+/* Room in each counter's active rows: as many cells as new values of
+ * their type (a bound), held until ctree_pends_release. */
+static enum ctree_result ctree_pends_reserve_active(struct ctree_pends *t) {
+    size_t g, end;
+
+    for (g = 0; g < t->nfresh; g = end) {
+        uint32_t k;
+        end = ctree_pends_group(t->fresh, t->nfresh, g, false);
+        k = (uint32_t)(end - g);
+        if (ctree_active_reserve((struct ctree_counter *)t->fresh[g]->c, &t->fresh[g]->j, &k, 1) < 0) {
+            ctree_pends_release(t);
+            return CTREE_NOMEM;
         }
-        i = type_end;
+        t->nactive = end;
     }
     return CTREE_OK;
 }
 
 /* Every cval the request's increments need, then room for every new
- * cell. */
+ * cell: the objects' rows, then the counters' active rows. */
 static enum ctree_result ctree_many_reserve(struct ctree_pends *t, const struct ctree_one *ones, size_t n) {
-    struct ctree_pend **fresh;
-    enum ctree_result r = CTREE_OK;
-    size_t i, nf = 0;
+    enum ctree_result r;
+    size_t i;
     struct ctree_obj *p;
 
     for (i = 0; i < n; i++)
         for (p = ones[i].o; ones[i].delta != 0 && p != NULL; p = ctree_up(ones[i].c, p))
             if (ctree_cv_get(p, ones[i].c) == NULL)
                 return CTREE_NOMEM;
-    fresh = malloc(t->cap * sizeof(*fresh));
-    if (fresh == NULL)
+    t->fresh = malloc(t->cap * sizeof(*t->fresh));
+    if (t->fresh == NULL)
         return CTREE_NOMEM;
     for (i = 0; i < t->cap; i++)
         if (t->v[i].used && t->v[i].grows)
-            fresh[nf++] = &t->v[i];
-    qsort(fresh, nf, sizeof(*fresh), ctree_pend_cmp);
-    r = ctree_pends_reserve(fresh, nf);
-    free(fresh);
-    return r;
+            t->fresh[t->nfresh++] = &t->v[i];
+    qsort(t->fresh, t->nfresh, sizeof(*t->fresh), ctree_pend_cmp);
+    r = ctree_pends_reserve_rows(t);
+    return r == CTREE_OK ? ctree_pends_reserve_active(t) : r;
 }
 
 /* The size of the pending table for ones: twice the values they reach. */
@@ -420,11 +475,12 @@ static void ctree_many_apply(struct ctree_one *ones, struct ctree_obj *const *ob
             ctree_cv_prune(p, ones[i].c);
 }
 
-/* One attempt under the lock, as ctree_incr_locked. */
+/* One attempt under the locks, as ctree_incr_locked (the trees' locks of
+ * every object held). */
 static enum ctree_result ctree_many_locked(struct ctree_obj *const *objs, const struct ctree_incr *ins, size_t n,
                                            struct ctree_at *refused, size_t *failed, ctree_value_fn fn, void *arg,
                                            size_t *need) {
-    struct ctree_pends t = { NULL, 0 };
+    struct ctree_pends t = { NULL, 0, NULL, 0, 0 };
     struct ctree_one *ones = malloc(n * sizeof(*ones));
     int64_t now = ctree_now();
     enum ctree_result r;
@@ -442,23 +498,62 @@ static enum ctree_result ctree_many_locked(struct ctree_obj *const *objs, const 
     }
     if (r == CTREE_OK)
         ctree_many_apply(ones, objs, ins, n, now, fn, arg);
+    ctree_pends_release(&t);
+    free(t.fresh);
     free(t.v);
     free(ones);
     return r;
 }
+
+static int ctree_lock_cmp(const void *a, const void *b) {
+    uintptr_t x = (uintptr_t)*(pthread_mutex_t *const *)a, y = (uintptr_t)*(pthread_mutex_t *const *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+/* The trees' locks of objs, each once, in address order (so that two
+ * requests over the same trees take them in one order): how many. */
+static size_t ctree_many_trees(struct ctree_obj *const *objs, size_t n, pthread_mutex_t **locks) {
+    size_t i, k = 0;
+
+    for (i = 0; i < n; i++)
+        locks[i] = ctree_tree_lock(objs[i]);
+    qsort(locks, n, sizeof(*locks), ctree_lock_cmp);
+    for (i = 0; i < n; i++)
+        if (k == 0 || locks[i] != locks[k - 1])
+            locks[k++] = locks[i];
+    return k;
+}
+
+/* One attempt with the locks taken and let go. */
+static enum ctree_result ctree_many_once(struct ctree_obj *const *objs, const struct ctree_incr *ins, size_t n,
+                                         struct ctree_at *refused, size_t *failed, ctree_value_fn fn, void *arg,
+                                         size_t *need) {
+    pthread_mutex_t *locks[CTREE_INCR_MANY_MAX];
+    enum ctree_result r;
+    size_t nlocks, i;
+
+    pthread_rwlock_rdlock(&ctree_lock);
+    nlocks = ctree_many_trees(objs, n, locks);
+    for (i = 0; i < nlocks; i++)
+        pthread_mutex_lock(locks[i]);
+    r = ctree_many_locked(objs, ins, n, refused, failed, fn, arg, need);
+    for (i = nlocks; i > 0; i--)
+        pthread_mutex_unlock(locks[i - 1]);
+    pthread_rwlock_unlock(&ctree_lock);
+    return r;
+}
+
 
 enum ctree_result ctree_incr_many(struct ctree_obj *const *objs, const struct ctree_incr *ins, size_t n,
                                   struct ctree_at *refused, size_t *failed, ctree_value_fn fn, void *arg) {
     enum ctree_result r;
     size_t need;
 
-    pthread_mutex_lock(&ctree_lock);
-    r = ctree_many_locked(objs, ins, n, refused, failed, fn, arg, &need);
-    pthread_mutex_unlock(&ctree_lock);
+    if (n == 0 || n > CTREE_INCR_MANY_MAX)
+        return CTREE_NOMEM;
+    r = ctree_many_once(objs, ins, n, refused, failed, fn, arg, &need);
     if (r != CTREE_NOMEM || need == 0 || !ctree_make_room(need))
         return r;
-    pthread_mutex_lock(&ctree_lock);
-    r = ctree_many_locked(objs, ins, n, refused, failed, fn, arg, &need);
-    pthread_mutex_unlock(&ctree_lock);
-    return r;
+    return ctree_many_once(objs, ins, n, refused, failed, fn, arg, &need);
 }

@@ -1,7 +1,18 @@
 /*
  * types/ctree_int: the inside of tree counters, shared by the files of
  * the type (ctree.c, the structure; ctree_incr.c, increments;
- * ctree_persist.c, its records and snapshots) and no one else. Everything here expects ctree_lock held.
+ * ctree_persist.c, its records and snapshots) and no one else.
+ *
+ * Locking. ctree_lock is a read-write lock over the whole world. Taken
+ * for writing (exclusive) by everything that changes counters, objects or
+ * the shape of the trees, by retention, snapshots and listings across
+ * objects. Increments and reads of one object take it for reading plus
+ * the lock of the object's tree (ctree_tree_lock: a mutex per root,
+ * striped), so increments of different trees run at once. What they share
+ * across trees is guarded apart: a counter's active rows by its act_lock,
+ * the active list by a mutex of its own (ctree_touched), the counts by
+ * atomics. Everything here expects ctree_lock held, for writing or for
+ * reading with the tree's lock.
  */
 #ifndef MCDS_CTREE_INT_H
 #define MCDS_CTREE_INT_H
@@ -25,8 +36,13 @@ struct ctree_row {
 
 struct ctree_counter {
     struct ctree_def def;
-    uint64_t nobjs;                         /* objects holding a cval of it */
+    uint64_t nobjs;                         /* objects holding a cval of it (atomic) */
+    /* act_lock guards active and reserved: increments of different trees
+     * change them at once. reserved[j]: cells of active[j] that running
+     * increments made room for and may still add (n + reserved <= cap). */
+    pthread_mutex_t act_lock;
     struct ctree_row active[CTREE_TYPES_MAX]; /* per period: objects with a non-zero value */
+    uint32_t reserved[CTREE_TYPES_MAX];
 };
 
 /* One object's values and limits of one counter: a row per stored type. */
@@ -49,7 +65,15 @@ struct ctree_obj {
     bool closed, attached;
 };
 
-extern pthread_mutex_t ctree_lock;
+extern pthread_rwlock_t ctree_lock;
+
+/* The lock of o's tree (its root's stripe); ctree_lock held for reading. */
+pthread_mutex_t *ctree_tree_lock(const struct ctree_obj *o);
+/* Makes room in c's active rows js[i] for ks[i] more cells each, which a
+ * running increment may add, kept until ctree_active_release (i < n):
+ * -1 (nothing kept) without memory. */
+int ctree_active_reserve(struct ctree_counter *c, const int *js, const uint32_t *ks, int n);
+void ctree_active_release(struct ctree_counter *c, const int *js, const uint32_t *ks, int n);
 extern struct ctree_counter **ctree_counters;   /* sorted by id */
 extern size_t ctree_ncounters;
 extern struct ctree_obj *ctree_act_head;        /* every live object */

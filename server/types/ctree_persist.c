@@ -284,11 +284,11 @@ int ctree_persist_dump_all(struct snap_writer *w) {
     size_t i, at;
     int rc = 0;
 
-    pthread_mutex_lock(&ctree_lock);
+    pthread_rwlock_wrlock(&ctree_lock);
     if (ctree_ncounters == 0 && ctree_act_head == NULL) {
         /* nothing to hold: replaying every record after the snapshot's
          * start again leads to the same empty world */
-        pthread_mutex_unlock(&ctree_lock);
+        pthread_rwlock_unlock(&ctree_lock);
         return 0;
     }
     codec_out_init(&o, fixed, sizeof(fixed));
@@ -300,7 +300,7 @@ int ctree_persist_dump_all(struct snap_writer *w) {
         cp_entry(&b, S_DEF, &o);
     }
     cp_dump_objs(&b);
-    pthread_mutex_unlock(&ctree_lock);
+    pthread_rwlock_unlock(&ctree_lock);
     for (at = 0; at < b.n && !b.oom && rc == 0;) {
         uint32_t len;
         struct iovec v;
