@@ -8,7 +8,7 @@
  *
  *   ctree_bench mcds HOST:PORT | redis HOST:PORT | postgres CONNINFO
  *               --layers 10,100,1000 --r 10 --conns 1 --seconds 3
- *               [--requests N] [--seed S] [--setup] [--check]
+ *               [--requests N] [--seed S] [--prefix P] [--setup] [--check]
  *
  * A request is one unit on every system, applied all or none:
  *   mcds      one ctincrn line of R increments (one log record);
@@ -22,6 +22,8 @@
  * --setup defines the counters and the objects first; --check then reads
  * back the all-time total of the root objects' counter 1 and compares it
  * with the sum of the deltas the run sent to it (printed as check=ok).
+ * Objects are named P<i> (--prefix, default "o"), so that several
+ * hierarchies can live in one mcds server side by side.
  * Output: one line, "system conns R requests seconds req_per_s incr_per_s
  * p50_ms p99_ms check".
  */
@@ -55,6 +57,7 @@ struct cb_opts {
     int layers[8], nlayers, r, conns, seconds;
     long requests;
     unsigned seed;
+    const char *prefix;
     int setup, check;
 };
 
@@ -216,8 +219,8 @@ static int cb_mcds_setup(struct cb_sock *s)
         n += (size_t)sprintf(text + n, "ctdef %ld 103,104,105,106,107\r\n", i);
     for (i = 0; i < cb_nobjs; i++, lines++) {
         long p = cb_parent(i);
-        n += p < 0 ? (size_t)sprintf(text + n, "ctobj o%ld\r\n", i)
-                   : (size_t)sprintf(text + n, "ctobj o%ld parent=o%ld\r\n", i, p);
+        n += p < 0 ? (size_t)sprintf(text + n, "ctobj %s%ld\r\n", cb.prefix, i)
+                   : (size_t)sprintf(text + n, "ctobj %s%ld parent=%s%ld\r\n", cb.prefix, i, cb.prefix, p);
     }
     rc = cb_mcds_lines(s, text, n, lines);
     free(text);
@@ -226,12 +229,12 @@ static int cb_mcds_setup(struct cb_sock *s)
 
 static int cb_mcds_request(struct cb_sock *s, const struct cb_incr *in, int r)
 {
-    char text[CB_RMAX * 48 + 32];
+    char text[CB_RMAX * 96 + 32];
     size_t n = (size_t)sprintf(text, "ctincrn");
     int k;
 
     for (k = 0; k < r; k++)
-        n += (size_t)sprintf(text + n, " o%d %d 103 %s %d", in[k].leaf, in[k].counter, in[k].hour, in[k].delta);
+        n += (size_t)sprintf(text + n, " %s%d %d 103 %s %d", cb.prefix, in[k].leaf, in[k].counter, in[k].hour, in[k].delta);
     n += (size_t)sprintf(text + n, "\r\n");
     return cb_mcds_lines(s, text, n, 1);
 }
@@ -241,7 +244,7 @@ static long long cb_mcds_total(struct cb_sock *s, long i)
 {
     char text[64], line[1024];
     long long v = -1;
-    size_t n = (size_t)sprintf(text, "ctget o%ld 1 107 1\r\n", i);
+    size_t n = (size_t)sprintf(text, "ctget %s%ld 1 107 1\r\n", cb.prefix, i);
 
     if (cb_send_all(s->fd, text, n) < 0 || cb_line(s, line, sizeof line) < 0 ||
         sscanf(line, "VALUE %*s %*d %*d %*s %lld", &v) != 1 || cb_line(s, line, sizeof line) < 0)
@@ -302,7 +305,7 @@ static int cb_redis_setup(struct cb_redis *rd)
     for (i = 0; i < cb_nobjs; i++) {
         long p = cb_parent(i);
         if (p >= 0)
-            redisAppendCommand(rd->c, "HSET parent o%ld o%ld", i, p);
+            redisAppendCommand(rd->c, "HSET parent %s%ld %s%ld", cb.prefix, i, cb.prefix, p);
     }
     for (i = 0; i < cb_nobjs; i++) {
         redisReply *r = NULL;
@@ -315,14 +318,14 @@ static int cb_redis_setup(struct cb_redis *rd)
 static int cb_redis_request(struct cb_redis *rd, const struct cb_incr *in, int r)
 {
     const char *argv[3 + 4 * CB_RMAX];
-    char nums[CB_RMAX][3][24];
+    char nums[CB_RMAX][3][48];
     int k, argc = 0;
 
     argv[argc++] = "EVALSHA";
     argv[argc++] = rd->sha;
     argv[argc++] = "0";
     for (k = 0; k < r; k++) {
-        snprintf(nums[k][0], sizeof nums[k][0], "o%d", in[k].leaf);
+        snprintf(nums[k][0], sizeof nums[k][0], "%s%d", cb.prefix, in[k].leaf);
         snprintf(nums[k][1], sizeof nums[k][1], "%d", in[k].counter);
         snprintf(nums[k][2], sizeof nums[k][2], "%d", in[k].delta);
         argv[argc++] = nums[k][0];
@@ -335,7 +338,7 @@ static int cb_redis_request(struct cb_redis *rd, const struct cb_incr *in, int r
 
 static long long cb_redis_total(struct cb_redis *rd, long i)
 {
-    redisReply *r = redisCommand(rd->c, "HGET v:o%ld 1:107:1", i);
+    redisReply *r = redisCommand(rd->c, "HGET v:%s%ld 1:107:1", cb.prefix, i);
     long long v = r != NULL && r->type == REDIS_REPLY_STRING ? atoll(r->str) : r != NULL ? 0 : -1;
 
     freeReplyObject(r);
@@ -397,8 +400,8 @@ static int cb_pg_setup(PGconn *c)
     n += (size_t)sprintf(sql, "INSERT INTO objects VALUES ");
     for (i = 0; i < cb_nobjs; i++) {
         long p = cb_parent(i);
-        n += p < 0 ? (size_t)sprintf(sql + n, "%s('o%ld',NULL)", i ? "," : "", i)
-                   : (size_t)sprintf(sql + n, "%s('o%ld','o%ld')", i ? "," : "", i, p);
+        n += p < 0 ? (size_t)sprintf(sql + n, "%s('%s%ld',NULL)", i ? "," : "", cb.prefix, i)
+                   : (size_t)sprintf(sql + n, "%s('%s%ld','%s%ld')", i ? "," : "", cb.prefix, i, cb.prefix, p);
     }
     rc = cb_pg_ok(PQexec(c, sql));
     free(sql);
@@ -413,7 +416,7 @@ static int cb_pg_prepare(PGconn *c)
 
 static int cb_pg_request(PGconn *c, const struct cb_incr *in, int r)
 {
-    char a[4][CB_RMAX * 16 + 4];
+    char a[4][CB_RMAX * 48 + 4];
     const char *params[4] = { a[0], a[1], a[2], a[3] };
     size_t n[4] = { 0, 0, 0, 0 };
     int k, i;
@@ -422,7 +425,7 @@ static int cb_pg_request(PGconn *c, const struct cb_incr *in, int r)
         a[i][n[i]++] = '{';
     for (k = 0; k < r; k++) {
         const char *sep = k ? "," : "";
-        n[0] += (size_t)sprintf(a[0] + n[0], "%so%d", sep, in[k].leaf);
+        n[0] += (size_t)sprintf(a[0] + n[0], "%s%s%d", sep, cb.prefix, in[k].leaf);
         n[1] += (size_t)sprintf(a[1] + n[1], "%s%d", sep, in[k].counter);
         n[2] += (size_t)sprintf(a[2] + n[2], "%s%s", sep, in[k].hour);
         n[3] += (size_t)sprintf(a[3] + n[3], "%s%d", sep, in[k].delta);
@@ -438,8 +441,8 @@ static long long cb_pg_total(PGconn *c, long i)
     PGresult *res;
     long long v = -1;
 
-    snprintf(sql, sizeof sql, "SELECT coalesce((SELECT value FROM stats WHERE object='o%ld' AND counter=1 "
-             "AND ptype=107 AND period='1'),0)", i);
+    snprintf(sql, sizeof sql, "SELECT coalesce((SELECT value FROM stats WHERE object='%s%ld' AND counter=1 "
+             "AND ptype=107 AND period='1'),0)", cb.prefix, i);
     res = PQexec(c, sql);
     if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1)
         v = atoll(PQgetvalue(res, 0, 0));
@@ -646,6 +649,7 @@ static int cb_args(int argc, char **argv)
     cb.seconds = 3;
     cb.requests = 1L << 40;
     cb.seed = 1;
+    cb.prefix = "o";
     if (cb_parse_layers("10,100,1000") < 0)
         return -1;
     for (i = 3; i < argc; i++) {
@@ -661,9 +665,11 @@ static int cb_args(int argc, char **argv)
         else if (strcmp(a, "--seconds") == 0) cb.seconds = atoi(v);
         else if (strcmp(a, "--requests") == 0) cb.requests = atol(v);
         else if (strcmp(a, "--seed") == 0) cb.seed = (unsigned)atoi(v);
+        else if (strcmp(a, "--prefix") == 0) cb.prefix = v;
         else return -1;
     }
-    return cb.r >= 1 && cb.r <= CB_RMAX && cb.conns >= 1 && cb.conns <= CB_CONNS_MAX && cb.seconds > 0 ? 0 : -1;
+    return strlen(cb.prefix) < 32 && strspn(cb.prefix, "abcdefghijklmnopqrstuvwxyz0123456789_") == strlen(cb.prefix) &&
+           cb.r >= 1 && cb.r <= CB_RMAX && cb.conns >= 1 && cb.conns <= CB_CONNS_MAX && cb.seconds > 0 ? 0 : -1;
 }
 
 static void cb_shape(void)
@@ -715,7 +721,7 @@ int main(int argc, char **argv)
 
     if (cb_args(argc, argv) < 0) {
         fprintf(stderr, "usage: ctree_bench mcds|redis HOST:PORT | postgres CONNINFO [--layers a,b,c] [--r R]\n"
-                        "       [--conns N] [--seconds S] [--requests N] [--seed S] [--setup] [--check]\n");
+                        "       [--conns N] [--seconds S] [--requests N] [--seed S] [--prefix P] [--setup] [--check]\n");
         return 64;
     }
     cb_shape();
