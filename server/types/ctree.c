@@ -457,13 +457,22 @@ static void ctree_unlock_tree(pthread_mutex_t *m) {
     pthread_rwlock_unlock(&ctree_lock);
 }
 
-/* One object fewer at each period of r (sorted, as active[j] is): one
- * merge pass over the active row, not a removal per cell. */
+/* One object fewer at each period of r (sorted, as active[j] is). A few
+ * periods are looked up one by one (a removal moves the row's tail only
+ * when the count falls to 0); many take one merge pass over the row, not
+ * a move of its tail for each. */
 static void ctree_active_drop_row(struct ctree_counter *c, int j, const struct ctree_row *r) {
     struct ctree_row *a = &c->active[j];
     uint32_t from, to = 0, k = 0;
 
     pthread_mutex_lock(&c->act_lock);
+    if ((uint64_t)r->n * 32 < a->n) {
+        for (k = 0; k < r->n; k++)
+            ctree_row_add(a, r->v[k].idx, -1);
+        pthread_mutex_unlock(&c->act_lock);
+        __atomic_sub_fetch(&ctree_nvalues, r->n, __ATOMIC_RELAXED);
+        return;
+    }
     for (from = 0; from < a->n; from++) {
         struct ctree_cell cell = a->v[from];
         while (k < r->n && r->v[k].idx < cell.idx)
