@@ -69,6 +69,13 @@ export interface CtInfo { key: string; parent: string | null; quantize: bigint; 
 export type CtIncrResult =
   | { applied: true; values: CtValue[] }
   | { applied: false; exceeded: { key: string; type: number; period: string } };
+/** One increment of ctincrn: [key, counter, type, time, delta]. */
+export type CtIncrement = [Key, number, number, string, Int];
+/** ctincrn's result: index/missing name the increment (from 0) that stopped the request. */
+export type CtIncrManyResult =
+  | { applied: true; values: CtValue[] }
+  | { applied: false; index: number; exceeded: { key: string; type: number; period: string } }
+  | { applied: false; missing: number };
 /** The server of an object's tree: every object of one tree needs the same group. */
 export interface GroupOption { group?: Key; }
 export interface CtFilters {
@@ -164,6 +171,8 @@ export class Client {
   ctchildren(key: Key, opts?: GroupOption & { count?: number; after?: Key }): Promise<{ children: string[]; more: string | null } | null>;
   /** null: no such object; applied false: EXCEEDED (nothing changed). */
   ctincr(key: Key, counter: number, type: number, time: string, delta: Int, opts?: GroupOption & { values?: boolean }): Promise<CtIncrResult | null>;
+  /** Several increments as one unit, all applied or none (one log record). */
+  ctincrn(incrs: CtIncrement[], opts?: GroupOption & { values?: boolean }): Promise<CtIncrManyResult>;
   ctget(key: Key, counter: number, type: number, period: string, opts?: GroupOption): Promise<CtValue | null>;
   ctvalues(key: Key, opts?: GroupOption & CtFilters): Promise<{ values: CtValue[]; more: string | null } | null>;
   ctperiods(opts?: ServerChoice & CtFilters): Promise<{ periods: { counter: number; type: number; period: string; objects: number }[]; more: string | null }>;

@@ -105,3 +105,27 @@ t('limits: EXCEEDED changes nothing; ctraise and ctlimits', async () => {
   await c.set(k, 'v');
   await assert.rejects(c.ctobj(k), ClientError);
 });
+
+t('ctincrn: several increments as one, all or none, the increment named', async () => {
+  const id = counterId();
+  await c.ctdef(id, '104');
+  const root = uniq('camp');
+  await c.ctobj(root, { limits: [{ counter: id, type: 104, max: 10 }] });
+  const a = uniq('ad');
+  const b = uniq('ad');
+  await c.ctobj(a, { parent: root, group: root });
+  await c.ctobj(b, { parent: root, group: root });
+  assert.deepStrictEqual(await c.ctincrn([[a, id, 104, '20240101', 2], [b, id, 104, '20240101', 3]], { group: root }),
+    { applied: true, values: [] });
+  const r = await c.ctincrn([[a, id, 104, '20240101', 1], [b, id, 104, '20240101', 1]], { group: root, values: true });
+  assert.deepStrictEqual(r.values.map((v) => [v.key, v.value]), [[a, 3n], [root, 7n], [b, 4n], [root, 7n]]);
+  const refused = await c.ctincrn([[a, id, 104, '20240101', 1], [b, id, 104, '20240101', 5]], { group: root });
+  assert.deepStrictEqual(refused, { applied: false, index: 1, exceeded: { key: root, type: 104, period: '20240101' } });
+  assert.strictEqual((await c.ctget(root, id, 104, '20240101', { group: root })).value, 7n);
+  assert.deepStrictEqual(await c.ctincrn([[a, id, 104, '20240101', 1], [uniq('nobody'), id, 104, '20240101', 1]],
+    { group: root }), { applied: false, missing: 1 });
+  await assert.rejects(c.ctincrn([]), InvalidArgumentError);
+  await assert.rejects(c.ctincrn([[a, id, 104, '20240101']]), InvalidArgumentError);
+  await assert.rejects(c.ctincrn([[a, id, 104, '20210230', 1]], { group: root }), ClientError);
+  assert.strictEqual((await c.ctget(root, id, 104, '20240101', { group: root })).value, 7n);
+});

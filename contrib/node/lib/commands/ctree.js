@@ -137,6 +137,22 @@ function incrReply(c) {
   return { applied: true, values };
 }
 
+/* ctincrn's reply: EXCEEDED and NOT_FOUND name the increment (from 1). */
+function incrManyReply(c) {
+  const l = c.line();
+  if (l === 'STORED') return { applied: true, values: [] };
+  if (l === 'END') return { applied: true, values: [] };
+  const p = l.split(' ');
+  if (p[0] === 'NOT_FOUND' && p.length === 2) return { applied: false, missing: R.num(c, p[1], l) - 1 };
+  if (p[0] === 'EXCEEDED' && p.length === 5) {
+    return { applied: false, index: R.num(c, p[4], l) - 1,
+      exceeded: { key: p[1], type: R.num(c, p[2], l), period: p[3] } };
+  }
+  const values = [ctValue(c, l)];
+  for (let x = c.line(); x !== 'END'; x = c.line()) values.push(ctValue(c, x));
+  return { applied: true, values };
+}
+
 module.exports = {
   async ctdef(counter, types, opts = {}) {
     const tokens = ['ctdef', A.u32('counter', counter), typesList(types)];
@@ -205,6 +221,23 @@ module.exports = {
     const tokens = ['ctincr', k, A.u32('counter', counter), A.u32('type', type),
       A.word('time', String(time), 64), A.i64('delta', delta), ...(opts.values ? ['values'] : [])];
     return this.sendStructure(group(k, opts), R.request(tokens, [], incrReply));
+  },
+
+  /** Several increments as one unit (ctincrn): incrs is an array of
+   * [key, counter, type, time, delta], 1 to 100 of them, all applied or
+   * none. All objects must be on one server: opts.group, else the first key. */
+  async ctincrn(incrs, opts = {}) {
+    if (!Array.isArray(incrs) || incrs.length < 1 || incrs.length > 100) A.fail('ctincrn takes 1 to 100 increments');
+    const tokens = ['ctincrn'];
+    for (const inc of incrs) {
+      if (!Array.isArray(inc) || inc.length !== 5) A.fail('an increment is [key, counter, type, time, delta]');
+      const [key, counter, type, time, delta] = inc;
+      tokens.push(A.key(key), A.u32('counter', counter), A.u32('type', type), A.word('time', String(time), 64),
+        A.i64('delta', delta));
+    }
+    if (opts.values) tokens.push('values');
+    return this.sendStructure(group(A.key(incrs[0][0]), opts), R.request(tokens, [], incrManyReply,
+      { lineMax: R.LIST_LINE_MAX }));
   },
 
   async ctget(key, counter, type, period, opts = {}) {
