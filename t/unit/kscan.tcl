@@ -26,6 +26,15 @@ start_server {tags {kscan mcds-only}} {
         llength [k_all $fd type=string match=q* count=1000]
     } 0
 
+    test {type=ctree: tree-counter objects, KEY lines naming their type} {
+        mc_exchange $fd "ctdef 1 104\r\nctobj co1\r\nctobj co2 parent=co1\r\n"
+        set got [lsort [k_all $fd type=ctree count=1000]]
+        # the subtree's keys leave the keyspace in the background
+        mc_exchange $fd "delete co1\r\n"
+        wait_for {[llength [k_all $fd type=ctree count=1000]] == 0}
+        set got
+    } {{co1 ctree -1} {co2 ctree -1}}
+
     test {filters: TTL ranges (a key without a TTL has an endless one)} {
         mc_exchange $fd "set t1 0 100 1\r\nx\r\nset t2 0 1000 1\r\nx\r\ntouch l0 500\r\n"
         assert_equal [lsort [lmap k [k_all $fd maxttl=600 count=1000] { lrange $k 0 1 }]] {{l0 list} {t1 string}}
