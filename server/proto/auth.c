@@ -193,19 +193,16 @@ bool auth_check(const char *user, size_t nuser, const char *pass, size_t npass) 
 }
 
 /* One attempt of c as user: refused at once while its address is locked
- * out, else checked; the failures are counted (auth_throttle.c). */
+ * out, else checked; the failures are counted (auth_throttle.c), the
+ * connection's own too. */
 static bool auth_attempt(conn *c, const char *user, size_t nuser, const char *pass, size_t npass) {
-    if (auth_throttle_refused(c)) {
-        stats_incr(STATS_AUTH_CMDS);
-        stats_incr(STATS_AUTH_ERRORS);
-        return false;
-    }
-    if (!auth_check(user, nuser, pass, npass)) {
-        auth_throttle_failed(c, user, nuser);
-        return false;
-    }
-    auth_throttle_passed(c);
-    return true;
+    bool ok = auth_peer_login(c->fd, user, nuser, pass, npass);
+
+    if (ok)
+        c->auth_fails = 0;
+    else if (c->auth_fails < UINT8_MAX)
+        c->auth_fails++;
+    return ok;
 }
 
 bool auth_peer_login(int fd, const char *user, size_t nuser, const char *pass, size_t npass) {

@@ -115,14 +115,6 @@ bool auth_throttle_fd_refused(int fd) {
     return refused;
 }
 
-bool auth_throttle_refused(conn *c) {
-    bool refused = auth_throttle_fd_refused(c->fd);
-
-    if (refused && c->auth_fails < UINT8_MAX)
-        c->auth_fails++;
-    return refused;
-}
-
 /* The lock-out after the address's fails-th failure. */
 static uint64_t at_lock_ms(uint32_t fails) {
     uint32_t over = fails - AUTH_ADDR_FAILS;
@@ -177,11 +169,6 @@ void auth_throttle_fd_passed(int fd) {
     if (e != NULL)
         memset(e, 0, sizeof(*e));
     pthread_mutex_unlock(&at_lock);
-}
-
-void auth_throttle_passed(conn *c) {
-    c->auth_fails = 0;
-    auth_throttle_fd_passed(c->fd);
 }
 
 bool auth_throttle_conn_done(const conn *c) {

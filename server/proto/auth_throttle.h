@@ -22,18 +22,15 @@
 #define AUTH_LOCK_MAX_MS 60000
 
 void auth_throttle_init(void);
-/* The same for a peer that is not a connection of the protocols (the
- * metrics listener's): fd is its socket. */
+/* A login by the peer on socket fd (auth.c's auth_peer_login, which
+ * protocol logins go through too): before the password is checked,
+ * whether the address is locked out now; a failed attempt as user (for the
+ * log); a success, after which the address starts again from nothing. */
 bool auth_throttle_fd_refused(int fd);
 void auth_throttle_fd_failed(int fd, const char *user, size_t nuser);
 void auth_throttle_fd_passed(int fd);
-/* Before a password is checked: whether c's address is locked out now
- * (the attempt then fails, and counts as a failure of c). */
-bool auth_throttle_refused(conn *c);
-/* A failed attempt by c as user (for the log). */
+/* A malformed attempt by c (it counts as a failure of c and its address). */
 void auth_throttle_failed(conn *c, const char *user, size_t nuser);
-/* c authenticated: its address starts again from nothing. */
-void auth_throttle_passed(conn *c);
 /* Whether c has failed too often: close it after the reply. */
 bool auth_throttle_conn_done(const conn *c);
 

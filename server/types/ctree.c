@@ -92,18 +92,7 @@ size_t ctree_row_grow_need(const struct ctree_row *r) {
 
 /* Room for one more cell; -1 (nothing changed) without memory. */
 static int ctree_row_reserve(struct ctree_row *r) {
-    uint32_t cap = r->cap < 4 ? 4 : r->cap * 2;
-    struct ctree_cell *v;
-
-    if (r->n < r->cap)
-        return 0;
-    v = realloc(r->v, cap * sizeof(*v));
-    if (v == NULL)
-        return -1;
-    ctree_charge((long)((cap - r->cap) * sizeof(*v)));
-    r->v = v;
-    r->cap = cap;
-    return 0;
+    return ctree_row_reserve_n(r, 1);
 }
 
 int ctree_row_reserve_n(struct ctree_row *r, uint32_t k) {

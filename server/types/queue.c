@@ -1438,35 +1438,34 @@ void queue_each_stats(queue_stats_fn fn, void *arg) {
     pthread_mutex_unlock(&queue_reg_lock);
 }
 
-void queue_totals(struct queue_stats *total, uint64_t *nqueues) {
-    uint64_t now = clock_now_ms();
-    struct queue *q;
+static void queue_totals_add(const char *name, size_t nname, const struct queue_stats *st, void *arg) {
+    struct queue_stats *total = arg;
 
+    (void)name;
+    (void)nname;
+    total->ready += st->ready;
+    total->delayed += st->delayed;
+    total->inflight += st->inflight;
+    total->buried += st->buried;
+    total->waiters += st->waiters;
+    total->pushed += st->pushed;
+    total->popped += st->popped;
+    total->acked += st->acked;
+    total->released += st->released;
+    total->expired += st->expired;
+    total->dead += st->dead;
+    total->purged += st->purged;
+    total->expired_age += st->expired_age;
+    total->redriven += st->redriven;
+    total->kicked += st->kicked;
+}
+
+void queue_totals(struct queue_stats *total, uint64_t *nqueues) {
     memset(total, 0, sizeof(*total));
     pthread_mutex_lock(&queue_reg_lock);
     *nqueues = queue_nqueues;
-    for (q = queue_reg; q != NULL; q = q->reg_next) {
-        struct queue_stats st;
-        pthread_mutex_lock(&q->lock);
-        queue_stats_locked(q, &st, now);
-        pthread_mutex_unlock(&q->lock);
-        total->ready += st.ready;
-        total->delayed += st.delayed;
-        total->inflight += st.inflight;
-        total->buried += st.buried;
-        total->waiters += st.waiters;
-        total->pushed += st.pushed;
-        total->popped += st.popped;
-        total->acked += st.acked;
-        total->released += st.released;
-        total->expired += st.expired;
-        total->dead += st.dead;
-        total->purged += st.purged;
-        total->expired_age += st.expired_age;
-        total->redriven += st.redriven;
-        total->kicked += st.kicked;
-    }
     pthread_mutex_unlock(&queue_reg_lock);
+    queue_each_stats(queue_totals_add, total);
 }
 
 /* ---- time: delays come due, leases run out ---- */
