@@ -11,6 +11,10 @@
  * keyspace. With -Y a request needs HTTP Basic credentials of the auth
  * file (RFC 7617); a failure counts toward its address's lock-out as a
  * failed login of the protocols does.
+ *
+ * The thread joins quiesce (base/quiesce.h) although it changes nothing:
+ * a rendering takes the locks of queues, lists and tree counters, which a
+ * snapshot's forked child takes too, so a fork must never find one held.
  */
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
@@ -27,6 +31,7 @@
 
 #include "base/base64.h"
 #include "base/log.h"
+#include "base/quiesce.h"
 #include "base/settings.h"
 #include "net/listener.h"
 #include "ops/metrics.h"
@@ -64,6 +69,7 @@ static struct {
     struct event_base *base;
     struct evconnlistener *listener;
     struct event *stop_ev;
+    struct quiesce_member *quiesce;
     int stop_pipe[2];
     pthread_t thread;
     bool running;
@@ -288,6 +294,8 @@ static void *mh_main(void *arg) {
 static void mh_free(void) {
     while (mh.conns != NULL)
         mh_conn_free(mh.conns);
+    if (mh.quiesce != NULL)
+        quiesce_leave(mh.quiesce);
     if (mh.listener != NULL)
         evconnlistener_free(mh.listener);
     if (mh.stop_ev != NULL)
@@ -299,6 +307,7 @@ static void mh_free(void) {
         close(mh.stop_pipe[1]);
     }
     mh.listener = NULL;
+    mh.quiesce = NULL;
     mh.stop_ev = NULL;
     mh.base = NULL;
     mh.stop_pipe[0] = mh.stop_pipe[1] = -1;
@@ -316,7 +325,7 @@ int metrics_http_start(const struct metrics_auth *auth) {
     mh.base = event_base_new();
     if (mh.base == NULL || pipe(mh.stop_pipe) < 0 ||
         (mh.stop_ev = event_new(mh.base, mh.stop_pipe[0], EV_READ, mh_on_stop, NULL)) == NULL ||
-        event_add(mh.stop_ev, NULL) < 0 ||
+        event_add(mh.stop_ev, NULL) < 0 || (mh.quiesce = quiesce_join(mh.base)) == NULL ||
         (mh.listener = evconnlistener_new(mh.base, mh_accept, NULL, LEV_OPT_CLOSE_ON_FREE, -1, fd)) == NULL) {
         log_msg(0, "cannot start the metrics listener: %s", strerror(errno));
         if (mh.listener == NULL)

@@ -6,9 +6,10 @@
  * holding it (its targets), in its object and, for an aggregating
  * counter, in every ancestor: all in one tree, so it runs under the
  * ctree lock taken for reading and that tree's lock (ctree_int.h),
- * beside increments of other trees. It runs in three steps: check (limits and int64 overflow on every value it changes, and
- * the memory it needs), reserve (every cval and cell it will fill, so the
- * last step cannot fail), apply (add, log, report). A request of several
+ * beside increments of other trees. It runs in three steps: check (limits
+ * and int64 overflow on every value it changes, and the memory it needs),
+ * reserve (every cval and cell it will fill, room in the counter's active
+ * rows included, so the last step cannot fail), apply (add, log, report). A request of several
  * increments checks each against the values the ones before it leave
  * (their pending sums, kept in a small hash table keyed by value), reserves
  * for all of them, then applies them all: all or none, one log record.

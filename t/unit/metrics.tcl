@@ -274,3 +274,30 @@ start_server [list tags {metrics mcds-only} args [list -Y $::metrics_auth --metr
         list $missing [expr {$panels >= 12}] [expr {[llength $names] > 20}]
     } {{} 1 1}
 }
+
+# A scrape takes the locks of queues, lists and tree counters, which a
+# snapshot's forked child takes too: the metrics thread joins the pause of
+# every thread around the fork (base/quiesce.c), so a snapshot taken while
+# scrapes run back to back always completes.
+set ::mport [free_port]
+start_server [list tags {metrics persist mcds-only} args [list --metrics-port $::mport \
+                                                           --data-dir [tmpdir metricsnap]]] {
+    test {metrics: snapshots taken while scrapes run back to back all complete} {
+        set fd [mc_connect]
+        mc_exchange $fd "ctdef 1 103,107\r\n"
+        for {set i 0} {$i < 300} {incr i} {
+            mc_send $fd "qpush sq$i 0 0 1 noreply\r\nx\r\nrpush sl$i 1 noreply\r\nx\r\nctobj so$i\r\n"
+        }
+        mc_exchange $fd ""
+        set scraper [exec_bg [info nameofexecutable] [file join [srcdir] t helpers metrics_scraper.tcl] \
+                         [srcdir] $::mport 8]
+        set done 0
+        for {set k 0} {$k < 15} {incr k} {
+            assert_equal [mc_exchange $fd "snapshot\r\n"] "OK\r\n"
+            if {![catch {wait_for {[mc_stat $fd persist_snapshot_in_progress] == 0} 100 50}]} { incr done }
+            mc_send $fd "qpush sq$k 0 0 1 noreply\r\nx\r\nctincr so$k 1 103 @1609459200 1 noreply\r\n"
+        }
+        set out [wait_bg $scraper 60]
+        list $done [mc_stat $fd persist_snapshot_failures] [expr {[lindex $out end] > 20}]
+    } {15 0 1}
+}
