@@ -239,6 +239,7 @@ static void metrics_commands_total(struct metrics_out *o, struct metrics_stats *
     const char *metric = "memcached_commands_total";
     const struct metrics_cmd *c;
     double cas = metrics_number(s, "cas_hits") + metrics_number(s, "cas_misses") + metrics_number(s, "cas_badval");
+    double sets;
     char labels[96];
 
     metrics_head(o, metric, "counter",
@@ -251,8 +252,8 @@ static void metrics_commands_total(struct metrics_out *o, struct metrics_stats *
         metrics_line(o, metric, labels, e->value);
         e->used = true;
     }
-    metrics_line_u64(o, metric, "{command=\"set\",status=\"hit\"}",
-                     (uint64_t)(metrics_number(s, "cmd_set") - cas));
+    sets = metrics_number(s, "cmd_set") - cas;
+    metrics_line_u64(o, metric, "{command=\"set\",status=\"hit\"}", sets > 0 ? (uint64_t)sets : 0);
 }
 
 static void metrics_info(struct metrics_out *o, struct metrics_stats *s) {
