@@ -65,6 +65,44 @@ static uint64_t qp_get_max_age(struct codec_in *in) {
     return in->n == 0 ? 0 : codec_get_u64(in);
 }
 
+/* The dedup_window_ms after it: the default when the record ends first. */
+static uint64_t qp_get_dedup_window(struct codec_in *in) {
+    return in->n == 0 ? QUEUE_DEFAULT_DEDUP_MS : codec_get_u64(in);
+}
+
+/* Remembers a deduplication id of q (a push's tail, an S_DEDUP entry)
+ * unless it expired before now; q locked. */
+static int qp_remember(struct queue *q, const char *id, size_t n, uint8_t index, uint64_t msg_id,
+                       uint64_t expires_unix_ms) {
+    uint64_t expires = clock_from_unix_ms(expires_unix_ms);
+
+    if (expires <= clock_now_ms())
+        return 0;
+    if (qdedup_add(&q->dedup, id, n, index, msg_id, expires) < 0) {
+        log_msg(0, "persistence: no memory to remember deduplication id of message %llu",
+                (unsigned long long)msg_id);
+        return -1;
+    }
+    return 0;
+}
+
+/* The deduplication id at the end of a Q_PUSH of message id, if any. */
+static int qp_push_dedup(struct queue *q, struct codec_in *in, uint64_t id) {
+    const char *did;
+    size_t n;
+    uint8_t index;
+    uint64_t expires;
+
+    if (in->n == 0)
+        return 0;
+    did = codec_get_key(in, &n);
+    index = codec_get_u8(in);
+    expires = codec_get_u64(in);
+    if (in->bad || n == 0 || n > QDEDUP_ID_MAX)
+        return -1;
+    return qp_remember(q, did, n, index, id, expires);
+}
+
 /* ---- replay ---- */
 
 /* The queue under key, pinned (created with o, or the defaults, when
@@ -204,7 +242,7 @@ static int qp_apply_to(struct queue *q, uint8_t op, struct codec_in *in) {
             return -1;
         rc = qp_add_msg(q, &r, NULL, 0);
         q->counts.pushed++;
-        return rc;
+        return rc < 0 ? rc : qp_push_dedup(q, in, r.id);
     case Q_BURY:
         if (!qp_get_msg(in, &r))
             return -1;
@@ -286,6 +324,7 @@ static int qp_apply_create(const char *key, size_t nkey, struct codec_in *in) {
     if (!qp_get_opts(in, &o))
         return -1;
     o.max_age_ms = qp_get_max_age(in);
+    o.dedup_window_ms = qp_get_dedup_window(in);
     if (in->bad)
         return -1;
     pin = qp_queue(key, nkey, true, &o);
@@ -364,6 +403,7 @@ static int qp_load_queue(struct codec_in *in) {
     purged = codec_get_u64(in);
     lsn = codec_get_u64(in);
     o.max_age_ms = qp_get_max_age(in);
+    o.dedup_window_ms = qp_get_dedup_window(in);
     if (in->bad || (pin = qp_queue(key, nkey, true, &o)) == NULL)
         return -1;
     q = store_queue_of(pin);
@@ -379,6 +419,26 @@ static int qp_load_queue(struct codec_in *in) {
     return 0;
 }
 
+/* S_DEDUP: a deduplication id its queue remembered. */
+static int qp_load_dedup(struct codec_in *in) {
+    size_t nkey, n;
+    const char *key = codec_get_key(in, &nkey);
+    const char *did = codec_get_key(in, &n);
+    uint8_t index = codec_get_u8(in);
+    uint64_t msg_id = codec_get_u64(in), expires = codec_get_u64(in);
+    item *pin;
+    int rc;
+
+    if (key == NULL || in->bad || n == 0 || n > QDEDUP_ID_MAX
+        || (pin = qp_queue(key, nkey, false, NULL)) == NULL)
+        return -1;
+    pthread_mutex_lock(&store_queue_of(pin)->lock);
+    rc = qp_remember(store_queue_of(pin), did, n, index, msg_id, expires);
+    pthread_mutex_unlock(&store_queue_of(pin)->lock);
+    item_release(pin);
+    return rc;
+}
+
 static int qp_load(uint8_t op, const uint8_t *p, size_t n) {
     struct codec_in in;
     struct qp_msg r;
@@ -390,6 +450,8 @@ static int qp_load(uint8_t op, const uint8_t *p, size_t n) {
     codec_in_init(&in, p, n);
     if (op == S_QUEUE)
         return qp_load_queue(&in);
+    if (op == S_DEDUP)
+        return qp_load_dedup(&in);
     if (op != S_MSG)
         return -1;
     key = codec_get_key(&in, &nkey);

@@ -23,6 +23,7 @@ static void *store_queue_make(const char *key, size_t nkey, item *self, void *ar
 void store_queue_defaults(const char *key, size_t nkey, struct queue_opts *o) {
     memset(o, 0, sizeof(*o));
     o->lease_ms = QUEUE_DEFAULT_LEASE_MS;
+    o->dedup_window_ms = QUEUE_DEFAULT_DEDUP_MS;
     if (nkey + strlen(STORE_QUEUE_DLQ_SUFFIX) <= sizeof(o->dlq)) {
         memcpy(o->dlq, key, nkey);
         memcpy(o->dlq + nkey, STORE_QUEUE_DLQ_SUFFIX, strlen(STORE_QUEUE_DLQ_SUFFIX));
@@ -99,6 +100,11 @@ void store_queue_shutdown(void) {
 
 enum queue_result store_queue_push(item *pin, item *payload, uint32_t pri, uint64_t due_ms, uint64_t *id) {
     return queue_push(store_queue_of(pin), payload, pri, due_ms, id);
+}
+
+enum queue_result store_queue_push_dedup(item *pin, item **payloads, int n, uint32_t pri, uint64_t due_ms,
+                                         const struct queue_dedup_id *dd, uint64_t *ids, bool *dup) {
+    return queue_push_dedup(store_queue_of(pin), payloads, n, pri, due_ms, dd, ids, dup);
 }
 
 int store_queue_pop(item *pin, int max, uint64_t lease_ms, uint64_t holder, struct qdelivery *out) {

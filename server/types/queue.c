@@ -403,6 +403,8 @@ void queue_update_due(struct queue *q) {
         next = q->bury_retry_at;
     if (queue_age_due(q) < next)
         next = queue_age_due(q);
+    if (qdedup_next_expiry(&q->dedup) < next)
+        next = qdedup_next_expiry(&q->dedup);
     __atomic_store_n(&q->next_due, next, __ATOMIC_RELEASE);
     /* The heap only needs to hear of a time earlier than the one it has:
      * a later one is found when the timer visits (and finds nothing due). */
@@ -608,6 +610,7 @@ static void queue_catch_up(struct queue *q, uint64_t now, struct queue_dead_list
     }
     queue_expire_aged(q, now, dl);
     queue_unbury(q, now, dl);
+    qdedup_expire(&q->dedup, now, QDEDUP_SWEEP_MAX);
 }
 
 /* Hands dead letters to the hook, with the queue lock not held (the
@@ -795,6 +798,7 @@ static void queue_free_unlisted(struct queue *q) {
     queue_free_heap(&q->inflight);
     queue_free_heap(&q->buried);
     queue_src_free_all(q);
+    qdedup_free(&q->dedup);
     item_mem_charge(-(long)(sizeof(*q) + q->nbuckets * sizeof(*q->ids)));
     free(q->ids);
     pthread_mutex_destroy(&q->lock);
@@ -1005,11 +1009,31 @@ static bool queue_push_room(struct queue *q, int n, bool delayed) {
     return qheap_reserve(&q->ready, room) == 0 && qheap_reserve(&q->ready_age, room) == 0;
 }
 
+/* What a push remembers of its deduplication id: the entry of each
+ * message it pushes (NULL: none), made before anything changes, and when
+ * they expire. */
+struct queue_push_dedup {
+    struct qdedup_entry *e[QUEUE_PUSH_MAX];
+    uint64_t expires_ms;
+};
+
+/* Logs message m of a push, remembered under its entry i of pd (if any). */
+static void queue_push_log(struct queue *q, const struct qmsg *m, struct queue_push_dedup *pd, int i) {
+    struct qdedup_entry *e = pd != NULL ? pd->e[i] : NULL;
+
+    if (e != NULL) {
+        qdedup_insert(&q->dedup, e, m->id, pd->expires_ms);
+        pd->e[i] = NULL;
+    }
+    qlog_push(q, m, e);
+}
+
 /* Pushes n messages into the pack, all or none (q->seq, the counts and
  * the log change only once they are all in): false without memory. The
  * queue then owns the payloads, whose bytes were copied and released.
  * q locked. */
-static bool queue_push_packed(struct queue *q, item **payloads, int n, uint64_t now, uint64_t *ids) {
+static bool queue_push_packed(struct queue *q, item **payloads, int n, uint64_t now, uint64_t *ids,
+                              struct queue_push_dedup *pd) {
     struct qpack_mark mark;
     struct qmsg m;
     int i;
@@ -1036,7 +1060,7 @@ static bool queue_push_packed(struct queue *q, item **payloads, int n, uint64_t 
         m.seq = q->seq++;
         m.payload = payloads[i];
         q->counts.pushed++;
-        qlog_push(q, &m);
+        queue_push_log(q, &m, pd, i);
         item_release(payloads[i]);
     }
     return true;
@@ -1048,34 +1072,16 @@ static bool queue_packs(const struct queue *q, uint32_t pri, bool delayed) {
     return !delayed && pri == QUEUE_DEFAULT_PRI && q->whead == NULL;
 }
 
-enum queue_result queue_push_many(struct queue *q, item **payloads, int n, uint32_t pri,
-                                  uint64_t due_ms, uint64_t *ids) {
-    uint64_t now = clock_now_ms();
+/* Pushes n messages into the heaps, all or none; q locked. */
+static enum queue_result queue_push_heaps(struct queue *q, item **payloads, int n, uint32_t pri,
+                                          uint64_t due_ms, uint64_t now, uint64_t *ids,
+                                          struct queue_push_dedup *pd) {
     bool delayed = due_ms > now;
     struct qmsg *m[QUEUE_PUSH_MAX];
     int i;
 
-    if (n < 1 || n > QUEUE_PUSH_MAX)
-        return QUEUE_FULL;
-    pthread_mutex_lock(&q->lock);
-    if (q->closed) {
-        pthread_mutex_unlock(&q->lock);
-        return QUEUE_GONE;
-    }
-    if (q->opts.max_length != 0 && queue_length(q) + (size_t)n > q->opts.max_length) {
-        pthread_mutex_unlock(&q->lock);
-        return QUEUE_FULL;
-    }
-    if (queue_packs(q, pri, delayed)) {
-        bool ok = queue_push_packed(q, payloads, n, now, ids);
-        queue_update_due(q);
-        pthread_mutex_unlock(&q->lock);
-        return ok ? QUEUE_OK : QUEUE_NOMEM;
-    }
-    if (!queue_push_room(q, n, delayed) || !queue_new_msgs(m, n)) {
-        pthread_mutex_unlock(&q->lock);
+    if (!queue_push_room(q, n, delayed) || !queue_new_msgs(m, n))
         return QUEUE_NOMEM;
-    }
     for (i = 0; i < n; i++) {
         m[i]->id = queue_next_id();
         m[i]->seq = q->seq++;
@@ -1090,13 +1096,100 @@ enum queue_result queue_push_many(struct queue *q, item **payloads, int n, uint3
             queue_ready_add(q, m[i]);
         item_mem_charge((long)sizeof(*m[i]));
         q->counts.pushed++;
-        qlog_push(q, m[i]);
+        queue_push_log(q, m[i], pd, i);
         ids[i] = m[i]->id;
     }
     queue_serve(q);
+    return QUEUE_OK;
+}
+
+/* Pushes n fresh messages (none of them a duplicate); q locked. */
+static enum queue_result queue_push_fresh(struct queue *q, item **payloads, int n, uint32_t pri,
+                                          uint64_t due_ms, uint64_t *ids, struct queue_push_dedup *pd) {
+    uint64_t now = clock_now_ms();
+
+    if (q->opts.max_length != 0 && queue_length(q) + (size_t)n > q->opts.max_length)
+        return QUEUE_FULL;
+    if (queue_packs(q, pri, due_ms > now))
+        return queue_push_packed(q, payloads, n, now, ids, pd) ? QUEUE_OK : QUEUE_NOMEM;
+    return queue_push_heaps(q, payloads, n, pri, due_ms, now, ids, pd);
+}
+
+enum queue_result queue_push_many(struct queue *q, item **payloads, int n, uint32_t pri,
+                                  uint64_t due_ms, uint64_t *ids) {
+    return queue_push_dedup(q, payloads, n, pri, due_ms, NULL, ids, NULL);
+}
+
+/* The entries of dd for the messages of a push that are not duplicates
+ * (fresh[j] is message pos[j] of the push): false without memory, none
+ * made. q locked. */
+static bool queue_dedup_prepare(struct queue *q, const struct queue_dedup_id *dd, const int *pos,
+                                int nfresh, struct queue_push_dedup *pd) {
+    int j;
+
+    pd->expires_ms = clock_now_ms() + q->opts.dedup_window_ms;
+    if (nfresh > 0 && qdedup_reserve(&q->dedup) < 0)
+        return false;
+    for (j = 0; j < nfresh; j++) {
+        if ((pd->e[j] = qdedup_entry_new(dd->id, dd->n, (uint8_t)pos[j])) == NULL) {
+            while (j > 0)
+                qdedup_entry_drop(pd->e[--j]);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Frees the entries a refused push did not insert. */
+static void queue_dedup_unused(struct queue_push_dedup *pd, int n) {
+    int j;
+
+    for (j = 0; j < n; j++)
+        if (pd->e[j] != NULL)
+            qdedup_entry_drop(pd->e[j]);
+}
+
+enum queue_result queue_push_dedup(struct queue *q, item **payloads, int n, uint32_t pri,
+                                   uint64_t due_ms, const struct queue_dedup_id *dd,
+                                   uint64_t *ids, bool *dup) {
+    item *fresh[QUEUE_PUSH_MAX];
+    uint64_t fids[QUEUE_PUSH_MAX];
+    int pos[QUEUE_PUSH_MAX], nfresh = 0, i;
+    struct queue_push_dedup pd;
+    enum queue_result r;
+
+    if (n < 1 || n > QUEUE_PUSH_MAX)
+        return QUEUE_FULL;
+    pthread_mutex_lock(&q->lock);
+    if (q->closed) {
+        pthread_mutex_unlock(&q->lock);
+        return QUEUE_GONE;
+    }
+    for (i = 0; i < n; i++) {
+        bool d = dd != NULL && qdedup_find(&q->dedup, dd->id, dd->n, (uint8_t)i, clock_now_ms(), &ids[i]);
+        if (dup != NULL)
+            dup[i] = d;
+        if (!d) {
+            pos[nfresh] = i;
+            fresh[nfresh++] = payloads[i];
+        }
+    }
+    r = QUEUE_OK;
+    if (nfresh > 0 && dd != NULL && !queue_dedup_prepare(q, dd, pos, nfresh, &pd)) {
+        r = QUEUE_NOMEM;
+    } else if (nfresh > 0) {
+        r = queue_push_fresh(q, fresh, nfresh, pri, due_ms, fids, dd != NULL ? &pd : NULL);
+        if (dd != NULL && r != QUEUE_OK)
+            queue_dedup_unused(&pd, nfresh);
+    }
+    if (r == QUEUE_OK) {
+        for (i = 0; i < nfresh; i++)
+            ids[pos[i]] = fids[i];
+        q->counts.deduplicated += (uint64_t)(n - nfresh);
+    }
     queue_update_due(q);
     pthread_mutex_unlock(&q->lock);
-    return QUEUE_OK;
+    return r;
 }
 
 enum queue_result queue_push_msg(struct queue *q, struct qmsg *m, const char *src, size_t nsrc) {
@@ -1411,6 +1504,7 @@ static void queue_stats_locked(struct queue *q, struct queue_stats *st, uint64_t
     st->inflight = q->inflight.n;
     st->buried = q->buried.n;
     st->waiters = q->nwaiters;
+    st->dedup_entries = q->dedup.n;
     st->oldest_ready_ms = any && now > oldest ? now - oldest : 0;
 }
 
