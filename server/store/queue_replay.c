@@ -70,6 +70,14 @@ static uint64_t qp_get_dedup_window(struct codec_in *in) {
     return in->n == 0 ? QUEUE_DEFAULT_DEDUP_MS : codec_get_u64(in);
 }
 
+/* When q's pops are paused until (server clock), from Unix ms v (0: not
+ * paused; a time already passed: not paused either). */
+static uint64_t qp_paused_in(uint64_t v) {
+    uint64_t until = v != 0 ? clock_from_unix_ms(v) : 0;
+
+    return until > clock_now_ms() ? until : 0;
+}
+
 /* Remembers a deduplication id of q (a push's tail, an S_DEDUP entry)
  * unless it expired before now; q locked. */
 static int qp_remember(struct queue *q, const char *id, size_t n, uint8_t index, uint64_t msg_id,
@@ -270,6 +278,12 @@ static int qp_apply_to(struct queue *q, uint8_t op, struct codec_in *in) {
     case Q_PURGE:
         qp_purge(q);
         return 0;
+    case Q_PAUSE:
+        r.due = codec_get_u64(in);
+        if (in->bad)
+            return -1;
+        q->paused_until = qp_paused_in(r.due);
+        return 0;
     case Q_KICK:
         r.id = codec_get_u64(in);
         r.pushed = codec_get_u64(in);
@@ -389,7 +403,7 @@ static int qp_load_queue(struct codec_in *in) {
     size_t nkey;
     const char *key = codec_get_key(in, &nkey);
     struct queue_opts o;
-    uint64_t exp, seq, pushed, acked, dead, purged, lsn;
+    uint64_t exp, seq, pushed, acked, dead, purged, lsn, paused;
     struct queue *q;
     item *pin;
 
@@ -404,9 +418,11 @@ static int qp_load_queue(struct codec_in *in) {
     lsn = codec_get_u64(in);
     o.max_age_ms = qp_get_max_age(in);
     o.dedup_window_ms = qp_get_dedup_window(in);
+    paused = in->n == 0 ? 0 : codec_get_u64(in);
     if (in->bad || (pin = qp_queue(key, nkey, true, &o)) == NULL)
         return -1;
     q = store_queue_of(pin);
+    q->paused_until = qp_paused_in(paused);
     q->seq = seq;
     q->counts.pushed = pushed;
     q->counts.acked = acked;

@@ -131,6 +131,10 @@ void store_queue_unlease(item *pin, const struct qreceipt *r) {
     queue_unlease(store_queue_of(pin), r);
 }
 
+enum queue_result store_queue_pause(item *pin, uint64_t until_ms) {
+    return queue_pause(store_queue_of(pin), until_ms);
+}
+
 uint64_t store_queue_purge(item *pin) {
     return queue_purge(store_queue_of(pin));
 }

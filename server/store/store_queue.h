@@ -50,6 +50,7 @@ enum queue_result store_queue_release(item *pin, const struct qreceipt *r, bool 
 enum queue_result store_queue_touch(item *pin, const struct qreceipt *r, bool held, uint64_t lease_ms);
 void store_queue_unlease(item *pin, const struct qreceipt *r);
 uint64_t store_queue_purge(item *pin);
+enum queue_result store_queue_pause(item *pin, uint64_t until_ms);
 /* Dead letters back to their sources (queue_redrive), buried messages
  * ready again (queue_kick_buried). */
 void store_queue_redrive(item *pin, uint64_t max, uint64_t *moved, uint64_t *left);

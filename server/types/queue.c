@@ -405,6 +405,8 @@ void queue_update_due(struct queue *q) {
         next = queue_age_due(q);
     if (qdedup_next_expiry(&q->dedup) < next)
         next = qdedup_next_expiry(&q->dedup);
+    if (q->paused_until != 0 && q->paused_until < next)
+        next = q->paused_until;     /* its end serves the waiters */
     __atomic_store_n(&q->next_due, next, __ATOMIC_RELEASE);
     /* The heap only needs to hear of a time earlier than the one it has:
      * a later one is found when the timer visits (and finds nothing due). */
@@ -481,10 +483,18 @@ static bool queue_waiter_claim(struct queue_waiter *w) {
     return w->group == NULL || queue_group_claim(w->group);
 }
 
+/* Whether q's pops are paused at now; q locked. */
+static bool queue_paused(const struct queue *q, uint64_t now) {
+    return q->paused_until > now;
+}
+
 /* Hands ready messages to waiters, first come first served; q locked. A
  * member of a group served by another queue is taken off, given nothing. */
 void queue_serve(struct queue *q) {
     uint64_t now = clock_now_ms();
+
+    if (queue_paused(q, now))
+        return;
 
     while (q->whead != NULL && queue_ready_count(q) > 0) {
         struct queue_waiter *w = q->whead;
@@ -611,6 +621,8 @@ static void queue_catch_up(struct queue *q, uint64_t now, struct queue_dead_list
     queue_expire_aged(q, now, dl);
     queue_unbury(q, now, dl);
     qdedup_expire(&q->dedup, now, QDEDUP_SWEEP_MAX);
+    if (q->paused_until != 0 && q->paused_until <= now)
+        q->paused_until = 0;        /* the pause is over: nothing to log */
 }
 
 /* Hands dead letters to the hook, with the queue lock not held (the
@@ -1231,7 +1243,7 @@ int queue_pop(struct queue *q, int max, uint64_t lease_ms, uint64_t holder, stru
     int n = 0;
 
     queue_lock(q, now, &dl);
-    while (n < max && queue_ready_count(q) > 0) {
+    while (n < max && !queue_paused(q, now) && queue_ready_count(q) > 0) {
         queue_lease(q, lease_ms, holder, now, &out[n]);
         if (out[n].payload == NULL)
             break;
@@ -1246,7 +1258,7 @@ int queue_take(struct queue *q, struct qdelivery *out) {
     struct qmsg *m;
 
     queue_lock(q, clock_now_ms(), &dl);
-    m = queue_ready_take(q);
+    m = queue_paused(q, clock_now_ms()) ? NULL : queue_ready_take(q);
     if (m != NULL) {
         q->counts.popped++;
         q->counts.acked++;
@@ -1261,6 +1273,21 @@ int queue_take(struct queue *q, struct qdelivery *out) {
     }
     queue_unlock(q, &dl);
     return m != NULL;
+}
+
+enum queue_result queue_pause(struct queue *q, uint64_t until_ms) {
+    uint64_t now = clock_now_ms();
+    struct queue_dead_list dl;
+    enum queue_result r = QUEUE_GONE;
+
+    queue_lock(q, now, &dl);
+    if (!q->closed) {
+        q->paused_until = until_ms > now ? until_ms : 0;
+        qlog_pause(q);
+        r = QUEUE_OK;
+    }
+    queue_unlock(q, &dl);       /* a resume serves the waiters now */
+    return r;
 }
 
 /* The in-flight message r names, if the caller may act on it (see
@@ -1505,6 +1532,7 @@ static void queue_stats_locked(struct queue *q, struct queue_stats *st, uint64_t
     st->buried = q->buried.n;
     st->waiters = q->nwaiters;
     st->dedup_entries = q->dedup.n;
+    st->paused_ms_left = queue_paused(q, now) ? q->paused_until - now : 0;
     st->oldest_ready_ms = any && now > oldest ? now - oldest : 0;
 }
 

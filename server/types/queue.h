@@ -121,6 +121,7 @@ struct queue_stats {
     uint64_t deduplicated;      /* pushed messages a deduplication id found
                                    already queued (not pushed again) */
     uint64_t dedup_entries;     /* deduplication ids remembered now */
+    uint64_t paused_ms_left;    /* until pops deliver again (0: not paused) */
 };
 
 enum queue_result { QUEUE_OK, QUEUE_FULL, QUEUE_NOMEM, QUEUE_NOT_FOUND, QUEUE_GONE };
@@ -190,6 +191,10 @@ enum queue_result queue_touch(struct queue *q, const struct qreceipt *r, bool he
 /* Gives back a delivery that never reached a client (its waiter hung
  * up): ready again, and the delivery is not counted. */
 void queue_unlease(struct queue *q, const struct qreceipt *r);
+/* Pauses q's pops until until_ms on the server clock (0, or a time
+ * passed: resumes now): pops, takes and waiters are given nothing until
+ * then, pushes and leases go on. QUEUE_GONE once q is deleted. */
+enum queue_result queue_pause(struct queue *q, uint64_t until_ms);
 /* Drops ready, delayed and buried messages; returns how many. */
 uint64_t queue_purge(struct queue *q);
 

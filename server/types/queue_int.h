@@ -48,6 +48,7 @@ struct queue {
     uint64_t nwaiters;
     struct queue_stats counts;  /* the running totals (pushed, acked …) */
     struct qdedup dedup;        /* deduplication ids of recent pushes */
+    uint64_t paused_until;      /* pops answer nothing before this time (0: not paused) */
     bool closed;
     uint64_t next_due;          /* earliest delay or lease end; atomic */
     size_t tpos;                /* place in the timer heap (QUEUE_NO_TIMER: none) */

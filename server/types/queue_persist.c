@@ -27,12 +27,14 @@
  *   Q_BURY    a message: refused by its dead-letter queue, buried back in
  *             this one (added if missing: a snapshot written while it was
  *             on its way does not hold it)
+ *   Q_PAUSE   paused until (Unix ms; 0: resumed) u64
  * A message: id u64, seq u64, state u8, priority u32, deliveries u32,
  * due u64 (Unix ms; a lease end for in-flight, UINT64_MAX when held by a
  * Kestrel open read), pushed (Unix ms) u64, flags u32, data length u32,
  * data. Snapshot entries: S_QUEUE (the Q_CREATE fields but max_age_ms,
- * exptime, seq, totals, the log position it was dumped at, then max_age_ms
- * and dedup_window_ms, which older snapshots leave out), S_MSG (queue key,
+ * exptime, seq, totals, the log position it was dumped at, then max_age_ms,
+ * dedup_window_ms and paused until (Unix ms, 0: not paused), which older
+ * snapshots leave out), S_MSG (queue key,
  * message, then for a dead letter the key of its source queue, which older
  * snapshots and messages with none leave out) and S_DEDUP (queue key, a
  * deduplication id as a key, its index u8, its message's id u64, when it
@@ -208,6 +210,22 @@ void qlog_ack(struct queue *q, uint64_t id) {
     qp_log(Q_ACK, &o, NULL);
 }
 
+/* The end of q's pause as Unix ms (0: none). */
+static uint64_t qp_paused_out(const struct queue *q) {
+    return q->paused_until != 0 ? clock_to_unix_ms(q->paused_until) : 0;
+}
+
+void qlog_pause(struct queue *q) {
+    uint8_t buf[QP_FIXED];
+    struct codec_out o;
+
+    if (!persist_on())
+        return;
+    qp_start(&o, buf, q);
+    codec_put_u64(&o, qp_paused_out(q));
+    qp_log(Q_PAUSE, &o, NULL);
+}
+
 void qlog_purge(struct queue *q) {
     uint8_t buf[QP_FIXED];
     struct codec_out o;
@@ -359,6 +377,7 @@ static int qp_copy(struct queue *q, item *self, struct qp_copy *c) {
     codec_put_u64(&o, persist_position());
     codec_put_u64(&o, q->opts.max_age_ms);
     codec_put_u64(&o, q->opts.dedup_window_ms);
+    codec_put_u64(&o, qp_paused_out(q));
     c->nhead = o.n;
     qp_copy_dedup(q, c);
     c->n = 0;

@@ -8,6 +8,7 @@
  *   qtouch <q> <id>[:<n>] [<lease>] [noreply]
  *   qpeek <q> [<count>]   qpending <q> [values] [holders] [<count>]   qstats <q>
  *   qpurge <q> [noreply]
+ *   qpause <q> <secs> [noreply]       (0 resumes)
  *
  * A blocking qpop parks its connection (queue_park.c). As in memcached,
  * noreply silences every reply of a command, errors included. Every
@@ -623,6 +624,7 @@ enum conn_parse_result qverb_stats(conn *c, struct cmd_line *t) {
     qverb_stat(c, "dedup_window_ms", o->dedup_window_ms);
     qverb_stat(c, "dedup_entries", st.dedup_entries);
     qverb_stat(c, "deduplicated", st.deduplicated);
+    qverb_stat(c, "paused_ms_left", st.paused_ms_left);
     conn_out_reply(c, REPLY_END);
     item_release(pin);
     return PARSE_DONE;
@@ -651,6 +653,33 @@ enum conn_parse_result qverb_purge(conn *c, struct cmd_line *t) {
     return PARSE_DONE;
 }
 
+/* qpause <q> <secs> [noreply]: pops of q answer nothing for secs (a
+ * fraction allowed), 0 resumes; pushes and leases go on. */
+enum conn_parse_result qverb_pause(conn *c, struct cmd_line *t) {
+    uint64_t ms = 0;
+    enum queue_result r;
+    item *pin;
+
+    c->noreply = t->n == 4 && cmd_is_noreply(t, 3);
+    if (t->n == 4 && !c->noreply) {
+        cmd_reply(c, cmd_extra_tokens(t, 3));
+        return PARSE_DONE;
+    }
+    if (t->vlen[1] <= ITEM_KEY_MAX && !cmd_parse_ms(t->v[2], &ms)) {
+        cmd_reply(c, REPLY_X_BAD_PAUSE);
+        return PARSE_DONE;
+    }
+    if (!cmd_log_ok(c))
+        return PARSE_DONE;
+    pin = qverb_queue(c, t, false, REPLY_NOT_FOUND, NULL);
+    if (pin == NULL)
+        return PARSE_DONE;
+    r = store_queue_pause(pin, ms == 0 ? 0 : clock_now_ms() + ms);
+    item_release(pin);
+    cmd_reply(c, r == QUEUE_OK ? REPLY_PAUSED : REPLY_NOT_FOUND);
+    return PARSE_DONE;
+}
+
 /* The command table's entries of the queue verbs (proto/cmd.h). */
 const struct cmd_def qverb_cmds[] = {
     { "qcreate", qverb_create, 2, 8, 0, 0, "create a queue: qcreate <q> [lease=] [maxdeliver=] [maxlen=] [dlq=] [maxage=] [dedup=]" },
@@ -663,5 +692,6 @@ const struct cmd_def qverb_cmds[] = {
     { "qpending", qverb_pending, 2, 5, 0, 0, "list popped, unacknowledged messages: qpending <q> [values] [holders] [<count>]" },
     { "qstats", qverb_stats, 2, 2, 0, 0, "one queue's figures: qstats <q>" },
     { "qpurge", qverb_purge, 2, 3, CMD_NOREPLY, 0, "empty a queue: qpurge <q>" },
+    { "qpause", qverb_pause, 3, 4, CMD_NOREPLY, 0, "pause a queue's pops for a time (0 resumes): qpause <q> <secs>" },
     { NULL, NULL, 0, 0, 0, 0, NULL },
 };

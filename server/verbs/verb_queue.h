@@ -23,6 +23,7 @@ enum conn_parse_result qverb_peek(conn *c, struct cmd_line *l);
 enum conn_parse_result qverb_pending(conn *c, struct cmd_line *l);
 enum conn_parse_result qverb_stats(conn *c, struct cmd_line *l);
 enum conn_parse_result qverb_purge(conn *c, struct cmd_line *l);
+enum conn_parse_result qverb_pause(conn *c, struct cmd_line *l);
 
 /* "ITEM <id> <flags> <bytes> <deliveries>\r\n<data>\r\n"; takes over the
  * delivery's payload reference. */
