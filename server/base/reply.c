@@ -103,6 +103,7 @@ const struct reply_line reply_lines[REPLY_COUNT] = {
     [REPLY_X_BAD_PRIORITY] = REPLY("CLIENT_ERROR bad priority\r\n"),
     [REPLY_X_BAD_DEDUP] = REPLY("CLIENT_ERROR bad value for dedup\r\n"),
     [REPLY_X_BAD_PAUSE] = REPLY("CLIENT_ERROR bad pause\r\n"),
+    [REPLY_X_RECEIPT_REQUIRED] = REPLY("CLIENT_ERROR receipt required\r\n"),
     [REPLY_X_BAD_ID] = REPLY("CLIENT_ERROR bad id\r\n"),
     [REPLY_X_BAD_LEASE] = REPLY("CLIENT_ERROR bad lease\r\n"),
     [REPLY_X_NOREPLY_LAST] = REPLY("CLIENT_ERROR noreply must be the last token\r\n"),

@@ -48,6 +48,11 @@ uint64_t qverb_delay_ms(int32_t delay) {
     return delay > wall ? (uint64_t)(delay - wall) * 1000 : 0;
 }
 
+/* Whether r may act: with --receipts-only, a bare id (no delivery) may not. */
+bool qverb_receipt_allowed(const struct qreceipt *r) {
+    return r->delivery != 0 || !settings.receipts_only;
+}
+
 /* A receipt "<id>" or "<id>:<delivery>" (delivery 1 to 2^32-1). */
 bool qverb_parse_receipt(const char *s, struct qreceipt *r) {
     const char *colon = strchr(s, ':');
@@ -368,7 +373,9 @@ static bool qverb_pop_arg(conn *c, const char *tok, bool first, struct qverb_pop
         a->has_ack = qverb_parse_receipt(v, &a->ack);
         if (!a->has_ack)
             cmd_bad_value(c, "ack");
-        return a->has_ack;
+        else if (!qverb_receipt_allowed(&a->ack))
+            conn_out_reply(c, REPLY_X_RECEIPT_REQUIRED);
+        return a->has_ack && qverb_receipt_allowed(&a->ack);
     }
     if (!first || strchr(tok, '=') != NULL) {
         cmd_unknown_option(c, tok);
@@ -436,6 +443,8 @@ static enum reply_id qverb_by_id_check(conn *c, struct cmd_line *t, struct qrece
                                        bool has_ms, int32_t *delay, uint64_t *ms) {
     if (!qverb_parse_receipt(t->v[2], rc))
         return REPLY_X_BAD_ID;
+    if (!qverb_receipt_allowed(rc))
+        return REPLY_X_RECEIPT_REQUIRED;
     if ((t->arg == QVERB_ACK && has_ms) || (t->n == 5 && !c->noreply))
         return cmd_extra_tokens(t, 3);
     if (has_ms && t->arg == QVERB_RELEASE && !parse_i32_exact(t->v[3], delay))
