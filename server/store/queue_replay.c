@@ -94,21 +94,22 @@ static int qp_remember(struct queue *q, const char *id, size_t n, uint8_t index,
     return 0;
 }
 
-/* The deduplication id at the end of a Q_PUSH of message id, if any. */
-static int qp_push_dedup(struct queue *q, struct codec_in *in, uint64_t id) {
-    const char *did;
+/* The deduplication id at the end of a Q_PUSH (d->n 0: none). */
+struct qp_dedup {
+    const char *id;
     size_t n;
     uint8_t index;
     uint64_t expires;
+};
 
+static bool qp_get_push_dedup(struct codec_in *in, struct qp_dedup *d) {
+    d->n = 0;
     if (in->n == 0)
-        return 0;
-    did = codec_get_key(in, &n);
-    index = codec_get_u8(in);
-    expires = codec_get_u64(in);
-    if (in->bad || n == 0 || n > QDEDUP_ID_MAX)
-        return -1;
-    return qp_remember(q, did, n, index, id, expires);
+        return true;
+    d->id = codec_get_key(in, &d->n);
+    d->index = codec_get_u8(in);
+    d->expires = codec_get_u64(in);
+    return !in->bad && in->n == 0 && d->n > 0 && d->n <= QDEDUP_ID_MAX;
 }
 
 /* ---- replay ---- */
@@ -241,16 +242,20 @@ static void qp_set_state(struct queue *q, uint64_t id, uint8_t state, uint32_t d
 
 /* Applies a record to the queue under key, already pinned. */
 static int qp_apply_to(struct queue *q, uint8_t op, struct codec_in *in) {
+    struct qp_dedup dd;
     struct qp_msg r;
     int rc = 0;
 
     switch (op) {
     case Q_PUSH:
-        if (!qp_get_msg(in, &r))
+        /* Read whole before anything changes: the record applies as one. */
+        if (!qp_get_msg(in, &r) || !qp_get_push_dedup(in, &dd))
             return -1;
         rc = qp_add_msg(q, &r, NULL, 0);
         q->counts.pushed++;
-        return rc < 0 ? rc : qp_push_dedup(q, in, r.id);
+        if (rc == 0 && dd.n > 0)
+            rc = qp_remember(q, dd.id, dd.n, dd.index, r.id, dd.expires);
+        return rc;
     case Q_BURY:
         if (!qp_get_msg(in, &r))
             return -1;
