@@ -89,16 +89,15 @@ static int qdedup_rehash(struct qdedup *d, size_t nb) {
 
 /* Takes e (at *slot in its chain) out of the table and the order. */
 static void qdedup_unlink(struct qdedup *d, struct qdedup_entry **slot, struct qdedup_entry *e) {
-    struct qdedup_entry **p = &d->head, *prev = NULL;
-
     *slot = e->hnext;
-    while (*p != e) {
-        prev = *p;
-        p = &(*p)->next;
-    }
-    *p = e->next;
-    if (d->tail == e)
-        d->tail = prev;
+    if (e->prev != NULL)
+        e->prev->next = e->next;
+    else
+        d->head = e->next;
+    if (e->next != NULL)
+        e->next->prev = e->prev;
+    else
+        d->tail = e->prev;
     d->n--;
     item_mem_charge(-(long)qdedup_entry_size(e->n));
     free(e);
@@ -136,6 +135,7 @@ void qdedup_insert(struct qdedup *d, struct qdedup_entry *e, uint64_t msg_id, ui
     e->hnext = *slot;
     *slot = e;
     e->next = NULL;
+    e->prev = d->tail;
     e->expires_ms = expires_ms;
     e->msg_id = msg_id;
     if (d->tail != NULL)

@@ -22,7 +22,7 @@
 
 struct qdedup_entry {
     struct qdedup_entry *hnext;     /* hash chain */
-    struct qdedup_entry *next;      /* the order entries were added in */
+    struct qdedup_entry *prev, *next;   /* the order entries were added in */
     uint64_t expires_ms;            /* server clock */
     uint64_t msg_id;
     uint8_t index;                  /* the message's place in its batch */

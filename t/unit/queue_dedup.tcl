@@ -95,6 +95,25 @@ start_server {tags {queue mcds-only}} {
             [q_stat $fd d8 dedup_entries]
     } {201 1 202 1} {debugtime}
 
+    test {many ids expiring at once: each is new again, once} {
+        assert_equal [mc_exchange $fd "qcreate d14 dedup=10\r\n"] "CREATED\r\n"
+        set batch {}
+        for {set i 0} {$i < 700} {incr i} { append batch "qpush d14 0 0 1 dedup=e$i\r\nx\r\n" }
+        mc_send $fd $batch
+        set first {}
+        for {set i 0} {$i < 700} {incr i} { lappend first [mc_readline $fd] }
+        # The timer frees at most 256 expired ids a run (several runs here),
+        # while the pushes right after the clock moves come in.
+        mc_send $fd "debugtime 11\r\n$batch"
+        assert_equal [mc_readline $fd] OK
+        set again {}
+        for {set i 0} {$i < 700} {incr i} { lappend again [mc_readline $fd] }
+        set same 0
+        foreach a $first b $again { if {$a eq $b} { incr same } }
+        list $same [llength [lsort -unique [concat $first $again]]] [q_stat $fd d14 ready] \
+            [q_stat $fd d14 dedup_entries] [q_stat $fd d14 deduplicated]
+    } {0 1400 1400 700 0} {debugtime}
+
     test {qcreate dedup=: fractions allowed; bad values are CLIENT_ERROR and create nothing} {
         assert_equal [mc_exchange $fd "qcreate d9 dedup=1.5\r\n"] "CREATED\r\n"
         assert_equal [q_stat $fd d9 dedup_window_ms] 1500
