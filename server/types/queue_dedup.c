@@ -157,6 +157,17 @@ int qdedup_add(struct qdedup *d, const char *id, size_t n, uint8_t index, uint64
     return 0;
 }
 
+/* Halves the table (in one step, as far as it goes) while an eighth or
+ * less of it is used; without memory it stays as it is. */
+static void qdedup_shrink(struct qdedup *d) {
+    size_t nb = d->nbuckets;
+
+    while (nb > QDEDUP_BUCKETS_INIT && d->n * 8 <= nb)
+        nb /= 2;
+    if (nb != d->nbuckets)
+        (void)qdedup_rehash(d, nb);
+}
+
 size_t qdedup_expire(struct qdedup *d, uint64_t now, size_t max) {
     size_t done = 0;
 
@@ -167,6 +178,8 @@ size_t qdedup_expire(struct qdedup *d, uint64_t now, size_t max) {
     }
     if (d->n == 0 && d->nbuckets > 0)
         qdedup_free_buckets(d);
+    else if (done > 0)
+        qdedup_shrink(d);
     return done;
 }
 

@@ -7,8 +7,10 @@
  * in the order they were added, which is their expiry order while the
  * window stays the same: expiry takes them from the list's head, a bounded
  * number at a time. A lookup ignores an expired entry, so what a client
- * sees never depends on when the sweep last ran. Each entry is counted
- * against -m. The queue's lock covers all of it.
+ * sees never depends on when the sweep last ran. The table doubles when
+ * it holds as many entries as buckets and halves when an eighth or less
+ * is used. Entries and table are counted against -m. The queue's lock
+ * covers all of it.
  */
 #ifndef MCDS_QUEUE_DEDUP_H
 #define MCDS_QUEUE_DEDUP_H

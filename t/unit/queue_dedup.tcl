@@ -114,6 +114,23 @@ start_server {tags {queue mcds-only}} {
             [q_stat $fd d14 dedup_entries] [q_stat $fd d14 deduplicated]
     } {0 1400 1400 700 0} {debugtime}
 
+    test {most ids expiring, a few not: the few still answer, the table shrinks around them} {
+        assert_equal [mc_exchange $fd "qcreate d15 dedup=10\r\n"] "CREATED\r\n"
+        set batch {}
+        for {set i 0} {$i < 1000} {incr i} { append batch "qpush d15 0 0 1 dedup=o$i\r\nx\r\n" }
+        mc_send $fd $batch
+        for {set i 0} {$i < 1000} {incr i} { mc_readline $fd }
+        assert_equal [mc_exchange $fd "debugtime 5\r\n"] "OK\r\n"
+        set kept {}
+        for {set i 0} {$i < 10} {incr i} { lappend kept [dd_push $fd d15 k k$i] }
+        assert_equal [mc_exchange $fd "debugtime 6\r\n"] "OK\r\n"
+        wait_for {[q_stat $fd d15 dedup_entries] == 10} 100 20
+        set again {}
+        for {set i 0} {$i < 10} {incr i} { lappend again [dd_push $fd d15 k2 k$i] }
+        list [expr {$again eq $kept}] [q_stat $fd d15 ready] [q_stat $fd d15 deduplicated] \
+            [expr {[dd_push $fd d15 n o5] ni $kept}] [q_stat $fd d15 ready]
+    } {1 1010 10 1 1011} {debugtime}
+
     test {qcreate dedup=: fractions allowed; bad values are CLIENT_ERROR and create nothing} {
         assert_equal [mc_exchange $fd "qcreate d9 dedup=1.5\r\n"] "CREATED\r\n"
         assert_equal [q_stat $fd d9 dedup_window_ms] 1500
