@@ -211,6 +211,23 @@ start_server {tags {queue mcds-only}} {
             [dd_ready_data $fd n4]
     } {1 {a bb}}
 
+    test {qpushn dedup= cut off by a dropped connection is retried whole: each message once} {
+        set req "qpushn n5 0 0 1024 3 3 3 dedup=cut\r\none\r\ntwo\r\nsix\r\n"
+        # Cut in the middle of its blocks: nothing is queued.
+        set a [mc_connect]
+        mc_send $a [string range $req 0 [expr {[string length $req] - 8}]]
+        close $a
+        # Sent whole, the reply never read: queued (or not yet) as one.
+        set b [mc_connect]
+        mc_send $b $req
+        close $b
+        wait_for {[q_stat $fd n5 ready] == 3} 100 20
+        set r1 [mc_exchange $fd $req]
+        set r2 [mc_exchange $fd $req]
+        list [regexp {^PUSHED \d+ \d+ \d+\r\n$} $r1] [expr {$r1 eq $r2}] [dd_ready_data $fd n5] \
+            [q_stat $fd n5 pushed] [q_stat $fd n5 deduplicated]
+    } {1 1 {one two six} 3 6}
+
     test {two producers retrying the same ids at once: exactly one message per id} {
         set a [mc_connect]
         set b [mc_connect]
