@@ -348,6 +348,8 @@ typedef struct mcds_queue_opts {
     const char *dlq;          /* dead-letter queue (default "<queue>:dead") */
     unsigned max_age_ms;      /* dead-letter a message not acked this long
                                  after its push (0: no maximum age) */
+    unsigned dedup_window_ms; /* how long a push's deduplication id is
+                                 remembered (0: the server's 300 s) */
 } mcds_queue_opts_t;
 
 /* One leased message. data is NUL-terminated after len bytes. */
@@ -373,6 +375,11 @@ typedef struct mcds_queue_stats {
                                  (qredrive; since the last restart) */
     uint64_t kicked;          /* buried, made ready again (qkick; since the
                                  last restart) */
+    uint64_t dedup_window_ms; /* how long deduplication ids are remembered */
+    uint64_t dedup_entries;   /* deduplication ids remembered now */
+    uint64_t deduplicated;    /* pushes not queued again because of one
+                                 (since the last restart) */
+    uint64_t paused_ms_left;  /* until deliveries resume (0: not paused) */
 } mcds_queue_stats_t;
 
 /* MCDS_OK (created) or MCDS_EXISTS (already there; options unchanged). */
@@ -386,6 +393,21 @@ mcds_status_t mcds_queue_create(mcds_t *h, const char *queue,
 mcds_status_t mcds_queue_push(mcds_t *h, const char *queue, const void *data,
                               size_t len, uint32_t flags, uint32_t delay_s,
                               uint32_t priority, uint64_t *id);
+/* mcds_queue_push with a deduplication id (qpush dedup=): dedup is 1 to
+ * MCDS_QUEUE_DEDUP_MAX bytes with no space or control character
+ * (MCDS_INVALID otherwise). A push of an id the queue still remembers (its
+ * window: mcds_queue_opts_t.dedup_window_ms, default 300 s) queues nothing
+ * and *id gets the id of the message the first push queued: a producer
+ * that did not get its reply pushes again with the same id, and the
+ * message is in the queue once. */
+#define MCDS_QUEUE_DEDUP_MAX 128
+mcds_status_t mcds_queue_push_dedup(mcds_t *h, const char *queue, const void *data,
+                                    size_t len, uint32_t flags, uint32_t delay_s,
+                                    uint32_t priority, const char *dedup, uint64_t *id);
+/* Pauses the queue's deliveries for pause_ms (qpause; 0 resumes): pops
+ * find nothing (a waiting pop waits for the end of the pause), pushes and
+ * leases go on. MCDS_NOT_FOUND for no such queue. */
+mcds_status_t mcds_queue_pause(mcds_t *h, const char *queue, unsigned pause_ms);
 /* Leases up to max (1..MCDS_QUEUE_POP_MAX) ready messages for lease_ms (0:
  * the queue's lease). With none ready, waits up to wait_ms for one (0: no
  * wait). MCDS_OK with *count 0 when there is nothing (or no queue). Free
@@ -475,6 +497,14 @@ mcds_status_t mcds_queue_push_many(mcds_t *h, const char *queue,
                                    const void *const *data, const size_t *lens,
                                    size_t n, uint32_t flags, uint32_t delay_s,
                                    uint32_t priority, uint64_t *ids);
+/* mcds_queue_push_many with a deduplication id (qpushn dedup=; as for
+ * mcds_queue_push_dedup): message i is remembered as (dedup, i), so a
+ * batch pushed again whole queues only the messages the queue does not
+ * remember, and ids[i] gets the id of each, remembered or new. */
+mcds_status_t mcds_queue_push_many_dedup(mcds_t *h, const char *queue,
+                                         const void *const *data, const size_t *lens,
+                                         size_t n, uint32_t flags, uint32_t delay_s,
+                                         uint32_t priority, const char *dedup, uint64_t *ids);
 /* Leases up to max (1..MCDS_QUEUE_POP_MAX) messages from the first of
  * queues[0..nqueues) (1..MCDS_QUEUE_ANY_MAX queues, all on one server:
  * give them one {tag}) that has a message ready (qpopany); with none

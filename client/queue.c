@@ -47,6 +47,10 @@ mcds_status_t mcds_queue_create(mcds_t *h, const char *queue,
         mcds__x_fmt_secs(secs, sizeof secs, opts->max_age_ms);
         n += (size_t)snprintf(line + n, sizeof line - n, " maxage=%s", secs);
     }
+    if (opts != NULL && opts->dedup_window_ms > 0) {
+        mcds__x_fmt_secs(secs, sizeof secs, opts->dedup_window_ms);
+        n += (size_t)snprintf(line + n, sizeof line - n, " dedup=%s", secs);
+    }
     n += (size_t)snprintf(line + n, sizeof line - n, "\r\n");
     st = mcds__x_send_line(&x, line, n);
     if (st == MCDS_OK) {
@@ -60,11 +64,30 @@ mcds_status_t mcds_queue_create(mcds_t *h, const char *queue,
     return mcds__x_end(&x, st);
 }
 
+int mcds__queue_dedup_ok(const char *dedup)
+{
+    size_t i, n = dedup != NULL ? strlen(dedup) : 0;
+
+    if (n == 0 || n > MCDS_QUEUE_DEDUP_MAX)
+        return 0;
+    for (i = 0; i < n; i++)
+        if ((unsigned char)dedup[i] <= ' ' || (unsigned char)dedup[i] == 0x7f)
+            return 0;
+    return 1;
+}
+
 mcds_status_t mcds_queue_push(mcds_t *h, const char *queue, const void *data,
                               size_t len, uint32_t flags, uint32_t delay_s,
                               uint32_t priority, uint64_t *id)
 {
-    char line[320];
+    return mcds_queue_push_dedup(h, queue, data, len, flags, delay_s, priority, NULL, id);
+}
+
+mcds_status_t mcds_queue_push_dedup(mcds_t *h, const char *queue, const void *data,
+                                    size_t len, uint32_t flags, uint32_t delay_s,
+                                    uint32_t priority, const char *dedup, uint64_t *id)
+{
+    char line[320 + MCDS_QUEUE_DEDUP_MAX];
     struct iovec iov[3];
     uint64_t got = 0;
     size_t n, off, llen;
@@ -72,16 +95,18 @@ mcds_status_t mcds_queue_push(mcds_t *h, const char *queue, const void *data,
     mcds_status_t st;
     const char *p;
 
-    if ((data == NULL && len > 0) || delay_s > INT32_MAX)
+    if ((data == NULL && len > 0) || delay_s > INT32_MAX ||
+        (dedup != NULL && !mcds__queue_dedup_ok(dedup)))
         return MCDS_INVALID;
     if (len > INT32_MAX - 2)
         return MCDS_TOO_LARGE; /* more than the protocol can say */
     st = mcds__x_begin(&x, h, queue);
     if (st != MCDS_OK)
         return mcds__x_end(&x, st);
-    n = (size_t)snprintf(line, sizeof line, "qpush %s %u %u %zu %u\r\n",
+    n = (size_t)snprintf(line, sizeof line, "qpush %s %u %u %zu %u%s%s\r\n",
                          queue, (unsigned)flags, (unsigned)delay_s, len,
-                         (unsigned)priority);
+                         (unsigned)priority, dedup != NULL ? " dedup=" : "",
+                         dedup != NULL ? dedup : "");
     iov[0].iov_base = line;
     iov[0].iov_len = n;
     iov[1].iov_base = (void *)data;
@@ -400,6 +425,8 @@ static void stat_line(const char *p, size_t len, mcds_queue_stats_t *s)
                                                  age_oldest_ready_s)},
         F(lease_ms), F(max_deliveries), F(max_length), F(max_age_ms),
         F(expired_age), F(buried), F(redriven), F(kicked),
+        F(dedup_window_ms), F(dedup_entries), F(deduplicated),
+        F(paused_ms_left),
 #undef F
     };
     const char *name = p + 5, *sp;
@@ -483,6 +510,20 @@ mcds_status_t mcds_queue_purge(mcds_t *h, const char *queue, uint64_t *purged)
     if (st == MCDS_OK && purged != NULL)
         *purged = n;
     return mcds__x_end(&x, st);
+}
+
+mcds_status_t mcds_queue_pause(mcds_t *h, const char *queue, unsigned pause_ms)
+{
+    char line[320], secs[24];
+    size_t len;
+    xcall_t x;
+    mcds_status_t st = mcds__x_begin(&x, h, queue);
+
+    if (st != MCDS_OK)
+        return mcds__x_end(&x, st);
+    mcds__x_fmt_secs(secs, sizeof secs, pause_ms);
+    len = (size_t)snprintf(line, sizeof line, "qpause %s %s\r\n", queue, secs);
+    return mcds__x_end(&x, mcds__x_simple(&x, line, len, "PAUSED", NULL, 1));
 }
 
 mcds_status_t mcds_queue_delete(mcds_t *h, const char *queue)

@@ -13,8 +13,10 @@
 
 #include "xconn.h"
 
-/* "qpushn " + queue + flags, delay, priority + " <len>" per message + "\r\n". */
-#define PUSHN_LINE_MAX (16 + MCDS_QUEUE_NAME_MAX + 3 * 11 + MCDS_QUEUE_PUSH_MAX * 11 + 2)
+/* "qpushn " + queue + flags, delay, priority + " <len>" per message +
+ * " dedup=<id>" + "\r\n". */
+#define PUSHN_LINE_MAX (16 + MCDS_QUEUE_NAME_MAX + 3 * 11 + MCDS_QUEUE_PUSH_MAX * 11 + \
+                        7 + MCDS_QUEUE_DEDUP_MAX + 2)
 
 /* "PUSHED <id> ..." (n ids) into ids (may be NULL): 0, or -1 if the line
  * is not that. */
@@ -47,7 +49,7 @@ static int parse_pushed(const char *p, size_t len, size_t n, uint64_t *ids)
 static mcds_status_t pushn_request(char *line, struct iovec *iov, const char *queue,
                                    const void *const *data, const size_t *lens,
                                    size_t n, uint32_t flags, uint32_t delay_s,
-                                   uint32_t priority)
+                                   uint32_t priority, const char *dedup)
 {
     size_t len, i, total = 0;
 
@@ -65,6 +67,8 @@ static mcds_status_t pushn_request(char *line, struct iovec *iov, const char *qu
         iov[2 + 2 * i].iov_base = (void *)"\r\n";
         iov[2 + 2 * i].iov_len = 2;
     }
+    if (dedup != NULL)
+        len += (size_t)snprintf(line + len, PUSHN_LINE_MAX - len, " dedup=%s", dedup);
     memcpy(line + len, "\r\n", 2);
     iov[0].iov_base = line;
     iov[0].iov_len = len + 2;
@@ -76,6 +80,15 @@ mcds_status_t mcds_queue_push_many(mcds_t *h, const char *queue,
                                    size_t n, uint32_t flags, uint32_t delay_s,
                                    uint32_t priority, uint64_t *ids)
 {
+    return mcds_queue_push_many_dedup(h, queue, data, lens, n, flags, delay_s, priority,
+                                      NULL, ids);
+}
+
+mcds_status_t mcds_queue_push_many_dedup(mcds_t *h, const char *queue,
+                                         const void *const *data, const size_t *lens,
+                                         size_t n, uint32_t flags, uint32_t delay_s,
+                                         uint32_t priority, const char *dedup, uint64_t *ids)
+{
     char line[PUSHN_LINE_MAX];
     struct iovec iov[1 + 2 * MCDS_QUEUE_PUSH_MAX];
     size_t off, llen;
@@ -83,11 +96,11 @@ mcds_status_t mcds_queue_push_many(mcds_t *h, const char *queue,
     mcds_status_t st;
 
     if (data == NULL || lens == NULL || n == 0 || n > MCDS_QUEUE_PUSH_MAX ||
-        delay_s > INT32_MAX)
+        delay_s > INT32_MAX || (dedup != NULL && !mcds__queue_dedup_ok(dedup)))
         return MCDS_INVALID;
     st = mcds__x_begin(&x, h, queue);
     if (st == MCDS_OK)
-        st = pushn_request(line, iov, queue, data, lens, n, flags, delay_s, priority);
+        st = pushn_request(line, iov, queue, data, lens, n, flags, delay_s, priority, dedup);
     if (st == MCDS_OK)
         st = mcds__x_send_all(&x, iov, 1 + 2 * (int)n);
     if (st == MCDS_OK)

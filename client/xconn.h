@@ -91,6 +91,8 @@ typedef struct msg_at {
 
 /* "ITEM <id> <flags> <bytes> <deliveries>" into m: 0, or -1 (queue.c). */
 int mcds__queue_parse_item(const char *p, size_t len, msg_at_t *m);
+/* Whether dedup is a deduplication id a qpush line can carry. */
+int mcds__queue_dedup_ok(const char *dedup);
 
 /* Copies parsed messages out of the reply buffer into one block, each
  * data NUL-terminated, that mcds_queue_msgs_free frees (queue.c). */

@@ -27,7 +27,7 @@ enum {
     SETTINGS_OPT_SNAP_GROWTH, SETTINGS_OPT_LOG_BUFFER, SETTINGS_OPT_RECOVER_PARTIAL,
     SETTINGS_OPT_STRICT_REPLAY, SETTINGS_OPT_STALL_TIMEOUT, SETTINGS_OPT_CHECK_DIR,
     SETTINGS_OPT_ADMIN_USERS, SETTINGS_OPT_DEBUG, SETTINGS_OPT_METRICS_PORT,
-    SETTINGS_OPT_METRICS_LISTEN, SETTINGS_OPT_METRICS_TOP
+    SETTINGS_OPT_METRICS_LISTEN, SETTINGS_OPT_METRICS_TOP, SETTINGS_OPT_RECEIPTS_ONLY
 };
 #define SETTINGS_ITEM_MAX (1024UL * 1024 * 1024)
 
@@ -112,6 +112,8 @@ static const struct settings_option settings_options[] = {
       "interface of the metrics port (default 127.0.0.1)" },
     { SETTINGS_OPT_METRICS_TOP, "metrics-top", required_argument, "<num>",
       "queues and lists named in the metrics, the largest first (default 20, max 1000)" },
+    { SETTINGS_OPT_RECEIPTS_ONLY, "receipts-only", no_argument, NULL,
+      "qack, qrelease, qtouch and qpop ack= take receipts <id>:<deliveries> only: a bare id is refused" },
     { SETTINGS_OPT_DEBUG, "debug", no_argument, NULL, "enable debug verbs (debugtime) for tests" },
     { 'h', "help", no_argument, NULL, "print this help and exit" },
     { 'V', "version", no_argument, NULL, "print version and exit" },
@@ -506,6 +508,7 @@ static int settings_apply(int letter, const char *arg) {
     case 'C': settings.cas_enabled = false; return 0;
     case 'v': settings.verbose++; return 0;
     case SETTINGS_OPT_DEBUG: settings.debug = true; return 0;
+    case SETTINGS_OPT_RECEIPTS_ONLY: settings.receipts_only = true; return 0;
     case SETTINGS_OPT_METRICS_PORT: case SETTINGS_OPT_METRICS_LISTEN: case SETTINGS_OPT_METRICS_TOP:
         return settings_apply_metrics(letter, arg);
     case 'Z': tls_opts.enabled = true; return 0;

@@ -42,6 +42,7 @@ struct settings {
     size_t log_buffer;        /* --log-buffer: the log's ring buffer */
     bool recover_partial;     /* --recover-partial: step over damage, keep what follows */
     bool strict_replay;       /* --strict-replay: a record that does not apply stops start-up */
+    bool receipts_only;       /* --receipts-only: qack, qrelease, qtouch refuse a bare id */
     int log_stall_timeout;    /* --log-stall-timeout: seconds replies wait for a log that cannot be written */
     char *check_dir;          /* --check-data-dir: check this directory and exit */
     char *auth_file;          /* -Y, --auth-file: connections must authenticate (auth.c) */

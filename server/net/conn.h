@@ -13,6 +13,7 @@
 #include "cache/item.h"
 #include "base/reply.h"
 #include "store/store.h"
+#include "types/queue_dedup.h"
 
 struct worker;
 struct event;
@@ -91,6 +92,8 @@ struct conn_nread {
     void (*finish)(struct conn *c);
     uint64_t push_due_ms;   /* qpush: when the message becomes ready */
     uint32_t push_pri;      /* qpush: its priority */
+    uint8_t push_ndedup;    /* qpush: its deduplication id's length (0: none) */
+    char push_dedup[QDEDUP_ID_MAX];
     uint32_t opaque;        /* binary protocol */
     uint8_t opcode;         /* binary protocol */
 };

@@ -246,6 +246,7 @@ void stats_settings(stats_emit_fn emit, void *ctx) {
     stats_emit_str(emit, ctx, "fsync", buf);
     stats_emit_str(emit, ctx, "persist_items", settings.persist_items ? "yes" : "no");
     stats_emit_str(emit, ctx, "strict_replay", settings.strict_replay ? "yes" : "no");
+    stats_emit_str(emit, ctx, "receipts_only", settings.receipts_only ? "yes" : "no");
     stats_emit_u64(emit, ctx, "log_stall_timeout", (uint64_t)settings.log_stall_timeout);
     stats_emit_u64(emit, ctx, "metrics_port", (uint64_t)settings.metrics_port);
     stats_emit_str(emit, ctx, "metrics_listen", settings.metrics_listen);

@@ -65,6 +65,53 @@ static uint64_t qp_get_max_age(struct codec_in *in) {
     return in->n == 0 ? 0 : codec_get_u64(in);
 }
 
+/* The dedup_window_ms after it: the default when the record ends first. */
+static uint64_t qp_get_dedup_window(struct codec_in *in) {
+    return in->n == 0 ? QUEUE_DEFAULT_DEDUP_MS : codec_get_u64(in);
+}
+
+/* When q's pops are paused until (server clock), from Unix ms v (0: not
+ * paused; a time already passed: not paused either). */
+static uint64_t qp_paused_in(uint64_t v) {
+    uint64_t until = v != 0 ? clock_from_unix_ms(v) : 0;
+
+    return until > clock_now_ms() ? until : 0;
+}
+
+/* Remembers a deduplication id of q (a push's tail, an S_DEDUP entry)
+ * unless it expired before now; q locked. */
+static int qp_remember(struct queue *q, const char *id, size_t n, uint8_t index, uint64_t msg_id,
+                       uint64_t expires_unix_ms) {
+    uint64_t expires = clock_from_unix_ms(expires_unix_ms);
+
+    if (expires <= clock_now_ms())
+        return 0;
+    if (qdedup_add(&q->dedup, id, n, index, msg_id, expires) < 0) {
+        log_msg(0, "persistence: no memory to remember deduplication id of message %llu",
+                (unsigned long long)msg_id);
+        return -1;
+    }
+    return 0;
+}
+
+/* The deduplication id at the end of a Q_PUSH (d->n 0: none). */
+struct qp_dedup {
+    const char *id;
+    size_t n;
+    uint8_t index;
+    uint64_t expires;
+};
+
+static bool qp_get_push_dedup(struct codec_in *in, struct qp_dedup *d) {
+    d->n = 0;
+    if (in->n == 0)
+        return true;
+    d->id = codec_get_key(in, &d->n);
+    d->index = codec_get_u8(in);
+    d->expires = codec_get_u64(in);
+    return !in->bad && in->n == 0 && d->n > 0 && d->n <= QDEDUP_ID_MAX;
+}
+
 /* ---- replay ---- */
 
 /* The queue under key, pinned (created with o, or the defaults, when
@@ -195,15 +242,19 @@ static void qp_set_state(struct queue *q, uint64_t id, uint8_t state, uint32_t d
 
 /* Applies a record to the queue under key, already pinned. */
 static int qp_apply_to(struct queue *q, uint8_t op, struct codec_in *in) {
+    struct qp_dedup dd;
     struct qp_msg r;
     int rc = 0;
 
     switch (op) {
     case Q_PUSH:
-        if (!qp_get_msg(in, &r))
+        /* Read whole before anything changes: the record applies as one. */
+        if (!qp_get_msg(in, &r) || !qp_get_push_dedup(in, &dd))
             return -1;
         rc = qp_add_msg(q, &r, NULL, 0);
         q->counts.pushed++;
+        if (rc == 0 && dd.n > 0)
+            rc = qp_remember(q, dd.id, dd.n, dd.index, r.id, dd.expires);
         return rc;
     case Q_BURY:
         if (!qp_get_msg(in, &r))
@@ -231,6 +282,12 @@ static int qp_apply_to(struct queue *q, uint8_t op, struct codec_in *in) {
         return 0;
     case Q_PURGE:
         qp_purge(q);
+        return 0;
+    case Q_PAUSE:
+        r.due = codec_get_u64(in);
+        if (in->bad)
+            return -1;
+        q->paused_until = qp_paused_in(r.due);
         return 0;
     case Q_KICK:
         r.id = codec_get_u64(in);
@@ -286,6 +343,7 @@ static int qp_apply_create(const char *key, size_t nkey, struct codec_in *in) {
     if (!qp_get_opts(in, &o))
         return -1;
     o.max_age_ms = qp_get_max_age(in);
+    o.dedup_window_ms = qp_get_dedup_window(in);
     if (in->bad)
         return -1;
     pin = qp_queue(key, nkey, true, &o);
@@ -350,7 +408,7 @@ static int qp_load_queue(struct codec_in *in) {
     size_t nkey;
     const char *key = codec_get_key(in, &nkey);
     struct queue_opts o;
-    uint64_t exp, seq, pushed, acked, dead, purged, lsn;
+    uint64_t exp, seq, pushed, acked, dead, purged, lsn, paused;
     struct queue *q;
     item *pin;
 
@@ -364,9 +422,12 @@ static int qp_load_queue(struct codec_in *in) {
     purged = codec_get_u64(in);
     lsn = codec_get_u64(in);
     o.max_age_ms = qp_get_max_age(in);
+    o.dedup_window_ms = qp_get_dedup_window(in);
+    paused = in->n == 0 ? 0 : codec_get_u64(in);
     if (in->bad || (pin = qp_queue(key, nkey, true, &o)) == NULL)
         return -1;
     q = store_queue_of(pin);
+    q->paused_until = qp_paused_in(paused);
     q->seq = seq;
     q->counts.pushed = pushed;
     q->counts.acked = acked;
@@ -377,6 +438,26 @@ static int qp_load_queue(struct codec_in *in) {
         store_touch(key, nkey, clock_exptime_from_unix(exp));
     item_release(pin);
     return 0;
+}
+
+/* S_DEDUP: a deduplication id its queue remembered. */
+static int qp_load_dedup(struct codec_in *in) {
+    size_t nkey, n;
+    const char *key = codec_get_key(in, &nkey);
+    const char *did = codec_get_key(in, &n);
+    uint8_t index = codec_get_u8(in);
+    uint64_t msg_id = codec_get_u64(in), expires = codec_get_u64(in);
+    item *pin;
+    int rc;
+
+    if (key == NULL || in->bad || n == 0 || n > QDEDUP_ID_MAX
+        || (pin = qp_queue(key, nkey, false, NULL)) == NULL)
+        return -1;
+    pthread_mutex_lock(&store_queue_of(pin)->lock);
+    rc = qp_remember(store_queue_of(pin), did, n, index, msg_id, expires);
+    pthread_mutex_unlock(&store_queue_of(pin)->lock);
+    item_release(pin);
+    return rc;
 }
 
 static int qp_load(uint8_t op, const uint8_t *p, size_t n) {
@@ -390,6 +471,8 @@ static int qp_load(uint8_t op, const uint8_t *p, size_t n) {
     codec_in_init(&in, p, n);
     if (op == S_QUEUE)
         return qp_load_queue(&in);
+    if (op == S_DEDUP)
+        return qp_load_dedup(&in);
     if (op != S_MSG)
         return -1;
     key = codec_get_key(&in, &nkey);

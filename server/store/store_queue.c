@@ -23,6 +23,7 @@ static void *store_queue_make(const char *key, size_t nkey, item *self, void *ar
 void store_queue_defaults(const char *key, size_t nkey, struct queue_opts *o) {
     memset(o, 0, sizeof(*o));
     o->lease_ms = QUEUE_DEFAULT_LEASE_MS;
+    o->dedup_window_ms = QUEUE_DEFAULT_DEDUP_MS;
     if (nkey + strlen(STORE_QUEUE_DLQ_SUFFIX) <= sizeof(o->dlq)) {
         memcpy(o->dlq, key, nkey);
         memcpy(o->dlq + nkey, STORE_QUEUE_DLQ_SUFFIX, strlen(STORE_QUEUE_DLQ_SUFFIX));
@@ -101,6 +102,11 @@ enum queue_result store_queue_push(item *pin, item *payload, uint32_t pri, uint6
     return queue_push(store_queue_of(pin), payload, pri, due_ms, id);
 }
 
+enum queue_result store_queue_push_dedup(item *pin, item **payloads, int n, uint32_t pri, uint64_t due_ms,
+                                         const struct queue_dedup_id *dd, uint64_t *ids, bool *dup) {
+    return queue_push_dedup(store_queue_of(pin), payloads, n, pri, due_ms, dd, ids, dup);
+}
+
 int store_queue_pop(item *pin, int max, uint64_t lease_ms, uint64_t holder, struct qdelivery *out) {
     return queue_pop(store_queue_of(pin), max, lease_ms, holder, out);
 }
@@ -123,6 +129,10 @@ enum queue_result store_queue_touch(item *pin, const struct qreceipt *r, bool he
 
 void store_queue_unlease(item *pin, const struct qreceipt *r) {
     queue_unlease(store_queue_of(pin), r);
+}
+
+enum queue_result store_queue_pause(item *pin, uint64_t until_ms) {
+    return queue_pause(store_queue_of(pin), until_ms);
 }
 
 uint64_t store_queue_purge(item *pin) {

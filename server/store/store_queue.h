@@ -39,6 +39,10 @@ item *store_queue_open(const char *key, size_t nkey, bool create, const struct q
 struct queue *store_queue_of(item *pin);
 
 enum queue_result store_queue_push(item *pin, item *payload, uint32_t pri, uint64_t due_ms, uint64_t *id);
+/* Pushes with a deduplication id (queue_push_dedup): dup[i] set for a
+ * message already queued by an earlier push of the same id. */
+enum queue_result store_queue_push_dedup(item *pin, item **payloads, int n, uint32_t pri, uint64_t due_ms,
+                                         const struct queue_dedup_id *dd, uint64_t *ids, bool *dup);
 int store_queue_pop(item *pin, int max, uint64_t lease_ms, uint64_t holder, struct qdelivery *out);
 int store_queue_take(item *pin, struct qdelivery *out);
 enum queue_result store_queue_ack(item *pin, const struct qreceipt *r, bool held);
@@ -46,6 +50,7 @@ enum queue_result store_queue_release(item *pin, const struct qreceipt *r, bool 
 enum queue_result store_queue_touch(item *pin, const struct qreceipt *r, bool held, uint64_t lease_ms);
 void store_queue_unlease(item *pin, const struct qreceipt *r);
 uint64_t store_queue_purge(item *pin);
+enum queue_result store_queue_pause(item *pin, uint64_t until_ms);
 /* Dead letters back to their sources (queue_redrive), buried messages
  * ready again (queue_kick_buried). */
 void store_queue_redrive(item *pin, uint64_t max, uint64_t *moved, uint64_t *left);

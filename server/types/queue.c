@@ -403,6 +403,10 @@ void queue_update_due(struct queue *q) {
         next = q->bury_retry_at;
     if (queue_age_due(q) < next)
         next = queue_age_due(q);
+    if (qdedup_next_expiry(&q->dedup) < next)
+        next = qdedup_next_expiry(&q->dedup);
+    if (q->paused_until != 0 && q->paused_until < next)
+        next = q->paused_until;     /* its end serves the waiters */
     __atomic_store_n(&q->next_due, next, __ATOMIC_RELEASE);
     /* The heap only needs to hear of a time earlier than the one it has:
      * a later one is found when the timer visits (and finds nothing due). */
@@ -479,10 +483,18 @@ static bool queue_waiter_claim(struct queue_waiter *w) {
     return w->group == NULL || queue_group_claim(w->group);
 }
 
+/* Whether q's pops are paused at now; q locked. */
+static bool queue_paused(const struct queue *q, uint64_t now) {
+    return q->paused_until > now;
+}
+
 /* Hands ready messages to waiters, first come first served; q locked. A
  * member of a group served by another queue is taken off, given nothing. */
 void queue_serve(struct queue *q) {
     uint64_t now = clock_now_ms();
+
+    if (queue_paused(q, now))
+        return;
 
     while (q->whead != NULL && queue_ready_count(q) > 0) {
         struct queue_waiter *w = q->whead;
@@ -608,6 +620,9 @@ static void queue_catch_up(struct queue *q, uint64_t now, struct queue_dead_list
     }
     queue_expire_aged(q, now, dl);
     queue_unbury(q, now, dl);
+    qdedup_expire(&q->dedup, now, QDEDUP_SWEEP_MAX);
+    if (q->paused_until != 0 && q->paused_until <= now)
+        q->paused_until = 0;        /* the pause is over: nothing to log */
 }
 
 /* Hands dead letters to the hook, with the queue lock not held (the
@@ -795,6 +810,7 @@ static void queue_free_unlisted(struct queue *q) {
     queue_free_heap(&q->inflight);
     queue_free_heap(&q->buried);
     queue_src_free_all(q);
+    qdedup_free(&q->dedup);
     item_mem_charge(-(long)(sizeof(*q) + q->nbuckets * sizeof(*q->ids)));
     free(q->ids);
     pthread_mutex_destroy(&q->lock);
@@ -1005,11 +1021,31 @@ static bool queue_push_room(struct queue *q, int n, bool delayed) {
     return qheap_reserve(&q->ready, room) == 0 && qheap_reserve(&q->ready_age, room) == 0;
 }
 
+/* What a push remembers of its deduplication id: the entry of each
+ * message it pushes (NULL: none), made before anything changes, and when
+ * they expire. */
+struct queue_push_dedup {
+    struct qdedup_entry *e[QUEUE_PUSH_MAX];
+    uint64_t expires_ms;
+};
+
+/* Logs message m of a push, remembered under its entry i of pd (if any). */
+static void queue_push_log(struct queue *q, const struct qmsg *m, struct queue_push_dedup *pd, int i) {
+    struct qdedup_entry *e = pd != NULL ? pd->e[i] : NULL;
+
+    if (e != NULL) {
+        qdedup_insert(&q->dedup, e, m->id, pd->expires_ms);
+        pd->e[i] = NULL;
+    }
+    qlog_push(q, m, e);
+}
+
 /* Pushes n messages into the pack, all or none (q->seq, the counts and
  * the log change only once they are all in): false without memory. The
  * queue then owns the payloads, whose bytes were copied and released.
  * q locked. */
-static bool queue_push_packed(struct queue *q, item **payloads, int n, uint64_t now, uint64_t *ids) {
+static bool queue_push_packed(struct queue *q, item **payloads, int n, uint64_t now, uint64_t *ids,
+                              struct queue_push_dedup *pd) {
     struct qpack_mark mark;
     struct qmsg m;
     int i;
@@ -1036,7 +1072,7 @@ static bool queue_push_packed(struct queue *q, item **payloads, int n, uint64_t 
         m.seq = q->seq++;
         m.payload = payloads[i];
         q->counts.pushed++;
-        qlog_push(q, &m);
+        queue_push_log(q, &m, pd, i);
         item_release(payloads[i]);
     }
     return true;
@@ -1048,34 +1084,16 @@ static bool queue_packs(const struct queue *q, uint32_t pri, bool delayed) {
     return !delayed && pri == QUEUE_DEFAULT_PRI && q->whead == NULL;
 }
 
-enum queue_result queue_push_many(struct queue *q, item **payloads, int n, uint32_t pri,
-                                  uint64_t due_ms, uint64_t *ids) {
-    uint64_t now = clock_now_ms();
+/* Pushes n messages into the heaps, all or none; q locked. */
+static enum queue_result queue_push_heaps(struct queue *q, item **payloads, int n, uint32_t pri,
+                                          uint64_t due_ms, uint64_t now, uint64_t *ids,
+                                          struct queue_push_dedup *pd) {
     bool delayed = due_ms > now;
     struct qmsg *m[QUEUE_PUSH_MAX];
     int i;
 
-    if (n < 1 || n > QUEUE_PUSH_MAX)
-        return QUEUE_FULL;
-    pthread_mutex_lock(&q->lock);
-    if (q->closed) {
-        pthread_mutex_unlock(&q->lock);
-        return QUEUE_GONE;
-    }
-    if (q->opts.max_length != 0 && queue_length(q) + (size_t)n > q->opts.max_length) {
-        pthread_mutex_unlock(&q->lock);
-        return QUEUE_FULL;
-    }
-    if (queue_packs(q, pri, delayed)) {
-        bool ok = queue_push_packed(q, payloads, n, now, ids);
-        queue_update_due(q);
-        pthread_mutex_unlock(&q->lock);
-        return ok ? QUEUE_OK : QUEUE_NOMEM;
-    }
-    if (!queue_push_room(q, n, delayed) || !queue_new_msgs(m, n)) {
-        pthread_mutex_unlock(&q->lock);
+    if (!queue_push_room(q, n, delayed) || !queue_new_msgs(m, n))
         return QUEUE_NOMEM;
-    }
     for (i = 0; i < n; i++) {
         m[i]->id = queue_next_id();
         m[i]->seq = q->seq++;
@@ -1090,13 +1108,100 @@ enum queue_result queue_push_many(struct queue *q, item **payloads, int n, uint3
             queue_ready_add(q, m[i]);
         item_mem_charge((long)sizeof(*m[i]));
         q->counts.pushed++;
-        qlog_push(q, m[i]);
+        queue_push_log(q, m[i], pd, i);
         ids[i] = m[i]->id;
     }
     queue_serve(q);
+    return QUEUE_OK;
+}
+
+/* Pushes n fresh messages (none of them a duplicate); q locked. */
+static enum queue_result queue_push_fresh(struct queue *q, item **payloads, int n, uint32_t pri,
+                                          uint64_t due_ms, uint64_t *ids, struct queue_push_dedup *pd) {
+    uint64_t now = clock_now_ms();
+
+    if (q->opts.max_length != 0 && queue_length(q) + (size_t)n > q->opts.max_length)
+        return QUEUE_FULL;
+    if (queue_packs(q, pri, due_ms > now))
+        return queue_push_packed(q, payloads, n, now, ids, pd) ? QUEUE_OK : QUEUE_NOMEM;
+    return queue_push_heaps(q, payloads, n, pri, due_ms, now, ids, pd);
+}
+
+enum queue_result queue_push_many(struct queue *q, item **payloads, int n, uint32_t pri,
+                                  uint64_t due_ms, uint64_t *ids) {
+    return queue_push_dedup(q, payloads, n, pri, due_ms, NULL, ids, NULL);
+}
+
+/* The entries of dd for the messages of a push that are not duplicates
+ * (fresh[j] is message pos[j] of the push): false without memory, none
+ * made. q locked. */
+static bool queue_dedup_prepare(struct queue *q, const struct queue_dedup_id *dd, const int *pos,
+                                int nfresh, struct queue_push_dedup *pd) {
+    int j;
+
+    pd->expires_ms = clock_now_ms() + q->opts.dedup_window_ms;
+    if (nfresh > 0 && qdedup_reserve(&q->dedup) < 0)
+        return false;
+    for (j = 0; j < nfresh; j++) {
+        if ((pd->e[j] = qdedup_entry_new(dd->id, dd->n, (uint8_t)pos[j])) == NULL) {
+            while (j > 0)
+                qdedup_entry_drop(pd->e[--j]);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Frees the entries a refused push did not insert. */
+static void queue_dedup_unused(struct queue_push_dedup *pd, int n) {
+    int j;
+
+    for (j = 0; j < n; j++)
+        if (pd->e[j] != NULL)
+            qdedup_entry_drop(pd->e[j]);
+}
+
+enum queue_result queue_push_dedup(struct queue *q, item **payloads, int n, uint32_t pri,
+                                   uint64_t due_ms, const struct queue_dedup_id *dd,
+                                   uint64_t *ids, bool *dup) {
+    item *fresh[QUEUE_PUSH_MAX];
+    uint64_t fids[QUEUE_PUSH_MAX];
+    int pos[QUEUE_PUSH_MAX], nfresh = 0, i;
+    struct queue_push_dedup pd;
+    enum queue_result r;
+
+    if (n < 1 || n > QUEUE_PUSH_MAX)
+        return QUEUE_FULL;
+    pthread_mutex_lock(&q->lock);
+    if (q->closed) {
+        pthread_mutex_unlock(&q->lock);
+        return QUEUE_GONE;
+    }
+    for (i = 0; i < n; i++) {
+        bool d = dd != NULL && qdedup_find(&q->dedup, dd->id, dd->n, (uint8_t)i, clock_now_ms(), &ids[i]);
+        if (dup != NULL)
+            dup[i] = d;
+        if (!d) {
+            pos[nfresh] = i;
+            fresh[nfresh++] = payloads[i];
+        }
+    }
+    r = QUEUE_OK;
+    if (nfresh > 0 && dd != NULL && !queue_dedup_prepare(q, dd, pos, nfresh, &pd)) {
+        r = QUEUE_NOMEM;
+    } else if (nfresh > 0) {
+        r = queue_push_fresh(q, fresh, nfresh, pri, due_ms, fids, dd != NULL ? &pd : NULL);
+        if (dd != NULL && r != QUEUE_OK)
+            queue_dedup_unused(&pd, nfresh);
+    }
+    if (r == QUEUE_OK) {
+        for (i = 0; i < nfresh; i++)
+            ids[pos[i]] = fids[i];
+        q->counts.deduplicated += (uint64_t)(n - nfresh);
+    }
     queue_update_due(q);
     pthread_mutex_unlock(&q->lock);
-    return QUEUE_OK;
+    return r;
 }
 
 enum queue_result queue_push_msg(struct queue *q, struct qmsg *m, const char *src, size_t nsrc) {
@@ -1138,7 +1243,7 @@ int queue_pop(struct queue *q, int max, uint64_t lease_ms, uint64_t holder, stru
     int n = 0;
 
     queue_lock(q, now, &dl);
-    while (n < max && queue_ready_count(q) > 0) {
+    while (n < max && !queue_paused(q, now) && queue_ready_count(q) > 0) {
         queue_lease(q, lease_ms, holder, now, &out[n]);
         if (out[n].payload == NULL)
             break;
@@ -1153,7 +1258,7 @@ int queue_take(struct queue *q, struct qdelivery *out) {
     struct qmsg *m;
 
     queue_lock(q, clock_now_ms(), &dl);
-    m = queue_ready_take(q);
+    m = queue_paused(q, clock_now_ms()) ? NULL : queue_ready_take(q);
     if (m != NULL) {
         q->counts.popped++;
         q->counts.acked++;
@@ -1168,6 +1273,21 @@ int queue_take(struct queue *q, struct qdelivery *out) {
     }
     queue_unlock(q, &dl);
     return m != NULL;
+}
+
+enum queue_result queue_pause(struct queue *q, uint64_t until_ms) {
+    uint64_t now = clock_now_ms();
+    struct queue_dead_list dl;
+    enum queue_result r = QUEUE_GONE;
+
+    queue_lock(q, now, &dl);
+    if (!q->closed) {
+        q->paused_until = until_ms > now ? until_ms : 0;
+        qlog_pause(q);
+        r = QUEUE_OK;
+    }
+    queue_unlock(q, &dl);       /* a resume serves the waiters now */
+    return r;
 }
 
 /* The in-flight message r names, if the caller may act on it (see
@@ -1411,6 +1531,8 @@ static void queue_stats_locked(struct queue *q, struct queue_stats *st, uint64_t
     st->inflight = q->inflight.n;
     st->buried = q->buried.n;
     st->waiters = q->nwaiters;
+    st->dedup_entries = q->dedup.n;
+    st->paused_ms_left = queue_paused(q, now) ? q->paused_until - now : 0;
     st->oldest_ready_ms = any && now > oldest ? now - oldest : 0;
 }
 

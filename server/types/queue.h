@@ -30,6 +30,7 @@
 #define QUEUE_DEFAULT_LEASE_MS 30000
 #define QUEUE_DEFAULT_PRI 1024
 #define QUEUE_HELD UINT64_MAX       /* lease of a message held by a connection */
+#define QUEUE_DEFAULT_DEDUP_MS 300000   /* how long a deduplication id is remembered */
 
 struct event_base;
 
@@ -67,6 +68,8 @@ struct queue_opts {
     size_t ndlq;
     uint64_t max_age_ms;        /* a message not acked this long after its
                                    push is dead-lettered; 0: no limit */
+    uint64_t dedup_window_ms;   /* how long a push's deduplication id is
+                                   remembered (queue_dedup.h) */
 };
 
 /* Names one delivery of a message: its id and, when delivery is not 0,
@@ -115,6 +118,10 @@ struct queue_stats {
     uint64_t oldest_ready_ms;   /* age of the oldest ready message */
     uint64_t expired_age;       /* dead-lettered for their age (max_age_ms) */
     uint64_t redriven, kicked;  /* sent back by queue_redrive, made ready by queue_kick */
+    uint64_t deduplicated;      /* pushed messages a deduplication id found
+                                   already queued (not pushed again) */
+    uint64_t dedup_entries;     /* deduplication ids remembered now */
+    uint64_t paused_ms_left;    /* until pops deliver again (0: not paused) */
 };
 
 enum queue_result { QUEUE_OK, QUEUE_FULL, QUEUE_NOMEM, QUEUE_NOT_FOUND, QUEUE_GONE };
@@ -153,6 +160,20 @@ enum queue_result queue_push(struct queue *q, item *payload, uint32_t pri, uint6
 #define QUEUE_PUSH_MAX 100
 enum queue_result queue_push_many(struct queue *q, item **payloads, int n, uint32_t pri,
                                   uint64_t due_ms, uint64_t *ids);
+/* A push's deduplication id (qpush and qpushn dedup=): message i of the
+ * push is known as (id, i) for the queue's dedup window. */
+struct queue_dedup_id {
+    const char *id;
+    size_t n;                   /* 1 to QDEDUP_ID_MAX bytes */
+};
+/* queue_push_many with a deduplication id (dd NULL: none). A message
+ * whose (id, i) the queue still remembers is not pushed: dup[i] is set,
+ * ids[i] is the message that push queued, and the caller keeps payloads[i]
+ * (every other payload is the queue's on QUEUE_OK). The others are pushed
+ * all or none, each remembered under its (id, i) in the same log record. */
+enum queue_result queue_push_dedup(struct queue *q, item **payloads, int n, uint32_t pri,
+                                   uint64_t due_ms, const struct queue_dedup_id *dd,
+                                   uint64_t *ids, bool *dup);
 /* Takes over a whole message from queue src (a dead letter): ready now,
  * its id kept, its delivery count starting again. */
 enum queue_result queue_push_msg(struct queue *q, struct qmsg *m, const char *src, size_t nsrc);
@@ -170,6 +191,10 @@ enum queue_result queue_touch(struct queue *q, const struct qreceipt *r, bool he
 /* Gives back a delivery that never reached a client (its waiter hung
  * up): ready again, and the delivery is not counted. */
 void queue_unlease(struct queue *q, const struct qreceipt *r);
+/* Pauses q's pops until until_ms on the server clock (0, or a time
+ * passed: resumes now): pops, takes and waiters are given nothing until
+ * then, pushes and leases go on. QUEUE_GONE once q is deleted. */
+enum queue_result queue_pause(struct queue *q, uint64_t until_ms);
 /* Drops ready, delayed and buried messages; returns how many. */
 uint64_t queue_purge(struct queue *q);
 

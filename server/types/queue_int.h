@@ -9,6 +9,7 @@
 
 #include "base/reaper.h"
 #include "types/queue.h"
+#include "types/queue_dedup.h"
 #include "types/queue_pack.h"
 
 #define QUEUE_IDMAP_INIT 64
@@ -46,6 +47,8 @@ struct queue {
     struct queue_waiter *whead, *wtail;
     uint64_t nwaiters;
     struct queue_stats counts;  /* the running totals (pushed, acked …) */
+    struct qdedup dedup;        /* deduplication ids of recent pushes */
+    uint64_t paused_until;      /* pops answer nothing before this time (0: not paused) */
     bool closed;
     uint64_t next_due;          /* earliest delay or lease end; atomic */
     size_t tpos;                /* place in the timer heap (QUEUE_NO_TIMER: none) */

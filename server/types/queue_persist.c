@@ -8,10 +8,13 @@
  * Record payloads (after the queue's key, one length byte and the bytes):
  *   Q_CREATE  lease_ms u64, max_deliveries u32, max_length u64, dlq key,
  *             max_age_ms u64 (left out by logs written before it existed:
- *             read as 0, no limit)
+ *             read as 0, no limit), dedup_window_ms u64 (likewise: read
+ *             as the default)
  *   Q_DROP    -
  *   Q_TTL     exptime (Unix seconds, 0 never) u64
- *   Q_PUSH    a message (below)
+ *   Q_PUSH    a message (below), then, for a push with a deduplication
+ *             id: the id (as a key), its index in the push u8, when it
+ *             expires (Unix ms) u64
  *   Q_STATE   id u64, state u8, deliveries u32, due (Unix ms) u64
  *   Q_ACK     id u64
  *   Q_PURGE   -
@@ -24,14 +27,18 @@
  *   Q_BURY    a message: refused by its dead-letter queue, buried back in
  *             this one (added if missing: a snapshot written while it was
  *             on its way does not hold it)
+ *   Q_PAUSE   paused until (Unix ms; 0: resumed) u64
  * A message: id u64, seq u64, state u8, priority u32, deliveries u32,
  * due u64 (Unix ms; a lease end for in-flight, UINT64_MAX when held by a
  * Kestrel open read), pushed (Unix ms) u64, flags u32, data length u32,
  * data. Snapshot entries: S_QUEUE (the Q_CREATE fields but max_age_ms,
  * exptime, seq, totals, the log position it was dumped at, then max_age_ms,
- * which older snapshots leave out) and S_MSG (queue key, message, then
- * for a dead letter the key of its source queue, which older snapshots
- * and messages with none leave out).
+ * dedup_window_ms and paused until (Unix ms, 0: not paused), which older
+ * snapshots leave out), S_MSG (queue key,
+ * message, then for a dead letter the key of its source queue, which older
+ * snapshots and messages with none leave out) and S_DEDUP (queue key, a
+ * deduplication id as a key, its index u8, its message's id u64, when it
+ * expires (Unix ms) u64), in the order the queue remembers them.
  */
 
 #include <stdlib.h>
@@ -44,6 +51,9 @@
 #include "persist/snapshot.h"
 #include "types/queue_int.h"
 #include "types/queue_persist.h"
+
+/* An S_DEDUP entry but its queue key: id (key), index, message id, expiry. */
+#define QP_DEDUP_ENTRY (1 + QDEDUP_ID_MAX + 1 + 8 + 8)
 
 /* ---- times ---- */
 
@@ -81,15 +91,24 @@ static void qp_put_packed(struct codec_out *o, const struct qpack_entry *e) {
     codec_put_u32(o, e->len);
 }
 
-/* Logs fixed part o, then (with_data) m's data. */
-static void qp_log(uint8_t op, struct codec_out *o, const struct qmsg *m) {
-    struct iovec v[2] = { { o->p, o->n }, { NULL, 0 } };
+/* Logs fixed part o, then (m not NULL) m's data, then tail t (if any). */
+static void qp_log_tail(uint8_t op, struct codec_out *o, const struct qmsg *m, const struct codec_out *t) {
+    struct iovec v[3] = { { o->p, o->n }, { NULL, 0 }, { NULL, 0 } };
+    int n = 1;
 
     if (m != NULL) {
-        v[1].iov_base = item_value(m->payload);
-        v[1].iov_len = m->payload->nbytes - 2;
+        v[n].iov_base = item_value(m->payload);
+        v[n++].iov_len = m->payload->nbytes - 2;
     }
-    persist_log(PERSIST_QUEUE, op, v, m != NULL ? 2 : 1);
+    if (t != NULL) {
+        v[n].iov_base = t->p;
+        v[n++].iov_len = t->n;
+    }
+    persist_log(PERSIST_QUEUE, op, v, n);
+}
+
+static void qp_log(uint8_t op, struct codec_out *o, const struct qmsg *m) {
+    qp_log_tail(op, o, m, NULL);
 }
 
 static void qp_start(struct codec_out *o, uint8_t *buf, const struct queue *q) {
@@ -113,6 +132,7 @@ void qlog_create(struct queue *q) {
     qp_start(&o, buf, q);
     qp_put_opts(&o, &q->opts);
     codec_put_u64(&o, q->opts.max_age_ms);
+    codec_put_u64(&o, q->opts.dedup_window_ms);
     qp_log(Q_CREATE, &o, NULL);
 }
 
@@ -142,8 +162,23 @@ static void qp_log_msg(uint8_t op, struct queue *q, const struct qmsg *m) {
     qp_log(op, &o, m);
 }
 
-void qlog_push(struct queue *q, const struct qmsg *m) {
-    qp_log_msg(Q_PUSH, q, m);
+void qlog_push(struct queue *q, const struct qmsg *m, const struct qdedup_entry *e) {
+    uint8_t buf[QP_FIXED], tail[QDEDUP_ID_MAX + 16];
+    struct codec_out o, t;
+
+    if (e == NULL) {
+        qp_log_msg(Q_PUSH, q, m);
+        return;
+    }
+    if (!persist_on())
+        return;
+    qp_start(&o, buf, q);
+    qp_put_msg(&o, m);
+    codec_out_init(&t, tail, sizeof(tail));
+    codec_put_key(&t, e->id, e->n);
+    codec_put_u8(&t, e->index);
+    codec_put_u64(&t, clock_to_unix_ms(e->expires_ms));
+    qp_log_tail(Q_PUSH, &o, m, &t);
 }
 
 void qlog_state(struct queue *q, const struct qmsg *m) {
@@ -173,6 +208,22 @@ void qlog_ack(struct queue *q, uint64_t id) {
     qp_start(&o, buf, q);
     codec_put_u64(&o, id);
     qp_log(Q_ACK, &o, NULL);
+}
+
+/* The end of q's pause as Unix ms (0: none). */
+static uint64_t qp_paused_out(const struct queue *q) {
+    return q->paused_until != 0 ? clock_to_unix_ms(q->paused_until) : 0;
+}
+
+void qlog_pause(struct queue *q) {
+    uint8_t buf[QP_FIXED];
+    struct codec_out o;
+
+    if (!persist_on())
+        return;
+    qp_start(&o, buf, q);
+    codec_put_u64(&o, qp_paused_out(q));
+    qp_log(Q_PAUSE, &o, NULL);
 }
 
 void qlog_purge(struct queue *q) {
@@ -231,6 +282,9 @@ struct qp_copy {
     uint32_t nsrcs;
     size_t n;
     struct qpack pack;              /* a copy of the queue's packed messages */
+    uint8_t (*dedup)[QP_DEDUP_ENTRY]; /* each deduplication entry, encoded */
+    size_t *ndedup_entry;
+    size_t ndedup;
 };
 
 /* Every message of q in its heaps, and out on a redrive (still q's);
@@ -270,6 +324,22 @@ static void qp_copy_srcs(const struct queue *q, struct qp_copy *c) {
     c->nsrcs = q->nsrcs;
 }
 
+/* Encodes q's deduplication entries, in their order, into c; q locked. */
+static void qp_copy_dedup(const struct queue *q, struct qp_copy *c) {
+    const struct qdedup_entry *e;
+
+    c->ndedup = 0;
+    for (e = q->dedup.head; e != NULL; e = e->next) {
+        struct codec_out o;
+        codec_out_init(&o, c->dedup[c->ndedup], QP_DEDUP_ENTRY);
+        codec_put_key(&o, e->id, e->n);
+        codec_put_u8(&o, e->index);
+        codec_put_u64(&o, e->msg_id);
+        codec_put_u64(&o, clock_to_unix_ms(e->expires_ms));
+        c->ndedup_entry[c->ndedup++] = o.n;
+    }
+}
+
 /* Copies q (header and every message's fixed part, payloads referenced)
  * under its lock: 0, 1 when q is gone, -1 without memory. */
 static int qp_copy(struct queue *q, item *self, struct qp_copy *c) {
@@ -287,7 +357,10 @@ static int qp_copy(struct queue *q, item *self, struct qp_copy *c) {
     c->payloads = malloc((total + 1) * sizeof(*c->payloads));
     c->src = malloc((total + 1) * sizeof(*c->src));
     c->srcs = malloc((q->nsrcs + 1) * sizeof(*c->srcs));
-    if (c->fixed == NULL || c->payloads == NULL || c->src == NULL || c->srcs == NULL) {
+    c->dedup = malloc((q->dedup.n + 1) * sizeof(*c->dedup));
+    c->ndedup_entry = malloc((q->dedup.n + 1) * sizeof(*c->ndedup_entry));
+    if (c->fixed == NULL || c->payloads == NULL || c->src == NULL || c->srcs == NULL
+        || c->dedup == NULL || c->ndedup_entry == NULL) {
         pthread_mutex_unlock(&q->lock);
         return -1;
     }
@@ -303,7 +376,10 @@ static int qp_copy(struct queue *q, item *self, struct qp_copy *c) {
     codec_put_u64(&o, q->counts.purged);
     codec_put_u64(&o, persist_position());
     codec_put_u64(&o, q->opts.max_age_ms);
+    codec_put_u64(&o, q->opts.dedup_window_ms);
+    codec_put_u64(&o, qp_paused_out(q));
     c->nhead = o.n;
+    qp_copy_dedup(q, c);
     c->n = 0;
     qp_copy_heap(c, &q->ready);
     qp_copy_heap(c, &q->delayed);
@@ -366,12 +442,17 @@ static int qp_write_copy(struct snap_writer *w, const struct queue *q, struct qp
     }
     if (rc == 0)
         rc = qp_write_packed(w, key, ko.n, &c->pack);
+    for (i = 0; i < c->ndedup && rc == 0; i++) {
+        struct iovec d[2] = { { key, ko.n }, { c->dedup[i], c->ndedup_entry[i] } };
+        rc = snap_put(w, PERSIST_QUEUE, S_DEDUP, d, 2);
+    }
     return rc;
 }
 
 int queue_persist_dump(struct snap_writer *w, item *it) {
     struct queue *q = item_struct(it);
-    struct qp_copy c = { .fixed = NULL, .payloads = NULL, .src = NULL, .srcs = NULL, .n = 0 };
+    struct qp_copy c = { .fixed = NULL, .payloads = NULL, .src = NULL, .srcs = NULL, .n = 0,
+                         .dedup = NULL, .ndedup_entry = NULL, .ndedup = 0 };
     size_t i;
     int rc;
 
@@ -387,6 +468,8 @@ int queue_persist_dump(struct snap_writer *w, item *it) {
     free(c.payloads);
     free(c.src);
     free(c.srcs);
+    free(c.dedup);
+    free(c.ndedup_entry);
     qpack_clear(&c.pack);
     return rc;
 }

@@ -17,13 +17,14 @@
 
 struct queue;
 struct qmsg;
+struct qdedup_entry;
 struct snap_writer;
 
 /* The operations of records (Q_) and snapshot entries (S_). */
 enum qp_op {
     Q_CREATE = 1, Q_DROP, Q_TTL, Q_PUSH, Q_STATE, Q_ACK, Q_PURGE, Q_DEAD,
-    Q_REDRIVE, Q_KICK, Q_BURY,
-    S_QUEUE = 20, S_MSG
+    Q_REDRIVE, Q_KICK, Q_BURY, Q_PAUSE,
+    S_QUEUE = 20, S_MSG, S_DEDUP
 };
 
 #define QP_FIXED 640                /* room for every fixed part (two keys) */
@@ -34,7 +35,8 @@ int queue_persist_dump(struct snap_writer *w, item *it);
 
 void qlog_create(struct queue *q);
 void qlog_drop(struct queue *q);
-void qlog_push(struct queue *q, const struct qmsg *m);
+/* A push of m, remembered under deduplication entry e (NULL: none). */
+void qlog_push(struct queue *q, const struct qmsg *m, const struct qdedup_entry *e);
 /* m's state, delivery count or due time changed (lease, release, touch,
  * a lease running out, a delivery given back, burial). */
 void qlog_state(struct queue *q, const struct qmsg *m);
@@ -43,6 +45,8 @@ void qlog_state(struct queue *q, const struct qmsg *m);
 void qlog_bury(struct queue *q, const struct qmsg *m);
 void qlog_ack(struct queue *q, uint64_t id);
 void qlog_purge(struct queue *q);
+/* q's pops were paused until q->paused_until (0: resumed). */
+void qlog_pause(struct queue *q);
 /* m moved from queue src into dead-letter queue q. */
 void qlog_dead(struct queue *q, const char *src, size_t nsrc, const struct qmsg *m);
 /* m moved from dead-letter queue from back into q (a redrive). */

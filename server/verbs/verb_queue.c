@@ -1,13 +1,14 @@
 /*
  * verb_queue: the queue verbs, as entries of the command table.
  *
- *   qcreate <q> [lease=<s>] [maxdeliver=<n>] [maxlen=<n>] [dlq=<key>] [maxage=<s>]
- *   qpush <q> <flags> <delay> <bytes> [<priority>] [noreply]  + data block
+ *   qcreate <q> [lease=<s>] [maxdeliver=<n>] [maxlen=<n>] [dlq=<key>] [maxage=<s>] [dedup=<s>]
+ *   qpush <q> <flags> <delay> <bytes> [<priority>] [dedup=<id>] [noreply]  + data block
  *   qpop <q> [<count>] [lease=<s>] [wait=<s>] [ack=<id>[:<n>]]
  *   qack <q> <id>[:<n>] [noreply]    qrelease <q> <id>[:<n>] [<delay>] [noreply]
  *   qtouch <q> <id>[:<n>] [<lease>] [noreply]
  *   qpeek <q> [<count>]   qpending <q> [values] [holders] [<count>]   qstats <q>
  *   qpurge <q> [noreply]
+ *   qpause <q> <secs> [noreply]       (0 resumes)
  *
  * A blocking qpop parks its connection (queue_park.c). As in memcached,
  * noreply silences every reply of a command, errors included. Every
@@ -45,6 +46,11 @@ uint64_t qverb_delay_ms(int32_t delay) {
         return (uint64_t)delay * 1000;
     wall = (int64_t)clock_started() + (int64_t)clock_now();
     return delay > wall ? (uint64_t)(delay - wall) * 1000 : 0;
+}
+
+/* Whether r may act: with --receipts-only, a bare id (no delivery) may not. */
+bool qverb_receipt_allowed(const struct qreceipt *r) {
+    return r->delivery != 0 || !settings.receipts_only;
 }
 
 /* A receipt "<id>" or "<id>:<delivery>" (delivery 1 to 2^32-1). */
@@ -125,6 +131,10 @@ static bool qverb_create_option(conn *c, struct queue_opts *o, const char *tok) 
         if (cmd_parse_ms(v, &o->max_age_ms) && o->max_age_ms > 0)
             return true;
         cmd_bad_value(c, "maxage");
+    } else if ((v = cmd_option(tok, "dedup")) != NULL) {
+        if (cmd_parse_ms(v, &o->dedup_window_ms) && o->dedup_window_ms > 0)
+            return true;
+        cmd_bad_value(c, "dedup");
     } else if ((v = cmd_option(tok, "maxdeliver")) != NULL) {
         if (cmd_parse_count(v, UINT32_MAX, &n32)) {
             o->max_deliveries = n32;
@@ -190,27 +200,69 @@ enum conn_parse_result qverb_create(conn *c, struct cmd_line *t) {
 
 static void qverb_push_done(conn *c);
 
-/* The first wrong token of a qpush line (REPLY_OK: none). */
-static enum reply_id qverb_push_check(conn *c, struct cmd_line *t, uint32_t *flags,
-                                      int32_t *delay, bool vlen_ok, uint32_t *pri) {
-    if (t->vlen[1] > ITEM_KEY_MAX)
-        return REPLY_X_KEY_TOO_LONG;
-    if (!parse_u32_exact(t->v[2], flags))
-        return REPLY_X_BAD_FLAGS;
-    if (!parse_i32_exact(t->v[3], delay))
-        return REPLY_X_BAD_DELAY;
-    if (!vlen_ok)
-        return REPLY_X_BAD_LENGTH;
-    if (t->n - (c->noreply ? 1 : 0) > 6)
-        return cmd_extra_tokens(t, 5);      /* the data is still skipped */
-    if (t->n - (c->noreply ? 1 : 0) == 6 && !cmd_parse_count(t->v[5], UINT32_MAX, pri))
-        return REPLY_X_BAD_PRIORITY;
+/* What a qpush line asks besides its message. */
+struct qverb_push_args {
+    uint32_t flags, pri;
+    int32_t delay;
+    const char *dedup;          /* dedup=<id> (NULL: none) */
+    size_t ndedup;
+    int unknown;                /* the token that is no option (0: none) */
+};
+
+/* The tokens after <bytes>: [<priority>] [dedup=<id>], noreply left out
+ * (n tokens in all). REPLY_OK, or the first wrong one (REPLY_ERROR with
+ * a->unknown set: an unknown option). */
+static enum reply_id qverb_push_rest(struct cmd_line *t, int n, struct qverb_push_args *a) {
+    const char *v;
+    int i;
+
+    for (i = 5; i < n; i++) {
+        const char *tok = t->v[i];
+        if (strcmp(tok, "noreply") == 0)
+            return REPLY_X_NOREPLY_LAST;
+        if ((v = cmd_option(tok, "dedup")) != NULL) {
+            if (a->dedup != NULL || t->vlen[i] - 6 == 0 || t->vlen[i] - 6 > QDEDUP_ID_MAX)
+                return REPLY_X_BAD_DEDUP;
+            a->dedup = v;
+            a->ndedup = t->vlen[i] - 6;
+        } else if (strchr(tok, '=') != NULL) {
+            a->unknown = i;
+            return REPLY_ERROR;
+        } else if (i == 5 && a->dedup == NULL) {
+            if (!cmd_parse_count(tok, UINT32_MAX, &a->pri))
+                return REPLY_X_BAD_PRIORITY;
+        } else {
+            return cmd_extra_tokens(t, 5);      /* the data is still skipped */
+        }
+    }
     return REPLY_OK;
 }
 
+/* The first wrong token of a qpush line (REPLY_OK: none). */
+static enum reply_id qverb_push_check(conn *c, struct cmd_line *t, struct qverb_push_args *a,
+                                      bool vlen_ok) {
+    if (t->vlen[1] > ITEM_KEY_MAX)
+        return REPLY_X_KEY_TOO_LONG;
+    if (!parse_u32_exact(t->v[2], &a->flags))
+        return REPLY_X_BAD_FLAGS;
+    if (!parse_i32_exact(t->v[3], &a->delay))
+        return REPLY_X_BAD_DELAY;
+    if (!vlen_ok)
+        return REPLY_X_BAD_LENGTH;
+    return qverb_push_rest(t, t->n - (c->noreply ? 1 : 0), a);
+}
+
+/* Replies bad for a qpush line (an unknown option named as such). */
+static void qverb_push_refuse(conn *c, struct cmd_line *t, enum reply_id bad, const struct qverb_push_args *a) {
+    if (bad == REPLY_ERROR && a->unknown > 0)
+        cmd_unknown_option(c, t->v[a->unknown]);
+    else
+        cmd_reply(c, bad);
+}
+
 enum conn_parse_result qverb_push(conn *c, struct cmd_line *t) {
-    int32_t delay = 0, vlen = 0;
-    uint32_t flags = 0, pri = QUEUE_DEFAULT_PRI;
+    struct qverb_push_args a = { 0, QUEUE_DEFAULT_PRI, 0, NULL, 0, 0 };
+    int32_t vlen = 0;
     enum reply_id bad;
     bool vlen_ok;
     enum store_status st;
@@ -218,18 +270,20 @@ enum conn_parse_result qverb_push(conn *c, struct cmd_line *t) {
 
     c->noreply = cmd_is_noreply(t, t->n - 1);
     vlen_ok = parse_i32_exact(t->v[4], &vlen) && vlen >= 0 && vlen <= INT32_MAX - 2;
-    bad = qverb_push_check(c, t, &flags, &delay, vlen_ok, &pri);
+    bad = qverb_push_check(c, t, &a, vlen_ok);
     if (bad != REPLY_OK && !vlen_ok)
         return cmd_refuse_unframed(c, bad);
-    if (bad != REPLY_OK || !persist_writable()) {
-        cmd_reply(c, bad != REPLY_OK ? bad : REPLY_LOG_FAILED);
+    if (bad == REPLY_OK && !persist_writable())
+        bad = REPLY_LOG_FAILED;
+    if (bad != REPLY_OK) {
+        qverb_push_refuse(c, t, bad, &a);
         conn_start_swallow(c, (size_t)vlen + 2);
         return PARSE_DONE;
     }
     /* The message's data alone counts against -I. */
     st = STORE_TOO_LARGE;
     it = (size_t)vlen > settings.item_size_max ? NULL
-         : store_alloc_sized(t->v[1], t->vlen[1], flags, 0, (size_t)vlen + 2, &st);
+         : store_alloc_sized(t->v[1], t->vlen[1], a.flags, 0, (size_t)vlen + 2, &st);
     if (it == NULL) {
         stats_incr(st == STORE_TOO_LARGE ? STATS_STORE_TOO_LARGE : STATS_STORE_NO_MEMORY);
         cmd_reply(c, st == STORE_TOO_LARGE ? REPLY_TOO_LARGE : REPLY_OOM_STORE);
@@ -238,17 +292,22 @@ enum conn_parse_result qverb_push(conn *c, struct cmd_line *t) {
     }
     conn_start_nread(c, it, STORE_SET, 0, c->noreply);
     c->nread.finish = qverb_push_done;
-    c->nread.push_due_ms = clock_now_ms() + qverb_delay_ms(delay);
-    c->nread.push_pri = pri;
+    c->nread.push_due_ms = clock_now_ms() + qverb_delay_ms(a.delay);
+    c->nread.push_pri = a.pri;
+    c->nread.push_ndedup = (uint8_t)a.ndedup;
+    if (a.ndedup > 0)
+        memcpy(c->nread.push_dedup, a.dedup, a.ndedup);
     return PARSE_DONE;
 }
 
 /* The data block of a qpush has been read into c->nread.it. */
 static void qverb_push_done(conn *c) {
     item *it = c->nread.it, *pin;
+    struct queue_dedup_id dd = { c->nread.push_dedup, c->nread.push_ndedup };
     enum store_status st;
     uint64_t id = 0;
     enum queue_result r;
+    bool dup = false;
 
     c->nread.it = NULL;
     c->noreply = c->nread.noreply;
@@ -267,9 +326,10 @@ static void qverb_push_done(conn *c) {
         item_release(it);
         return;
     }
-    r = store_queue_push(pin, it, c->nread.push_pri, c->nread.push_due_ms, &id);
+    r = store_queue_push_dedup(pin, &it, 1, c->nread.push_pri, c->nread.push_due_ms,
+                               dd.n > 0 ? &dd : NULL, &id, &dup);
     item_release(pin);
-    if (r != QUEUE_OK)
+    if (r != QUEUE_OK || dup)
         item_release(it);
     if (r == QUEUE_OK && !c->noreply)
         qverb_out_pushed(c, id);
@@ -313,7 +373,9 @@ static bool qverb_pop_arg(conn *c, const char *tok, bool first, struct qverb_pop
         a->has_ack = qverb_parse_receipt(v, &a->ack);
         if (!a->has_ack)
             cmd_bad_value(c, "ack");
-        return a->has_ack;
+        else if (!qverb_receipt_allowed(&a->ack))
+            conn_out_reply(c, REPLY_X_RECEIPT_REQUIRED);
+        return a->has_ack && qverb_receipt_allowed(&a->ack);
     }
     if (!first || strchr(tok, '=') != NULL) {
         cmd_unknown_option(c, tok);
@@ -381,6 +443,8 @@ static enum reply_id qverb_by_id_check(conn *c, struct cmd_line *t, struct qrece
                                        bool has_ms, int32_t *delay, uint64_t *ms) {
     if (!qverb_parse_receipt(t->v[2], rc))
         return REPLY_X_BAD_ID;
+    if (!qverb_receipt_allowed(rc))
+        return REPLY_X_RECEIPT_REQUIRED;
     if ((t->arg == QVERB_ACK && has_ms) || (t->n == 5 && !c->noreply))
         return cmd_extra_tokens(t, 3);
     if (has_ms && t->arg == QVERB_RELEASE && !parse_i32_exact(t->v[3], delay))
@@ -566,6 +630,10 @@ enum conn_parse_result qverb_stats(conn *c, struct cmd_line *t) {
     qverb_stat(c, "expired_age", st.expired_age);
     qverb_stat(c, "redriven", st.redriven);
     qverb_stat(c, "kicked", st.kicked);
+    qverb_stat(c, "dedup_window_ms", o->dedup_window_ms);
+    qverb_stat(c, "dedup_entries", st.dedup_entries);
+    qverb_stat(c, "deduplicated", st.deduplicated);
+    qverb_stat(c, "paused_ms_left", st.paused_ms_left);
     conn_out_reply(c, REPLY_END);
     item_release(pin);
     return PARSE_DONE;
@@ -594,10 +662,37 @@ enum conn_parse_result qverb_purge(conn *c, struct cmd_line *t) {
     return PARSE_DONE;
 }
 
+/* qpause <q> <secs> [noreply]: pops of q answer nothing for secs (a
+ * fraction allowed), 0 resumes; pushes and leases go on. */
+enum conn_parse_result qverb_pause(conn *c, struct cmd_line *t) {
+    uint64_t ms = 0;
+    enum queue_result r;
+    item *pin;
+
+    c->noreply = t->n == 4 && cmd_is_noreply(t, 3);
+    if (t->n == 4 && !c->noreply) {
+        cmd_reply(c, cmd_extra_tokens(t, 3));
+        return PARSE_DONE;
+    }
+    if (t->vlen[1] <= ITEM_KEY_MAX && !cmd_parse_ms(t->v[2], &ms)) {
+        cmd_reply(c, REPLY_X_BAD_PAUSE);
+        return PARSE_DONE;
+    }
+    if (!cmd_log_ok(c))
+        return PARSE_DONE;
+    pin = qverb_queue(c, t, false, REPLY_NOT_FOUND, NULL);
+    if (pin == NULL)
+        return PARSE_DONE;
+    r = store_queue_pause(pin, ms == 0 ? 0 : clock_now_ms() + ms);
+    item_release(pin);
+    cmd_reply(c, r == QUEUE_OK ? REPLY_PAUSED : REPLY_NOT_FOUND);
+    return PARSE_DONE;
+}
+
 /* The command table's entries of the queue verbs (proto/cmd.h). */
 const struct cmd_def qverb_cmds[] = {
-    { "qcreate", qverb_create, 2, 7, 0, 0, "create a queue: qcreate <q> [lease=] [maxdeliver=] [maxlen=] [dlq=] [maxage=]" },
-    { "qpush", qverb_push, 5, CMD_ANY, CMD_DATA | CMD_NOREPLY, 0, "push a message: qpush <q> <flags> <delay> <bytes> [<priority>]" },
+    { "qcreate", qverb_create, 2, 8, 0, 0, "create a queue: qcreate <q> [lease=] [maxdeliver=] [maxlen=] [dlq=] [maxage=] [dedup=]" },
+    { "qpush", qverb_push, 5, CMD_ANY, CMD_DATA | CMD_NOREPLY, 0, "push a message: qpush <q> <flags> <delay> <bytes> [<priority>] [dedup=<id>]" },
     { "qpop", qverb_pop, 2, 6, 0, 0, "pop messages: qpop <q> [<count>] [lease=] [wait=] [ack=]" },
     { "qack", qbatch_run, 1, CMD_ANY, CMD_RAW | CMD_NOREPLY, QVERB_ACK, "acknowledge popped messages: qack <q> <id> [<id>...]" },
     { "qrelease", qbatch_run, 1, CMD_ANY, CMD_RAW | CMD_NOREPLY, QVERB_RELEASE, "give popped messages back: qrelease <q> <id> [<delay>] | <id>... [delay=]" },
@@ -606,5 +701,6 @@ const struct cmd_def qverb_cmds[] = {
     { "qpending", qverb_pending, 2, 5, 0, 0, "list popped, unacknowledged messages: qpending <q> [values] [holders] [<count>]" },
     { "qstats", qverb_stats, 2, 2, 0, 0, "one queue's figures: qstats <q>" },
     { "qpurge", qverb_purge, 2, 3, CMD_NOREPLY, 0, "empty a queue: qpurge <q>" },
+    { "qpause", qverb_pause, 3, 4, CMD_NOREPLY, 0, "pause a queue's pops for a time (0 resumes): qpause <q> <secs>" },
     { NULL, NULL, 0, 0, 0, 0, NULL },
 };

@@ -23,6 +23,7 @@ enum conn_parse_result qverb_peek(conn *c, struct cmd_line *l);
 enum conn_parse_result qverb_pending(conn *c, struct cmd_line *l);
 enum conn_parse_result qverb_stats(conn *c, struct cmd_line *l);
 enum conn_parse_result qverb_purge(conn *c, struct cmd_line *l);
+enum conn_parse_result qverb_pause(conn *c, struct cmd_line *l);
 
 /* "ITEM <id> <flags> <bytes> <deliveries>\r\n<data>\r\n"; takes over the
  * delivery's payload reference. */
@@ -32,6 +33,8 @@ void qverb_out_delivery(conn *c, struct qdelivery *d);
 size_t qverb_delivery_head(char *buf, const struct qdelivery *d);
 /* A receipt "<id>" or "<id>:<delivery>" (delivery 1 to 2^32-1). */
 bool qverb_parse_receipt(const char *s, struct qreceipt *r);
+/* Whether r may act on a delivery: not a bare id under --receipts-only. */
+bool qverb_receipt_allowed(const struct qreceipt *r);
 /* The queue under the line's key (token 1), pinned (with create, made if
  * missing); NULL, and the reply made (missing: the reply for no queue),
  * when there is none. *st (may be NULL): STORE_NOT_FOUND when missing. */

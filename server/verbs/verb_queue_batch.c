@@ -95,6 +95,9 @@ static bool qbatch_parse(conn *c, struct qbatch *b, char **v, int n) {
         } else if (!qverb_parse_receipt(v[i], &b->rc[b->n++])) {
             cmd_reply(c, strcmp(v[i], "noreply") == 0 ? REPLY_X_NOREPLY_LAST : REPLY_X_BAD_ID);
             return false;
+        } else if (!qverb_receipt_allowed(&b->rc[b->n - 1])) {
+            cmd_reply(c, REPLY_X_RECEIPT_REQUIRED);
+            return false;
         }
     }
     return true;

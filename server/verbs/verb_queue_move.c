@@ -1,7 +1,7 @@
 /*
  * verb_queue_move: moving several messages in one request.
  *
- *   qpushn <queue> <flags> <delay> <priority> <bytes> [<bytes> ...] [noreply]
+ *   qpushn <queue> <flags> <delay> <priority> <bytes> [<bytes> ...] [dedup=<id>] [noreply]
  *          + one data block per message      -> PUSHED <id> [<id> ...]
  *   qpopany <q1> [<q2> ...] [count=<n>] [lease=<s>] [wait=<s>]
  *          -> ITEM <id> <flags> <bytes> <deliveries> <queue> ... END
@@ -43,27 +43,52 @@ struct qpushn_req {
     uint32_t flags, pri;
     uint64_t due_ms;
     uint32_t len[QUEUE_PUSH_MAX];
+    uint8_t ndedup;                 /* dedup=<id>: message i is (id, i) */
+    char dedup[QDEDUP_ID_MAX];
+    int unknown;                    /* the token that is no option (0: none) */
 };
 
 /* ---- qpushn ---- */
 
 static void qmverb_pushn_done(conn *c);
 
+/* An option among a qpushn's lengths (a token with "="): REPLY_OK, or
+ * what is wrong with it (REPLY_ERROR with r->unknown: no such option). */
+static enum reply_id qmverb_pushn_option(char **v, size_t *vlen, int i, struct qpushn_req *r) {
+    const char *id = cmd_option(v[i], "dedup");
+
+    if (id == NULL) {
+        r->unknown = i;
+        return REPLY_ERROR;
+    }
+    if (r->ndedup > 0 || vlen[i] - 6 == 0 || vlen[i] - 6 > QDEDUP_ID_MAX)
+        return REPLY_X_BAD_DEDUP;
+    r->ndedup = (uint8_t)(vlen[i] - 6);
+    memcpy(r->dedup, id, r->ndedup);
+    return REPLY_OK;
+}
+
 /* The lengths v[from..to) into r (at most QUEUE_PUSH_MAX kept), their
  * sum into *total: REPLY_OK, or what is wrong with the first bad one. A
- * noreply in a length's place is passed over (the lengths after it still
- * count, so the blocks can be skipped); any other token there is
- * REPLY_X_BAD_LENGTH at once. */
-static enum reply_id qmverb_lengths(char **v, int from, int to, struct qpushn_req *r, size_t *total) {
-    enum reply_id bad = REPLY_OK;
+ * noreply in a length's place, or an option (dedup=), is passed over (the
+ * lengths after it still count, so the blocks can be skipped); any other
+ * token there is REPLY_X_BAD_LENGTH at once. */
+static enum reply_id qmverb_lengths(char **v, size_t *vlen, int from, int to, struct qpushn_req *r,
+                                    size_t *total) {
+    enum reply_id bad = REPLY_OK, opt;
     uint32_t len;
     int i;
 
     r->n = 0;
+    r->ndedup = 0;
+    r->unknown = 0;
     *total = 0;
     for (i = from; i < to; i++) {
-        if (strcmp(v[i], "noreply") == 0) {
-            bad = REPLY_X_NOREPLY_LAST;
+        if (strcmp(v[i], "noreply") == 0 || strchr(v[i], '=') != NULL) {
+            opt = v[i][0] == 'n' && strcmp(v[i], "noreply") == 0 ? REPLY_X_NOREPLY_LAST
+                  : qmverb_pushn_option(v, vlen, i, r);
+            if (bad == REPLY_OK)
+                bad = opt;
             continue;
         }
         if (!cmd_parse_count(v[i], INT32_MAX - 2, &len))
@@ -73,6 +98,8 @@ static enum reply_id qmverb_lengths(char **v, int from, int to, struct qpushn_re
         r->n++;
         *total += len;
     }
+    if (r->n == 0)
+        return REPLY_ERROR;         /* no length: no block either */
     return bad != REPLY_OK ? bad : r->n > QUEUE_PUSH_MAX ? REPLY_X_TOO_MANY_MESSAGES : REPLY_OK;
 }
 
@@ -81,7 +108,7 @@ static enum reply_id qmverb_lengths(char **v, int from, int to, struct qpushn_re
  * blocks are then skipped on a refusal). */
 static enum reply_id qmverb_pushn_check(char **v, size_t *vlen, int n, struct qpushn_req *r,
                                         size_t *total, bool *lengths_ok) {
-    enum reply_id len = qmverb_lengths(v, 5, n, r, total);
+    enum reply_id len = qmverb_lengths(v, vlen, 5, n, r, total);
     int32_t delay;
 
     *lengths_ok = len != REPLY_X_BAD_LENGTH;
@@ -116,6 +143,8 @@ enum conn_parse_result qmverb_pushn(conn *c, struct cmd_line *l) {
         return PARSE_DONE;
     }
     bad = qmverb_pushn_check(v, vlen, n - (c->noreply ? 1 : 0), &r, &total, &lengths_ok);
+    if (bad == REPLY_ERROR && r.unknown == 0)
+        c->noreply = false;         /* no length: ERROR, as a line too short */
     if (bad == REPLY_OK && !persist_writable())
         bad = REPLY_LOG_FAILED;
     if (bad == REPLY_OK)
@@ -127,7 +156,10 @@ enum conn_parse_result qmverb_pushn(conn *c, struct cmd_line *l) {
             stats_incr(st == STORE_TOO_LARGE ? STATS_STORE_TOO_LARGE : STATS_STORE_NO_MEMORY);
         if (bad == REPLY_OK)
             bad = st == STORE_TOO_LARGE ? REPLY_TOO_LARGE : REPLY_OOM_STORE;
-        cmd_reply(c, bad);
+        if (bad == REPLY_ERROR && r.unknown > 0)
+            cmd_unknown_option(c, v[r.unknown]);
+        else
+            cmd_reply(c, bad);
         conn_start_swallow(c, total + 2 * (size_t)r.n);
         return PARSE_DONE;
     }
@@ -189,16 +221,22 @@ static void qmverb_pushn_apply(conn *c, const char *key, size_t nkey, const stru
         [QUEUE_FULL] = REPLY_NOT_STORED, [QUEUE_NOMEM] = REPLY_OOM_STORE,
         [QUEUE_NOT_FOUND] = REPLY_OOM_STORE, [QUEUE_GONE] = REPLY_NOT_STORED,
     };
+    struct queue_dedup_id dd = { r->dedup, r->ndedup };
     uint64_t ids[QUEUE_PUSH_MAX];
+    bool dup[QUEUE_PUSH_MAX];
     enum queue_result res = QUEUE_GONE;
     enum store_status st;
     item *pin = store_queue_open(key, nkey, true, NULL, &st);
     int i;
 
     if (pin != NULL) {
-        res = queue_push_many(store_queue_of(pin), payloads, r->n, r->pri, r->due_ms, ids);
+        res = store_queue_push_dedup(pin, payloads, r->n, r->pri, r->due_ms, r->ndedup > 0 ? &dd : NULL,
+                                     ids, dup);
         item_release(pin);
     }
+    for (i = 0; i < r->n && res == QUEUE_OK; i++)
+        if (dup[i])
+            item_release(payloads[i]);
     if (res != QUEUE_OK) {
         for (i = 0; i < r->n; i++)
             item_release(payloads[i]);
@@ -466,7 +504,7 @@ enum conn_parse_result qmverb_popany(conn *c, struct cmd_line *l) {
 const struct cmd_def qmverb_cmds[] = {
     { "qredrive", qmverb_redrive, 2, 4, CMD_NOREPLY, 0, "dead letters back to their queues: qredrive <dlq> [<count>]" },
     { "qkick", qmverb_kick, 2, 4, CMD_NOREPLY, 0, "buried messages ready again: qkick <q> [<count>]" },
-    { "qpushn", qmverb_pushn, 1, CMD_ANY, CMD_RAW | CMD_DATA | CMD_NOREPLY, 0, "push several messages: qpushn <q> <flags> <delay> <priority> <bytes> [<bytes>...]" },
+    { "qpushn", qmverb_pushn, 1, CMD_ANY, CMD_RAW | CMD_DATA | CMD_NOREPLY, 0, "push several messages: qpushn <q> <flags> <delay> <priority> <bytes> [<bytes>...] [dedup=<id>]" },
     { "qpopany", qmverb_popany, 1, CMD_ANY, CMD_RAW, 0, "pop from the first of several queues with a message: qpopany <q1> [<q2>...] [count=] [lease=] [wait=]" },
     { NULL, NULL, 0, 0, 0, 0, NULL },
 };

@@ -140,6 +140,32 @@ def queues(c, mcds, E):
     check("qkick again: none", c.qkick("pq:b"), 0)
     check("qkick of no queue: None", c.qkick("pq:none"), None)
 
+    # Deduplication ids: a push again answers the first id(s), adds nothing.
+    check("qcreate dedup= (the window)", [c.qcreate("pq:d", dedup=2.5), c.qstats("pq:d")["dedup_window_ms"]],
+          [True, 2500])
+    d1 = c.qpush("pq:d", b"first", dedup="order-1")
+    check("qpush dedup= again: the first id", c.qpush("pq:d", b"second", dedup=b"order-1"), d1)
+    dn = c.qpushn("pq:d", [b"a", b"b"], dedup="batch-1")
+    check("qpushn dedup= retried whole, one more: the first ids, then a new one",
+          c.qpushn("pq:d", [b"x", b"y", b"c"], dedup="batch-1")[:2], dn)
+    s = c.qstats("pq:d")
+    check("dedup: pushed, deduplicated, remembered",
+          [s["pushed"], s["deduplicated"], s["dedup_entries"], [m.data for m in c.qpeek("pq:d", 10)]],
+          [4, 3, 4, [b"first", b"a", b"b", b"c"]])
+    raises("a dedup id with a space is refused before sending", E.MemcacheIllegalInputError,
+           c.qpush, "pq:d", b"x", dedup="a b")
+    raises("a dedup id of 129 bytes is refused before sending", E.MemcacheIllegalInputError,
+           c.qpush, "pq:d", b"x", dedup="k" * 129)
+    check("a dedup id of 128 bytes is fine", isinstance(c.qpush("pq:d", b"k", dedup="k" * 128), int), True)
+
+    # Pauses: pops find nothing, pushes go on.
+    check("qpause of no queue: None", c.qpause("pq:none", 5), None)
+    check("qpause: True", c.qpause("pq:d", 60), True)
+    check("paused: qpop finds nothing, qstats says so",
+          [c.qpop("pq:d", 5), c.qstats("pq:d")["paused_ms_left"] > 50000], [[], True])
+    check("qpause 0 resumes", [c.qpause("pq:d", 0), len(c.qpop("pq:d", 10))], [True, 5])
+    raises("qpause with a bad time: CLIENT_ERROR", E.MemcacheClientError, c.qpause, "pq:d", -1)
+
     names = [q.name for q in mcds.iterate(c.qlist, count=2)]
     check("qlist pages through every queue, in name order",
           [names == sorted(names), {b"pq:a", b"pq:b", b"pq:r:dead", b"pq:count"} <= set(names)],

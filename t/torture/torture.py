@@ -44,6 +44,8 @@ CONS_CAP = 50                   # messages a conservation queue pair may hold
 CT_LIMIT = 5000                 # limit of ctl<t> on type 104 (its subtree counts in it)
 CT_DAY = "20231114"             # CT_TIME's day, as EXCEEDED names it
 TTL = 3600                      # the TTL touch gives
+DEDUP_FRESH = 200               # seconds a push's dedup= id is pushed again after
+                                # (the queues' window is the default 300 s)
 REQUIRED_STATS = ("persist_replay_skipped", "persist_replay_quarantined",
                   "persist_recovery_damaged_bytes")
 
@@ -203,6 +205,10 @@ def new_model(tid):
         # keys that touch gives a TTL (a list, a queue, a cache value): has it one?
         "ttl": {"L%db" % tid: False, "q%db" % tid: False, "c%d_0" % tid: False},
         "seq": 0,                     # next message / value sequence number
+        # dedup= ids of acknowledged pushes to q<t>a (never deleted): id ->
+        # {"ids": the message ids answered, "t": when (monotonic)}; a push
+        # of one again must answer the same ids and add nothing
+        "dedup": {},
     }
     return m
 
@@ -239,6 +245,10 @@ def simulate(model, op):
             q["msgs"][seq] = {"seq": seq, "data": data, "id": None,
                               "lease": None, "rcpt": None, "deliv": 0}
         return None
+    if k == "qrepush":
+        return op["pred"]                # nothing queued: the first ids again
+    if k == "qpause":
+        return b"PAUSED" if model["queues"][op["key"]]["exists"] else b"NOT_FOUND"
     if k == "qrelease":
         q = model["queues"][op["key"]]
         mid = int(op["rcpt"].split(":")[0])
@@ -602,18 +612,28 @@ def gen_op(rng, proj, model):
             lease = LONG_LEASE if rng.random() < 0.75 else SHORT_LEASE
             return {"kind": "qpop", "key": key, "count": n, "lease": lease,
                     "wire": ("qpop %s %d lease=%d\r\n" % (key, n, lease)).encode()}
+        if key.endswith("a") and rng.random() < 0.08:
+            op = gen_queue_extra(rng, key, model)
+            if op is not None:
+                return op
+        dedup = key.endswith("a") and rng.random() < 0.3
         if rng.random() < 0.2 and len(q["msgs"]) + 4 <= QUEUE_CAP:
             datas, seqs = [], []
             for _ in range(rng.randint(1, 4)):
                 datas.append(gen_value(rng, model, "m"))
                 seqs.append(model["seq"])
-            wire = ("qpushn %s 0 0 1024 %s\r\n" % (key, " ".join(str(len(d)) for d in datas))).encode()
+            did = "n%d.%d" % (model["tid"], seqs[0])
+            wire = ("qpushn %s 0 0 1024 %s%s\r\n" % (key, " ".join(str(len(d)) for d in datas),
+                                                     " dedup=" + did if dedup else "")).encode()
             wire += b"".join(d + b"\r\n" for d in datas)
-            return {"kind": "qpushn", "key": key, "datas": datas, "seqs": seqs, "wire": wire}
+            return {"kind": "qpushn", "key": key, "datas": datas, "seqs": seqs, "wire": wire,
+                    "dedup": did if dedup else None}
         data = gen_value(rng, model, "m")
         seq = model["seq"]
-        return {"kind": "qpush", "key": key, "data": data, "seq": seq,
-                "wire": ("qpush %s 0 0 %d\r\n" % (key, len(data))).encode() + data + b"\r\n"}
+        did = "s%d.%d" % (model["tid"], seq)
+        return {"kind": "qpush", "key": key, "data": data, "seq": seq, "dedup": did if dedup else None,
+                "wire": ("qpush %s 0 0 %d%s\r\n" % (key, len(data), " dedup=" + did if dedup else "")).encode()
+                + data + b"\r\n"}
     if r < 0.55:                                            # lists
         key = rng.choice(sorted(proj["lists"]))
         lst = proj["lists"][key]
@@ -696,6 +716,28 @@ def gen_op(rng, proj, model):
         return {"kind": "incr", "key": key, "shared": False, "delta": d,
                 "wire": ("incr %s %d\r\n" % (key, d)).encode()}
     return {"kind": "delete", "key": key, "wire": ("delete %s\r\n" % key).encode()}
+
+
+def gen_queue_extra(rng, key, model):
+    """A pause of q<t>a (short, or a resume), or a push again of a dedup= id
+    acknowledged recently; None when there is no such id."""
+    if rng.random() < 0.3:
+        secs = rng.choice(["0", "0", "0.1", "0.3"])
+        return {"kind": "qpause", "key": key, "wire": ("qpause %s %s\r\n" % (key, secs)).encode()}
+    now = time.monotonic()
+    fresh = sorted(d for d, e in model["dedup"].items() if now - e["t"] < DEDUP_FRESH)
+    if not fresh:
+        return None
+    did = rng.choice(fresh)
+    ids = model["dedup"][did]["ids"]
+    datas = [b"dup-" + gen_value(rng, model, "d") for _ in ids]
+    if did.startswith("s"):
+        wire = ("qpush %s 0 0 %d dedup=%s\r\n" % (key, len(datas[0]), did)).encode() + datas[0] + b"\r\n"
+    else:
+        wire = ("qpushn %s 0 0 1024 %s dedup=%s\r\n" % (key, " ".join(str(len(d)) for d in datas), did)).encode()
+        wire += b"".join(d + b"\r\n" for d in datas)
+    return {"kind": "qrepush", "key": key, "wire": wire,
+            "pred": ("PUSHED " + " ".join(str(i) for i in ids)).encode()}
 
 
 def gen_batch(rng, model):
@@ -822,6 +864,8 @@ class Worker(threading.Thread):
                 raise Violation("%s: expected PUSHED <id>, got %s" % (where, short(reply)))
             simulate(m, op)
             m["queues"][op["key"]]["msgs"][op["seq"]]["id"] = int(mm.group(1))
+            if op.get("dedup"):
+                m["dedup"][op["dedup"]] = {"ids": [int(mm.group(1))], "t": time.monotonic()}
             return
         if k == "qpushn":
             ids = reply.split()
@@ -830,6 +874,8 @@ class Worker(threading.Thread):
             simulate(m, op)
             for seq, mid in zip(op["seqs"], ids[1:]):
                 m["queues"][op["key"]]["msgs"][seq]["id"] = int(mid)
+            if op.get("dedup"):
+                m["dedup"][op["dedup"]] = {"ids": [int(x) for x in ids[1:]], "t": time.monotonic()}
             return
         if k == "qpop":
             kind, items = reply

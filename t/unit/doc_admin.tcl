@@ -115,9 +115,9 @@ start_server {tags {doc_admin}} {
         expr {$first eq $::dadm_settings ? "same" : "got: $first"}
     } same
 
-    test {stats settings: then mcds's own: debug conn_output_max data_dir fsync persist_items strict_replay log_stall_timeout metrics_port metrics_listen metrics_top} {
+    test {stats settings: then mcds's own: debug conn_output_max data_dir fsync persist_items strict_replay receipts_only log_stall_timeout metrics_port metrics_listen metrics_top} {
         lrange [dict keys [mc_stats $fd settings]] 76 end
-    } {debug conn_output_max data_dir fsync persist_items strict_replay log_stall_timeout metrics_port metrics_listen metrics_top} {mcds-only}
+    } {debug conn_output_max data_dir fsync persist_items strict_replay receipts_only log_stall_timeout metrics_port metrics_listen metrics_top} {mcds-only}
 
     test {stats settings: mcds's values for hash_algorithm and the parts it does not have} {
         set d [mc_stats $fd settings]

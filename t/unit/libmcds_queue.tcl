@@ -105,3 +105,14 @@ start_server {tags {libmcds queue mcds-only}} {
         libmcds_run test_queue_info 127.0.0.1:[srv port] $::queue_info_checks
     } $::queue_info_checks
 }
+
+# Deduplication ids and pauses (mcds_queue_push_dedup,
+# mcds_queue_push_many_dedup, mcds_queue_pause: client/queue.c,
+# client/queue_move.c), run by client/tests/test_queue_dedup.
+set ::queue_dedup_checks 5
+
+start_server {tags {libmcds queue mcds-only}} {
+    test {libmcds queue: dedup ids (one push, a batch retried whole, the window), pauses, bad ids} {
+        libmcds_run test_queue_dedup 127.0.0.1:[srv port] $::queue_dedup_checks
+    } $::queue_dedup_checks
+}

@@ -1,6 +1,6 @@
 """The queue verbs (doc/protocol.md, "3. Queues"): qcreate, qpush, qpushn,
 qpop, qpopany, qack/qrelease/qtouch (one receipt or a batch), qpeek,
-qpending, qstats, qinfo, qpurge, qredrive, qkick and qlist.
+qpending, qstats, qinfo, qpurge, qpause, qredrive, qkick and qlist.
 
 Messages are bytes in and bytes out: no serde is applied to queue data.
 """
@@ -31,6 +31,14 @@ QueueEntry = namedtuple("QueueEntry", "name ready delayed in_flight buried waite
 Page = namedtuple("Page", "items more")
 
 _POPANY_OPTIONS = (b"count=", b"lease=", b"wait=")
+DEDUP_MAX = 128     # most bytes of a deduplication id
+
+
+def _dedup(dedup):
+    """ b" dedup=<id>" for a deduplication id (None: nothing)."""
+    if dedup is None:
+        return b""
+    return b" dedup=" + wire.token(dedup, "dedup", DEDUP_MAX)
 
 
 def _stats(reply):
@@ -70,22 +78,28 @@ class QueueVerbs:
 
     # ---- creating and pushing ----
 
-    def qcreate(self, queue, lease=None, maxdeliver=None, maxlen=None, dlq=None, maxage=None):
-        """Creates a queue: True, or False if it exists (options unchanged)."""
+    def qcreate(self, queue, lease=None, maxdeliver=None, maxlen=None, dlq=None, maxage=None,
+                dedup=None):
+        """Creates a queue: True, or False if it exists (options unchanged).
+        dedup: how long (seconds) a push's deduplication id is remembered."""
         line = b"qcreate " + wire.key(queue, "queue") + wire.options(
-            lease=lease, maxdeliver=maxdeliver, maxlen=maxlen, maxage=maxage)
+            lease=lease, maxdeliver=maxdeliver, maxlen=maxlen, maxage=maxage, dedup=dedup)
         if dlq is not None:
             line += b" dlq=" + wire.key(dlq, "dlq")
         return self._mcds_simple(line, {b"CREATED": True, b"EXISTS": False})
 
-    def qpush(self, queue, data, flags=0, delay=0, priority=None):
+    def qpush(self, queue, data, flags=0, delay=0, priority=None, dedup=None):
         """Queues data (bytes): its id, or None when the queue is at its
-        maxlen. delay follows exptime rules; lower priority comes first."""
+        maxlen. delay follows exptime rules; lower priority comes first.
+        With dedup (1..128 bytes, no space or control byte), a push of an id
+        the queue still remembers queues nothing and returns the first
+        push's id: push again with the same id after a lost reply."""
         data = wire.data(data)
         line = b"qpush %s %s %s %d" % (wire.key(queue, "queue"), wire.integer(flags, "flags"),
                                       wire.integer(delay, "delay"), len(data))
         if priority is not None:
             line += b" " + wire.integer(priority, "priority")
+        line += _dedup(dedup)
         reply = self._mcds_call(line, [data])
         if reply.startswith(b"PUSHED "):
             return int(reply[7:])
@@ -93,17 +107,19 @@ class QueueVerbs:
             return None
         return self._mcds_unexpected(line, reply)
 
-    def qpushn(self, queue, messages, flags=0, delay=0, priority=1024):
+    def qpushn(self, queue, messages, flags=0, delay=0, priority=1024, dedup=None):
         """Queues every message of a list in one request, all or nothing:
         their ids, in order. Raises Full when the queue's maxlen cannot
-        take them all (none queued)."""
+        take them all (none queued). With dedup, message i is remembered as
+        (dedup, i): a batch pushed again whole queues only what is missing,
+        and the ids are those of the first push where it had one."""
         blocks = [wire.data(m) for m in messages]
         if not blocks:
             raise MemcacheIllegalInputError("qpushn: no messages")
         line = b"qpushn %s %s %s %s " % (wire.key(queue, "queue"), wire.integer(flags, "flags"),
                                          wire.integer(delay, "delay"),
                                          wire.integer(priority, "priority"))
-        line += b" ".join(b"%d" % len(b) for b in blocks)
+        line += b" ".join(b"%d" % len(b) for b in blocks) + _dedup(dedup)
         reply = self._mcds_call(line, blocks)
         if reply.startswith(b"PUSHED "):
             return [int(i) for i in reply[7:].split(b" ")]
@@ -259,6 +275,13 @@ class QueueVerbs:
         """Drops every ready, delayed and buried message: how many, or None
         for no such queue."""
         return self._mcds_count(b"qpurge " + wire.key(queue, "queue"), b"PURGED ")
+
+    def qpause(self, queue, seconds):
+        """Pauses the queue's deliveries for seconds (a float allowed; 0
+        resumes): pops find nothing, pushes go on. True, or None for no such
+        queue."""
+        line = b"qpause %s %s" % (wire.key(queue, "queue"), wire.number(seconds, "seconds"))
+        return self._mcds_simple(line, {b"PAUSED": True, b"NOT_FOUND": None})
 
     def qredrive(self, dlq, count=None):
         """Sends up to count ready dead letters back to their queues:
