@@ -33,7 +33,7 @@ static void text_nread_done(conn *c) {
  * answered as they arrive. */
 static const char *const text_long_verbs[] = {
     "get", "gets", "gat", "gats", "bget", "qack", "qrelease", "qtouch", "lpush", "rpush",
-    "qpopany", "ctobj", "ctlimits", "ctraise", "ctvalues", "ctperiods", NULL
+    "qpopany", "ctobj", "ctlimits", "ctraise", "ctvalues", "ctperiods", "lmpop", NULL
 };
 
 /* The index in text_long_verbs of the line's verb, or -1. */

@@ -40,7 +40,7 @@ void list_charge(struct list *l, long bytes) {
 
 /* ---- waiters ---- */
 
-static void list_unlist(struct list *l, struct list_waiter *w) {
+void list_unlist(struct list *l, struct list_waiter *w) {
     if (w->prev != NULL)
         w->prev->next = w->next;
     else
@@ -67,26 +67,54 @@ static bool list_take_one(const char *p, size_t n, void *arg) {
     return true;
 }
 
+bool list_group_claim(int *group) {
+    int zero = 0;
+
+    return __atomic_compare_exchange_n(group, &zero, 1, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
+/* Serves pop w, the head waiter: false when its copy found no memory
+ * (it stays waiting). */
+static bool list_serve_pop(struct list *l, struct list_waiter *w) {
+    int k = (uint64_t)w->want < l->count ? w->want : (int)l->count;
+    struct list_take t = { NULL, 0 };
+    size_t bytes = list_end_bytes(l, w->end, &k, settings.conn_output_max);
+
+    t.buf = malloc(bytes > 0 ? bytes : 1);
+    if (t.buf == NULL)
+        return false;
+    if (w->group != NULL && !list_group_claim(w->group)) {
+        free(t.buf);            /* another list served its wait */
+        list_unlist(l, w);
+        return true;
+    }
+    w->ngot = list_pop_locked(l, w->end, k, list_take_one, &t);
+    llog_pop(l, w->end, w->ngot);
+    w->got = t.buf;
+    w->ngotbytes = t.off;
+    list_unlist(l, w);
+    w->wake(w);
+    return true;
+}
+
 /* Serves waiters, in order, while the list has elements: each takes what
  * it asked for, up to --conn-output-max bytes (at least one element), so
  * that its reply is bounded as a plain pop's is. A waiter whose copy finds
- * no memory stays waiting. */
-static void list_serve(struct list *l) {
+ * no memory stays waiting. A mover at the head is served here when it
+ * moves within l; one into another list needs that list's lock too, taken
+ * in order by list_movers_drain: the waiters behind it wait for it. */
+void list_serve(struct list *l) {
     while (l->whead != NULL && l->count > 0) {
         struct list_waiter *w = l->whead;
-        int k = (uint64_t)w->want < l->count ? w->want : (int)l->count;
-        struct list_take t = { NULL, 0 };
-        size_t bytes = list_end_bytes(l, w->end, &k, settings.conn_output_max);
 
-        t.buf = malloc(bytes > 0 ? bytes : 1);
-        if (t.buf == NULL)
+        if (w->dst == l) {
+            list_move_serve(l, w);
+        } else if (w->dst != NULL) {
+            list_movers_queue(l);
             return;
-        w->ngot = list_pop_locked(l, w->end, k, list_take_one, &t);
-        llog_pop(l, w->end, w->ngot);
-        w->got = t.buf;
-        w->ngotbytes = t.off;
-        list_unlist(l, w);
-        w->wake(w);
+        } else if (!list_serve_pop(l, w)) {
+            return;
+        }
     }
 }
 
@@ -103,6 +131,7 @@ struct list *list_new(const char *name, size_t nname, const struct list_opts *o)
     l->opts = *o;
     llog_create(l);
     l->rng = (uint32_t)(uintptr_t)l | 1;
+    l->refs = 1;
     list_charge(l, (long)(sizeof(*l) + LIST_MALLOC_OVERHEAD));
     pthread_mutex_lock(&list_reg_lock);
     l->reg_next = list_reg;
@@ -140,6 +169,16 @@ void list_free(struct list *l) {
     list_nlists--;
     pthread_mutex_unlock(&list_reg_lock);
     __atomic_add_fetch(&list_ndead, 1, __ATOMIC_RELAXED);
+    list_let_go(l);
+}
+
+void list_hold(struct list *l) {
+    __atomic_add_fetch(&l->refs, 1, __ATOMIC_RELAXED);
+}
+
+void list_let_go(struct list *l) {
+    if (__atomic_sub_fetch(&l->refs, 1, __ATOMIC_ACQ_REL) != 0)
+        return;
     l->reap.run = list_reap;
     reaper_put(&l->reap);
 }
@@ -181,7 +220,8 @@ static void list_close_locked(struct list *l) {
         struct list_waiter *w = l->whead;
         list_unlist(l, w);
         w->ngot = 0;
-        w->wake(w);
+        if (w->group == NULL || list_group_claim(w->group))
+            w->wake(w);
     }
 }
 
@@ -278,6 +318,7 @@ enum list_result list_push(struct list *l, enum list_end e, const struct list_va
     if (r == LIST_OK)
         list_serve(l);
     pthread_mutex_unlock(&l->lock);
+    list_movers_drain();
     return r;
 }
 
@@ -543,6 +584,7 @@ enum list_result list_insert(struct list *l, bool after, const struct list_val *
     free(s);
     *len = l->count;
     pthread_mutex_unlock(&l->lock);
+    list_movers_drain();
     return r;
 }
 
@@ -600,6 +642,7 @@ bool list_wait(struct list *l, struct list_waiter *w) {
         list_serve(l);
     }
     pthread_mutex_unlock(&l->lock);
+    list_movers_drain();
     return ok;
 }
 
@@ -608,9 +651,14 @@ bool list_unwait(struct list *l, struct list_waiter *w) {
 
     pthread_mutex_lock(&l->lock);
     was = w->listed;
-    if (was)
+    if (was && l->whead == w) {
+        list_unlist(l, w);      /* a mover at the head held up those behind */
+        list_serve(l);
+    } else if (was) {
         list_unlist(l, w);
+    }
     pthread_mutex_unlock(&l->lock);
+    list_movers_drain();
     return was;
 }
 
@@ -636,6 +684,7 @@ void list_give_back(struct list *l, struct list_waiter *w) {
     if (w->ngot > 0)
         list_serve(l);
     pthread_mutex_unlock(&l->lock);
+    list_movers_drain();
     free(w->got);
     w->got = NULL;
     w->ngot = 0;

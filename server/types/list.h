@@ -65,7 +65,21 @@ struct list_waiter {
     bool listed;
     void (*wake)(struct list_waiter *w);
     void *owner;
+    /* A mover (lmove wait=): the list it moves into (NULL: a pop), and at
+     * which end. It takes one element, moved in one step (list_move.c);
+     * result: LIST_OK (got holds the element), or why nothing moved
+     * (LIST_FULL, LIST_NOMEM, LIST_GONE: the destination was deleted). */
+    struct list *dst;
+    enum list_end dend;
+    enum list_result result;
+    /* A wait on several lists (lmpop wait=) shares one flag: the first
+     * list that serves it (or the end of the wait) claims it, and every
+     * other list then skips its waiter (list_group_claim). NULL: alone. */
+    int *group;
 };
+
+/* Claims a waiters' group (atomic): false when it was claimed already. */
+bool list_group_claim(int *group);
 
 struct list;
 
@@ -138,6 +152,13 @@ bool list_unwait(struct list *l, struct list_waiter *w);
  * in its order (dropped if the list is closed). Frees w->got. */
 void list_give_back(struct list *l, struct list_waiter *w);
 
+/* Moves the element at end se of src to end de of dst (src may be dst: a
+ * rotation), in one step and one log record: LIST_OK with a packed copy
+ * of it in *copy (list_unpack; the caller frees it), or, nothing
+ * changed, LIST_NOT_FOUND (src empty or deleted), LIST_FULL (dst at its
+ * max_len), LIST_NOMEM, LIST_GONE (dst deleted). */
+enum list_result list_move(struct list *src, enum list_end se, struct list *dst, enum list_end de,
+                           char **copy, size_t *ncopy);
 /* Server-wide totals for `stats`: lists, their elements, waiting pops,
  * and deleted lists whose memory is not given back yet. */
 void list_totals(uint64_t *nlists, uint64_t *nelems, uint64_t *nwaiters, uint64_t *nreclaiming);

@@ -30,7 +30,6 @@
 #include "store/store_list.h"
 #include "verbs/verb_list.h"
 
-#define LVERB_COUNT_MAX 1000        /* most elements one pop or range returns */
 #define LVERB_TOKENS (LVERB_VALUES_MAX + 3)
 
 /* A command with data blocks, kept in front of them while they are read. */
@@ -46,7 +45,7 @@ struct lverb_req {
 
 /* The list under a command's key, pinned; replies and returns NULL when
  * there is none (missing), the key holds something else, or is too long. */
-static item *lverb_list(conn *c, const char *key, size_t nkey, bool create, enum reply_id missing) {
+item *lverb_list(conn *c, const char *key, size_t nkey, bool create, enum reply_id missing) {
     enum store_status st = STORE_EXISTS;
     item *pin = NULL;
 
@@ -97,16 +96,10 @@ void lverb_out_value(conn *c, const char *key, size_t nkey, const char *p, size_
     conn_out(c, "\r\n", 2);
 }
 
-struct lverb_out {
-    conn *c;
-    const char *key;
-    size_t nkey;
-};
-
 /* Writes one element; stops a long answer at the output limit, and at
  * once when the connection could not buffer it (it is being closed: a
  * pop must not take elements nobody will receive). */
-static bool lverb_out_one(const char *p, size_t n, void *arg) {
+bool lverb_out_one(const char *p, size_t n, void *arg) {
     struct lverb_out *o = arg;
 
     lverb_out_value(o->c, o->key, o->nkey, p, n);

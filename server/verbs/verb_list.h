@@ -32,6 +32,22 @@ void lverb_out_value(conn *c, const char *key, size_t nkey, const char *p, size_
 /* "VALUE <key> 0 <n>\r\n" into buf (LVERB_HEAD_MAX bytes); its length. */
 size_t lverb_value_head(char *buf, const char *key, size_t nkey, size_t n);
 
+/* The list under a command's key, pinned; replies (missing: what a
+ * missing list answers) and returns NULL when there is none, the key
+ * holds something else, or is too long. */
+item *lverb_list(conn *c, const char *key, size_t nkey, bool create, enum reply_id missing);
+
+/* Where lverb_out_one writes elements: VALUE lines naming key. */
+struct lverb_out {
+    conn *c;
+    const char *key;
+    size_t nkey;
+};
+/* A list_each_fn: writes one element; false (stop) at the output limit. */
+bool lverb_out_one(const char *p, size_t n, void *arg);
+
+#define LVERB_COUNT_MAX 1000        /* most elements one pop or range returns */
+
 /* This file's entries of the command table, ended by one with no name. */
 extern const struct cmd_def lverb_cmds[];
 
