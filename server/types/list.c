@@ -620,6 +620,80 @@ enum list_result list_remove(struct list *l, int64_t count, const struct list_va
     return r;
 }
 
+/* Where list_positions looks, and what it found. */
+struct list_seek {
+    const struct list_val *v;
+    uint64_t lo, hi;            /* positions compared: [lo, hi) */
+    uint64_t skip;              /* matches passed over before the first kept */
+    uint64_t *pos;
+    size_t npos, cap;
+};
+
+/* Element i of c, at position at, is compared: false once cap are kept. */
+static bool list_seek_one(struct list_seek *k, uint64_t at, const char *p, size_t n) {
+    if (at < k->lo || at >= k->hi || n != k->v->n || memcmp(p, k->v->p, n) != 0)
+        return true;
+    if (k->skip > 0)
+        k->skip--;
+    else
+        k->pos[k->npos++] = at;
+    return k->npos < k->cap;
+}
+
+/* The matches of chunk c, from its head (or its tail if back). */
+static bool list_seek_chunk(struct list_seek *k, const struct lchunk *c, bool back) {
+    uint64_t base = list_chunk_rank(c);
+    uint32_t off = c->lo, i = 0;
+    size_t end = c->hi, n;
+    const char *p;
+
+    if (!back) {
+        for (; off < c->hi; i++) {
+            off = list_elem_read(c, off, &p, &n);
+            if (!list_seek_one(k, base + i, p, n))
+                return false;
+        }
+        return true;
+    }
+    for (i = c->count; end > c->lo; i--) {
+        size_t start = list_var_back(c->buf, end, &n);
+        if (!list_seek_one(k, base + i - 1, c->buf + start + (end - start - n) / 2, n))
+            return false;
+        end = start;
+    }
+    return true;
+}
+
+enum list_result list_positions(struct list *l, const struct list_val *v, int64_t rank,
+                                uint64_t maxlen, uint64_t *pos, size_t cap, size_t *npos) {
+    struct list_seek k = { v, 0, 0, 0, pos, 0, cap };
+    bool back = rank < 0;
+    struct list_spot *s = NULL;
+    enum list_result r;
+    size_t ns = 0, i;
+
+    k.skip = (back ? (uint64_t)-(rank + 1) : (uint64_t)(rank - 1));
+    pthread_mutex_lock(&l->lock);
+    k.hi = l->count;
+    if (maxlen != 0 && maxlen < l->count) {
+        k.lo = back ? l->count - maxlen : 0;
+        k.hi = back ? l->count : maxlen;
+    }
+    r = l->closed ? LIST_OK : list_spots(l, v, LIST_VINDEX_STEP, &s, &ns);
+    for (i = 0; r == LIST_OK && i < ns; i++) {
+        const struct lchunk *c = s[back ? ns - 1 - i : i].c;
+        uint64_t base = list_chunk_rank(c);
+        if (back ? base + c->count <= k.lo : base >= k.hi)
+            break;              /* past the maxlen window */
+        if (!list_seek_chunk(&k, c, back))
+            break;
+    }
+    free(s);
+    pthread_mutex_unlock(&l->lock);
+    *npos = k.npos;
+    return r;
+}
+
 /* ---- blocking pops ---- */
 
 bool list_wait(struct list *l, struct list_waiter *w) {

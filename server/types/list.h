@@ -140,6 +140,13 @@ enum list_result list_remove(struct list *l, int64_t count, const struct list_va
 /* Whether an element equals v. */
 enum list_result list_contains(struct list *l, const struct list_val *v, bool *yes);
 
+/* lpos: the positions of elements equal to v, in the order met, at most
+ * cap of them into pos (*npos): from the head (rank > 0) or the tail
+ * (rank < 0), passing over the first |rank| - 1 matches, looking only at
+ * the first maxlen elements met (0: every one). rank is not 0. */
+enum list_result list_positions(struct list *l, const struct list_val *v, int64_t rank,
+                                uint64_t maxlen, uint64_t *pos, size_t cap, size_t *npos);
+
 /* The element packed at buf + off (as in list_waiter.got): its bytes in
  * *p, *n; returns the next offset. */
 size_t list_unpack(const char *buf, size_t off, const char **p, size_t *n);

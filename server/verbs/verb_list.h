@@ -1,6 +1,7 @@
 /*
- * verb_list: the list verbs (lcreate lpush rpush lpop rpop llen lrange
- * lindex lset linsert ltrim lrem lexists), as entries of cmd.c's table.
+ * verb_list: the list verbs (lcreate lpush rpush lpushx rpushx lpop rpop
+ * llen lrange lindex lset linsert ltrim lrem lexists lpos), as entries of
+ * cmd.c's table.
  */
 #ifndef MCDS_VERB_LIST_H
 #define MCDS_VERB_LIST_H
@@ -12,7 +13,7 @@
 /* The table's arg of the verbs that share a handler. */
 enum lverb_id {
     LVERB_LPUSH, LVERB_RPUSH, LVERB_SET, LVERB_INSERT, LVERB_REM, LVERB_EXISTS,
-    LVERB_LPOP, LVERB_RPOP,
+    LVERB_LPOP, LVERB_RPOP, LVERB_LPUSHX, LVERB_RPUSHX, LVERB_POS,
 };
 
 enum conn_parse_result lverb_create(conn *c, struct cmd_line *t);
@@ -25,6 +26,7 @@ enum conn_parse_result lverb_num_block(conn *c, struct cmd_line *t);
 enum conn_parse_result lverb_insert(conn *c, struct cmd_line *t);
 enum conn_parse_result lverb_trim(conn *c, struct cmd_line *t);
 enum conn_parse_result lverb_exists(conn *c, struct cmd_line *t);
+enum conn_parse_result lverb_pos(conn *c, struct cmd_line *t);
 
 /* "VALUE <key> 0 <n>\r\n<p>\r\n". */
 void lverb_out_value(conn *c, const char *key, size_t nkey, const char *p, size_t n);
