@@ -322,6 +322,39 @@ start_server {tags {list mcds-only}} {
         list [mc_readline $w] [mc_readline $w] [mc_readline $w] [mc_readline $w]
     } {{VALUE ppd 0 1} w END 1}
 
+    test {a ring of waiting moves (A to B, B to C, C to A) fed from two connections: no deadlock, nothing lost} {
+        set ws {}
+        foreach {src dst} {rgA rgB rgB rgC rgC rgA} {
+            for {set i 0} {$i < 10} {incr i} {
+                set w [mc_connect]
+                mc_send $w "lmove $src $dst left right wait=100\r\n"
+                lappend ws $w
+            }
+        }
+        l_waiters $fd 30
+        set p1 [mc_connect]
+        set p2 [mc_connect]
+        set a {}
+        set b {}
+        set all {}
+        for {set i 0} {$i < 20} {incr i} {
+            append a "rpush [lindex {rgA rgB rgC} [expr {$i % 3}]] 3\r\n[format x%02d $i]\r\n"
+            append b "lpush [lindex {rgC rgA rgB} [expr {$i % 3}]] 3\r\n[format y%02d $i]\r\n"
+            lappend all [format x%02d $i] [format y%02d $i]
+        }
+        mc_send_bg $p1 $a
+        mc_send_bg $p2 $b
+        mc_read_answers $p1 20
+        mc_read_answers $p2 20
+        set moved 0
+        foreach w $ws {
+            set r [mc_exchange $w ""]
+            incr moved [regexp -all {VALUE rg[ABC] 0 3} $r]
+        }
+        list $moved [expr {[lsort [concat [l_all $fd rgA] [l_all $fd rgB] [l_all $fd rgC]]] eq [lsort $all]}] \
+            [mc_stat $fd list_waiters]
+    } {30 1 0}
+
     test {twenty waiting moves and twenty pushes racing: each element moved exactly once} {
         set ws {}
         for {set i 0} {$i < 20} {incr i} {
