@@ -14,6 +14,7 @@
 #include "xconn.h"
 
 #define LIST_LINE 400               /* a command line: verb, key, numbers */
+#define KEY_MAX 250                 /* the longest key */
 
 /* Where one element read sits in the reply buffer. */
 typedef struct elem_at {
@@ -108,9 +109,21 @@ static mcds_status_t pack_items(const xcall_t *x, const elem_at_t *at, size_t n,
     return MCDS_OK;
 }
 
-/* Sends line and reads up to max elements as VALUE lines and END. */
-static mcds_status_t values_reply(xcall_t *x, const char *line, size_t llen, size_t max,
-                                  mcds_item_t **items, size_t *count)
+/* The key of "VALUE <key> ..." into key (KEY_MAX + 1 bytes). */
+static void value_key(const char *p, size_t len, char *key)
+{
+    size_t n = 0;
+
+    while (6 + n < len && p[6 + n] != ' ' && n < KEY_MAX)
+        n++;
+    memcpy(key, p + 6, n);
+    key[n] = '\0';
+}
+
+/* Sends line and reads up to max elements as VALUE lines and END; key
+ * (KEY_MAX + 1 bytes, or NULL) gets the key the first one names. */
+static mcds_status_t values_reply_key(xcall_t *x, const char *line, size_t llen, size_t max,
+                                      mcds_item_t **items, size_t *count, char *key)
 {
     elem_at_t *at = malloc((max > 0 ? max : 1) * sizeof *at);
     size_t got = 0, off, len;
@@ -125,9 +138,11 @@ static mcds_status_t values_reply(xcall_t *x, const char *line, size_t llen, siz
         if (mcds__x_line_is(p, len, "END"))
             break;
         if (got == max || parse_value(p, len, &at[got].len) != 0) {
-            st = mcds__x_reply_error(x, off, len, 1, 0);
+            st = mcds__x_reply_error(x, off, len, 1, 1);
             break;
         }
+        if (got == 0 && key != NULL)
+            value_key(p, len, key);
         st = mcds__x_data_block(x, at[got].len, &at[got].off);
         if (st != MCDS_OK)
             break;
@@ -139,6 +154,12 @@ static mcds_status_t values_reply(xcall_t *x, const char *line, size_t llen, siz
         *count = got;
     free(at);
     return st;
+}
+
+static mcds_status_t values_reply(xcall_t *x, const char *line, size_t llen, size_t max,
+                                  mcds_item_t **items, size_t *count)
+{
+    return values_reply_key(x, line, llen, max, items, count, NULL);
 }
 
 static int end_ok(mcds_list_end_t end)
@@ -166,8 +187,10 @@ mcds_status_t mcds_list_create(mcds_t *h, const char *list, uint64_t max_len)
     return mcds__x_end(&x, st);
 }
 
-mcds_status_t mcds_list_push(mcds_t *h, const char *list, mcds_list_end_t end,
-                             const mcds_item_t *values, size_t n, uint64_t *len)
+/* lpush/rpush (verb "push") or lpushx/rpushx ("pushx"). */
+static mcds_status_t push_call(mcds_t *h, const char *list, mcds_list_end_t end,
+                               const mcds_item_t *values, size_t n, uint64_t *len,
+                               const char *verb)
 {
     char line[LIST_LINE + 12 * MCDS_LIST_PUSH_MAX];
     struct iovec iov[1 + 2 * MCDS_LIST_PUSH_MAX];
@@ -186,7 +209,7 @@ mcds_status_t mcds_list_push(mcds_t *h, const char *list, mcds_list_end_t end,
     st = mcds__x_begin(&x, h, list);
     if (st != MCDS_OK)
         return mcds__x_end(&x, st);
-    ll = (size_t)snprintf(line, sizeof line, "%s %s", end == MCDS_LIST_HEAD ? "lpush" : "rpush", list);
+    ll = (size_t)snprintf(line, sizeof line, "%s%s %s", end == MCDS_LIST_HEAD ? "l" : "r", verb, list);
     for (k = 0; k < n; k++) {
         ll += (size_t)snprintf(line + ll, sizeof line - ll, " %zu", values[k].len);
         iov[1 + 2 * k].iov_base = (void *)values[k].data;
@@ -198,6 +221,18 @@ mcds_status_t mcds_list_push(mcds_t *h, const char *list, mcds_list_end_t end,
     iov[0].iov_base = line;
     iov[0].iov_len = ll;
     return mcds__x_end(&x, number_reply(&x, iov, 1 + 2 * (int)n, len));
+}
+
+mcds_status_t mcds_list_push(mcds_t *h, const char *list, mcds_list_end_t end,
+                             const mcds_item_t *values, size_t n, uint64_t *len)
+{
+    return push_call(h, list, end, values, n, len, "push");
+}
+
+mcds_status_t mcds_list_pushx(mcds_t *h, const char *list, mcds_list_end_t end,
+                              const mcds_item_t *values, size_t n, uint64_t *len)
+{
+    return push_call(h, list, end, values, n, len, "pushx");
 }
 
 mcds_status_t mcds_list_pop(mcds_t *h, const char *list, mcds_list_end_t end, unsigned max,
@@ -396,4 +431,144 @@ mcds_status_t mcds_list_trim(mcds_t *h, const char *list, int64_t offset, uint64
 mcds_status_t mcds_list_delete(mcds_t *h, const char *list)
 {
     return mcds_queue_delete(h, list);
+}
+
+/* " wait=<secs>" after line (n bytes used of size), and the call's first
+ * read allowed that long. */
+static size_t wait_option(xcall_t *x, char *line, size_t n, size_t size, unsigned wait_ms)
+{
+    char secs[24];
+
+    if (wait_ms == 0)
+        return n;
+    mcds__x_fmt_secs(secs, sizeof secs, wait_ms);
+    x->first_ms = (int)(wait_ms > INT32_MAX / 2 ? INT32_MAX / 2 : wait_ms);
+    return n + (size_t)snprintf(line + n, size - n, " wait=%s", secs);
+}
+
+static const char *end_word(mcds_list_end_t end)
+{
+    return end == MCDS_LIST_HEAD ? "left" : "right";
+}
+
+mcds_status_t mcds_list_move(mcds_t *h, const char *src, const char *dst,
+                             mcds_list_end_t from, mcds_list_end_t to, unsigned wait_ms,
+                             mcds_item_t **item)
+{
+    char line[2 * LIST_LINE];
+    size_t n, count = 0, dlen;
+    mcds_item_t *got = NULL;
+    xcall_t x;
+    mcds_status_t st;
+
+    if (item != NULL)
+        *item = NULL;
+    if (!end_ok(from) || !end_ok(to))
+        return MCDS_INVALID;
+    if (mcds__x_check_name(dst, &dlen) != MCDS_OK)
+        return MCDS_INVALID;
+    st = mcds__x_begin(&x, h, src);
+    if (st != MCDS_OK)
+        return mcds__x_end(&x, st);
+    n = (size_t)snprintf(line, sizeof line, "lmove %s %s %s %s", src, dst, end_word(from),
+                         end_word(to));
+    n = wait_option(&x, line, n, sizeof line, wait_ms);
+    n += (size_t)snprintf(line + n, sizeof line - n, "\r\n");
+    st = values_reply(&x, line, n, 1, &got, &count);
+    if (st == MCDS_OK && count == 0)
+        st = MCDS_NOT_FOUND;
+    if (st == MCDS_OK && item != NULL)
+        *item = got;
+    else
+        mcds_items_free(got);
+    return mcds__x_end(&x, st);
+}
+
+mcds_status_t mcds_list_mpop(mcds_t *h, const char *const *lists, size_t nlists,
+                             mcds_list_end_t end, unsigned max, unsigned wait_ms,
+                             mcds_item_t **items, size_t *count, size_t *which)
+{
+    size_t size = nlists * (KEY_MAX + 1) + LIST_LINE, n, i, len;
+    char key[KEY_MAX + 1], *line;
+    xcall_t x;
+    mcds_status_t st;
+
+    if (items == NULL || count == NULL)
+        return MCDS_INVALID;
+    *items = NULL;
+    *count = 0;
+    if (which != NULL)
+        *which = SIZE_MAX;
+    if (lists == NULL || nlists < 1 || nlists > MCDS_LIST_MPOP_MAX || !end_ok(end) || max < 1
+        || max > MCDS_LIST_READ_MAX)
+        return MCDS_INVALID;
+    for (i = 1; i < nlists; i++)
+        if (mcds__x_check_name(lists[i], &len) != MCDS_OK)
+            return MCDS_INVALID;
+    st = mcds__x_begin(&x, h, lists[0]);
+    if (st != MCDS_OK)
+        return mcds__x_end(&x, st);
+    line = malloc(size);
+    if (line == NULL)
+        return mcds__x_end(&x, MCDS_NO_MEMORY);
+    n = (size_t)snprintf(line, size, "lmpop");
+    for (i = 0; i < nlists; i++)
+        n += (size_t)snprintf(line + n, size - n, " %s", lists[i]);
+    n += (size_t)snprintf(line + n, size - n, " %s count=%u", end_word(end), max);
+    n = wait_option(&x, line, n, size, wait_ms);
+    n += (size_t)snprintf(line + n, size - n, "\r\n");
+    key[0] = '\0';
+    st = values_reply_key(&x, line, n, max, items, count, key);
+    free(line);
+    for (i = 0; st == MCDS_OK && *count > 0 && which != NULL && i < nlists; i++)
+        if (strcmp(lists[i], key) == 0) {
+            *which = i;
+            break;
+        }
+    return mcds__x_end(&x, st);
+}
+
+mcds_status_t mcds_list_pos(mcds_t *h, const char *list, const void *data, size_t len,
+                            int64_t rank, uint64_t maxlen, uint64_t *pos, size_t max,
+                            size_t *npos)
+{
+    char line[LIST_LINE];
+    struct iovec iov[3];
+    size_t n, off, llen;
+    xcall_t x;
+    mcds_status_t st;
+
+    if (npos == NULL || pos == NULL)
+        return MCDS_INVALID;
+    *npos = 0;
+    if (rank == 0 || max < 1 || max > MCDS_LIST_READ_MAX || (data == NULL && len > 0))
+        return MCDS_INVALID;
+    if (too_large(len))
+        return MCDS_TOO_LARGE;
+    st = mcds__x_begin(&x, h, list);
+    if (st != MCDS_OK)
+        return mcds__x_end(&x, st);
+    n = (size_t)snprintf(line, sizeof line, "lpos %s %zu rank=%" PRId64 " count=%zu maxlen=%"
+                         PRIu64 "\r\n", list, len, rank, max, maxlen);
+    iov[0].iov_base = line;
+    iov[0].iov_len = n;
+    iov[1].iov_base = (void *)data;
+    iov[1].iov_len = len;
+    iov[2].iov_base = (void *)"\r\n";
+    iov[2].iov_len = 2;
+    st = mcds__x_send_all(&x, iov, 3);
+    while (st == MCDS_OK) {
+        uint64_t v;
+        st = mcds__x_read_line(&x, &off, &llen);
+        if (st != MCDS_OK || mcds__x_line_is(x.c->buf + off, llen, "END"))
+            break;
+        if (*npos == max || parse_number(x.c->buf + off, llen, &v) != 0) {
+            st = mcds__x_reply_error(&x, off, llen, 1, 0);
+            break;
+        }
+        pos[(*npos)++] = v;
+    }
+    if (st != MCDS_OK)
+        *npos = 0;
+    return mcds__x_end(&x, st);
 }

@@ -807,6 +807,42 @@ mcds_status_t mcds_list_contains(mcds_t *h, const char *list,
 /* Deletes the list (its memory is reclaimed in the background): MCDS_OK or
  * MCDS_NOT_FOUND. Pops waiting on it get nothing. */
 mcds_status_t mcds_list_delete(mcds_t *h, const char *list);
+/* As mcds_list_push, only to a list that exists: MCDS_NOT_FOUND (nothing
+ * created) when there is none. */
+mcds_status_t mcds_list_pushx(mcds_t *h, const char *list, mcds_list_end_t end,
+                              const mcds_item_t *values, size_t n, uint64_t *len);
+/* Moves the element at end from of src to end to of dst (src may be dst: a
+ * rotation) in one step, so it is never in both lists nor in neither.
+ * Both lists must be on one server (in a pool, give them one "{tag}"); the
+ * call goes to src's. With src empty, waits up to wait_ms for an element
+ * (0: no wait). MCDS_OK with *item (may be NULL; free with
+ * mcds_items_free) the element moved; MCDS_NOT_FOUND when none moved (src
+ * empty or missing, the wait ended, or dst was deleted meanwhile);
+ * MCDS_FULL when dst is at its cap and MCDS_NO_MEMORY when the server has
+ * no room (the element stays in src). */
+mcds_status_t mcds_list_move(mcds_t *h, const char *src, const char *dst,
+                             mcds_list_end_t from, mcds_list_end_t to, unsigned wait_ms,
+                             mcds_item_t **item);
+#define MCDS_LIST_MPOP_MAX 64           /* lists per mcds_list_mpop */
+/* Pops up to max (1..MCDS_LIST_READ_MAX) elements from end of the first
+ * of the nlists (1..MCDS_LIST_MPOP_MAX) lists, in their order, that has
+ * elements, all from that one; *which (may be NULL) is its index in lists
+ * (SIZE_MAX when nothing came). With all empty, waits up to wait_ms for a
+ * push to any of them (0: no wait). The lists must be on one server (one
+ * "{tag}"); the call goes to the first one's. MCDS_OK with *count 0 when
+ * nothing came. */
+mcds_status_t mcds_list_mpop(mcds_t *h, const char *const *lists, size_t nlists,
+                             mcds_list_end_t end, unsigned max, unsigned wait_ms,
+                             mcds_item_t **items, size_t *count, size_t *which);
+/* The positions (0 the head) of elements equal to data, up to max
+ * (1..MCDS_LIST_READ_MAX) of them into pos (*npos), in the order found:
+ * from the head from the rank-th match (rank > 0), or from the tail
+ * (rank < 0, -1 the last match); rank 0 is MCDS_INVALID. maxlen > 0
+ * compares only that many elements from where the search starts.
+ * MCDS_NOT_FOUND for no list; MCDS_OK with *npos 0 for no match. */
+mcds_status_t mcds_list_pos(mcds_t *h, const char *list, const void *data, size_t len,
+                            int64_t rank, uint64_t maxlen, uint64_t *pos, size_t max,
+                            size_t *npos);
 
 #ifdef __cplusplus
 }

@@ -5,7 +5,8 @@
  * producer and 4 consumer threads moving 20,000 elements through one list
  * (each popped once, in its producer's order), and, given several servers,
  * a pool (each list on the server libmemcached picks for its key, found
- * there and only there).
+ * there and only there); lmove (plain and waiting), lmpop, lpos and
+ * lpushx, on lists placed together by a {tag}.
  */
 #include <libmemcached/memcached.h>
 #include <pthread.h>
@@ -189,6 +190,148 @@ static void test_blocking(mcds_t *h)
     tu_ok("list: a waiting pop is woken by another thread's push; a wait ends empty");
 }
 
+/* ---- lmove, lmpop, lpos, lpushx ---- */
+
+/* Two names on one server: "{tag}a", "{tag}b". */
+static void tagged(const char *tag, char *a, char *b, size_t size)
+{
+    snprintf(a, size, "{%s}a", tag);
+    snprintf(b, size, "{%s}b", tag);
+}
+
+static void test_move(mcds_t *h)
+{
+    char a[128], b[128], all[256];
+    mcds_item_t v[3] = { item_of("1"), item_of("2"), item_of("3") }, *it = NULL;
+    uint64_t len;
+
+    tagged(tu_name("lmv"), a, b, sizeof a);
+    CHECK_ST(mcds_list_move(h, a, b, MCDS_LIST_HEAD, MCDS_LIST_TAIL, 0, &it), MCDS_NOT_FOUND);
+    CHECK(it == NULL);
+    CHECK_ST(mcds_list_len(h, b, &len), MCDS_NOT_FOUND);
+    CHECK_ST(mcds_list_push(h, a, MCDS_LIST_TAIL, v, 3, &len), MCDS_OK);
+    CHECK_ST(mcds_list_move(h, a, b, MCDS_LIST_HEAD, MCDS_LIST_TAIL, 0, &it), MCDS_OK);
+    CHECK(it != NULL && it[0].len == 1 && strcmp(it[0].data, "1") == 0);
+    mcds_items_free(it);
+    CHECK_ST(mcds_list_move(h, a, b, MCDS_LIST_TAIL, MCDS_LIST_HEAD, 0, NULL), MCDS_OK);
+    joined(h, b, all, sizeof all);
+    CHECK(strcmp(all, "3,1") == 0);
+    CHECK_ST(mcds_list_move(h, b, b, MCDS_LIST_HEAD, MCDS_LIST_TAIL, 0, NULL), MCDS_OK);
+    joined(h, b, all, sizeof all);
+    CHECK(strcmp(all, "1,3") == 0);
+    CHECK_ST(mcds_list_delete(h, b), MCDS_OK);
+    CHECK_ST(mcds_list_create(h, b, 1), MCDS_OK);
+    CHECK_ST(mcds_list_push(h, b, MCDS_LIST_TAIL, v, 1, &len), MCDS_OK);
+    CHECK_ST(mcds_list_move(h, a, b, MCDS_LIST_HEAD, MCDS_LIST_TAIL, 0, NULL), MCDS_FULL);
+    joined(h, a, all, sizeof all);
+    CHECK(strcmp(all, "2") == 0);
+    CHECK_ST(mcds_list_move(h, a, b, (mcds_list_end_t)3, MCDS_LIST_TAIL, 0, NULL), MCDS_INVALID);
+    CHECK_ST(mcds_list_move(h, a, "x y", MCDS_LIST_HEAD, MCDS_LIST_TAIL, 0, NULL), MCDS_INVALID);
+    CHECK_ST(mcds_list_delete(h, a), MCDS_OK);
+    CHECK_ST(mcds_list_delete(h, b), MCDS_OK);
+    tu_ok("list move: ends, rotation, MCDS_NOT_FOUND when empty, MCDS_FULL keeps the element");
+}
+
+struct mover {
+    const char *servers, *src, *dst;
+};
+
+static void *move_waiting(void *arg)
+{
+    struct mover *m = arg;
+    mcds_t *h = tu_open(m->servers);
+    mcds_item_t *it = NULL;
+
+    CHECK_ST(mcds_list_move(h, m->src, m->dst, MCDS_LIST_HEAD, MCDS_LIST_HEAD, 20000, &it), MCDS_OK);
+    CHECK(it != NULL && strcmp(it[0].data, "w") == 0);
+    mcds_items_free(it);
+    mcds_close(h);
+    return NULL;
+}
+
+static void test_move_wait(mcds_t *h)
+{
+    char a[128], b[128];
+    struct mover m = { servers, a, b };
+    mcds_item_t v = item_of("w"), *it;
+    pthread_t t;
+    uint64_t len = 0;
+    size_t n;
+
+    tagged(tu_name("lmw"), a, b, sizeof a);
+    CHECK(pthread_create(&t, NULL, move_waiting, &m) == 0);
+    usleep(100 * 1000);
+    CHECK_ST(mcds_list_push(h, a, MCDS_LIST_TAIL, &v, 1, &len), MCDS_OK);
+    pthread_join(t, NULL);
+    CHECK_ST(mcds_list_len(h, a, &len), MCDS_OK);
+    CHECK(len == 0);
+    CHECK_ST(mcds_list_pop(h, b, MCDS_LIST_HEAD, 5, 0, &it, &n), MCDS_OK);
+    CHECK(n == 1 && strcmp(it[0].data, "w") == 0);
+    mcds_items_free(it);
+    CHECK_ST(mcds_list_move(h, a, b, MCDS_LIST_HEAD, MCDS_LIST_HEAD, 100, NULL), MCDS_NOT_FOUND);
+    CHECK_ST(mcds_list_delete(h, a), MCDS_OK);
+    CHECK_ST(mcds_list_delete(h, b), MCDS_OK);
+    tu_ok("list move: a waiting move is woken by another thread's push; a wait ends with MCDS_NOT_FOUND");
+}
+
+static void test_mpop(mcds_t *h)
+{
+    char a[128], b[128];
+    const char *both[2] = { a, b };
+    mcds_item_t v[2] = { item_of("x"), item_of("y") }, *it;
+    uint64_t len;
+    size_t n, which = 7;
+
+    tagged(tu_name("lmp"), a, b, sizeof a);
+    CHECK_ST(mcds_list_mpop(h, both, 2, MCDS_LIST_HEAD, 5, 0, &it, &n, &which), MCDS_OK);
+    CHECK(n == 0 && which == SIZE_MAX);
+    CHECK_ST(mcds_list_push(h, b, MCDS_LIST_TAIL, v, 2, &len), MCDS_OK);
+    CHECK_ST(mcds_list_mpop(h, both, 2, MCDS_LIST_TAIL, 5, 0, &it, &n, &which), MCDS_OK);
+    CHECK(n == 2 && which == 1 && strcmp(it[0].data, "y") == 0 && strcmp(it[1].data, "x") == 0);
+    mcds_items_free(it);
+    CHECK_ST(mcds_list_mpop(h, both, 2, MCDS_LIST_HEAD, 1, 100, &it, &n, NULL), MCDS_OK);
+    CHECK(n == 0);
+    CHECK_ST(mcds_list_mpop(h, both, 0, MCDS_LIST_HEAD, 1, 0, &it, &n, NULL), MCDS_INVALID);
+    CHECK_ST(mcds_list_mpop(h, both, MCDS_LIST_MPOP_MAX + 1, MCDS_LIST_HEAD, 1, 0, &it, &n, NULL),
+             MCDS_INVALID);
+    CHECK_ST(mcds_list_mpop(h, both, 2, MCDS_LIST_HEAD, 0, 0, &it, &n, NULL), MCDS_INVALID);
+    CHECK_ST(mcds_list_delete(h, a), MCDS_OK);
+    CHECK_ST(mcds_list_delete(h, b), MCDS_OK);
+    tu_ok("list mpop: the first list with elements, its index; empty; bad arguments");
+}
+
+static void test_pos_pushx(mcds_t *h)
+{
+    const char *l = tu_name("lpos");
+    mcds_item_t v[6] = { item_of("a"), item_of("b"), item_of("a"), item_of("c"), item_of("a"),
+                         item_of("b") };
+    uint64_t pos[8], len = 9;
+    size_t n = 9;
+
+    CHECK_ST(mcds_list_pos(h, l, "a", 1, 1, 0, pos, 8, &n), MCDS_NOT_FOUND);
+    CHECK_ST(mcds_list_pushx(h, l, MCDS_LIST_TAIL, v, 6, &len), MCDS_NOT_FOUND);
+    CHECK_ST(mcds_list_len(h, l, &len), MCDS_NOT_FOUND);
+    CHECK_ST(mcds_list_create(h, l, 0), MCDS_OK);
+    CHECK_ST(mcds_list_pushx(h, l, MCDS_LIST_TAIL, v, 6, &len), MCDS_OK);
+    CHECK(len == 6);
+    CHECK_ST(mcds_list_pos(h, l, "a", 1, 1, 0, pos, 8, &n), MCDS_OK);
+    CHECK(n == 3 && pos[0] == 0 && pos[1] == 2 && pos[2] == 4);
+    CHECK_ST(mcds_list_pos(h, l, "a", 1, -1, 0, pos, 2, &n), MCDS_OK);
+    CHECK(n == 2 && pos[0] == 4 && pos[1] == 2);
+    CHECK_ST(mcds_list_pos(h, l, "b", 1, 2, 0, pos, 1, &n), MCDS_OK);
+    CHECK(n == 1 && pos[0] == 5);
+    CHECK_ST(mcds_list_pos(h, l, "a", 1, 1, 2, pos, 8, &n), MCDS_OK);
+    CHECK(n == 1 && pos[0] == 0);
+    CHECK_ST(mcds_list_pos(h, l, "z", 1, 1, 0, pos, 8, &n), MCDS_OK);
+    CHECK(n == 0);
+    CHECK_ST(mcds_list_pos(h, l, "a", 1, 0, 0, pos, 8, &n), MCDS_INVALID);
+    CHECK_ST(mcds_list_pos(h, l, "a", 1, 1, 0, pos, 0, &n), MCDS_INVALID);
+    CHECK_ST(mcds_list_pushx(h, l, MCDS_LIST_HEAD, v + 3, 1, &len), MCDS_OK);
+    CHECK(len == 7);
+    CHECK_ST(mcds_list_delete(h, l), MCDS_OK);
+    tu_ok("list pos and pushx: positions from either end, maxlen; pushx only to a list that exists");
+}
+
 /* ---- 4 x 4 threads through one list ---- */
 
 static char conc_list[128];
@@ -321,6 +464,10 @@ int main(int argc, char **argv)
     test_full(base);
     test_too_large(base);
     test_blocking(base);
+    test_move(base);
+    test_move_wait(base);
+    test_mpop(base);
+    test_pos_pushx(base);
     test_concurrency(base);
     test_pool(base);
     mcds_close(base);

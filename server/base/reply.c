@@ -126,4 +126,6 @@ const struct reply_line reply_lines[REPLY_COUNT] = {
     [REPLY_TOO_MANY_IDS] = REPLY("CLIENT_ERROR too many ids\r\n"),
     [REPLY_X_TOO_MANY_MESSAGES] = REPLY("CLIENT_ERROR too many messages\r\n"),
     [REPLY_X_TOO_MANY_QUEUES] = REPLY("CLIENT_ERROR too many queues\r\n"),
+    [REPLY_X_LEFT_RIGHT] = REPLY("CLIENT_ERROR expected left or right\r\n"),
+    [REPLY_X_TOO_MANY_KEYS] = REPLY("CLIENT_ERROR too many keys\r\n"),
 };

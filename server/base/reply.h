@@ -133,6 +133,9 @@ enum reply_id {
     REPLY_X_TOO_MANY_MESSAGES,
     /* qpopany */
     REPLY_X_TOO_MANY_QUEUES,
+    /* lmove, lmpop */
+    REPLY_X_LEFT_RIGHT,
+    REPLY_X_TOO_MANY_KEYS,
     REPLY_COUNT
 };
 

@@ -32,8 +32,8 @@ static void text_nread_done(conn *c) {
  * periods. The first two, the multi-gets, may be longer still: they are
  * answered as they arrive. */
 static const char *const text_long_verbs[] = {
-    "get", "gets", "gat", "gats", "bget", "qack", "qrelease", "qtouch", "lpush", "rpush",
-    "qpopany", "ctobj", "ctlimits", "ctraise", "ctvalues", "ctperiods", "ctincrn", NULL
+    "get", "gets", "gat", "gats", "bget", "qack", "qrelease", "qtouch", "lpush", "rpush", "lpushx", "rpushx",
+    "qpopany", "ctobj", "ctlimits", "ctraise", "ctvalues", "ctperiods", "ctincrn", "lmpop", NULL
 };
 
 /* The index in text_long_verbs of the line's verb, or -1. */

@@ -85,6 +85,53 @@ static int lp_apply_to(struct list *l, uint8_t op, struct codec_in *in) {
     return -1;
 }
 
+/* The element at end e of l (locked) equals v. */
+static bool lp_end_is(struct list *l, enum list_end e, const struct list_val *v) {
+    struct lchunk *c = e == LIST_HEAD ? list_chunk_first(l->root) : list_chunk_last(l->root);
+    const char *p;
+    size_t n;
+
+    if (l->count == 0)
+        return false;
+    list_elem_read(c, list_chunk_at(c, e == LIST_HEAD ? 0 : c->count - 1), &p, &n);
+    return n == v->n && memcmp(p, v->p, n) == 0;
+}
+
+/* LR_MOVE: out of the source (key), whose element at its end must be the
+ * value, into the destination (made if missing, as a push makes it),
+ * each unless its snapshot holds the move already. Either both sides or
+ * neither. */
+static int lp_apply_move(const char *key, size_t nkey, struct codec_in *in, uint64_t lsn) {
+    struct list_val v;
+    size_t ndst;
+    const char *dst = codec_get_key(in, &ndst);
+    uint8_t se = codec_get_u8(in), de = codec_get_u8(in);
+    item *pin;
+    int rc = 0;
+
+    if (dst == NULL || ndst == 0 || !lp_get_val(in, &v) || se > LIST_TAIL || de > LIST_TAIL)
+        return -1;
+    if ((pin = lp_list(key, nkey, false, NULL)) != NULL) {
+        struct list *l = store_list_of(pin);
+        pthread_mutex_lock(&l->lock);
+        if (lsn >= l->replay_lsn && !lp_end_is(l, (enum list_end)se, &v))
+            rc = -1;
+        else if (lsn >= l->replay_lsn)
+            list_pop_locked(l, (enum list_end)se, 1, lp_ignore, NULL);
+        pthread_mutex_unlock(&l->lock);
+        item_release(pin);
+    }
+    if (rc == 0 && (pin = lp_list(dst, ndst, true, NULL)) != NULL) {
+        struct list *l = store_list_of(pin);
+        pthread_mutex_lock(&l->lock);
+        if (lsn >= l->replay_lsn)
+            rc = list_put_at(l, de == LIST_HEAD ? 0 : l->count, v.p, v.n) == LIST_OK ? 0 : -1;
+        pthread_mutex_unlock(&l->lock);
+        item_release(pin);
+    }
+    return rc;
+}
+
 static int lp_apply_drop(const char *key, size_t nkey, uint64_t lsn) {
     item *pin = lp_list(key, nkey, false, NULL);
     bool drop;
@@ -119,6 +166,11 @@ static int lp_apply(uint8_t op, const uint8_t *p, size_t n, uint64_t lsn) {
         break;
     case LR_DROP:
         return lp_apply_drop(key, nkey, lsn);
+    case LR_MOVE:
+        rc = lp_apply_move(key, nkey, &in, lsn);
+        if (rc < 0)
+            log_msg(0, "persistence: list %.*s: a move record does not fit the list", (int)nkey, key);
+        return rc;
     case LR_TTL:
         o.max_len = codec_get_u64(&in);
         if (in.bad)

@@ -60,3 +60,8 @@ enum list_result store_list_remove(item *pin, int64_t count, const struct list_v
                                    uint64_t *removed) {
     return list_remove(store_list_of(pin), count, v, removed);
 }
+
+enum list_result store_list_move(item *src, enum list_end se, item *dst, enum list_end de,
+                                 char **copy, size_t *ncopy) {
+    return list_move(store_list_of(src), se, store_list_of(dst), de, copy, ncopy);
+}

@@ -32,5 +32,8 @@ enum list_result store_list_insert(item *pin, bool after, const struct list_val 
 uint64_t store_list_trim(item *pin, int64_t off, uint64_t limit);
 enum list_result store_list_remove(item *pin, int64_t count, const struct list_val *v,
                                    uint64_t *removed);
+/* lmove: list_move between the lists src and dst (src may be dst). */
+enum list_result store_list_move(item *src, enum list_end se, item *dst, enum list_end de,
+                                 char **copy, size_t *ncopy);
 
 #endif

@@ -40,7 +40,7 @@ void list_charge(struct list *l, long bytes) {
 
 /* ---- waiters ---- */
 
-static void list_unlist(struct list *l, struct list_waiter *w) {
+void list_unlist(struct list *l, struct list_waiter *w) {
     if (w->prev != NULL)
         w->prev->next = w->next;
     else
@@ -67,26 +67,54 @@ static bool list_take_one(const char *p, size_t n, void *arg) {
     return true;
 }
 
+bool list_group_claim(int *group) {
+    int zero = 0;
+
+    return __atomic_compare_exchange_n(group, &zero, 1, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
+/* Serves pop w, the head waiter: false when its copy found no memory
+ * (it stays waiting). */
+static bool list_serve_pop(struct list *l, struct list_waiter *w) {
+    int k = (uint64_t)w->want < l->count ? w->want : (int)l->count;
+    struct list_take t = { NULL, 0 };
+    size_t bytes = list_end_bytes(l, w->end, &k, settings.conn_output_max);
+
+    t.buf = malloc(bytes > 0 ? bytes : 1);
+    if (t.buf == NULL)
+        return false;
+    if (w->group != NULL && !list_group_claim(w->group)) {
+        free(t.buf);            /* another list served its wait */
+        list_unlist(l, w);
+        return true;
+    }
+    w->ngot = list_pop_locked(l, w->end, k, list_take_one, &t);
+    llog_pop(l, w->end, w->ngot);
+    w->got = t.buf;
+    w->ngotbytes = t.off;
+    list_unlist(l, w);
+    w->wake(w);
+    return true;
+}
+
 /* Serves waiters, in order, while the list has elements: each takes what
  * it asked for, up to --conn-output-max bytes (at least one element), so
  * that its reply is bounded as a plain pop's is. A waiter whose copy finds
- * no memory stays waiting. */
-static void list_serve(struct list *l) {
+ * no memory stays waiting. A mover at the head is served here when it
+ * moves within l; one into another list needs that list's lock too, taken
+ * in order by list_movers_drain: the waiters behind it wait for it. */
+void list_serve(struct list *l) {
     while (l->whead != NULL && l->count > 0) {
         struct list_waiter *w = l->whead;
-        int k = (uint64_t)w->want < l->count ? w->want : (int)l->count;
-        struct list_take t = { NULL, 0 };
-        size_t bytes = list_end_bytes(l, w->end, &k, settings.conn_output_max);
 
-        t.buf = malloc(bytes > 0 ? bytes : 1);
-        if (t.buf == NULL)
+        if (w->dst == l) {
+            list_move_serve(l, w);
+        } else if (w->dst != NULL) {
+            list_movers_queue(l);
             return;
-        w->ngot = list_pop_locked(l, w->end, k, list_take_one, &t);
-        llog_pop(l, w->end, w->ngot);
-        w->got = t.buf;
-        w->ngotbytes = t.off;
-        list_unlist(l, w);
-        w->wake(w);
+        } else if (!list_serve_pop(l, w)) {
+            return;
+        }
     }
 }
 
@@ -103,6 +131,7 @@ struct list *list_new(const char *name, size_t nname, const struct list_opts *o)
     l->opts = *o;
     llog_create(l);
     l->rng = (uint32_t)(uintptr_t)l | 1;
+    l->refs = 1;
     list_charge(l, (long)(sizeof(*l) + LIST_MALLOC_OVERHEAD));
     pthread_mutex_lock(&list_reg_lock);
     l->reg_next = list_reg;
@@ -140,6 +169,16 @@ void list_free(struct list *l) {
     list_nlists--;
     pthread_mutex_unlock(&list_reg_lock);
     __atomic_add_fetch(&list_ndead, 1, __ATOMIC_RELAXED);
+    list_let_go(l);
+}
+
+void list_hold(struct list *l) {
+    __atomic_add_fetch(&l->refs, 1, __ATOMIC_RELAXED);
+}
+
+void list_let_go(struct list *l) {
+    if (__atomic_sub_fetch(&l->refs, 1, __ATOMIC_ACQ_REL) != 0)
+        return;
     l->reap.run = list_reap;
     reaper_put(&l->reap);
 }
@@ -181,7 +220,8 @@ static void list_close_locked(struct list *l) {
         struct list_waiter *w = l->whead;
         list_unlist(l, w);
         w->ngot = 0;
-        w->wake(w);
+        if (w->group == NULL || list_group_claim(w->group))
+            w->wake(w);
     }
 }
 
@@ -278,6 +318,7 @@ enum list_result list_push(struct list *l, enum list_end e, const struct list_va
     if (r == LIST_OK)
         list_serve(l);
     pthread_mutex_unlock(&l->lock);
+    list_movers_drain();
     return r;
 }
 
@@ -543,6 +584,7 @@ enum list_result list_insert(struct list *l, bool after, const struct list_val *
     free(s);
     *len = l->count;
     pthread_mutex_unlock(&l->lock);
+    list_movers_drain();
     return r;
 }
 
@@ -578,6 +620,80 @@ enum list_result list_remove(struct list *l, int64_t count, const struct list_va
     return r;
 }
 
+/* Where list_positions looks, and what it found. */
+struct list_seek {
+    const struct list_val *v;
+    uint64_t lo, hi;            /* positions compared: [lo, hi) */
+    uint64_t skip;              /* matches passed over before the first kept */
+    uint64_t *pos;
+    size_t npos, cap;
+};
+
+/* Element i of c, at position at, is compared: false once cap are kept. */
+static bool list_seek_one(struct list_seek *k, uint64_t at, const char *p, size_t n) {
+    if (at < k->lo || at >= k->hi || n != k->v->n || memcmp(p, k->v->p, n) != 0)
+        return true;
+    if (k->skip > 0)
+        k->skip--;
+    else
+        k->pos[k->npos++] = at;
+    return k->npos < k->cap;
+}
+
+/* The matches of chunk c, from its head (or its tail if back). */
+static bool list_seek_chunk(struct list_seek *k, const struct lchunk *c, bool back) {
+    uint64_t base = list_chunk_rank(c);
+    uint32_t off = c->lo, i = 0;
+    size_t end = c->hi, n;
+    const char *p;
+
+    if (!back) {
+        for (; off < c->hi; i++) {
+            off = list_elem_read(c, off, &p, &n);
+            if (!list_seek_one(k, base + i, p, n))
+                return false;
+        }
+        return true;
+    }
+    for (i = c->count; end > c->lo; i--) {
+        size_t start = list_var_back(c->buf, end, &n);
+        if (!list_seek_one(k, base + i - 1, c->buf + start + (end - start - n) / 2, n))
+            return false;
+        end = start;
+    }
+    return true;
+}
+
+enum list_result list_positions(struct list *l, const struct list_val *v, int64_t rank,
+                                uint64_t maxlen, uint64_t *pos, size_t cap, size_t *npos) {
+    struct list_seek k = { v, 0, 0, 0, pos, 0, cap };
+    bool back = rank < 0;
+    struct list_spot *s = NULL;
+    enum list_result r;
+    size_t ns = 0, i;
+
+    k.skip = (back ? (uint64_t)-(rank + 1) : (uint64_t)(rank - 1));
+    pthread_mutex_lock(&l->lock);
+    k.hi = l->count;
+    if (maxlen != 0 && maxlen < l->count) {
+        k.lo = back ? l->count - maxlen : 0;
+        k.hi = back ? l->count : maxlen;
+    }
+    r = l->closed ? LIST_OK : list_spots(l, v, LIST_VINDEX_STEP, &s, &ns);
+    for (i = 0; r == LIST_OK && i < ns; i++) {
+        const struct lchunk *c = s[back ? ns - 1 - i : i].c;
+        uint64_t base = list_chunk_rank(c);
+        if (back ? base + c->count <= k.lo : base >= k.hi)
+            break;              /* past the maxlen window */
+        if (!list_seek_chunk(&k, c, back))
+            break;
+    }
+    free(s);
+    pthread_mutex_unlock(&l->lock);
+    *npos = k.npos;
+    return r;
+}
+
 /* ---- blocking pops ---- */
 
 bool list_wait(struct list *l, struct list_waiter *w) {
@@ -600,6 +716,7 @@ bool list_wait(struct list *l, struct list_waiter *w) {
         list_serve(l);
     }
     pthread_mutex_unlock(&l->lock);
+    list_movers_drain();
     return ok;
 }
 
@@ -608,9 +725,14 @@ bool list_unwait(struct list *l, struct list_waiter *w) {
 
     pthread_mutex_lock(&l->lock);
     was = w->listed;
-    if (was)
+    if (was && l->whead == w) {
+        list_unlist(l, w);      /* a mover at the head held up those behind */
+        list_serve(l);
+    } else if (was) {
         list_unlist(l, w);
+    }
     pthread_mutex_unlock(&l->lock);
+    list_movers_drain();
     return was;
 }
 
@@ -636,6 +758,7 @@ void list_give_back(struct list *l, struct list_waiter *w) {
     if (w->ngot > 0)
         list_serve(l);
     pthread_mutex_unlock(&l->lock);
+    list_movers_drain();
     free(w->got);
     w->got = NULL;
     w->ngot = 0;

@@ -65,7 +65,21 @@ struct list_waiter {
     bool listed;
     void (*wake)(struct list_waiter *w);
     void *owner;
+    /* A mover (lmove wait=): the list it moves into (NULL: a pop), and at
+     * which end. It takes one element, moved in one step (list_move.c);
+     * result: LIST_OK (got holds the element), or why nothing moved
+     * (LIST_FULL, LIST_NOMEM, LIST_GONE: the destination was deleted). */
+    struct list *dst;
+    enum list_end dend;
+    enum list_result result;
+    /* A wait on several lists (lmpop wait=) shares one flag: the first
+     * list that serves it (or the end of the wait) claims it, and every
+     * other list then skips its waiter (list_group_claim). NULL: alone. */
+    int *group;
 };
+
+/* Claims a waiters' group (atomic): false when it was claimed already. */
+bool list_group_claim(int *group);
 
 struct list;
 
@@ -126,6 +140,13 @@ enum list_result list_remove(struct list *l, int64_t count, const struct list_va
 /* Whether an element equals v. */
 enum list_result list_contains(struct list *l, const struct list_val *v, bool *yes);
 
+/* lpos: the positions of elements equal to v, in the order met, at most
+ * cap of them into pos (*npos): from the head (rank > 0) or the tail
+ * (rank < 0), passing over the first |rank| - 1 matches, looking only at
+ * the first maxlen elements met (0: every one). rank is not 0. */
+enum list_result list_positions(struct list *l, const struct list_val *v, int64_t rank,
+                                uint64_t maxlen, uint64_t *pos, size_t cap, size_t *npos);
+
 /* The element packed at buf + off (as in list_waiter.got): its bytes in
  * *p, *n; returns the next offset. */
 size_t list_unpack(const char *buf, size_t off, const char **p, size_t *n);
@@ -138,6 +159,13 @@ bool list_unwait(struct list *l, struct list_waiter *w);
  * in its order (dropped if the list is closed). Frees w->got. */
 void list_give_back(struct list *l, struct list_waiter *w);
 
+/* Moves the element at end se of src to end de of dst (src may be dst: a
+ * rotation), in one step and one log record: LIST_OK with a packed copy
+ * of it in *copy (list_unpack; the caller frees it), or, nothing
+ * changed, LIST_NOT_FOUND (src empty or deleted), LIST_FULL (dst at its
+ * max_len), LIST_NOMEM, LIST_GONE (dst deleted). */
+enum list_result list_move(struct list *src, enum list_end se, struct list *dst, enum list_end de,
+                           char **copy, size_t *ncopy);
 /* Server-wide totals for `stats`: lists, their elements, waiting pops,
  * and deleted lists whose memory is not given back yet. */
 void list_totals(uint64_t *nlists, uint64_t *nelems, uint64_t *nwaiters, uint64_t *nreclaiming);

@@ -69,8 +69,33 @@ struct list {
     uint64_t nwaiters;
     bool closed;
     struct list *reg_prev, *reg_next;
-    struct reaper_job reap;     /* once deleted: freed by the reaper */
+    int refs;                   /* atomic: the item's, and list_hold's */
+    bool mq_queued;             /* on the movers' queue (list_move.c) */
+    struct list *mq_next;
+    struct reaper_job reap;     /* once deleted and let go: freed by the reaper */
 };
+
+/* Keeps l's memory while no lock is held on it (list_move.c); list_let_go
+ * gives it back (the last of a freed list hands it to the reaper). */
+void list_hold(struct list *l);
+void list_let_go(struct list *l);
+
+/* Serves l's waiters while it has elements (l locked). A mover at the
+ * head (to another list) is left to list_movers_drain. */
+void list_serve(struct list *l);
+/* Takes waiter w off l's wait list (l locked). */
+void list_unlist(struct list *l, struct list_waiter *w);
+
+/* ---- list_move.c ---- */
+
+/* The head waiter of l (locked) is a mover into another list: l is queued
+ * for list_movers_drain, which takes both locks in order. */
+void list_movers_queue(struct list *l);
+/* Serves every queued mover; called with no list locked, after each
+ * operation that may have queued one. */
+void list_movers_drain(void);
+/* A mover into l itself (a rotation), served under l's lock. */
+void list_move_serve(struct list *l, struct list_waiter *w);
 
 /* Counts bytes of l under -m (negative: given back). */
 void list_charge(struct list *l, long bytes);

@@ -15,6 +15,10 @@
  *   LR_INSERT  position u64, length u32, value
  *   LR_REM     count (signed) u64, length u32, value
  *   LR_TRIM    start u64, end u64 (the elements kept)
+ *   LR_MOVE    the destination's key (a length byte, the bytes), source
+ *              end u8, destination end u8, length u32, value: the element
+ *              at that end of this list went to that end of the other
+ *              (or of this one), in one record
  * Snapshot entries: S_LIST (key, max_len, exptime, the log position it
  * was dumped at) and S_ELEMS (key, then elements packed as in a chunk: a
  * varint length, the bytes, the length again reversed), in order.
@@ -135,6 +139,21 @@ void llog_trim(struct list *l, uint64_t start, uint64_t end) {
     codec_put_u64(&o, start);
     codec_put_u64(&o, end);
     lp_log(LR_TRIM, &o, NULL);
+}
+
+void llog_move(struct list *s, enum list_end se, struct list *d, enum list_end de,
+               const struct list_val *v) {
+    uint8_t buf[LP_FIXED];
+    struct codec_out o;
+
+    if (!persist_on())
+        return;
+    lp_start(&o, buf, s);
+    codec_put_key(&o, d->name, d->nname);
+    codec_put_u8(&o, (uint8_t)se);
+    codec_put_u8(&o, (uint8_t)de);
+    codec_put_u32(&o, (uint32_t)v->n);
+    lp_log(LR_MOVE, &o, v);
 }
 
 /* ---- snapshots ---- */

@@ -23,11 +23,12 @@ struct snap_writer;
 /* The operations of records (L_) and snapshot entries (S_). */
 enum lp_op {
     LR_CREATE = 1, LR_DROP, LR_TTL, LR_PUSH, LR_POP, LR_SET, LR_INSERT, LR_REM, LR_TRIM,
+    LR_MOVE,
     S_LIST = 20, S_ELEMS
 };
 
 
-#define LP_FIXED 320                /* room for a key and the fixed fields */
+#define LP_FIXED 600                /* room for two keys and the fixed fields */
 
 /* Writes list item it into a snapshot: 0, or -1 on a write error. */
 int list_persist_dump(struct snap_writer *w, item *it);
@@ -42,5 +43,9 @@ void llog_set(struct list *l, uint64_t at, const struct list_val *v);
 void llog_insert(struct list *l, uint64_t at, const struct list_val *v);
 void llog_rem(struct list *l, int64_t count, const struct list_val *v);
 void llog_trim(struct list *l, uint64_t start, uint64_t end);
+/* v went from end se of s to end de of d (s may be d): one record, so a
+ * replay finds it in exactly one of them. */
+void llog_move(struct list *s, enum list_end se, struct list *d, enum list_end de,
+               const struct list_val *v);
 
 #endif

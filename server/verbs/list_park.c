@@ -8,6 +8,11 @@
  * thread than the waiter's worker is answered by that thread, on the
  * socket (lpark_send, park.h); what it wrote goes back only if the client
  * refused it with a reset (park_undelivered).
+ *
+ * A waiting move (lmove wait=) is a waiter of its source that names its
+ * destination (held by dpin): the list moves the element itself, in one
+ * step, so its answer only tells the client; nothing goes back if the
+ * client is gone (the element is in the destination already).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +26,8 @@ struct lpark {
     struct park park;           /* first: the ops get a struct park * */
     struct list_waiter lw;
     item *pin;                  /* the list */
-    char key[ITEM_KEY_MAX];
+    item *dpin;                 /* a move's destination; NULL for a pop */
+    char key[ITEM_KEY_MAX];     /* the key the answer names */
     size_t nkey;
 };
 
@@ -41,8 +47,12 @@ static void lpark_answer(conn *c, struct park *p) {
     const char *v;
     int i;
 
-    if (w->lw.ngot > 0 && park_undelivered(c, p))
+    if (w->dpin == NULL && w->lw.ngot > 0 && park_undelivered(c, p))
         list_give_back(store_list_of(w->pin), &w->lw);
+    if (w->dpin != NULL && w->lw.ngot == 0 && w->lw.result != LIST_OK && w->lw.result != LIST_GONE) {
+        conn_out_reply(c, w->lw.result == LIST_FULL ? REPLY_NOT_STORED : REPLY_OOM_STORE);
+        return;
+    }
     for (i = 0; i < w->lw.ngot; i++) {
         off = list_unpack(w->lw.got, off, &v, &n);
         lverb_out_value(c, w->key, w->nkey, v, n);
@@ -57,7 +67,7 @@ static void lpark_answer(conn *c, struct park *p) {
 static void lpark_give_back(struct park *p) {
     struct lpark *w = lpark_of(p);
 
-    if (p->sent == 0) {
+    if (p->sent == 0 && w->dpin == NULL) {
         list_give_back(store_list_of(w->pin), &w->lw);
         return;
     }
@@ -71,6 +81,8 @@ static void lpark_release(struct park *p) {
 
     free(w->lw.got);
     item_release(w->pin);
+    if (w->dpin != NULL)
+        item_release(w->dpin);
     free(w);
 }
 
@@ -113,26 +125,54 @@ static void lpark_on_wake(struct list_waiter *lw) {
     park_wake(&w->park);
 }
 
-void lpark_start(conn *c, item *pin, enum list_end e, int want, uint64_t wait_ms,
-                 const char *key, size_t nkey) {
+/* A new waiter on pin (and dpin, a move's destination, or NULL); NULL,
+ * the pins released and OOM answered, without memory. */
+static struct lpark *lpark_new(conn *c, item *pin, item *dpin, enum list_end e, int want,
+                               const char *key, size_t nkey) {
     struct lpark *w = calloc(1, sizeof(*w));
 
     if (w == NULL || !park_init(&w->park, c, &lpark_ops)) {
         free(w);
         item_release(pin);
+        if (dpin != NULL)
+            item_release(dpin);
         conn_out_reply(c, REPLY_OOM);
-        return;
+        return NULL;
     }
     w->lw.end = e;
     w->lw.want = want;
     w->lw.wake = lpark_on_wake;
     w->lw.owner = w;
     w->pin = pin;
+    w->dpin = dpin;
     memcpy(w->key, key, nkey);
     w->nkey = nkey;
-    if (!list_wait(store_list_of(pin), &w->lw)) {
+    return w;
+}
+
+static void lpark_go(struct lpark *w, uint64_t wait_ms) {
+    if (!list_wait(store_list_of(w->pin), &w->lw)) {
         park_refused(&w->park);
         return;
     }
     park_start(&w->park, wait_ms);
+}
+
+void lpark_start(conn *c, item *pin, enum list_end e, int want, uint64_t wait_ms,
+                 const char *key, size_t nkey) {
+    struct lpark *w = lpark_new(c, pin, NULL, e, want, key, nkey);
+
+    if (w != NULL)
+        lpark_go(w, wait_ms);
+}
+
+void lpark_start_move(conn *c, item *pin, enum list_end se, item *dpin, enum list_end de,
+                      uint64_t wait_ms) {
+    struct lpark *w = lpark_new(c, pin, dpin, se, 1, item_key(dpin), dpin->nkey);
+
+    if (w == NULL)
+        return;
+    w->lw.dst = store_list_of(dpin);
+    w->lw.dend = de;
+    lpark_go(w, wait_ms);
 }

@@ -17,4 +17,10 @@
 void lpark_start(conn *c, item *pin, enum list_end e, int want, uint64_t wait_ms,
                  const char *key, size_t nkey);
 
+/* Parks c until list pin has an element to move from end se to end de
+ * of list dpin (which may be pin), or wait_ms pass; the answer names
+ * dpin's key. Takes over both pin references. */
+void lpark_start_move(conn *c, item *pin, enum list_end se, item *dpin, enum list_end de,
+                      uint64_t wait_ms);
+
 #endif

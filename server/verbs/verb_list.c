@@ -10,6 +10,8 @@
  *   ltrim <key> <offset> <limit> [noreply]
  *   lrem <key> <count> <bytes> [noreply]                + data block
  *   lexists <key> <bytes>                                + data block
+ *   lpushx|rpushx <key> <bytes> [<bytes> ...] [noreply]  (an existing list only)
+ *   lpos <key> <bytes> [rank=<n>] [count=<n>] [maxlen=<n>] + data block
  *
  * The data blocks of one command are read into one buffer, with the
  * parsed request in front of them, and checked block by block once read.
@@ -30,7 +32,6 @@
 #include "store/store_list.h"
 #include "verbs/verb_list.h"
 
-#define LVERB_COUNT_MAX 1000        /* most elements one pop or range returns */
 #define LVERB_TOKENS (LVERB_VALUES_MAX + 3)
 
 /* A command with data blocks, kept in front of them while they are read. */
@@ -39,6 +40,10 @@ struct lverb_req {
     int nvals;
     int64_t num;                /* lset: index; lrem: count */
     bool after;                 /* linsert */
+    int64_t rank;               /* lpos */
+    uint64_t maxlen;            /* lpos; 0: every element */
+    uint32_t count;             /* lpos: most positions; 0: up to LVERB_COUNT_MAX */
+    bool counted;               /* lpos: count= given (else one position) */
     uint32_t len[LVERB_VALUES_MAX];
 };
 
@@ -46,7 +51,7 @@ struct lverb_req {
 
 /* The list under a command's key, pinned; replies and returns NULL when
  * there is none (missing), the key holds something else, or is too long. */
-static item *lverb_list(conn *c, const char *key, size_t nkey, bool create, enum reply_id missing) {
+item *lverb_list(conn *c, const char *key, size_t nkey, bool create, enum reply_id missing) {
     enum store_status st = STORE_EXISTS;
     item *pin = NULL;
 
@@ -97,16 +102,10 @@ void lverb_out_value(conn *c, const char *key, size_t nkey, const char *p, size_
     conn_out(c, "\r\n", 2);
 }
 
-struct lverb_out {
-    conn *c;
-    const char *key;
-    size_t nkey;
-};
-
 /* Writes one element; stops a long answer at the output limit, and at
  * once when the connection could not buffer it (it is being closed: a
  * pop must not take elements nobody will receive). */
-static bool lverb_out_one(const char *p, size_t n, void *arg) {
+bool lverb_out_one(const char *p, size_t n, void *arg) {
     struct lverb_out *o = arg;
 
     lverb_out_value(o->c, o->key, o->nkey, p, n);
@@ -155,7 +154,7 @@ static void lverb_read_blocks(conn *c, const char *key, size_t nkey, struct lver
 
     for (i = 0; i < (size_t)r->nvals; i++)
         total += (size_t)r->len[i] + 2;
-    if (!persist_writable() && r->verb != LVERB_EXISTS) {
+    if (!persist_writable() && r->verb != LVERB_EXISTS && r->verb != LVERB_POS) {
         cmd_reply(c, REPLY_LOG_FAILED);
         conn_start_swallow(c, total);
         return;
@@ -312,6 +311,66 @@ enum conn_parse_result lverb_exists(conn *c, struct cmd_line *t) {
     return PARSE_DONE;
 }
 
+/* One option of lpos into r: false, the reply made, when it is wrong. */
+static bool lverb_pos_option(conn *c, const char *tok, struct lverb_req *r) {
+    const char *v;
+
+    if ((v = cmd_option(tok, "rank")) != NULL) {
+        if (parse_i64_digits(v, &r->rank) && r->rank != 0)
+            return true;
+        cmd_bad_value(c, "rank");
+    } else if ((v = cmd_option(tok, "count")) != NULL) {
+        r->counted = true;
+        if (cmd_parse_count(v, LVERB_COUNT_MAX, &r->count))
+            return true;
+        cmd_bad_value(c, "count");
+    } else if ((v = cmd_option(tok, "maxlen")) != NULL) {
+        if (parse_u64_digits(v, &r->maxlen))
+            return true;
+        cmd_bad_value(c, "maxlen");
+    } else {
+        cmd_unknown_option(c, tok);
+    }
+    return false;
+}
+
+/* lpos <key> <bytes> [rank=<n>] [count=<n>] [maxlen=<n>] */
+enum conn_parse_result lverb_pos(conn *c, struct cmd_line *t) {
+    struct lverb_req r = { .verb = LVERB_POS, .rank = 1 };
+    enum reply_id len = lverb_lengths(t->v, 2, 3, &r);
+    enum reply_id bad = t->vlen[1] > ITEM_KEY_MAX ? REPLY_X_KEY_TOO_LONG
+                        : len != REPLY_OK ? len
+                        : t->n > 6 ? cmd_extra_tokens(t, 6) : REPLY_OK;
+    int i;
+
+    if (bad != REPLY_OK)
+        return lverb_refuse(c, t->v[2], t->line + t->len, 1, bad);
+    for (i = 3; i < t->n; i++) {
+        if (!lverb_pos_option(c, t->v[i], &r)) {
+            conn_start_swallow(c, (size_t)r.len[0] + 2);
+            return PARSE_DONE;
+        }
+    }
+    lverb_read_blocks(c, t->v[1], t->vlen[1], &r);
+    return PARSE_DONE;
+}
+
+/* lpos's answer: a line per position, then END; LIST_BUSY (nothing
+ * answered) while the value index is being built. */
+static enum list_result lverb_positions(conn *c, item *pin, const struct lverb_req *r,
+                                        const struct list_val *v) {
+    uint64_t pos[LVERB_COUNT_MAX];
+    size_t cap = !r->counted ? 1 : r->count == 0 ? LVERB_COUNT_MAX : r->count, n, i;
+    enum list_result res = list_positions(store_list_of(pin), v, r->rank, r->maxlen, pos, cap, &n);
+
+    if (res != LIST_OK)
+        return res;
+    for (i = 0; i < n; i++)
+        cmd_number_line(c, pos[i]);
+    conn_out_reply(c, REPLY_END);
+    return LIST_OK;
+}
+
 /* Splits the blocks read after r into vals; false if one does not end
  * in "\r\n". */
 static bool lverb_split(item *it, const struct lverb_req *r, struct list_val *vals) {
@@ -332,11 +391,13 @@ static bool lverb_split(item *it, const struct lverb_req *r, struct list_val *va
  * replaced by a new one, as if the push had come after the delete. */
 static enum list_result lverb_push_to(item *pin, const item *it, const struct lverb_req *r,
                                       const struct list_val *vals, uint64_t *n) {
-    enum list_end e = r->verb == LVERB_LPUSH ? LIST_HEAD : LIST_TAIL;
+    enum list_end e = r->verb == LVERB_LPUSH || r->verb == LVERB_LPUSHX ? LIST_HEAD : LIST_TAIL;
     enum list_result res = store_list_push(pin, e, vals, r->nvals, n);
     enum store_status st;
     int tries;
 
+    if (r->verb == LVERB_LPUSHX || r->verb == LVERB_RPUSHX)
+        return res == LIST_GONE ? LIST_NOT_FOUND : res;     /* no list now */
     for (tries = 0; res == LIST_GONE && tries < 3; tries++) {
         item *again = store_list_open(item_key((item *)it), it->nkey, true, NULL, &st);
         if (again == NULL)
@@ -359,6 +420,8 @@ static bool lverb_apply(conn *c, item *pin, const item *it, const struct lverb_r
     switch (r->verb) {
     case LVERB_LPUSH:
     case LVERB_RPUSH:
+    case LVERB_LPUSHX:
+    case LVERB_RPUSHX:
         res = lverb_push_to(pin, it, r, vals, &n);
         lverb_result(c, res, n);
         break;
@@ -378,6 +441,11 @@ static bool lverb_apply(conn *c, item *pin, const item *it, const struct lverb_r
         res = store_list_remove(pin, r->num, &vals[0], &n);
         if (res != LIST_BUSY)
             lverb_result(c, res, n);
+        break;
+    case LVERB_POS:
+        res = lverb_positions(c, pin, r, &vals[0]);
+        if (res != LIST_OK && res != LIST_BUSY)
+            lverb_result(c, res, 0);
         break;
     default:
         res = list_contains(store_list_of(pin), &vals[0], &yes);
@@ -405,7 +473,7 @@ static void lverb_data_done(conn *c) {
     push = r.verb == LVERB_LPUSH || r.verb == LVERB_RPUSH;
     if (!lverb_split(it, &r, vals)) {
         cmd_reply(c, REPLY_BAD_CHUNK);
-    } else if (r.verb == LVERB_EXISTS || cmd_log_ok(c)) {
+    } else if (r.verb == LVERB_EXISTS || r.verb == LVERB_POS || cmd_log_ok(c)) {
         pin = lverb_list(c, item_key(it), it->nkey, push, REPLY_NOT_FOUND);
         if (pin != NULL) {
             done = lverb_apply(c, pin, it, &r, vals);
@@ -547,6 +615,8 @@ const struct cmd_def lverb_cmds[] = {
     { "lcreate", lverb_create, 2, 3, 0, 0, "create a list: lcreate <key> [maxlen=]" },
     { "lpush", lverb_push, 1, CMD_ANY, CMD_RAW | CMD_DATA | CMD_NOREPLY, LVERB_LPUSH, "push at the head: lpush <key> <bytes> [<bytes>...]" },
     { "rpush", lverb_push, 1, CMD_ANY, CMD_RAW | CMD_DATA | CMD_NOREPLY, LVERB_RPUSH, "push at the tail: rpush <key> <bytes> [<bytes>...]" },
+    { "lpushx", lverb_push, 1, CMD_ANY, CMD_RAW | CMD_DATA | CMD_NOREPLY, LVERB_LPUSHX, "push at the head of an existing list: lpushx <key> <bytes> [<bytes>...]" },
+    { "rpushx", lverb_push, 1, CMD_ANY, CMD_RAW | CMD_DATA | CMD_NOREPLY, LVERB_RPUSHX, "push at the tail of an existing list: rpushx <key> <bytes> [<bytes>...]" },
     { "lpop", lverb_pop, 2, 4, 0, LVERB_LPOP, "pop from the head: lpop <key> [<count>] [wait=]" },
     { "rpop", lverb_pop, 2, 4, 0, LVERB_RPOP, "pop from the tail: rpop <key> [<count>] [wait=]" },
     { "llen", lverb_len, 2, 2, 0, 0, "a list's length: llen <key>" },
@@ -557,5 +627,6 @@ const struct cmd_def lverb_cmds[] = {
     { "ltrim", lverb_trim, 4, 5, CMD_NOREPLY, 0, "keep a range: ltrim <key> <offset> <limit>" },
     { "lrem", lverb_num_block, 4, CMD_ANY, CMD_DATA | CMD_NOREPLY, LVERB_REM, "remove by value: lrem <key> <count> <bytes>" },
     { "lexists", lverb_exists, 3, CMD_ANY, CMD_DATA, 0, "membership: lexists <key> <bytes>" },
+    { "lpos", lverb_pos, 3, CMD_ANY, CMD_DATA, 0, "positions by value: lpos <key> <bytes> [rank=] [count=] [maxlen=]" },
     { NULL, NULL, 0, 0, 0, 0, NULL },
 };

@@ -17,6 +17,7 @@
 #include "verbs/verb_classic.h"
 #include "verbs/verb_counter.h"
 #include "verbs/verb_list.h"
+#include "verbs/verb_list_move.h"
 #include "verbs/verb_operator.h"
 #include "verbs/verb_queue.h"
 #include "verbs/verb_queue_info.h"
@@ -37,6 +38,7 @@ void verbs_init(void) {
     cmd_register(qinfo_cmds);
     cmd_register(ctverb_cmds);
     cmd_register(lverb_cmds);
+    cmd_register(lmverb_cmds);
     cmd_register(sverb_cmds);
     cmd_register(tls_cmds);
     cmd_set_quick_store(classic_set_quick);

@@ -143,13 +143,16 @@ def is_error(line):
     return line == b"ERROR" or line.startswith(b"CLIENT_ERROR") or line.startswith(b"SERVER_ERROR")
 
 
-def read_values(c):
-    """VALUE <key> <flags> <bytes> + data ... END -> list of (key, data)."""
+def read_values(c, alone=None):
+    """VALUE <key> <flags> <bytes> + data ... END -> list of (key, data);
+    the line alone (lmove's NOT_STORED) when it comes first."""
     out = []
     while True:
         line = c.readline()
         if line == b"END":
             return out
+        if alone is not None and line == alone and not out:
+            return line
         if is_error(line):
             return ("error", line)
         p = line.split()
@@ -273,7 +276,9 @@ def simulate(model, op):
             else:
                 pred.append(b"NOT_FOUND")
         return pred
-    if k in ("rpush", "lpush"):
+    if k in ("rpushx", "lpushx") and model["lists"][op["key"]] is None:
+        return b"NOT_FOUND"
+    if k in ("rpush", "lpush", "rpushx", "lpushx"):
         lst = model["lists"][op["key"]]
         vals = op["vals"]
         if lst is None:
@@ -281,7 +286,7 @@ def simulate(model, op):
         if lst["maxlen"] and len(lst["items"]) + len(vals) > lst["maxlen"]:
             return b"NOT_STORED"
         for v in vals:
-            if k == "rpush":
+            if k in ("rpush", "rpushx"):
                 lst["items"].append(v)
             else:
                 lst["items"].insert(0, v)
@@ -296,6 +301,37 @@ def simulate(model, op):
                 break
             out.append(lst["items"].pop(0) if k == "lpop" else lst["items"].pop())
         return out
+    if k == "lmove_mk":
+        # an lmove's first record when its destination is missing and its
+        # source has an element: the destination's creation
+        src = model["lists"][op["key"]]
+        if src is not None and src["items"] and model["lists"][op["dst"]] is None:
+            model["lists"][op["dst"]] = {"items": [], "maxlen": 0}
+        return None
+    if k == "lmove":
+        src = model["lists"][op["key"]]
+        if src is None or not src["items"]:
+            return []
+        dst = model["lists"][op["dst"]]
+        if dst is not None and dst is not src and dst["maxlen"] and len(dst["items"]) >= dst["maxlen"]:
+            return b"NOT_STORED"
+        v = src["items"].pop(0) if op["se"] == "left" else src["items"].pop()
+        if dst is None:
+            dst = model["lists"][op["dst"]] = {"items": [], "maxlen": 0}
+        if op["de"] == "left":
+            dst["items"].insert(0, v)
+        else:
+            dst["items"].append(v)
+        return [v]
+    if k == "lmpop":
+        for key in op["keys"]:
+            lst = model["lists"][key]
+            if lst is not None and lst["items"]:
+                out = []
+                while lst["items"] and len(out) < op["count"]:
+                    out.append((key, lst["items"].pop(0) if op["end"] == "left" else lst["items"].pop()))
+                return out
+        return []
     if k == "lset":
         lst = model["lists"][op["key"]]
         if lst is None:
@@ -652,9 +688,25 @@ def gen_op(rng, proj, model):
             vals = [rng.choice(lst["items"]) if lst and lst["items"] and rng.random() < 0.15
                     else gen_value(rng, model, "v") for _ in range(rng.randint(1, 3))]
             verb = "rpush" if rng.random() < 0.5 else "lpush"
+            if rng.random() < 0.15:
+                verb += "x"              # lpushx, rpushx: only to a list that exists
             wire = ("%s %s %s\r\n" % (verb, key, " ".join(str(len(v)) for v in vals))).encode()
             wire += b"".join(v + b"\r\n" for v in vals)
             return {"kind": verb, "key": key, "vals": vals, "wire": wire}
+        if rr < 0.65 and rng.random() < 0.3:
+            # lmove to the thread's other list, or onto itself (a rotation)
+            other = [x for x in sorted(proj["lists"]) if x != key][0]
+            dst = key if rng.random() < 0.2 else other
+            se, de = rng.choice(["left", "right"]), rng.choice(["left", "right"])
+            return {"kind": "lmove", "key": key, "dst": dst, "se": se, "de": de,
+                    "wire": ("lmove %s %s %s %s\r\n" % (key, dst, se, de)).encode()}
+        if rr < 0.65 and rng.random() < 0.15:
+            keys = sorted(proj["lists"])
+            if rng.random() < 0.5:
+                keys.reverse()
+            end, c = rng.choice(["left", "right"]), rng.randint(1, 3)
+            return {"kind": "lmpop", "key": keys[0], "keys": keys, "end": end, "count": c,
+                    "wire": ("lmpop %s %s count=%d\r\n" % (" ".join(keys), end, c)).encode()}
         if rr < 0.65:
             verb = "lpop" if rng.random() < 0.5 else "rpop"
             c = rng.randint(1, 2)
@@ -767,8 +819,10 @@ def read_reply(c, op):
     k = op["kind"]
     if k in ("qpop", "dqpop"):
         return read_qitems(c)
-    if k in ("lpop", "rpop", "kopen", "kget"):
+    if k in ("lpop", "rpop", "kopen", "kget", "lmpop"):
         return read_values(c)
+    if k == "lmove":
+        return read_values(c, b"NOT_STORED")
     if k == "qack":
         first = c.readline()
         if is_error(first):
@@ -916,6 +970,19 @@ class Worker(threading.Thread):
             if not re.fullmatch(rb"\d+", reply):
                 raise Violation("%s: expected a number, got %s" % (where, short(reply)))
             self.shared_incr_acked += op["delta"]
+            return
+        if k in ("lmove", "lmpop"):
+            if isinstance(reply, tuple):
+                raise Violation("%s: %s" % (where, short(reply[1])))
+            if isinstance(pred, bytes) or isinstance(reply, bytes):
+                if reply != pred:
+                    raise Violation("%s: expected %s, got %s" % (where, short(pred), short(reply)))
+                return
+            got = [(key.decode(), d) for (key, d) in reply]
+            if k == "lmove":
+                pred = [(op["dst"], d) for d in pred]
+            if got != pred:
+                raise Violation("%s: expected %s, got %s" % (where, short(pred, 300), short(got, 300)))
             return
         if k in ("lpop", "rpop"):
             if isinstance(reply, tuple):
@@ -1451,6 +1518,10 @@ def atoms(op):
                 for d, q in zip(op["datas"], op["seqs"])]
     if op["kind"] == "qack" and len(op["rcpts"]) > 1:
         return [dict(op, rcpts=[r]) for r in op["rcpts"]]
+    if op["kind"] == "lmove":
+        # a missing destination's creation is logged before the move (one
+        # record: the element is in exactly one of the lists)
+        return [dict(op, kind="lmove_mk"), op]
     return [op]
 
 

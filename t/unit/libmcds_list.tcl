@@ -24,9 +24,9 @@ proc libmcds_list_run {servers min_ok} {
 start_server {tags {libmcds list mcds-only}} {
     set servers 127.0.0.1:[srv port]
 
-    test {libmcds list: every verb, errors, caps, too large, a blocking pop, 4x4 threads} {
-        libmcds_list_run $servers 6
-    } 6
+    test {libmcds list: every verb, errors, caps, too large, a blocking pop, moves, mpop, pos, pushx, 4x4 threads} {
+        libmcds_list_run $servers 10
+    } 10
 
     test {libmcds list: the example runs and prints its results} {
         set bin [file join [builddir] contrib examples list]
@@ -46,8 +46,8 @@ start_server {} {
         127.0.0.1:[srv 0 port]] ,]
 
     test {libmcds list on a pool of 3: each list on its key's server, all work} {
-        libmcds_list_run $servers 7
-    } 7
+        libmcds_list_run $servers 11
+    } 11
 }
 }
 }
