@@ -531,6 +531,9 @@ start_server [list tags {operating tls mcds-only} args [concat [optls_args [expr
         [list -l notls:127.0.0.1:[set ::optls_plain [free_port]]]]] {
     test {operating.md:86-88: the start-up lines say which listener is TLS; the notls: one serves plain text} {
         optls_need
+        # the lines come one after the other once every listener is bound:
+        # the harness went on at the first (slow under valgrind)
+        catch {wait_for {[regexp -line "listening on 127\\.0\\.0\\.1:$::optls_plain\$" [read_file [srv stderr]]]} 50 100}
         set log [read_file [srv stderr]]
         set fd [mc_connect_addr 127.0.0.1 $::optls_plain]
         lappend ::srvinfo([srv_id 0],fds) $fd
