@@ -140,7 +140,7 @@ void list_movers_queue(struct list *l) {
     if (list_mq_tail != NULL)
         list_mq_tail->mq_next = l;
     else
-        list_mq_head = l;
+        __atomic_store_n(&list_mq_head, l, __ATOMIC_RELAXED);   /* drain peeks without the lock */
     list_mq_tail = l;
     pthread_mutex_unlock(&list_mq_lock);
 }
@@ -186,8 +186,8 @@ void list_movers_drain(void) {
         pthread_mutex_lock(&list_mq_lock);
         l = list_mq_head;
         if (l != NULL) {
-            list_mq_head = l->mq_next;
-            if (list_mq_head == NULL)
+            __atomic_store_n(&list_mq_head, l->mq_next, __ATOMIC_RELAXED);
+            if (l->mq_next == NULL)
                 list_mq_tail = NULL;
         }
         pthread_mutex_unlock(&list_mq_lock);
