@@ -286,6 +286,28 @@ def lists(c, mcds, E):
     check("rpop everything: tail first, the list empty but there",
           [popped == model[::-1], c.llen("pl:walk")], [True, 0])
 
+    check("lpushx/rpushx: only to a list that exists",
+          [c.lpushx("pl:mv-none", b"x"), c.llen("pl:mv-none"), c.rpush("pl:mv", b"a", b"b", b"c"),
+           c.rpushx("pl:mv", b"d"), c.lpushx("pl:mv", b"z")], [None, None, 3, 4, 5])
+    check("lmove: the element, in one step; a rotation; an empty source None",
+          [c.lmove("pl:mv", "pl:mv2", "left", "right"), c.lmove("pl:mv", "pl:mv", "right", "left"),
+           c.lrange("pl:mv"), c.lrange("pl:mv2"), c.lmove("pl:mv-none", "pl:mv2")],
+          [b"z", b"d", [b"d", b"a", b"b", b"c"], [b"z"], None])
+    c.lcreate("pl:mv-full", maxlen=1)
+    c.rpush("pl:mv-full", b"f")
+    raises("lmove into a list at its maxlen raises Full", mcds.Full, c.lmove, "pl:mv", "pl:mv-full")
+    check("... and the element stays in the source", c.llen("pl:mv"), 4)
+    check("lmpop: the first list with elements, named",
+          [c.lmpop(["pl:mv-none", "pl:mv2", "pl:mv"], "left", count=5), c.lmpop(["pl:mv-none"], "left")],
+          [(b"pl:mv2", [b"z"]), None])
+    check("lmpop with a wait that runs out: None", c.lmpop(["pl:mv-none2"], "right", wait=0.2), None)
+    c.rpush("pl:pos", b"a", b"b", b"a", b"c", b"a")
+    check("lpos: first, all, from the tail, none, no list",
+          [c.lpos("pl:pos", b"a"), c.lpos("pl:pos", b"a", count=0), c.lpos("pl:pos", b"a", rank=-1),
+           c.lpos("pl:pos", b"q"), c.lpos("pl:none", b"a")], [[0], [0, 2, 4], [4], [], None])
+    raises("lmove with an end other than left/right is refused before sending",
+           E.MemcacheIllegalInputError, c.lmove, "pl:mv", "pl:mv2", "middle", "left")
+    raises("lpos rank=0: CLIENT_ERROR", E.MemcacheClientError, c.lpos, "pl:pos", b"a", rank=0)
     raises("lpop count 0: CLIENT_ERROR", E.MemcacheClientError, c.lpop, "pl:a", 0)
     raises("lrange limit 1001: CLIENT_ERROR bad limit", E.MemcacheClientError, c.lrange, "pl:a",
            0, 1001)

@@ -1,5 +1,6 @@
 """The list verbs (doc/protocol.md, "6. Lists"): lcreate, lpush, rpush,
-lpop, rpop, llen, lrange, lindex, lset, linsert, ltrim, lrem and lexists.
+lpushx, rpushx, lpop, rpop, lmpop, lmove, llen, lrange, lindex, lset,
+linsert, ltrim, lrem, lexists and lpos.
 
 Elements are bytes in and bytes out (str is sent as UTF-8). Every value
 travels as a length on the command line and a data block after it, so
@@ -131,3 +132,88 @@ class ListVerbs:
         value = wire.data(value)
         line = b"lexists %s %d" % (wire.key(key), len(value))
         return self._mcds_simple(line, {b"1": True, b"0": False, b"NOT_FOUND": None}, [value])
+
+    def lpushx(self, key, *values):
+        """As lpush, but only to a list that exists: the new length, or None
+        (nothing created) when there is none."""
+        return self._push("lpushx", key, values)
+
+    def rpushx(self, key, *values):
+        """As rpush, but only to a list that exists (None when there is none)."""
+        return self._push("rpushx", key, values)
+
+    @staticmethod
+    def _end(end, what):
+        if end not in ("left", "right"):
+            raise MemcacheIllegalInputError("%s must be 'left' or 'right'" % what)
+        return end.encode()
+
+    def lmove(self, src, dst, src_end="left", dst_end="right", wait=None):
+        """Moves one element from src's end to dst's end in one step (Redis's
+        LMOVE; with wait, BLMOVE): the element (bytes), or None when src is
+        empty or missing (or the wait ran out). Full when dst is at its
+        maxlen (the element stays in src)."""
+        line = b"lmove %s %s %s %s" % (wire.key(src), wire.key(dst), self._end(src_end, "src_end"),
+                                       self._end(dst_end, "dst_end"))
+        line += wire.options(wait=wait)
+
+        def read(reply):
+            first = reply.line()
+            if first == b"END":
+                return None
+            if first == b"NOT_STORED":
+                raise Full("%s is at its maxlen" % (dst,))
+            parts = first.split(b" ")
+            if parts[0] != b"VALUE" or len(parts) != 4:
+                reply.unexpected(first)
+            value = reply.block(int(parts[3]))
+            end = reply.line()
+            if end != b"END":
+                reply.unexpected(end)
+            return value
+        return self._mcds_call(line, wait=wait, read=read)
+
+    def lmpop(self, keys, end="left", count=None, wait=None):
+        """Pops up to count elements from the first of keys (up to 64) that
+        has any (Redis's LMPOP; with wait, BLMPOP): (key, [bytes, ...]), or
+        None when every list is empty or missing."""
+        keys = list(keys)
+        if not keys:
+            raise MemcacheIllegalInputError("lmpop: no key")
+        line = b"lmpop " + b" ".join(wire.key(k) for k in keys) + b" " + self._end(end, "end")
+        line += wire.options(count=count, wait=wait)
+
+        def read(reply):
+            got, name = [], None
+
+            def value(l):
+                nonlocal name
+                parts = l.split(b" ")
+                if parts[0] != b"VALUE" or len(parts) != 4:
+                    reply.unexpected(l)
+                name = parts[1]
+                return reply.block(int(parts[3]))
+            got = reply.rows(value)
+            return (name, got) if got else None
+        return self._mcds_call(line, wait=wait, read=read)
+
+    def lpos(self, key, value, rank=None, count=None, maxlen=None):
+        """The positions (from the head) of elements equal to value: a list
+        of ints ([] for none; at most one without count, count=0 for all up
+        to 1000), or None when there is no list."""
+        value = wire.data(value)
+        line = b"lpos %s %d" % (wire.key(key), len(value))
+        line += wire.options(rank=rank, count=count, maxlen=maxlen)
+
+        def read(reply):
+            first = reply.line()
+            if first == b"NOT_FOUND":
+                return None
+            out = []
+            while first != b"END":
+                if not first.isdigit():
+                    reply.unexpected(first)
+                out.append(int(first))
+                first = reply.line()
+            return out
+        return self._mcds_call(line, [value], read=read)
