@@ -46,8 +46,10 @@ export interface Message {
 }
 export type Receipt = string | Int | Message;
 
-export interface QueueCreateOptions { lease?: number; maxdeliver?: number; maxlen?: Int; dlq?: Key; maxage?: number; }
-export interface PushOptions { flags?: number; delay?: number; priority?: number; }
+/** dedup: the window (seconds) in which a push's dedup id is remembered. */
+export interface QueueCreateOptions { lease?: number; maxdeliver?: number; maxlen?: Int; dlq?: Key; maxage?: number; dedup?: number; }
+/** dedup: a deduplication id: a second push with it in the window answers the first's id(s) and adds nothing. */
+export interface PushOptions { flags?: number; delay?: number; priority?: number; dedup?: string; }
 export interface PopOptions { count?: number; lease?: number; wait?: number; }
 export interface Pending {
   id: bigint; flags: number; bytes: number; deliveries: number;
@@ -119,6 +121,8 @@ export class Client {
   qpush(queue: Key, data: Value, opts?: PushOptions): Promise<bigint | false>;
   /** 1 to 100 messages, all or none: their ids, or false at maxlen. */
   qpushMany(queue: Key, data: Value[], opts?: PushOptions): Promise<bigint[] | false>;
+  /** Pauses deliveries for secs seconds (0 resumes); null when there is no queue. */
+  qpause(queue: Key, secs: number): Promise<true | null>;
   qpop(queue: Key, opts?: PopOptions): Promise<Message[]>;
   qpopAck(queue: Key, ack: Receipt, opts?: PopOptions): Promise<{ acked: boolean; messages: Message[] }>;
   qpopAny(queues: Key[], opts?: PopOptions): Promise<Message[]>;
@@ -145,6 +149,15 @@ export class Client {
   /** The new length; false when maxlen would be passed (nothing pushed). */
   lpush(list: Key, values: Value | Value[]): Promise<number | false>;
   rpush(list: Key, values: Value | Value[]): Promise<number | false>;
+  /** As lpush/rpush, only to a list that exists: null (nothing created) when there is none. */
+  lpushx(list: Key, values: Value | Value[]): Promise<number | false | null>;
+  rpushx(list: Key, values: Value | Value[]): Promise<number | false | null>;
+  /** One element from src's end to dst's end in one step: the element, null when src is empty, false when dst is full. */
+  lmove(src: Key, dst: Key, srcEnd?: 'left' | 'right', dstEnd?: 'left' | 'right', opts?: { wait?: number }): Promise<Buffer | null | false>;
+  /** Pops from the first of lists that has elements. */
+  lmpop(lists: Key[], side?: 'left' | 'right', opts?: { count?: number; wait?: number }): Promise<{ key: string; values: Buffer[] } | null>;
+  /** Positions of elements equal to value; null when there is no list. */
+  lpos(list: Key, value: Value, opts?: { rank?: number; count?: number; maxlen?: Int }): Promise<number[] | null>;
   lpop(list: Key, opts?: { count?: number; wait?: number }): Promise<Buffer[]>;
   rpop(list: Key, opts?: { count?: number; wait?: number }): Promise<Buffer[]>;
   llen(list: Key): Promise<number | null>;

@@ -164,3 +164,34 @@ t('list errors: another type, counts, limits, arguments', async () => {
   await assert.rejects(c.linsert(uniq('l'), 'middle', 'a', 'b'), InvalidArgumentError);
   await assert.rejects(c.lindex(uniq('l'), 1.5), InvalidArgumentError);
 });
+
+t('lpushx/rpushx, lmove (a rotation too), lmpop, lpos', async () => {
+  const a = uniq('{mv}a');
+  const b = uniq('{mv}b');
+  const none = uniq('{mv}none');
+  assert.strictEqual(await c.lpushx(none, 'x'), null);
+  assert.strictEqual(await c.llen(none), null);
+  assert.strictEqual(await c.rpush(a, ['1', '2', '3']), 3);
+  assert.strictEqual(await c.rpushx(a, '4'), 4);
+  assert.deepStrictEqual(await c.lmove(a, b, 'left', 'right'), Buffer.from('1'));
+  assert.deepStrictEqual(await c.lmove(a, a, 'right', 'left'), Buffer.from('4'));
+  assert.deepStrictEqual((await c.lrange(a, 0, 10)).map(String), ['4', '2', '3']);
+  assert.strictEqual(await c.lmove(none, b), null);
+  const full = uniq('{mv}full');
+  await c.lcreate(full, { maxlen: 1 });
+  await c.rpush(full, 'f');
+  assert.strictEqual(await c.lmove(a, full), false);
+  assert.strictEqual(await c.llen(a), 3);
+  const got = await c.lmpop([none, b, a], 'left', { count: 5 });
+  assert.strictEqual(got.key, b);
+  assert.deepStrictEqual(got.values.map(String), ['1']);
+  assert.strictEqual(await c.lmpop([none], 'left', { wait: 0.2 }), null);
+  await c.rpush(a, ['4', '9', '4']);
+  assert.deepStrictEqual(await c.lpos(a, '4', { count: 0 }), [0, 3, 5]);
+  assert.deepStrictEqual(await c.lpos(a, '4', { rank: -1 }), [5]);
+  assert.deepStrictEqual(await c.lpos(a, 'nope'), []);
+  assert.strictEqual(await c.lpos(uniq('nolist'), 'x'), null);
+  await assert.rejects(c.lmove(a, b, 'middle'), InvalidArgumentError);
+  await assert.rejects(c.lmpop([]), InvalidArgumentError);
+  await assert.rejects(c.lpos(a, '4', { rank: 0 }), ClientError);
+});

@@ -233,3 +233,20 @@ t('counts: 300 messages by 4 consumers at once, each acked exactly once', async 
   const s = await c.qstats(q);
   assert.deepStrictEqual([s.pushed, s.popped, s.acked, s.ready, s.in_flight], [300, 300, 300, 0, 0]);
 });
+
+t('dedup ids: a push retried with its id adds nothing; qpause holds deliveries', async () => {
+  const q = uniq('q');
+  await c.qcreate(q, { dedup: 60 });
+  const id = await c.qpush(q, 'once', { dedup: 'order-17' });
+  assert.strictEqual(await c.qpush(q, 'once', { dedup: 'order-17' }), id);
+  const ids = await c.qpushMany(q, ['a', 'b'], { dedup: 'batch-1' });
+  assert.deepStrictEqual(await c.qpushMany(q, ['a', 'b'], { dedup: 'batch-1' }), ids);
+  assert.strictEqual((await c.qstats(q)).ready, 3);
+  assert.strictEqual(await c.qpause(q, 60), true);
+  assert.deepStrictEqual(await c.qpop(q), []);
+  assert.strictEqual(await c.qpause(q, 0), true);
+  assert.strictEqual((await c.qpop(q)).length, 1);
+  assert.strictEqual(await c.qpause(uniq('none'), 1), null);
+  await assert.rejects(c.qpush(q, 'x', { dedup: 'a b' }), InvalidArgumentError);
+  await assert.rejects(c.qpush(q, 'x', { dedup: 'x'.repeat(129) }), InvalidArgumentError);
+});

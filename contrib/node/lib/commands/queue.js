@@ -40,7 +40,13 @@ function createOptions(opts = {}) {
   if (opts.maxlen !== undefined) t.push(`maxlen=${A.u64('maxlen', opts.maxlen)}`);
   if (opts.dlq !== undefined) t.push(Buffer.concat([Buffer.from('dlq='), A.key(opts.dlq, 'dlq')]));
   if (opts.maxage !== undefined) t.push(`maxage=${A.seconds('maxage', opts.maxage)}`);
+  if (opts.dedup !== undefined) t.push(`dedup=${A.seconds('dedup', opts.dedup)}`);
   return t;
+}
+
+// dedup=<id>: a producer's deduplication id (1 to 128 bytes).
+function dedupToken(opts) {
+  return opts.dedup === undefined ? [] : [Buffer.concat([Buffer.from('dedup='), A.word('dedup', opts.dedup, 128)])];
 }
 
 // A stats reply (STAT lines, or NOT_FOUND first) with numbers as numbers
@@ -119,6 +125,7 @@ module.exports = {
     const v = A.value(data, 'data');
     const tokens = ['qpush', q, A.u32('flags', opts.flags ?? 0), A.i32('delay', opts.delay ?? 0), String(v.length)];
     if (opts.priority !== undefined) tokens.push(A.u32('priority', opts.priority));
+    tokens.push(...dedupToken(opts));
     return this.sendStructure(q, R.request(tokens, [v], (c) => {
       const l = c.line();
       if (l === 'NOT_STORED') return false;
@@ -132,7 +139,7 @@ module.exports = {
     if (!Array.isArray(datas) || datas.length < 1 || datas.length > BATCH) A.fail('qpushMany takes 1 to 100 messages');
     const vs = datas.map((d) => A.value(d, 'data'));
     const tokens = ['qpushn', q, A.u32('flags', opts.flags ?? 0), A.i32('delay', opts.delay ?? 0),
-      A.u32('priority', opts.priority ?? 1024), ...vs.map((v) => String(v.length))];
+      A.u32('priority', opts.priority ?? 1024), ...vs.map((v) => String(v.length)), ...dedupToken(opts)];
     return this.sendStructure(q, R.request(tokens, vs, (c) => {
       const l = c.line();
       if (l === 'NOT_STORED') return false;
@@ -140,6 +147,14 @@ module.exports = {
       if (p[0] !== 'PUSHED' || p.length !== vs.length + 1) throw c.outOfStep(l);
       return p.slice(1).map((id) => R.big(c, id, l));
     }));
+  },
+
+  /** Pauses the queue's deliveries for secs seconds (0 resumes): true, or
+   * null when there is no queue. */
+  async qpause(queue, secs) {
+    const q = A.key(queue, 'queue');
+    return this.sendStructure(q, R.request(['qpause', q, A.seconds('secs', secs)], [],
+      R.oneOf({ PAUSED: true, NOT_FOUND: null })));
   },
 
   async qpop(queue, opts = {}) {
