@@ -533,7 +533,6 @@ mcds_status_t mcds_list_pos(mcds_t *h, const char *list, const void *data, size_
                             size_t *npos)
 {
     char line[LIST_LINE];
-    struct iovec iov[3];
     size_t n, off, llen;
     xcall_t x;
     mcds_status_t st;
@@ -550,13 +549,7 @@ mcds_status_t mcds_list_pos(mcds_t *h, const char *list, const void *data, size_
         return mcds__x_end(&x, st);
     n = (size_t)snprintf(line, sizeof line, "lpos %s %zu rank=%" PRId64 " count=%zu maxlen=%"
                          PRIu64 "\r\n", list, len, rank, max, maxlen);
-    iov[0].iov_base = line;
-    iov[0].iov_len = n;
-    iov[1].iov_base = (void *)data;
-    iov[1].iov_len = len;
-    iov[2].iov_base = (void *)"\r\n";
-    iov[2].iov_len = 2;
-    st = mcds__x_send_all(&x, iov, 3);
+    st = mcds__x_send_block(&x, line, n, data, len);
     while (st == MCDS_OK) {
         uint64_t v;
         st = mcds__x_read_line(&x, &off, &llen);

@@ -88,7 +88,6 @@ mcds_status_t mcds_queue_push_dedup(mcds_t *h, const char *queue, const void *da
                                     uint32_t priority, const char *dedup, uint64_t *id)
 {
     char line[320 + MCDS_QUEUE_DEDUP_MAX];
-    struct iovec iov[3];
     uint64_t got = 0;
     size_t n, off, llen;
     xcall_t x;
@@ -107,13 +106,7 @@ mcds_status_t mcds_queue_push_dedup(mcds_t *h, const char *queue, const void *da
                          queue, (unsigned)flags, (unsigned)delay_s, len,
                          (unsigned)priority, dedup != NULL ? " dedup=" : "",
                          dedup != NULL ? dedup : "");
-    iov[0].iov_base = line;
-    iov[0].iov_len = n;
-    iov[1].iov_base = (void *)data;
-    iov[1].iov_len = len;
-    iov[2].iov_base = (void *)"\r\n";
-    iov[2].iov_len = 2;
-    st = mcds__x_send_all(&x, iov, 3);
+    st = mcds__x_send_block(&x, line, n, data, len);
     if (st == MCDS_OK)
         st = mcds__x_read_line(&x, &off, &llen);
     if (st == MCDS_OK) {

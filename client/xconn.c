@@ -390,6 +390,15 @@ mcds_status_t mcds__x_send_line(xcall_t *x, const char *line, size_t len)
     return mcds__x_send_all(x, &iov, 1);
 }
 
+mcds_status_t mcds__x_send_block(xcall_t *x, const char *line, size_t len,
+                                 const void *data, size_t dlen)
+{
+    struct iovec iov[3] = {
+        {(void *)line, len}, {(void *)data, dlen}, {(void *)"\r\n", 2}
+    };
+    return mcds__x_send_all(x, iov, 3);
+}
+
 int mcds__x_line_is(const char *p, size_t len, const char *word)
 {
     return strlen(word) == len && memcmp(p, word, len) == 0;

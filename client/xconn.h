@@ -53,6 +53,9 @@ mcds_status_t mcds__x_data_block(xcall_t *x, size_t len, size_t *off);
 mcds_status_t mcds__x_send_all(xcall_t *x, struct iovec *iov, int n);
 
 mcds_status_t mcds__x_send_line(xcall_t *x, const char *line, size_t len);
+/* Sends a command line, then one data block and its "\r\n". */
+mcds_status_t mcds__x_send_block(xcall_t *x, const char *line, size_t len,
+                                 const void *data, size_t dlen);
 
 int mcds__x_line_is(const char *p, size_t len, const char *word);
 
