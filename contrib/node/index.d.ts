@@ -48,8 +48,9 @@ export type Receipt = string | Int | Message;
 
 /** dedup: the window (seconds) in which a push's dedup id is remembered. */
 export interface QueueCreateOptions { lease?: number; maxdeliver?: number; maxlen?: Int; dlq?: Key; maxage?: number; dedup?: number; }
-/** dedup: a deduplication id: a second push with it in the window answers the first's id(s) and adds nothing. */
-export interface PushOptions { flags?: number; delay?: number; priority?: number; dedup?: string; }
+/** dedup: a deduplication id: a second push with it in the window answers the first's id(s) and adds nothing.
+ *  group: a FIFO group: its messages are delivered one at a time, in push order (no delay then). */
+export interface PushOptions { flags?: number; delay?: number; priority?: number; dedup?: string; group?: string; }
 export interface PopOptions { count?: number; lease?: number; wait?: number; }
 export interface Pending {
   id: bigint; flags: number; bytes: number; deliveries: number;
