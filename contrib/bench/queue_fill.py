@@ -4,8 +4,9 @@ for queue_memory.sh (doc/performance.md, "Queue memory").
 
     queue_fill.py PROTO PORT STATE N SIZE
 
-PROTO is mcds, redis or beanstalk; STATE ready, delayed (delay of an hour)
-or inflight (pushed, then leased for a day: mcds qpop, beanstalkd reserve).
+PROTO is mcds, redis or beanstalk; STATE ready, delayed (delay of an hour),
+inflight (pushed, then leased for a day: mcds qpop, beanstalkd reserve) or
+grouped (mcds: pushed into one FIFO group, all but the first waiting).
 The data is SIZE bytes of "x" (never a CR LF, so replies are counted by
 their line ends). Exits 0 once every reply came back, 1 on an error reply.
 """
@@ -22,7 +23,8 @@ def commands(proto, state, n, size):
     data = b"x" * size
     if proto == "mcds":
         delay = b"3600" if state == "delayed" else b"0"
-        one = b"qpush mem.q 0 " + delay + b" %d\r\n" % size + data + b"\r\n"
+        group = b" group=g" if state == "grouped" else b""
+        one = b"qpush mem.q 0 " + delay + b" %d" % size + group + b"\r\n" + data + b"\r\n"
         yield from pushes(one, 1, n)
         if state == "inflight":
             pop = b"qpop mem.q 100 lease=86400\r\n"
