@@ -156,6 +156,14 @@ struct qgroup *queue_group_of_head(const struct queue *q, uint64_t id) {
     return NULL;
 }
 
+/* Halves the tables while an eighth of them or less is used (without
+ * memory they stay as they are). */
+static void qgroup_fit(struct qgroups *gs) {
+    while (gs->nbuckets > QGROUP_BUCKETS_INIT && gs->n <= gs->nbuckets / 8)
+        if (qgroup_rehash(gs, gs->nbuckets / 2) < 0)
+            return;
+}
+
 /* Frees g, out of the by-name table (it has no head). */
 static void qgroup_free(struct queue *q, struct qgroup *g) {
     struct qgroups *gs = &q->groups;
@@ -173,8 +181,8 @@ static void qgroup_free(struct queue *q, struct qgroup *g) {
         free(gs->by_name);
         free(gs->by_head);
         qgroups_init(gs);
-    } else if (gs->nbuckets > QGROUP_BUCKETS_INIT && gs->n <= gs->nbuckets / 8) {
-        qgroup_rehash(gs, gs->nbuckets / 2);   /* no memory: the tables stay as they are */
+    } else if (!gs->walking) {
+        qgroup_fit(gs);
     }
 }
 
@@ -236,13 +244,16 @@ void qgroup_each(struct queue *q, void (*fn)(struct qgroup *g, void *arg), void 
     struct qgroups *gs = &q->groups;
     size_t i;
 
+    gs->walking = true;                 /* fn may free g, never move the others */
     for (i = 0; i < gs->nbuckets; i++) {
         struct qgroup *g = gs->by_name[i], *next;
         for (; g != NULL; g = next) {
-            next = g->name_next;        /* fn may free g */
+            next = g->name_next;
             fn(g, arg);
         }
     }
+    gs->walking = false;
+    qgroup_fit(gs);
 }
 
 /* ---- the queue's rules ---- */

@@ -42,6 +42,7 @@ struct qgroups {
     uint64_t nheld;                 /* held messages, every group's */
     size_t nheadless;               /* groups with held messages and no head
                                        (no memory to make one ready yet) */
+    bool walking;                   /* qgroup_each runs: the tables keep their size */
 };
 
 void qgroups_init(struct qgroups *gs);

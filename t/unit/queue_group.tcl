@@ -267,6 +267,42 @@ start_server {tags {queue mcds-only}} {
         list $ok [q_stat $fd g16 acked] [q_stat $fd g16 grouped] [q_stat $fd g16 groups]
     } {1 1000 0 0}
 
+    test {a queue of 300 groups deleted, or purged then deleted, gives back every byte it took} {
+        # g18_round opt: 300 batches of 3 (into 300 groups with opt), a
+        # delete; the same again with a head of a third of them in flight
+        # through a purge; -> the bytes the server holds after each.
+        proc g18_round {fd opt} {
+            set b ""
+            for {set g 0} {$g < 300} {incr g} {
+                append b "qpushn g18 0 0 0 1 1 1 [string map [list @ $g] $opt] noreply\r\na\r\nb\r\nc\r\n"
+            }
+            set out {}
+            foreach purge {0 1} {
+                mc_exchange $fd $b
+                if {$purge} {
+                    q_pop $fd g18 100
+                    mc_exchange $fd "qpurge g18\r\n"
+                }
+                assert_equal [mc_exchange $fd "delete g18\r\n"] "DELETED\r\n"
+                wait_for {[mc_stat $fd queue_reclaiming] == 0}
+                lappend out [mc_malloced $fd]
+            }
+            return $out
+        }
+        # The same rounds without groups first: what a queue leaves behind
+        # in the server's own pools is there before the grouped rounds. A
+        # purge frees messages on the worker, whose item cache keeps a few
+        # for the next pushes: a plain round after the grouped ones finds
+        # the server where the plain round before them left it.
+        g18_round $fd {}
+        set plain [g18_round $fd {}]
+        set grouped [g18_round $fd group=grp@]
+        g18_round $fd group=grp@
+        set again [g18_round $fd {}]
+        list [expr {[lindex $grouped 0] - [lindex $plain 0]}] [expr {[lindex $again 0] - [lindex $plain 0]}] \
+            [expr {[lindex $again 1] - [lindex $plain 1]}]
+    } {0 0 0}
+
     test {delete, flush_all and a fresh queue of the same name: the groups go with the queue} {
         foreach d {a b c} { g_push $fd g17 $d F }
         assert_equal [mc_exchange $fd "delete g17\r\n"] "DELETED\r\n"
