@@ -219,6 +219,8 @@ static enum reply_id qverb_push_rest(struct cmd_line *t, int n, struct qverb_pus
     const char *v;
     int i;
 
+    if (n > CMD_MAX_TOKENS)
+        return REPLY_X_TOO_MANY;            /* tokens past the last one kept */
     for (i = 5; i < n; i++) {
         const char *tok = t->v[i];
         if (strcmp(tok, "noreply") == 0)

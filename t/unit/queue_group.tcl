@@ -226,6 +226,16 @@ start_server {tags {queue mcds-only}} {
         "CLIENT_ERROR a grouped message cannot be delayed\r\n" \
         "CLIENT_ERROR unknown option grp\r\n"] 1 1 0]
 
+    test {qpush with a priority, dedup=, group= and noreply (nine tokens) works; more tokens are refused} {
+        set r [mc_exchange $fd [string cat \
+            "qpush g19 0 0 1 7 dedup=d1 group=G noreply\r\na\r\n" \
+            "qpush g19 0 0 1 7 group=G dedup=d2 noreply\r\nb\r\n" \
+            "qpush g19 0 0 9 7 dedup=d3 group=G x y z\r\nflush_all\r\n" \
+            "qpush g19 0 0 9 7 dedup=d3 group=G a b c d e f g h i j k l m n o p\r\nflush_all\r\n" \
+            "qpush g19 0 0 9 7 dedup=d3 group=G x noreply\r\nflush_all\r\n"]]
+        list $r [q_stat $fd g19 pushed] [q_stat $fd g19 grouped] [mc_stat $fd cmd_flush]
+    } [list "CLIENT_ERROR too many tokens\r\nCLIENT_ERROR too many tokens\r\n" 2 1 0]
+
     test {group ids are bytes: 128 of them fit, and ids that only look alike are different groups} {
         set long [string repeat g 128]
         g_push $fd g15 l1 $long
