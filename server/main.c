@@ -41,6 +41,7 @@
 #include "store/store_queue.h"
 #include "types/ctree.h"
 #include "net/tls.h"
+#include "repl/repl.h"
 #include "store/ctree_replay.h"
 #include "store/list_replay.h"
 #include "store/queue_replay.h"
@@ -157,6 +158,8 @@ static int main_fd_limit(void) {
 
 static void main_on_tick(evutil_socket_t fd, short what, void *arg) {
     clock_tick();
+    if (repl_is_replica())
+        return;     /* its expiries and sweeps come as its primary's records */
     store_tick();
     ctree_tick();
 }
@@ -219,8 +222,10 @@ static int main_restore(void) {
     rc = persist_start();
     store_set_restoring(false);
     lru_thread_end();       /* the segments restored items went into */
-    queue_persist_replay_done();
-    ctree_replay_done();
+    if (!repl_is_replica()) {   /* a replica's structures stay as replay leaves them */
+        queue_persist_replay_done();
+        ctree_replay_done();
+    }
     if (rc == 0 && item_mem_used() > item_mem_limit())
         log_msg(0, "persistence: the restored data takes %zu MB, over -m (%zu MB): "
                 "cache values go first, structures are kept", item_mem_used() >> 20, item_mem_limit() >> 20);
@@ -229,6 +234,7 @@ static int main_restore(void) {
 
 static void main_teardown(void) {
     quiesce_close();
+    repl_stop();
     workers_stop();
     persist_stop();         /* its sync thread wakes workers until it stops */
     workers_free();
@@ -286,9 +292,9 @@ int main(int argc, char **argv) {
      * server says it listens is handled once the loop runs, never by the
      * default action. */
     if (daemon_start() < 0 || main_fd_limit() < 0 || auth_load() < 0 || main_setup() < 0 ||
-        main_watch_signals() < 0 || tls_init() < 0 || main_restore() < 0 ||
+        main_watch_signals() < 0 || tls_init() < 0 || repl_configure(argv) < 0 || main_restore() < 0 ||
         metrics_http_start(&main_metrics_auth) < 0 || listener_open(main_base) < 0 || daemon_write_pid() < 0 ||
-        daemon_drop_root() < 0 || workers_start(settings.num_threads) < 0) {
+        daemon_drop_root() < 0 || workers_start(settings.num_threads) < 0 || repl_start() < 0) {
         log_msg(0, "start-up failed");
         return 1;
     }

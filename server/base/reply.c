@@ -1,6 +1,9 @@
 /*
  * reply: the fixed reply lines, byte for byte as memcached 1.6 sends them.
  */
+#include <stdio.h>
+#include <string.h>
+
 #include "base/reply.h"
 
 #define REPLY(s) { s, sizeof(s) - 1 }
@@ -130,4 +133,37 @@ const struct reply_line reply_lines[REPLY_COUNT] = {
     [REPLY_X_TOO_MANY_QUEUES] = REPLY("CLIENT_ERROR too many queues\r\n"),
     [REPLY_X_LEFT_RIGHT] = REPLY("CLIENT_ERROR expected left or right\r\n"),
     [REPLY_X_TOO_MANY_KEYS] = REPLY("CLIENT_ERROR too many keys\r\n"),
+    [REPLY_READ_ONLY] = REPLY("SERVER_ERROR read-only replica of %s\r\n"),
+    [REPLY_NOT_PRIMARY] = REPLY("SERVER_ERROR not a primary: a replica serves no replica\r\n"),
+    [REPLY_REPL_NO_DATA_DIR] = REPLY("SERVER_ERROR replication needs --data-dir\r\n"),
+    [REPLY_REPL_TLS] = REPLY("SERVER_ERROR replication over TLS is not supported yet\r\n"),
 };
+
+/* REPLY_READ_ONLY with its primary: two buffers, the one in use named by
+ * an atomic index, so a reader never sees one half written (the primary
+ * changes seldom: by `replicaof`). */
+static struct {
+    char text[2][320];
+    struct reply_line line[2];
+    int cur;
+} reply_ro = { .line = { { "SERVER_ERROR read-only replica\r\n", 32 },
+                         { "SERVER_ERROR read-only replica\r\n", 32 } } };
+
+void reply_set_primary(const char *host_port) {
+    int next = 1 - __atomic_load_n(&reply_ro.cur, __ATOMIC_ACQUIRE);
+    const char *fmt = reply_lines[REPLY_READ_ONLY].text, *at = strstr(fmt, "%s");
+    int n = snprintf(reply_ro.text[next], sizeof(reply_ro.text[next]), "%.*s%s%s", (int)(at - fmt), fmt,
+                     host_port, at + 2);
+
+    if (n < 0 || (size_t)n >= sizeof(reply_ro.text[next]))
+        return;
+    reply_ro.line[next].text = reply_ro.text[next];
+    reply_ro.line[next].len = (size_t)n;
+    __atomic_store_n(&reply_ro.cur, next, __ATOMIC_RELEASE);
+}
+
+const struct reply_line *reply_line_of(enum reply_id r) {
+    if (r == REPLY_READ_ONLY)
+        return &reply_ro.line[__atomic_load_n(&reply_ro.cur, __ATOMIC_ACQUIRE)];
+    return &reply_lines[r];
+}

@@ -138,6 +138,11 @@ enum reply_id {
     /* lmove, lmpop */
     REPLY_X_LEFT_RIGHT,
     REPLY_X_TOO_MANY_KEYS,
+    /* replication (doc/replication.md) */
+    REPLY_READ_ONLY,            /* names the primary: reply_line_of fills it in */
+    REPLY_NOT_PRIMARY,
+    REPLY_REPL_NO_DATA_DIR,
+    REPLY_REPL_TLS,
     REPLY_COUNT
 };
 
@@ -147,5 +152,11 @@ struct reply_line {
 };
 
 extern const struct reply_line reply_lines[REPLY_COUNT];
+
+/* The line of r: reply_lines[r], but for REPLY_READ_ONLY the line naming
+ * the primary that reply_set_primary gave ("SERVER_ERROR read-only
+ * replica of HOST:PORT"). */
+const struct reply_line *reply_line_of(enum reply_id r);
+void reply_set_primary(const char *host_port);
 
 #endif

@@ -27,7 +27,8 @@ enum {
     SETTINGS_OPT_SNAP_GROWTH, SETTINGS_OPT_LOG_BUFFER, SETTINGS_OPT_RECOVER_PARTIAL,
     SETTINGS_OPT_STRICT_REPLAY, SETTINGS_OPT_STALL_TIMEOUT, SETTINGS_OPT_CHECK_DIR,
     SETTINGS_OPT_ADMIN_USERS, SETTINGS_OPT_DEBUG, SETTINGS_OPT_METRICS_PORT,
-    SETTINGS_OPT_METRICS_LISTEN, SETTINGS_OPT_METRICS_TOP, SETTINGS_OPT_RECEIPTS_ONLY
+    SETTINGS_OPT_METRICS_LISTEN, SETTINGS_OPT_METRICS_TOP, SETTINGS_OPT_RECEIPTS_ONLY,
+    SETTINGS_OPT_REPLICAOF, SETTINGS_OPT_REPL_TIMEOUT
 };
 #define SETTINGS_ITEM_MAX (1024UL * 1024 * 1024)
 
@@ -104,6 +105,10 @@ static const struct settings_option settings_options[] = {
       "a log record that does not apply stops the start-up (default: its key is quarantined)" },
     { SETTINGS_OPT_STALL_TIMEOUT, "log-stall-timeout", required_argument, "<secs>",
       "replies wait this long for a log that cannot be written, then the connection is closed (default 30)" },
+    { SETTINGS_OPT_REPLICAOF, "replicaof", required_argument, "<host:port>",
+      "with --data-dir: start as a read-only replica of that primary (doc/replication.md)" },
+    { SETTINGS_OPT_REPL_TIMEOUT, "repl-timeout", required_argument, "<secs>",
+      "a replication link silent this long is closed (default 60)" },
     { SETTINGS_OPT_CHECK_DIR, "check-data-dir", required_argument, "<dir>",
       "read the snapshot and logs of <dir> without starting, report, exit 0 if sound" },
     { SETTINGS_OPT_METRICS_PORT, "metrics-port", required_argument, "<num>",
@@ -145,6 +150,7 @@ void settings_init(void) {
     settings.snapshot_growth = 100;
     settings.log_buffer = 16UL * 1024 * 1024;
     settings.log_stall_timeout = 30;
+    settings.repl_timeout = 60;
     settings.backlog = 1024;
     settings.lru_crawler = true;
     settings.watcher_logbuf = 256 * 1024;
@@ -161,6 +167,8 @@ void settings_free(void) {
     free(settings.data_dir);
     free(settings.check_dir);
     settings.check_dir = NULL;
+    free(settings.replicaof);
+    settings.replicaof = NULL;
     free(settings.auth_file);
     free(settings.admin_users);
     free(settings.metrics_listen);
@@ -451,6 +459,14 @@ static int settings_apply_persist(int letter, const char *arg) {
         return 0;
     case SETTINGS_OPT_LOG_BUFFER:
         return settings_size(arg, 1, &settings.log_buffer);
+    case SETTINGS_OPT_REPLICAOF:
+        free(settings.replicaof);
+        settings.replicaof = strdup(arg);
+        return settings.replicaof != NULL && strchr(arg, ':') != NULL ? 0 : -1;
+    case SETTINGS_OPT_REPL_TIMEOUT:
+        if (settings_number(arg, 1, 86400, &v) < 0) return -1;
+        settings.repl_timeout = (int)v;
+        return 0;
     }
     return -1;
 }
@@ -523,7 +539,7 @@ static int settings_apply(int letter, const char *arg) {
     case SETTINGS_OPT_DATA_DIR: case SETTINGS_OPT_FSYNC: case SETTINGS_OPT_PERSIST_ITEMS:
     case SETTINGS_OPT_RECOVER_PARTIAL: case SETTINGS_OPT_SNAP_MIN: case SETTINGS_OPT_SNAP_GROWTH:
     case SETTINGS_OPT_LOG_BUFFER: case SETTINGS_OPT_STRICT_REPLAY: case SETTINGS_OPT_STALL_TIMEOUT:
-    case SETTINGS_OPT_CHECK_DIR:
+    case SETTINGS_OPT_CHECK_DIR: case SETTINGS_OPT_REPLICAOF: case SETTINGS_OPT_REPL_TIMEOUT:
         return settings_apply_persist(letter, arg);
     default:
         return settings_apply_memcached(letter, arg);
@@ -548,6 +564,8 @@ static const char *settings_check(void) {
         return "cannot set item size limit higher than 1/2 of memory max";
     if (settings.conn_output_max < SETTINGS_OUTPUT_MIN)
         return "--conn-output-max must be at least 4k";
+    if (settings.replicaof != NULL && settings.data_dir == NULL)
+        return "--replicaof needs --data-dir (a replica keeps its primary's log)";
     if (settings.log_buffer < 65536 || (settings.log_buffer & (settings.log_buffer - 1)) != 0)
         return "--log-buffer must be a power of two, at least 64k";
     if (tls_opts.enabled && tls_opts.chain_cert == NULL)

@@ -45,6 +45,8 @@ struct settings {
     bool receipts_only;       /* --receipts-only: qack, qrelease, qtouch refuse a bare id */
     int log_stall_timeout;    /* --log-stall-timeout: seconds replies wait for a log that cannot be written */
     char *check_dir;          /* --check-data-dir: check this directory and exit */
+    char *replicaof;          /* --replicaof: HOST:PORT of the primary (doc/replication.md) */
+    int repl_timeout;         /* --repl-timeout: seconds a silent replication link lives */
     char *auth_file;          /* -Y, --auth-file: connections must authenticate (auth.c) */
     char *admin_users;        /* --admin-users: comma-separated users allowed admin commands */
     int metrics_port;         /* --metrics-port: Prometheus metrics over HTTP, 0 = off */

@@ -297,10 +297,12 @@ void conn_out(conn *c, const char *s, size_t n) {
 }
 
 void conn_out_reply(conn *c, enum reply_id r) {
+    const struct reply_line *l = reply_line_of(r);
+
     if (log_level() >= 2)   /* -vv: memcached's ">fd REPLY" lines */
-        log_msg(2, ">%d %.*s", c->fd, (int)reply_lines[r].len - 2, reply_lines[r].text);
-    memcpy(conn_out_reserve(c, reply_lines[r].len), reply_lines[r].text, reply_lines[r].len);
-    conn_out_commit(c, reply_lines[r].len);
+        log_msg(2, ">%d %.*s", c->fd, (int)l->len - 2, l->text);
+    memcpy(conn_out_reserve(c, l->len), l->text, l->len);
+    conn_out_commit(c, l->len);
 }
 
 /* Values small enough for a segment (seg.h) are always copied here, so

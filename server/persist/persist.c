@@ -74,6 +74,9 @@ static struct {
     uint64_t snap_last_ms, snap_last_time, snap_count, snap_failures;
     /* marks */
     uint64_t cas_mark, id_mark;     /* atomics */
+    /* a replica (follow.c): its log is its primary's, it logs nothing */
+    bool follow;                    /* atomic */
+    uint64_t local_dropped;         /* atomic: records it would have logged itself */
 } persist = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .lock_fd = -1 };
 
 /* ---- the registry ---- */
@@ -168,6 +171,10 @@ void persist_replay_mode(bool on) {
     persist.replaying = on;
 }
 
+void persist_set_replaying(bool on) {
+    persist.replaying = on;
+}
+
 bool persist_writable(void) {
     if (!persist.on || persist.replaying)
         return true;
@@ -175,8 +182,13 @@ bool persist_writable(void) {
 }
 
 void persist_log(enum persist_type t, uint8_t op, const struct iovec *iov, int niov) {
-    if (persist.on && !persist.replaying)
-        wal_append((uint8_t)t, op, iov, niov);
+    if (!persist.on || persist.replaying)
+        return;
+    if (__atomic_load_n(&persist.follow, __ATOMIC_ACQUIRE)) {
+        __atomic_add_fetch(&persist.local_dropped, 1, __ATOMIC_RELAXED);   /* a bug: see persist.h */
+        return;
+    }
+    wal_append((uint8_t)t, op, iov, niov);
 }
 
 void persist_log_ttl(enum persist_type t, uint8_t op, const char *key, size_t nkey, uint64_t unix_time) {
@@ -511,8 +523,10 @@ int persist_start(void) {
     }
     if (repaired)
         files_remove_before(settings.data_dir, persist.rec.snapshot_lsn);
-    persist_mark_cas(persist.cas_mark);
-    persist_mark_ids(persist.id_mark);
+    if (!persist.follow) {      /* a replica's log holds its primary's marks only */
+        persist_mark_cas(persist.cas_mark);
+        persist_mark_ids(persist.id_mark);
+    }
     if (pthread_create(&persist.sync_thread, NULL, persist_sync_main, NULL) != 0) {
         log_msg(0, "persistence: cannot start the sync thread");
         return -1;
@@ -539,9 +553,55 @@ void persist_stop(void) {
     if (persist.snap_joinable)
         pthread_join(persist.snap_thread, NULL);
     wal_close();
+    persist_follow_free();
     if (persist.lock_fd >= 0)
         close(persist.lock_fd);
     persist.on = false;
+}
+
+/* ---- replication ---- */
+
+void persist_follow(bool on) {
+    __atomic_store_n(&persist.follow, on, __ATOMIC_RELEASE);
+}
+
+uint64_t persist_local_dropped(void) {
+    return __atomic_load_n(&persist.local_dropped, __ATOMIC_RELAXED);
+}
+
+uint64_t persist_written(void) {
+    return persist.on ? wal_written() : 0;
+}
+
+uint64_t persist_torn_cut(void) {
+    return persist.rec.torn;
+}
+
+bool persist_snapshot_running(void) {
+    return __atomic_load_n(&persist.snap_running, __ATOMIC_ACQUIRE);
+}
+
+int persist_flush_to(uint64_t lsn) {
+    if (!persist.on || wal_write_upto(lsn) < 0)
+        return -1;
+    if (settings.fsync_policy == PERSIST_FSYNC_ALWAYS && wal_synced() < lsn)
+        return wal_sync();
+    return 0;
+}
+
+void persist_promote(uint64_t cas_seen, uint64_t id_seen) {
+    uint64_t cas = cas_seen > persist.rec.cas_mark ? cas_seen : persist.rec.cas_mark;
+    uint64_t ids = id_seen > persist.rec.id_mark ? id_seen : persist.rec.id_mark;
+
+    __atomic_store_n(&persist.follow, false, __ATOMIC_RELEASE);
+    if (!persist.on)
+        return;
+    persist.cas_mark = cas + PERSIST_MARK_GAP;
+    persist.id_mark = ids + PERSIST_MARK_GAP;
+    item_cas_floor(persist.cas_mark);
+    persist_host->id_floor(persist.id_mark);
+    persist_mark_cas(persist.cas_mark);
+    persist_mark_ids(persist.id_mark);
 }
 
 /* ---- stats ---- */

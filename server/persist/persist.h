@@ -134,6 +134,36 @@ enum persist_pause_stage { PERSIST_PAUSE_CUT, PERSIST_PAUSE_COPY, PERSIST_PAUSE_
 void persist_debug_snapshot_pause(enum persist_pause_stage stage, unsigned ms);
 
 
+/* ---- replication (doc/replication.md) ---- */
+
+/* A replica (before persist_start, or at run time): its log holds only
+ * its primary's records, appended by persist_follow_apply; anything else
+ * would log is dropped and counted (a bug: the log must stay the
+ * primary's byte for byte), and a start-up logs no marks. */
+void persist_follow(bool on);
+uint64_t persist_local_dropped(void);
+/* Applies the whole records of p[0, n) (a primary's log from this
+ * server's position on) and appends each to the log: 0, or -1 when the
+ * bytes are not records, a record could not be appended at its primary's
+ * position, or replay must stop (no memory). *records counts those
+ * applied. The caller holds every thread that changes the keyspace. */
+int persist_follow_apply(const uint8_t *p, size_t n, uint64_t *records);
+/* The highest CAS and id marks the records applied so far held. */
+void persist_follow_marks(uint64_t *cas, uint64_t *ids);
+/* Shutdown: frees what applying kept (persist_stop calls it). */
+void persist_follow_free(void);
+/* Records up to lsn written (and synced under --fsync always): 0 or -1. */
+int persist_flush_to(uint64_t lsn);
+/* Promotion: logging resumes, and CAS numbers and message ids go on 2^32
+ * above the highest marks seen (cas_seen, id_seen, and the start-up's),
+ * as after a restart. */
+void persist_promote(uint64_t cas_seen, uint64_t id_seen);
+/* The log written to the kernel up to here (what a primary may send). */
+uint64_t persist_written(void);
+/* Bytes of torn tail the start-up cut off the log (0: none). */
+uint64_t persist_torn_cut(void);
+bool persist_snapshot_running(void);
+
 /* Unique-number high-water marks (CAS, message ids): a restart continues
  * above anything handed out before it. */
 void persist_mark_cas(uint64_t upto);

@@ -27,6 +27,8 @@ int persist_dump_all(struct snap_writer *w);
 
 /* The checker's replay: records apply, nothing is logged. */
 void persist_replay_mode(bool on);
+/* A replica's batch (follow.c): records apply, only it appends them. */
+void persist_set_replaying(bool on);
 
 /* What recovery found, for `stats` and the start-up log line. */
 struct persist_recovered {
@@ -37,6 +39,7 @@ struct persist_recovered {
     uint64_t skipped;           /* valid records that did not apply, or of quarantined keys */
     uint64_t quarantined;       /* keys whose records stopped applying */
     uint64_t damaged;           /* bytes --recover-partial stepped over */
+    uint64_t torn;              /* bytes of a torn tail cut off */
     uint64_t log_files;
     uint64_t file_lsn;          /* the last log file: its first LSN */
     uint64_t next_lsn;          /* where the log goes on */

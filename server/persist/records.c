@@ -163,3 +163,25 @@ bool rec_any_after(const char *path, uint64_t off) {
 
     return rec_next_valid(path, off, &next);
 }
+
+int rec_parse(const uint8_t *p, size_t n, struct rec *r, size_t *size) {
+    uint32_t plen;
+
+    if (n < WAL_HEADER) {
+        *size = WAL_HEADER;
+        return 0;
+    }
+    plen = rec_le32(p + 4);
+    if (p[0] != WAL_MAGIC || p[3] != 0 || plen > WAL_RECORD_MAX)
+        return -1;
+    *size = WAL_HEADER + (size_t)plen;
+    if (n < *size)
+        return 0;
+    if (!rec_valid(p, n))
+        return -1;
+    r->type = p[1];
+    r->op = p[2];
+    r->payload = p + WAL_HEADER;
+    r->len = plen;
+    return 1;
+}

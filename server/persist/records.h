@@ -39,4 +39,9 @@ int rec_file_seek(struct rec_file *f, uint64_t off);
 bool rec_next_valid(const char *path, uint64_t off, uint64_t *next);
 bool rec_any_after(const char *path, uint64_t off);
 
+/* A record at the start of p[0, n) (a replication stream): 1 when a whole
+ * valid one is there (*size its bytes), 0 when it needs *size bytes and
+ * fewer are there, -1 when the bytes are not a record. */
+int rec_parse(const uint8_t *p, size_t n, struct rec *r, size_t *size);
+
 #endif

@@ -142,6 +142,7 @@ static int recover_bad_record(struct recover_ctx *x, struct recover_file *lf, ui
                     strerror(errno));
             return -1;
         }
+        x->out->torn += lf->rf.size - at;
         log_msg(0, "persistence: %s: torn tail at offset %llu %s (%llu bytes)", lf->path,
                 (unsigned long long)at, x->o->check ? "(a start-up cuts it)" : "cut",
                 (unsigned long long)(lf->rf.size - at));

@@ -20,6 +20,8 @@
 #include "base/parse.h"
 #include "persist/persist.h"
 #include "proto/proto_get.h"
+#include "proto/readonly.h"
+#include "repl/repl.h"
 #include "base/settings.h"
 #include "store/store.h"
 
@@ -114,8 +116,8 @@ static bool cmd_quick(conn *c, const char *line, size_t len) {
 
     if (ahead_get_line(c, line, len, &key, &nkey, &hv, &with_cas))
         return get_quick(c, key, nkey, hv, with_cas);
-    if (cmd_quick_store == NULL || !ahead_set_line(c, line, len, &set))
-        return false;
+    if (cmd_quick_store == NULL || repl_is_replica() || !ahead_set_line(c, line, len, &set))
+        return false;       /* a replica's set takes the whole way, to its refusal */
     cmd_quick_store(c, &set);
     return true;
 }
@@ -143,6 +145,11 @@ enum conn_parse_result cmd_dispatch(conn *c, char *line, size_t len) {
     l.nrest = len - (size_t)(l.rest - line);
     d = nverb > 0 ? cmd_lookup(line, nverb) : NULL;
     l.arg = d != NULL ? d->arg : 0;
+    if (d != NULL && repl_is_replica()) {
+        enum conn_parse_result res;
+        if (readonly_refuse(c, d, &l, &res))
+            return res;
+    }
     if (d != NULL && (d->flags & CMD_RAW))
         return d->run(c, &l);
     l.n = parse_tokenize(line, len, l.v, l.vlen, CMD_MAX_TOKENS);

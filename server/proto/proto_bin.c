@@ -21,6 +21,8 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "proto/proto_bin.h"
+#include "proto/readonly.h"
+#include "repl/repl.h"
 #include "base/settings.h"
 #include "base/stats.h"
 #include "ops/stats_report.h"
@@ -49,6 +51,7 @@ enum bin_error {
     BIN_ERR_OOM_ITEM,
     BIN_ERR_OOM_INCR,
     BIN_ERR_LOG_FAILED,
+    BIN_ERR_READ_ONLY,
     BIN_ERR_COUNT
 };
 
@@ -68,6 +71,7 @@ static const struct {
     [BIN_ERR_OOM_ITEM] = { BIN_STATUS_ENOMEM, "Out of memory allocating item" },
     [BIN_ERR_OOM_INCR] = { BIN_STATUS_ENOMEM, "Out of memory incrementing value" },
     [BIN_ERR_LOG_FAILED] = { BIN_STATUS_EINTERNAL, "Internal error: log write failed" },
+    [BIN_ERR_READ_ONLY] = { BIN_STATUS_EINTERNAL, "Internal error: read-only replica" },
 };
 
 /* ---- byte order ---- */
@@ -619,6 +623,13 @@ static enum conn_parse_result bin_dispatch(conn *c, const struct bin_req *r) {
         bin_error(c, h, BIN_ERR_AUTH);
         log_msg(1, "<%d binary request before authentication, closing", c->fd);
         return PARSE_CLOSE;
+    }
+    if (repl_is_replica() && readonly_bin_write(r->cmd)) {
+        size_t rest = (size_t)h->bodylen - h->extlen - h->keylen;
+        bin_error(c, h, BIN_ERR_READ_ONLY);
+        if (rest > 0)
+            conn_start_swallow(c, rest);        /* the value of a refused store */
+        return PARSE_DONE;
     }
     switch (r->cmd) {
     case BIN_CMD_GET:

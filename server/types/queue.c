@@ -37,6 +37,7 @@ static uint64_t queue_nqueues;
 static uint64_t queue_ids;
 static void (*queue_id_block_hook)(uint64_t upto);
 static struct event *queue_timer;
+static bool queue_frozen;           /* atomic: a replica's queues change only by records */
 static struct event *queue_kick_ev;
 static int queue_kick_fd[2] = { -1, -1 };
 static pthread_t queue_main_thread;
@@ -604,6 +605,9 @@ static void queue_expire_aged(struct queue *q, uint64_t now, struct queue_dead_l
  * what a client sees never depends on when the timer last ran. q locked. */
 static void queue_catch_up(struct queue *q, uint64_t now, struct queue_dead_list *dl) {
     struct qmsg *m;
+
+    if (__atomic_load_n(&queue_frozen, __ATOMIC_ACQUIRE))
+        return;     /* a replica: these changes come as its primary's records */
 
     while ((m = qheap_top(&q->delayed)) != NULL && m->due_ms <= now) {
         qheap_pop(&q->delayed);
@@ -1666,6 +1670,8 @@ static void queue_run_due(void) {
     size_t n, i;
 
     __atomic_store_n(&queue_armed_at, UINT64_MAX, __ATOMIC_RELEASE);
+    if (__atomic_load_n(&queue_frozen, __ATOMIC_ACQUIRE))
+        return;     /* re-armed when thawed */
     n = queue_collect_due(now, &due);
     for (i = 0; i < n; i++) {
         queue_lock(due[i], now, &dl);
@@ -1674,6 +1680,12 @@ static void queue_run_due(void) {
     }
     free(due);
     queue_arm(queue_earliest());
+}
+
+void queue_set_frozen(bool on) {
+    __atomic_store_n(&queue_frozen, on, __ATOMIC_RELEASE);
+    if (!on)
+        queue_arm(clock_now_ms());      /* what came due meanwhile runs now */
 }
 
 static void queue_on_timer(evutil_socket_t fd, short what, void *arg) {

@@ -138,6 +138,11 @@ struct queue;
  * which buries it and offers it again later. */
 typedef bool (*queue_dead_fn)(const char *src, size_t nsrc, const char *dlq, size_t ndlq, struct qmsg *m);
 void queue_system_init(struct event_base *timer_base, queue_dead_fn dead_hook);
+/* A replica's queues (on): no catch-up (leases running out, delays coming
+ * due, maximum ages, unburying, deduplication windows) and no timer runs;
+ * their changes come only as the primary's records. Off: they run again,
+ * at once for what came due meanwhile. */
+void queue_set_frozen(bool on);
 void queue_system_shutdown(void);
 /* The clock jumped (debugtime): run the timer now. */
 void queue_clock_shifted(void);

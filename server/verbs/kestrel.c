@@ -12,6 +12,7 @@
 #include "verbs/kestrel.h"
 #include "base/parse.h"
 #include "persist/persist.h"
+#include "repl/repl.h"
 #include "verbs/queue_park.h"
 #include "store/store_queue.h"
 
@@ -135,6 +136,8 @@ enum reply_id kestrel_check(conn *c, const char *key, size_t nkey, bool single) 
             return REPLY_KESTREL_READ_OPEN;
         if (!persist_writable() && kestrel_is_queue(key, nkey))
             return REPLY_LOG_FAILED;
+        if (repl_is_replica() && kestrel_is_queue(key, nkey))
+            return REPLY_READ_ONLY;     /* it would take a message */
         return REPLY_COUNT;
     }
     nbase = (size_t)(slash - key);
@@ -142,6 +145,8 @@ enum reply_id kestrel_check(conn *c, const char *key, size_t nkey, bool single) 
         return REPLY_KESTREL_PEEK_MIX;
     if (!o.peek && !persist_writable() && (kestrel_is_queue(key, nbase) || (open && kestrel_open_on(c, key, nbase))))
         return REPLY_LOG_FAILED;
+    if (!o.peek && repl_is_replica() && kestrel_is_queue(key, nbase))
+        return REPLY_READ_ONLY;
     if (!(o.open || o.close || o.abort))
         return REPLY_COUNT;
     if (!(kestrel_is_queue(key, nbase) || (open && kestrel_open_on(c, key, nbase))))

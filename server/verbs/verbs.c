@@ -22,6 +22,7 @@
 #include "verbs/verb_queue.h"
 #include "verbs/verb_queue_info.h"
 #include "verbs/verb_queue_move.h"
+#include "verbs/verb_repl.h"
 #include "verbs/verb_scan.h"
 #include "verbs/verb_tls.h"
 #include "verbs/verbs.h"
@@ -41,6 +42,7 @@ void verbs_init(void) {
     cmd_register(lmverb_cmds);
     cmd_register(sverb_cmds);
     cmd_register(tls_cmds);
+    cmd_register(repl_cmds);
     cmd_set_quick_store(classic_set_quick);
     kestrel_init();
     conn_add_hooks(&ahead_conn_hooks);

@@ -6,7 +6,7 @@
 # the order doc/design.md draws is the order checked here.
 
 # Bottom to top.
-set ::layers {base cache persist types store net ops proto verbs}
+set ::layers {base cache persist types store repl net ops proto verbs}
 set ::server_dir [file join [srcdir] server]
 
 # Every .c and .h under server/, as paths relative to it.

@@ -1,0 +1,121 @@
+/*
+ * proto/readonly: the write verbs by name, and where their data blocks'
+ * lengths are: `block` is the token (the verb is token 0) of the first
+ * length, `nblocks` how many follow it (-1: every number token from
+ * there, as lpush and qpushn take them).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/parse.h"
+#include "proto/proto_bin.h"
+#include "proto/readonly.h"
+
+struct readonly_verb {
+    const char *name;
+    int8_t block, nblocks;
+};
+
+static const struct readonly_verb readonly_verbs[] = {
+    /* cache values */
+    { "set", 4, 1 }, { "add", 4, 1 }, { "replace", 4, 1 }, { "append", 4, 1 }, { "prepend", 4, 1 },
+    { "cas", 4, 1 }, { "incr", 0, 0 }, { "decr", 0, 0 }, { "delete", 0, 0 }, { "touch", 0, 0 },
+    { "gat", 0, 0 }, { "gats", 0, 0 }, { "flush_all", 0, 0 },
+    { "ms", 2, 1 }, { "md", 0, 0 }, { "ma", 0, 0 },
+    /* queues */
+    { "qcreate", 0, 0 }, { "qpush", 4, 1 }, { "qpushn", 5, -1 }, { "qpop", 0, 0 }, { "qpopany", 0, 0 },
+    { "qack", 0, 0 }, { "qrelease", 0, 0 }, { "qtouch", 0, 0 }, { "qpurge", 0, 0 }, { "qpause", 0, 0 },
+    { "qredrive", 0, 0 }, { "qkick", 0, 0 },
+    /* lists */
+    { "lcreate", 0, 0 }, { "lpush", 2, -1 }, { "rpush", 2, -1 }, { "lpushx", 2, -1 }, { "rpushx", 2, -1 },
+    { "lpop", 0, 0 }, { "rpop", 0, 0 }, { "lset", 3, 1 }, { "linsert", 3, 2 }, { "ltrim", 0, 0 },
+    { "lrem", 3, 1 }, { "lmove", 0, 0 }, { "lmpop", 0, 0 },
+    /* tree counters */
+    { "ctdef", 0, 0 }, { "ctundef", 0, 0 }, { "ctobj", 0, 0 }, { "ctlimits", 0, 0 }, { "ctraise", 0, 0 },
+    { "ctincr", 0, 0 }, { "ctincrn", 0, 0 },
+    /* a raw record would not be the primary's */
+    { "debugrecord", 0, 0 },
+};
+
+#define READONLY_TOKENS 64
+
+static const struct readonly_verb *readonly_find(const char *name) {
+    size_t i;
+
+    for (i = 0; i < sizeof(readonly_verbs) / sizeof(readonly_verbs[0]); i++)
+        if (strcmp(readonly_verbs[i].name, name) == 0)
+            return &readonly_verbs[i];
+    return NULL;
+}
+
+/* Splits line at spaces into at most READONLY_TOKENS tokens (in place). */
+static int readonly_tokens(char *line, size_t len, char **v) {
+    char *p = line, *end = line + len;
+    int n = 0;
+
+    while (p < end && n < READONLY_TOKENS) {
+        while (p < end && *p == ' ')
+            p++;
+        if (p >= end)
+            break;
+        v[n++] = p;
+        while (p < end && *p != ' ')
+            p++;
+        if (p < end)
+            *p++ = '\0';
+    }
+    return n;
+}
+
+/* The bytes of the data blocks w's line announces (each with its "\r\n"):
+ * true, or false when a length cannot be read. */
+static bool readonly_blocks(const struct readonly_verb *w, char **v, int n, size_t *total) {
+    int i, last = w->nblocks < 0 ? n : w->block + w->nblocks;
+    uint64_t len;
+
+    *total = 0;
+    if (w->nblocks == 0)
+        return true;
+    if (last > n || w->block >= n)
+        return false;
+    for (i = w->block; i < last; i++) {
+        if (!parse_u64_digits(v[i], &len) || len > (1ULL << 31)) {
+            if (w->nblocks < 0 && i > w->block)
+                break;      /* the options after the lengths */
+            return false;
+        }
+        *total += (size_t)len + 2;
+    }
+    return true;
+}
+
+bool readonly_refuse(conn *c, const struct cmd_def *d, struct cmd_line *l, enum conn_parse_result *res) {
+    const struct readonly_verb *w = readonly_find(d->name);
+    char *v[READONLY_TOKENS];
+    size_t total;
+    int n;
+
+    if (w == NULL)
+        return false;
+    n = readonly_tokens(l->line, l->len, v);
+    c->noreply = (d->flags & CMD_NOREPLY) && n > 1 && strcmp(v[n - 1], "noreply") == 0;
+    if (!readonly_blocks(w, v, n, &total)) {
+        *res = cmd_refuse_unframed(c, REPLY_READ_ONLY);
+        return true;
+    }
+    cmd_reply(c, REPLY_READ_ONLY);
+    if (total > 0)
+        conn_start_swallow(c, total);
+    *res = PARSE_DONE;
+    return true;
+}
+
+bool readonly_bin_write(uint8_t cmd) {
+    switch (cmd) {
+    case BIN_CMD_SET: case BIN_CMD_ADD: case BIN_CMD_REPLACE: case BIN_CMD_DELETE:
+    case BIN_CMD_INCREMENT: case BIN_CMD_DECREMENT: case BIN_CMD_FLUSH: case BIN_CMD_APPEND:
+    case BIN_CMD_PREPEND: case BIN_CMD_TOUCH: case BIN_CMD_GAT: case BIN_CMD_GATK:
+        return true;
+    }
+    return false;
+}

@@ -1,0 +1,146 @@
+/*
+ * repl/fullsync: receiving a snapshot into the data directory, and the
+ * restart in place (exec) that loads it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "base/quiesce.h"
+#include "base/settings.h"
+#include "persist/files.h"
+#include "persist/persist.h"
+#include "repl/fullsync.h"
+#include "repl/lineage.h"
+#include "repl/repl.h"
+
+#define FULLSYNC_ENV "MCDS_REPLICAOF"
+
+static char **fullsync_argv;
+
+void fullsync_set_argv(char **argv) {
+    fullsync_argv = argv;
+}
+
+static void fullsync_tmp_path(char *buf, size_t n) {
+    snprintf(buf, n, "%s/replsnap.tmp", settings.data_dir);
+}
+
+/* Writes bytes of in into the temporary snapshot and syncs it: 0 or -1. */
+static int fullsync_receive(struct stream_in *in, uint64_t bytes, const bool *stop) {
+    char path[PATH_MAX];
+    uint64_t got = 0;
+    int fd, rc = 0;
+
+    fullsync_tmp_path(path, sizeof(path));
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        log_msg(0, "replication: cannot write %s: %s", path, strerror(errno));
+        return -1;
+    }
+    while (rc == 0 && got < bytes && !__atomic_load_n(stop, __ATOMIC_ACQUIRE)) {
+        size_t have = in->end - in->start, want = bytes - got < have ? (size_t)(bytes - got) : have;
+        if (want == 0) {
+            ssize_t r = stream_in_fill(in, settings.repl_timeout * 1000);
+            rc = r == 0 || r == -1 || r == -2 ? -1 : 0;
+            continue;
+        }
+        if (write(fd, in->buf + in->start, want) != (ssize_t)want)
+            rc = -1;
+        in->start += want;
+        got += want;
+    }
+    if (rc == 0 && (got < bytes || fsync(fd) < 0))
+        rc = -1;
+    close(fd);
+    if (rc < 0)
+        unlink(path);
+    return rc;
+}
+
+/* Every snapshot and log file goes; the received snapshot (when bytes >
+ * 0) becomes snap.<pos>. */
+static int fullsync_replace_files(uint64_t pos, uint64_t bytes) {
+    struct persist_files *f = malloc(sizeof(*f));
+    char tmp[PATH_MAX], path[PATH_MAX + 40];
+    int i, rc = 0;
+
+    if (f == NULL || files_list(settings.data_dir, f, true) < 0) {
+        free(f);
+        return -1;
+    }
+    for (i = 0; i < f->nlogs; i++)
+        files_remove(settings.data_dir, "log", f->logs[i]);
+    for (i = 0; i < f->nsnaps; i++)
+        files_remove(settings.data_dir, "snap", f->snaps[i]);
+    free(f);
+    fullsync_tmp_path(tmp, sizeof(tmp));
+    files_path(path, sizeof(path), settings.data_dir, "snap", pos);
+    if (bytes > 0 && rename(tmp, path) < 0) {
+        log_msg(0, "replication: cannot rename %s: %s", tmp, strerror(errno));
+        rc = -1;
+    }
+    return rc;
+}
+
+/* Holds every thread for good and stops persistence: nothing changes the
+ * data directory any more. */
+static void fullsync_freeze(void) {
+    while (quiesce_hold(1000) < 0)
+        usleep(10000);
+    while (persist_snapshot_running())
+        usleep(10000);
+    persist_stop();
+}
+
+/* exec of this program with its arguments, as a replica of primary. */
+static void fullsync_exec(const char *primary) {
+    struct rlimit rl;
+    int fd, max = 1024;
+
+    if (fullsync_argv == NULL)
+        return;
+    setenv(FULLSYNC_ENV, primary, 1);
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        max = (int)rl.rlim_cur;
+    log_msg(0, "replication: restarting in place as a replica of %s", primary);
+    for (fd = 3; fd < max; fd++)
+        close(fd);      /* clients see their connection close */
+    execv("/proc/self/exe", fullsync_argv);
+    _exit(70);          /* nothing is left to go on with */
+}
+
+int fullsync_install(struct stream_in *in, const char *primary, const char *lineage, uint64_t pos,
+                     uint64_t bytes, const bool *stop) {
+    struct lineage l = { .start = pos };
+    char path[PATH_MAX];
+
+    if (fullsync_receive(in, bytes, stop) < 0 || __atomic_load_n(stop, __ATOMIC_ACQUIRE))
+        return -1;
+    snprintf(l.id, sizeof(l.id), "%s", lineage);
+    snprintf(path, sizeof(path), "%s/lineage", settings.data_dir);
+    fullsync_freeze();
+    /* Without a lineage, a start-up resyncs in full whatever the files
+     * hold: so it goes first, and comes back last. */
+    unlink(path);
+    if (fullsync_replace_files(pos, bytes) == 0 && lineage_save(settings.data_dir, &l) == 0)
+        log_msg(0, "replication: full resync: the snapshot at %llu (%llu bytes) is installed",
+                (unsigned long long)pos, (unsigned long long)bytes);
+    fullsync_exec(primary);
+    return -1;
+}
+
+void fullsync_restart(const char *primary) {
+    fullsync_freeze();
+    fullsync_exec(primary);
+}
+
+const char *fullsync_env(void) {
+    return getenv(FULLSYNC_ENV);
+}

@@ -1,0 +1,30 @@
+/*
+ * repl/fullsync: a replica's full resync (doc/replication.md, "What a
+ * replica does"): the primary's snapshot written into the data directory
+ * as the only snapshot, the other files removed, the primary's lineage
+ * kept, and the process restarted in place (exec, same pid, same options)
+ * so that its start-up loads the snapshot and continues from its
+ * position. A primary made a replica restarts in place the same way.
+ */
+#ifndef MCDS_REPL_FULLSYNC_H
+#define MCDS_REPL_FULLSYNC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "repl/stream.h"
+
+/* The restart's arguments (main's argv). */
+void fullsync_set_argv(char **argv);
+/* Receives bytes of snapshot from in (the snapshot at pos of lineage),
+ * installs it and restarts as a replica of primary ("HOST:PORT"); returns
+ * only on failure (-1), or when *stop is set meanwhile. */
+int fullsync_install(struct stream_in *in, const char *primary, const char *lineage, uint64_t pos,
+                     uint64_t bytes, const bool *stop);
+/* Holds every thread, closes the log and restarts as a replica of
+ * primary; returns only on failure. */
+void fullsync_restart(const char *primary);
+/* The primary a restart in place was for (NULL: none). */
+const char *fullsync_env(void);
+
+#endif

@@ -1,0 +1,25 @@
+/*
+ * repl/primary: a primary's side of replication (doc/replication.md,
+ * "What the primary does"). A connection that sent `psync` is handed
+ * over here: a sender thread of its own answers CONTINUE or FULLSYNC,
+ * then streams the log files from disk (never more than the log has
+ * written), sends a PING each second, and reads the replica's REPLACKs.
+ * The workers never wait for a replica.
+ */
+#ifndef MCDS_REPL_PRIMARY_H
+#define MCDS_REPL_PRIMARY_H
+
+#include <stdint.h>
+
+#include "base/stats.h"
+
+/* Takes over socket fd (its connection is closed by the caller) of a
+ * replica that asked for lineage (NULL: none) from pos: 0, or -1 (the
+ * socket is closed). */
+int primary_attach(int fd, const char *lineage, uint64_t pos);
+/* Cuts every replica off and waits for their threads. */
+void primary_stop(void);
+/* stats: repl_replicas and a repl_replica_<i> line each. */
+void primary_stats(stats_emit_fn emit, void *ctx);
+
+#endif

@@ -1,0 +1,226 @@
+/*
+ * repl: the role, the lineage, `replicaof`, and replication's `stats`.
+ * The role changes only here: at start-up (--replicaof, or a restart in
+ * place), by a promotion, or by a restart in place as a replica.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/log.h"
+#include "base/reply.h"
+#include "base/settings.h"
+#include "base/stats.h"
+#include "persist/persist.h"
+#include "repl/fullsync.h"
+#include "repl/lineage.h"
+#include "repl/primary.h"
+#include "repl/replica.h"
+#include "repl/repl.h"
+#include "store/ctree_replay.h"
+#include "types/queue.h"
+#include "types/queue_persist.h"
+
+static struct {
+    pthread_mutex_t lock;
+    bool replica;               /* atomic */
+    bool restarting;            /* a restart in place is on its way */
+    char host[REPL_HOST_MAX];
+    int port;
+    struct lineage lineage;
+} repl = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static void repl_stats(stats_emit_fn emit, void *ctx);
+static const struct stats_provider repl_stats_provider = { "replication", STATS_PLACE_MCDS, 45, repl_stats };
+
+/* "HOST:PORT" into host and port: 0 or -1. */
+static int repl_parse_hostport(const char *s, char *host, int *port) {
+    const char *colon = strrchr(s, ':');
+    char *end;
+    long p;
+
+    if (colon == NULL || colon == s || (size_t)(colon - s) >= REPL_HOST_MAX)
+        return -1;
+    p = strtol(colon + 1, &end, 10);
+    if (*end != '\0' || p < 1 || p > 65535)
+        return -1;
+    memcpy(host, s, (size_t)(colon - s));
+    host[colon - s] = '\0';
+    *port = (int)p;
+    return 0;
+}
+
+int repl_configure(char **argv) {
+    char primary[REPL_HOST_MAX + 8];
+    const char *to = fullsync_env() != NULL ? fullsync_env() : settings.replicaof;
+
+    fullsync_set_argv(argv);
+    if (settings.data_dir != NULL)
+        stats_provide(&repl_stats_provider);
+    if (to == NULL)
+        return 0;
+    if (settings.data_dir == NULL || repl_parse_hostport(to, repl.host, &repl.port) < 0) {
+        log_msg(0, "replication: bad primary '%s' (HOST:PORT, with --data-dir)", to);
+        return -1;
+    }
+    snprintf(primary, sizeof(primary), "%s:%d", repl.host, repl.port);
+    reply_set_primary(primary);
+    __atomic_store_n(&repl.replica, true, __ATOMIC_RELEASE);
+    persist_follow(true);
+    queue_set_frozen(true);
+    return 0;
+}
+
+/* The lineage at start-up: the directory's, or a new one; a new one too
+ * after a start-up that cut a torn tail (bytes replicas may have had). */
+static int repl_load_lineage(void) {
+    bool have = lineage_load(settings.data_dir, &repl.lineage) == 0;
+
+    if (repl.replica)
+        return 0;       /* a replica takes its primary's */
+    if (have && persist_torn_cut() == 0)
+        return 0;
+    lineage_fork(&repl.lineage, persist_position());
+    if (have)
+        log_msg(0, "replication: the start-up cut the log: a new lineage %s starts at %llu", repl.lineage.id,
+                (unsigned long long)repl.lineage.start);
+    return lineage_save(settings.data_dir, &repl.lineage);
+}
+
+int repl_start(void) {
+    if (settings.data_dir == NULL)
+        return 0;
+    if (repl_load_lineage() < 0)
+        return -1;
+    if (repl.replica && replica_start(repl.host, repl.port) < 0) {
+        log_msg(0, "replication: cannot start the link thread");
+        return -1;
+    }
+    if (repl.replica)
+        log_msg(0, "replication: a read-only replica of %s:%d", repl.host, repl.port);
+    return 0;
+}
+
+void repl_stop(void) {
+    replica_stop();
+    primary_stop();
+}
+
+bool repl_is_replica(void) {
+    return __atomic_load_n(&repl.replica, __ATOMIC_ACQUIRE);
+}
+
+void repl_primary_name(char *buf, size_t n) {
+    pthread_mutex_lock(&repl.lock);
+    snprintf(buf, n, "%s:%d", repl.host, repl.port);
+    pthread_mutex_unlock(&repl.lock);
+}
+
+void repl_lineage(struct lineage *l) {
+    pthread_mutex_lock(&repl.lock);
+    *l = repl.lineage;
+    pthread_mutex_unlock(&repl.lock);
+}
+
+void repl_take_lineage(const struct lineage *l) {
+    pthread_mutex_lock(&repl.lock);
+    repl.lineage = *l;
+    lineage_save(settings.data_dir, &repl.lineage);
+    pthread_mutex_unlock(&repl.lock);
+}
+
+/* ---- changing the role ---- */
+
+static void *repl_restart_main(void *arg) {
+    char *to = arg;
+
+    fullsync_restart(to);
+    log_msg(0, "replication: the restart in place as a replica of %s failed", to);
+    free(to);
+    return NULL;
+}
+
+int repl_replicaof(const char *host, int port, const char **why) {
+    char *to, primary[REPL_HOST_MAX + 8];
+    pthread_t t;
+
+    if (settings.data_dir == NULL) {
+        *why = "replication needs --data-dir";
+        return -1;
+    }
+    if (repl_is_replica()) {
+        replica_stop();
+        pthread_mutex_lock(&repl.lock);
+        snprintf(repl.host, sizeof(repl.host), "%s", host);
+        repl.port = port;
+        pthread_mutex_unlock(&repl.lock);
+        snprintf(primary, sizeof(primary), "%s:%d", host, port);
+        reply_set_primary(primary);
+        log_msg(0, "replication: now a replica of %s:%d", host, port);
+        return replica_start(host, port) == 0 ? 0 : (*why = "cannot start the link thread", -1);
+    }
+    pthread_mutex_lock(&repl.lock);
+    if (repl.restarting || (to = malloc(REPL_HOST_MAX + 8)) == NULL) {
+        pthread_mutex_unlock(&repl.lock);
+        *why = "a restart in place is on its way";
+        return -1;
+    }
+    snprintf(to, REPL_HOST_MAX + 8, "%s:%d", host, port);
+    repl.restarting = true;
+    pthread_mutex_unlock(&repl.lock);
+    /* The restart holds every thread: not from this worker, which must
+     * reach the end of its turn (its reply goes then). */
+    if (pthread_create(&t, NULL, repl_restart_main, to) != 0) {
+        free(to);
+        *why = "cannot start the restart";
+        return -1;
+    }
+    pthread_detach(t);
+    return 0;
+}
+
+int repl_promote(const char **why) {
+    uint64_t cas, ids, pos;
+
+    (void)why;
+    if (!repl_is_replica())
+        return 0;
+    replica_stop();
+    pos = persist_position();
+    persist_flush_to(pos);
+    persist_follow_marks(&cas, &ids);
+    persist_promote(cas, ids);
+    /* finished as a start-up finishes its replay; each takes its own locks */
+    queue_persist_replay_done();
+    ctree_replay_done();
+    pthread_mutex_lock(&repl.lock);
+    lineage_fork(&repl.lineage, pos);
+    lineage_save(settings.data_dir, &repl.lineage);
+    pthread_mutex_unlock(&repl.lock);
+    queue_set_frozen(false);
+    __atomic_store_n(&repl.replica, false, __ATOMIC_RELEASE);
+    log_msg(0, "replication: promoted at %llu: lineage %s (the one before, %s, ends there)",
+            (unsigned long long)pos, repl.lineage.id, repl.lineage.prev);
+    return 0;
+}
+
+/* ---- stats ---- */
+
+static void repl_stats(stats_emit_fn emit, void *ctx) {
+    struct lineage l;
+    char primary[REPL_HOST_MAX + 8];
+
+    repl_lineage(&l);
+    emit(ctx, "repl_role", repl_is_replica() ? "replica" : "primary");
+    emit(ctx, "repl_lineage", l.id);
+    stats_emit_u64(emit, ctx, "repl_position", persist_position());
+    stats_emit_u64(emit, ctx, "repl_local_records", persist_local_dropped());
+    if (repl_is_replica()) {
+        repl_primary_name(primary, sizeof(primary));
+        emit(ctx, "repl_primary", primary);
+        replica_stats(emit, ctx);
+    }
+    primary_stats(emit, ctx);
+}

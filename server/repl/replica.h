@@ -1,0 +1,21 @@
+/*
+ * repl/replica: a replica's link to its primary (doc/replication.md,
+ * "What a replica does"): a thread that connects, asks for the log from
+ * this server's position (`psync`), takes a full resync when told, and
+ * applies each LOG frame in one batch while every thread that changes the
+ * keyspace is held, then acknowledges its position. It connects again
+ * after any failure, waiting 1 s, then twice as long each time, up to 30 s.
+ */
+#ifndef MCDS_REPL_REPLICA_H
+#define MCDS_REPL_REPLICA_H
+
+#include "base/stats.h"
+
+/* Starts following host:port: 0, or -1 (no thread). */
+int replica_start(const char *host, int port);
+/* Stops following and waits for the thread (at most about a second). */
+void replica_stop(void);
+/* stats: the link, the primary's position, lag, counts. */
+void replica_stats(stats_emit_fn emit, void *ctx);
+
+#endif

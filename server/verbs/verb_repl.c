@@ -1,0 +1,81 @@
+/*
+ * verb_repl: replicaof and psync. psync hands the connection's socket to
+ * a sender thread (repl/primary.c) and closes the connection without a
+ * byte more: from then on the link speaks only frames.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "base/parse.h"
+#include "base/settings.h"
+#include "persist/persist.h"
+#include "repl/lineage.h"
+#include "repl/primary.h"
+#include "repl/repl.h"
+#include "verbs/verb_repl.h"
+
+/* replicaof HOST PORT | replicaof no one */
+static enum conn_parse_result repl_cmd_replicaof(conn *c, struct cmd_line *l) {
+    const char *why = NULL;
+    uint32_t port;
+    int rc;
+
+    if (strcmp(l->v[1], "no") == 0 && strcmp(l->v[2], "one") == 0) {
+        rc = settings.data_dir == NULL ? (why = NULL, -2) : repl_promote(&why);
+    } else if (l->vlen[1] == 0 || l->vlen[1] >= REPL_HOST_MAX || !parse_u32(l->v[2], &port) ||
+               port < 1 || port > 65535 || strspn(l->v[2], "0123456789") != l->vlen[2]) {
+        conn_out_reply(c, REPLY_BAD_FORMAT);
+        return PARSE_DONE;
+    } else {
+        rc = settings.data_dir == NULL ? -2 : repl_replicaof(l->v[1], (int)port, &why);
+    }
+    if (rc == -2) {
+        conn_out_reply(c, REPLY_REPL_NO_DATA_DIR);
+    } else if (rc < 0) {
+        conn_out(c, "SERVER_ERROR ", 13);
+        conn_out(c, why, strlen(why));
+        conn_out(c, "\r\n", 2);
+    } else {
+        conn_out_reply(c, REPLY_OK);
+    }
+    return PARSE_DONE;
+}
+
+/* psync <lineage>|? <position> */
+static enum conn_parse_result repl_cmd_psync(conn *c, struct cmd_line *l) {
+    uint64_t pos;
+    int fd;
+    bool none = strcmp(l->v[1], "?") == 0;
+
+    if ((!none && !lineage_valid_id(l->v[1], l->vlen[1])) || !parse_u64_digits(l->v[2], &pos)) {
+        conn_out_reply(c, REPLY_BAD_FORMAT);
+        return PARSE_DONE;
+    }
+    if (!persist_on()) {
+        conn_out_reply(c, REPLY_REPL_NO_DATA_DIR);
+        return PARSE_DONE;
+    }
+    if (repl_is_replica()) {
+        conn_out_reply(c, REPLY_NOT_PRIMARY);
+        return PARSE_DONE;
+    }
+    if (c->tls != NULL) {
+        conn_out_reply(c, REPLY_REPL_TLS);
+        return PARSE_DONE;
+    }
+    if ((fd = dup(c->fd)) < 0) {
+        conn_out_reply(c, REPLY_OOM);
+        return PARSE_DONE;
+    }
+    log_msg(0, "replication: <%d asks for the log (%s %llu)", c->fd, l->v[1], (unsigned long long)pos);
+    primary_attach(fd, none ? NULL : l->v[1], pos);
+    return PARSE_CLOSE;
+}
+
+const struct cmd_def repl_cmds[] = {
+    { "replicaof", repl_cmd_replicaof, 3, 3, CMD_ADMIN, 0, "follow a primary, or stop and take writes: replicaof <host> <port> | replicaof no one" },
+    { "psync", repl_cmd_psync, 3, 3, CMD_ADMIN, 0, "a replica asks for the log: psync <lineage>|? <position>" },
+    { NULL, NULL, 0, 0, 0, 0, NULL },
+};
