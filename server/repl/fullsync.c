@@ -23,13 +23,17 @@
 #define FULLSYNC_ENV "MCDS_REPLICAOF"
 
 static char **fullsync_argv;
+static char fullsync_self[PATH_MAX];    /* this program, resolved at start-up */
 
 void fullsync_set_argv(char **argv) {
+    ssize_t n = readlink("/proc/self/exe", fullsync_self, sizeof(fullsync_self) - 1);
+
     fullsync_argv = argv;
+    fullsync_self[n > 0 ? n : 0] = '\0';
 }
 
 static void fullsync_tmp_path(char *buf, size_t n) {
-    snprintf(buf, n, "%s/replsnap.tmp", settings.data_dir);
+    snprintf(buf, n, "%s/replsnap.incoming", settings.data_dir);   /* not *.tmp: files_list removes those */
 }
 
 /* Writes bytes of in into the temporary snapshot and syncs it: 0 or -1. */
@@ -99,20 +103,32 @@ static void fullsync_freeze(void) {
     persist_stop();
 }
 
-/* exec of this program with its arguments, as a replica of primary. */
+/* exec of this program with its arguments, and -p the port it listens
+ * on (-p 0 picked it), as a replica of primary. */
 static void fullsync_exec(const char *primary) {
     struct rlimit rl;
-    int fd, max = 1024;
+    char port[16], **argv;
+    int fd, max = 1024, n = 0;
 
-    if (fullsync_argv == NULL)
+    if (fullsync_argv == NULL || fullsync_self[0] == '\0')
         return;
+    while (fullsync_argv[n] != NULL)
+        n++;
+    if ((argv = calloc((size_t)n + 3, sizeof(*argv))) == NULL)
+        return;
+    memcpy(argv, fullsync_argv, (size_t)n * sizeof(*argv));
+    snprintf(port, sizeof(port), "%d", settings.port);
+    if (settings.port > 0 && settings.socket_path == NULL) {
+        argv[n++] = "-p";
+        argv[n++] = port;
+    }
     setenv(FULLSYNC_ENV, primary, 1);
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
         max = (int)rl.rlim_cur;
     log_msg(0, "replication: restarting in place as a replica of %s", primary);
     for (fd = 3; fd < max; fd++)
         close(fd);      /* clients see their connection close */
-    execv("/proc/self/exe", fullsync_argv);
+    execv(fullsync_self, argv);
     _exit(70);          /* nothing is left to go on with */
 }
 
@@ -132,6 +148,8 @@ int fullsync_install(struct stream_in *in, const char *primary, const char *line
     if (fullsync_replace_files(pos, bytes) == 0 && lineage_save(settings.data_dir, &l) == 0)
         log_msg(0, "replication: full resync: the snapshot at %llu (%llu bytes) is installed",
                 (unsigned long long)pos, (unsigned long long)bytes);
+    else
+        sleep(1);       /* the restart resyncs again: not in a tight loop */
     fullsync_exec(primary);
     return -1;
 }
