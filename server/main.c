@@ -158,9 +158,7 @@ static int main_fd_limit(void) {
 
 static void main_on_tick(evutil_socket_t fd, short what, void *arg) {
     clock_tick();
-    if (repl_is_replica())
-        return;     /* its expiries and sweeps come as its primary's records */
-    store_tick();
+    store_tick();       /* on a replica, no structure ends here (store_set_follower) */
     ctree_tick();
 }
 
@@ -222,10 +220,9 @@ static int main_restore(void) {
     rc = persist_start();
     store_set_restoring(false);
     lru_thread_end();       /* the segments restored items went into */
-    if (!repl_is_replica()) {   /* a replica's structures stay as replay leaves them */
+    if (!repl_is_replica())     /* a replica's queues stay as replay leaves them */
         queue_persist_replay_done();
-        ctree_replay_done();
-    }
+    ctree_replay_done();
     if (rc == 0 && item_mem_used() > item_mem_limit())
         log_msg(0, "persistence: the restored data takes %zu MB, over -m (%zu MB): "
                 "cache values go first, structures are kept", item_mem_used() >> 20, item_mem_limit() >> 20);

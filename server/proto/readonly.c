@@ -16,12 +16,14 @@ struct readonly_verb {
     int8_t block, nblocks;
 };
 
+#define READONLY_MG (-2)        /* mg: a write only with its T (touch) or N (vivify) flag */
+
 static const struct readonly_verb readonly_verbs[] = {
     /* cache values */
     { "set", 4, 1 }, { "add", 4, 1 }, { "replace", 4, 1 }, { "append", 4, 1 }, { "prepend", 4, 1 },
     { "cas", 4, 1 }, { "incr", 0, 0 }, { "decr", 0, 0 }, { "delete", 0, 0 }, { "touch", 0, 0 },
     { "gat", 0, 0 }, { "gats", 0, 0 }, { "flush_all", 0, 0 },
-    { "ms", 2, 1 }, { "md", 0, 0 }, { "ma", 0, 0 },
+    { "ms", 2, 1 }, { "md", 0, 0 }, { "ma", 0, 0 }, { "mg", 0, READONLY_MG },
     /* queues */
     { "qcreate", 0, 0 }, { "qpush", 4, 1 }, { "qpushn", 5, -1 }, { "qpop", 0, 0 }, { "qpopany", 0, 0 },
     { "qack", 0, 0 }, { "qrelease", 0, 0 }, { "qtouch", 0, 0 }, { "qpurge", 0, 0 }, { "qpause", 0, 0 },
@@ -74,7 +76,7 @@ static bool readonly_blocks(const struct readonly_verb *w, char **v, int n, size
     uint64_t len;
 
     *total = 0;
-    if (w->nblocks == 0)
+    if (w->nblocks == 0 || w->nblocks == READONLY_MG)
         return true;
     if (last > n || w->block >= n)
         return false;
@@ -89,17 +91,39 @@ static bool readonly_blocks(const struct readonly_verb *w, char **v, int n, size
     return true;
 }
 
+/* Whether an mg line's flags (from token 2) touch or vivify. */
+static bool readonly_mg_writes(char **v, int n) {
+    int i;
+
+    for (i = 2; i < n; i++)
+        if (v[i][0] == 'T' || v[i][0] == 'N')
+            return true;
+    return false;
+}
+
 bool readonly_refuse(conn *c, const struct cmd_def *d, struct cmd_line *l, enum conn_parse_result *res) {
     const struct readonly_verb *w = readonly_find(d->name);
-    char *v[READONLY_TOKENS];
+    char *v[READONLY_TOKENS], *line;
     size_t total;
+    bool framed;
     int n;
 
     if (w == NULL)
         return false;
-    n = readonly_tokens(l->line, l->len, v);
+    if ((line = malloc(l->len + 1)) == NULL) {
+        *res = cmd_refuse_unframed(c, REPLY_READ_ONLY);     /* refused all the same */
+        return true;
+    }
+    memcpy(line, l->line, l->len + 1);      /* split here: a line let through stays whole */
+    n = readonly_tokens(line, l->len, v);
+    if (w->nblocks == READONLY_MG && !readonly_mg_writes(v, n)) {
+        free(line);
+        return false;
+    }
     c->noreply = (d->flags & CMD_NOREPLY) && n > 1 && strcmp(v[n - 1], "noreply") == 0;
-    if (!readonly_blocks(w, v, n, &total)) {
+    framed = readonly_blocks(w, v, n, &total);
+    free(line);
+    if (!framed) {
         *res = cmd_refuse_unframed(c, REPLY_READ_ONLY);
         return true;
     }

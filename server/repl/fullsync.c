@@ -94,13 +94,18 @@ static int fullsync_replace_files(uint64_t pos, uint64_t bytes) {
 }
 
 /* Holds every thread for good and stops persistence: nothing changes the
- * data directory any more. */
-static void fullsync_freeze(void) {
-    while (quiesce_hold(1000) < 0)
+ * data directory any more. -1 (nothing held) when *stop is set first (a
+ * promotion, a shutdown: holds fail once the server stops). */
+static int fullsync_freeze(const bool *stop) {
+    while (quiesce_hold(200) < 0) {
+        if (stop != NULL && __atomic_load_n(stop, __ATOMIC_ACQUIRE))
+            return -1;
         usleep(10000);
+    }
     while (persist_snapshot_running())
         usleep(10000);
     persist_stop();
+    return 0;
 }
 
 /* exec of this program with its arguments, and -p the port it listens
@@ -141,7 +146,8 @@ int fullsync_install(struct stream_in *in, const char *primary, const char *line
         return -1;
     snprintf(l.id, sizeof(l.id), "%s", lineage);
     snprintf(path, sizeof(path), "%s/lineage", settings.data_dir);
-    fullsync_freeze();
+    if (fullsync_freeze(stop) < 0)
+        return -1;
     /* Without a lineage, a start-up resyncs in full whatever the files
      * hold: so it goes first, and comes back last. */
     unlink(path);
@@ -154,9 +160,9 @@ int fullsync_install(struct stream_in *in, const char *primary, const char *line
     return -1;
 }
 
-void fullsync_restart(const char *primary) {
-    fullsync_freeze();
-    fullsync_exec(primary);
+void fullsync_restart(const char *primary, const bool *stop) {
+    if (fullsync_freeze(stop) == 0)
+        fullsync_exec(primary);
 }
 
 const char *fullsync_env(void) {

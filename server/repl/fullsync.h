@@ -22,8 +22,8 @@ void fullsync_set_argv(char **argv);
 int fullsync_install(struct stream_in *in, const char *primary, const char *lineage, uint64_t pos,
                      uint64_t bytes, const bool *stop);
 /* Holds every thread, closes the log and restarts as a replica of
- * primary; returns only on failure. */
-void fullsync_restart(const char *primary);
+ * primary; returns only on failure, or when *stop is set first. */
+void fullsync_restart(const char *primary, const bool *stop);
 /* The primary a restart in place was for (NULL: none). */
 const char *fullsync_env(void);
 

@@ -20,6 +20,7 @@
 #include "repl/replica.h"
 #include "repl/repl.h"
 #include "store/ctree_replay.h"
+#include "store/store.h"
 #include "types/queue.h"
 #include "types/queue_persist.h"
 
@@ -27,6 +28,7 @@ static struct {
     pthread_mutex_t lock;
     bool replica;               /* atomic */
     bool restarting;            /* a restart in place is on its way */
+    bool stopping;              /* atomic: the server stops (a restart gives up) */
     char host[REPL_HOST_MAX];
     int port;
     struct lineage lineage;
@@ -70,6 +72,7 @@ int repl_configure(char **argv) {
     __atomic_store_n(&repl.replica, true, __ATOMIC_RELEASE);
     persist_follow(true);
     queue_set_frozen(true);
+    store_set_follower(true);
     return 0;
 }
 
@@ -104,6 +107,7 @@ int repl_start(void) {
 }
 
 void repl_stop(void) {
+    __atomic_store_n(&repl.stopping, true, __ATOMIC_RELEASE);
     replica_stop();
     primary_stop();
 }
@@ -136,8 +140,9 @@ void repl_take_lineage(const struct lineage *l) {
 static void *repl_restart_main(void *arg) {
     char *to = arg;
 
-    fullsync_restart(to);
-    log_msg(0, "replication: the restart in place as a replica of %s failed", to);
+    fullsync_restart(to, &repl.stopping);
+    if (!__atomic_load_n(&repl.stopping, __ATOMIC_ACQUIRE))
+        log_msg(0, "replication: the restart in place as a replica of %s failed", to);
     free(to);
     return NULL;
 }
@@ -200,6 +205,7 @@ int repl_promote(const char **why) {
     lineage_save(settings.data_dir, &repl.lineage);
     pthread_mutex_unlock(&repl.lock);
     queue_set_frozen(false);
+    store_set_follower(false);
     __atomic_store_n(&repl.replica, false, __ATOMIC_RELEASE);
     log_msg(0, "replication: promoted at %llu: lineage %s (the one before, %s, ends there)",
             (unsigned long long)pos, repl.lineage.id, repl.lineage.prev);

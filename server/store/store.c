@@ -62,6 +62,7 @@ static uint64_t store_flush_cas;
 static uint64_t store_flush_gen;
 static void (*store_evict_hook)(const item *it);   /* watch evictions */
 static bool store_restoring;         /* start-up: -m does not apply, TTLs end nothing */
+static bool store_follower;          /* atomic: a replica's structures end only by records */
 static rel_time_t store_flush_time;  /* delayed flush: time it takes effect */
 static rel_time_t store_flush_time_noted; /* the delayed flush the tick has
                                              looked at the structures for */
@@ -93,6 +94,8 @@ static int store_is_flushed(const item *it, rel_time_t now) {
     uint64_t fc = __atomic_load_n(&store_flush_cas, __ATOMIC_RELAXED);
     rel_time_t ft = __atomic_load_n(&store_flush_time, __ATOMIC_RELAXED);
 
+    if (it->type != ITEM_STRING && __atomic_load_n(&store_follower, __ATOMIC_RELAXED))
+        return 0;
     if (fc != 0 && item_cas(it) < fc)
         return 1;
     return ft != 0 && ft <= now && item_time(it) <= ft;
@@ -102,6 +105,8 @@ static int store_is_flushed(const item *it, rel_time_t now) {
  * lived, whatever the clock says now; the keys whose TTL has passed go
  * once the replay is over. */
 static int store_is_expired(const item *it, rel_time_t now) {
+    if (it->type != ITEM_STRING && __atomic_load_n(&store_follower, __ATOMIC_RELAXED))
+        return 0;
     return !store_restoring && item_exptime(it) != 0 && item_exptime(it) <= now;
 }
 
@@ -1201,6 +1206,10 @@ bool store_item_live(const item *it) {
 
 void store_set_restoring(bool on) {
     store_restoring = on;
+}
+
+void store_set_follower(bool on) {
+    __atomic_store_n(&store_follower, on, __ATOMIC_RELAXED);
 }
 
 int store_restore_set(const char *key, size_t nkey, uint32_t flags, rel_time_t exptime, uint64_t cas,

@@ -220,6 +220,10 @@ bool store_item_live(const item *it);
  * evicted or refused for it), and no TTL ends a key: a log record was made
  * while its key lived; keys whose TTL has passed go once it is off. */
 void store_set_restoring(bool on);
+/* A replica (on): no TTL and no flush ends a structure (queue, list, tree
+ * counter): its end comes as its primary's record. Cache values expire
+ * and are flushed as always (their times are absolute: no record needed). */
+void store_set_follower(bool on);
 /* A cache value as a log record or snapshot says, with its own CAS; a
  * key holding a structure is left alone. 0, or -1 without memory. */
 int store_restore_set(const char *key, size_t nkey, uint32_t flags, rel_time_t exptime, uint64_t cas,

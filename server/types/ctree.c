@@ -1155,6 +1155,18 @@ static void ctree_bury(void) {
     }
 }
 
+void ctree_bury_all(void) {
+    for (;;) {
+        bool more;
+        pthread_rwlock_rdlock(&ctree_lock);
+        more = ctree_graves != NULL;
+        pthread_rwlock_unlock(&ctree_lock);
+        if (!more)
+            return;
+        ctree_bury();
+    }
+}
+
 /* Retention: a bounded step of the sweep over every object. */
 static void ctree_sweep(void) {
     int64_t now = ctree_now();

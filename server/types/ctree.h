@@ -108,6 +108,9 @@ void ctree_shutdown(void);
 void ctree_destroy(void);
 /* Once a second: retention of old periods, keys of deleted subtrees. */
 void ctree_tick(void);
+/* Every key of removed subtrees unlinked now (a replica, after applying
+ * its primary's records, so that its keyspace is the primary's). */
+void ctree_bury_all(void);
 
 /* ---- counters ---- */
 

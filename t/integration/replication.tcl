@@ -88,6 +88,16 @@ proc repl_caught_up {pfd rfd} {
 
 proc repl_connect {level} { mc_connect_addr 127.0.0.1 [srv $level port] }
 
+# A connection to the replica at level once it has caught up with the
+# primary on pfd: a full resync restarts it in place (its clients'
+# connections close), so each try connects again.
+proc repl_connect_caught_up {level pfd} {
+    wait_for {![catch {set ::repl_fd [repl_connect $level]
+                       expr {[mc_stat $::repl_fd repl_link] eq "up" &&
+                             [mc_stat $::repl_fd repl_position] == [mc_stat $pfd persist_log_position]}} ok] && $ok} 200 50
+    return $::repl_fd
+}
+
 set dp [tmpdir repl_primary]
 set dr1 [tmpdir repl_replica1]
 set dr2 [tmpdir repl_replica2]
@@ -156,10 +166,12 @@ start_server [list tags {repl persist mcds-only} args [list --data-dir $dp --per
                 assert_equal [mc_exchange $r1 "ms k1 2\r\nab\r\n"] $ro
                 foreach line {"delete k1" "incr n1 1" "touch k1 10" "flush_all" "qpop q0" "qack q0 1" "qcreate zz"
                               "lpop l0" "ltrim l0 0 1" "ctincr c0 1 103 @1609459200 1" "ctdef 9 103" "gat 10 k1"
-                              "md k1" "ma n1" "get q0" "get q0/open" "lmove l0 l1 left right"} {
+                              "md k1" "ma n1" "get q0" "get q0/open" "lmove l0 l1 left right" "mg k1 v T30"
+                              "mg k1 N30 v" "qpop q0 lease=5"} {
                     assert_equal [mc_exchange $r1 "$line\r\n"] $ro $line
                 }
-                # reads go on
+                # reads go on (mg without T or N too)
+                assert_equal [mc_exchange $r1 "mg k5 v f\r\nmn\r\n"] [mc_exchange $pfd "mg k5 v f\r\nmn\r\n"]
                 assert_equal [mc_exchange $r1 "get q0/peek\r\n"] [mc_exchange $pfd "get q0/peek\r\n"]
                 assert_equal [mc_exchange $r1 "qpeek q1 5\r\nllen l1\r\nctvalues c0\r\n"] \
                     [mc_exchange $pfd "qpeek q1 5\r\nllen l1\r\nctvalues c0\r\n"]
@@ -223,8 +235,8 @@ start_server [list tags {repl persist mcds-only} args [list --data-dir $dp --per
     start_server [list tags {repl} args [list --data-dir $dr2 --persist-items --replicaof 127.0.0.1:$::primary_port]] {
         test {replication: a replica too far behind resyncs in full (a snapshot, then a restart in place)} {
             set pid [srv pid]
-            wait_for {![catch {set r2 [mc_connect]; mc_stat $r2 repl_full_syncs} n] && $n == 1} 200 50
-            repl_caught_up $pfd $r2
+            set r2 [repl_connect_caught_up 0 $pfd]
+            assert_equal [mc_stat $r2 repl_full_syncs] 1
             assert_equal [repl_dump $r2] [repl_dump $pfd]
             list [pid_alive $pid] [mc_stat $r2 repl_partial_syncs] [mc_stat $r2 repl_role]
         } {1 1 replica}
@@ -232,17 +244,18 @@ start_server [list tags {repl persist mcds-only} args [list --data-dir $dp --per
         set d3 [tmpdir repl_replica3]
         start_server [list tags {repl} args [list --data-dir $d3 --replicaof 127.0.0.1:$::primary_port]] {
             test {replication: a new replica of a primary whose log starts after 0 resyncs in full} {
-                wait_for {![catch {set r3 [mc_connect]; mc_stat $r3 repl_full_syncs} n] && $n == 1} 200 50
-                repl_caught_up $pfd $r3
+                set r3 [repl_connect_caught_up 0 $pfd]
+                assert_equal [mc_stat $r3 repl_full_syncs] 1
                 assert_equal [repl_dump $r3] [repl_dump $pfd]
             } {}
         }
 
         start_server [list tags {repl} args [list --data-dir $dr1 --persist-items --replicaof 127.0.0.1:$::primary_port]] {
-            set r1 [mc_connect]
             set r2 [repl_connect -1]
             test {replication: replicaof no one promotes a replica; it takes writes on a new lineage} {
-                repl_caught_up $pfd $r1
+                # its log is gone on the primary too: a full resync first
+                set r1 [repl_connect_caught_up 0 $pfd]
+                assert_equal [mc_stat $r1 repl_full_syncs] 1
                 set old [mc_stat $pfd repl_lineage]
                 assert_equal [mc_exchange $r1 "replicaof no one\r\n"] "OK\r\n"
                 assert_equal [mc_exchange $r1 "replicaof no one\r\n"] "OK\r\n"
