@@ -4,6 +4,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,14 +24,48 @@
 
 #define FULLSYNC_ENV "MCDS_REPLICAOF"
 
+#define FULLSYNC_SIGNAL (SIGRTMIN + 3)   /* asks the main thread to exec */
+
 static char **fullsync_argv;
+static char **fullsync_exec_argv;       /* what the exec runs with */
 static char fullsync_self[PATH_MAX];    /* this program, resolved at start-up */
+static pthread_t fullsync_main;         /* the thread that calls exec */
 
 void fullsync_set_argv(char **argv) {
     ssize_t n = readlink("/proc/self/exe", fullsync_self, sizeof(fullsync_self) - 1);
 
     fullsync_argv = argv;
     fullsync_self[n > 0 ? n : 0] = '\0';
+    fullsync_main = pthread_self();
+}
+
+/* On the main thread: execv is async-signal-safe. */
+static void fullsync_on_signal(int sig) {
+    (void)sig;
+    execv(fullsync_self, fullsync_exec_argv);
+    _exit(70);
+}
+
+/* The exec, from the main thread: exec from another thread leaves the
+ * process's first thread a zombie for a moment, and whoever watches the
+ * pid (a supervisor, a test) may take the server for dead. */
+static void fullsync_exec_on_main(char **argv) {
+    struct sigaction sa;
+    sigset_t set;
+
+    fullsync_exec_argv = argv;
+    if (pthread_equal(pthread_self(), fullsync_main))
+        fullsync_on_signal(0);
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = fullsync_on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(FULLSYNC_SIGNAL, &sa, NULL);
+    sigemptyset(&set);
+    sigaddset(&set, FULLSYNC_SIGNAL);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);     /* this thread never takes it */
+    pthread_kill(fullsync_main, FULLSYNC_SIGNAL);
+    for (;;)
+        pause();
 }
 
 static void fullsync_tmp_path(char *buf, size_t n) {
@@ -133,8 +169,7 @@ static void fullsync_exec(const char *primary) {
     log_msg(0, "replication: restarting in place as a replica of %s", primary);
     for (fd = 3; fd < max; fd++)
         close(fd);      /* clients see their connection close */
-    execv(fullsync_self, argv);
-    _exit(70);          /* nothing is left to go on with */
+    fullsync_exec_on_main(argv);
 }
 
 int fullsync_install(struct stream_in *in, const char *primary, const char *lineage, uint64_t pos,
