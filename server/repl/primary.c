@@ -108,6 +108,10 @@ static int primary_begin(struct primary_peer *p) {
     uint64_t written = persist_written(), lsn = 0, size = 0;
     int fd, rc;
 
+    if (repl_lineage_keep() < 0) {
+        stream_printf(p->fd, primary_timeout_ms(), "SERVER_ERROR cannot write the lineage file\r\n");
+        return -1;
+    }
     repl_lineage(&l);
     if (primary_partial_ok(p, &l, written)) {
         p->sent = p->asked;

@@ -29,6 +29,7 @@ static struct {
     bool replica;               /* atomic */
     bool restarting;            /* a restart in place is on its way */
     bool stopping;              /* atomic: the server stops (a restart gives up) */
+    bool unsaved;               /* the lineage is not in DIR/lineage yet */
     char host[REPL_HOST_MAX];
     int port;
     struct lineage lineage;
@@ -77,7 +78,9 @@ int repl_configure(char **argv) {
 }
 
 /* The lineage at start-up: the directory's, or a new one; a new one too
- * after a start-up that cut a torn tail (bytes replicas may have had). */
+ * after a start-up that cut a torn tail (bytes replicas may have had). A
+ * new one is written into the directory only once replication uses it
+ * (repl_lineage_keep): a server that never replicates keeps no file. */
 static int repl_load_lineage(void) {
     bool have = lineage_load(settings.data_dir, &repl.lineage) == 0;
 
@@ -86,10 +89,23 @@ static int repl_load_lineage(void) {
     if (have && persist_torn_cut() == 0)
         return 0;
     lineage_fork(&repl.lineage, persist_position());
-    if (have)
-        log_msg(0, "replication: the start-up cut the log: a new lineage %s starts at %llu", repl.lineage.id,
-                (unsigned long long)repl.lineage.start);
+    if (!have) {
+        repl.unsaved = true;
+        return 0;
+    }
+    log_msg(0, "replication: the start-up cut the log: a new lineage %s starts at %llu", repl.lineage.id,
+            (unsigned long long)repl.lineage.start);
     return lineage_save(settings.data_dir, &repl.lineage);
+}
+
+int repl_lineage_keep(void) {
+    int rc = 0;
+
+    pthread_mutex_lock(&repl.lock);
+    if (repl.unsaved && (rc = lineage_save(settings.data_dir, &repl.lineage)) == 0)
+        repl.unsaved = false;
+    pthread_mutex_unlock(&repl.lock);
+    return rc;
 }
 
 int repl_start(void) {
@@ -131,7 +147,7 @@ void repl_lineage(struct lineage *l) {
 void repl_take_lineage(const struct lineage *l) {
     pthread_mutex_lock(&repl.lock);
     repl.lineage = *l;
-    lineage_save(settings.data_dir, &repl.lineage);
+    repl.unsaved = lineage_save(settings.data_dir, &repl.lineage) < 0;
     pthread_mutex_unlock(&repl.lock);
 }
 
@@ -202,7 +218,7 @@ int repl_promote(const char **why) {
     ctree_replay_done();
     pthread_mutex_lock(&repl.lock);
     lineage_fork(&repl.lineage, pos);
-    lineage_save(settings.data_dir, &repl.lineage);
+    repl.unsaved = lineage_save(settings.data_dir, &repl.lineage) < 0;
     pthread_mutex_unlock(&repl.lock);
     queue_set_frozen(false);
     store_set_follower(false);
@@ -220,7 +236,7 @@ static void repl_stats(stats_emit_fn emit, void *ctx) {
 
     repl_lineage(&l);
     emit(ctx, "repl_role", repl_is_replica() ? "replica" : "primary");
-    emit(ctx, "repl_lineage", l.id);
+    emit(ctx, "repl_lineage", l.id[0] != '\0' ? l.id : "-");     /* a replica that has none yet */
     stats_emit_u64(emit, ctx, "repl_position", persist_position());
     stats_emit_u64(emit, ctx, "repl_local_records", persist_local_dropped());
     if (repl_is_replica()) {

@@ -28,6 +28,9 @@ bool repl_is_replica(void);
 void repl_primary_name(char *buf, size_t n);
 /* The lineage now. */
 void repl_lineage(struct lineage *l);
+/* The lineage goes into DIR/lineage if it is not there yet (a replica
+ * is about to hold it): 0 or -1. */
+int repl_lineage_keep(void);
 /* A full resync or a restart took lineage l (a replica). */
 void repl_take_lineage(const struct lineage *l);
 
