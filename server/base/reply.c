@@ -137,6 +137,8 @@ const struct reply_line reply_lines[REPLY_COUNT] = {
     [REPLY_NOT_PRIMARY] = REPLY("SERVER_ERROR not a primary: a replica serves no replica\r\n"),
     [REPLY_REPL_NO_DATA_DIR] = REPLY("SERVER_ERROR replication needs --data-dir\r\n"),
     [REPLY_REPL_TLS] = REPLY("SERVER_ERROR replication over TLS is not supported yet\r\n"),
+    [REPLY_REPL_RESTARTING] = REPLY("SERVER_ERROR a restart in place as a replica is on its way\r\n"),
+    [REPLY_REPL_NO_THREAD] = REPLY("SERVER_ERROR cannot start a replication thread\r\n"),
 };
 
 /* REPLY_READ_ONLY with its primary: two buffers, the one in use named by

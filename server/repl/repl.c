@@ -10,7 +10,6 @@
 #include <time.h>
 
 #include "base/log.h"
-#include "base/reply.h"
 #include "base/settings.h"
 #include "base/stats.h"
 #include "persist/persist.h"
@@ -163,14 +162,12 @@ static void *repl_restart_main(void *arg) {
     return NULL;
 }
 
-int repl_replicaof(const char *host, int port, const char **why) {
+enum reply_id repl_replicaof(const char *host, int port) {
     char *to, primary[REPL_HOST_MAX + 8];
     pthread_t t;
 
-    if (settings.data_dir == NULL) {
-        *why = "replication needs --data-dir";
-        return -1;
-    }
+    if (settings.data_dir == NULL)
+        return REPLY_REPL_NO_DATA_DIR;
     if (repl_is_replica()) {
         replica_stop();
         pthread_mutex_lock(&repl.lock);
@@ -180,13 +177,16 @@ int repl_replicaof(const char *host, int port, const char **why) {
         snprintf(primary, sizeof(primary), "%s:%d", host, port);
         reply_set_primary(primary);
         log_msg(0, "replication: now a replica of %s:%d", host, port);
-        return replica_start(host, port) == 0 ? 0 : (*why = "cannot start the link thread", -1);
+        return replica_start(host, port) == 0 ? REPLY_OK : REPLY_REPL_NO_THREAD;
     }
     pthread_mutex_lock(&repl.lock);
-    if (repl.restarting || (to = malloc(REPL_HOST_MAX + 8)) == NULL) {
+    if (repl.restarting) {
         pthread_mutex_unlock(&repl.lock);
-        *why = "a restart in place is on its way";
-        return -1;
+        return REPLY_REPL_RESTARTING;
+    }
+    if ((to = malloc(REPL_HOST_MAX + 8)) == NULL) {
+        pthread_mutex_unlock(&repl.lock);
+        return REPLY_OOM;
     }
     snprintf(to, REPL_HOST_MAX + 8, "%s:%d", host, port);
     repl.restarting = true;
@@ -195,19 +195,22 @@ int repl_replicaof(const char *host, int port, const char **why) {
      * reach the end of its turn (its reply goes then). */
     if (pthread_create(&t, NULL, repl_restart_main, to) != 0) {
         free(to);
-        *why = "cannot start the restart";
-        return -1;
+        pthread_mutex_lock(&repl.lock);
+        repl.restarting = false;
+        pthread_mutex_unlock(&repl.lock);
+        return REPLY_REPL_NO_THREAD;
     }
     pthread_detach(t);
-    return 0;
+    return REPLY_OK;
 }
 
-int repl_promote(const char **why) {
+enum reply_id repl_promote(void) {
     uint64_t cas, ids, pos;
 
-    (void)why;
+    if (settings.data_dir == NULL)
+        return REPLY_REPL_NO_DATA_DIR;
     if (!repl_is_replica())
-        return 0;
+        return REPLY_OK;
     replica_stop();
     pos = persist_position();
     persist_flush_to(pos);
@@ -225,7 +228,7 @@ int repl_promote(const char **why) {
     __atomic_store_n(&repl.replica, false, __ATOMIC_RELEASE);
     log_msg(0, "replication: promoted at %llu: lineage %s (the one before, %s, ends there)",
             (unsigned long long)pos, repl.lineage.id, repl.lineage.prev);
-    return 0;
+    return REPLY_OK;
 }
 
 /* ---- stats ---- */

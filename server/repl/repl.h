@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/reply.h"
 #include "repl/lineage.h"
 
 #define REPL_HOST_MAX 256
@@ -34,10 +35,10 @@ int repl_lineage_keep(void);
 /* A full resync or a restart took lineage l (a replica). */
 void repl_take_lineage(const struct lineage *l);
 
-/* replicaof HOST PORT: 0, or -1 with *why (a reply text). A primary
- * restarts in place as a replica, soon after the reply. */
-int repl_replicaof(const char *host, int port, const char **why);
-/* replicaof no one: promotion (nothing to do on a primary). */
-int repl_promote(const char **why);
+/* replicaof HOST PORT: REPLY_OK, or the reply that says why not. A
+ * primary restarts in place as a replica, soon after the reply. */
+enum reply_id repl_replicaof(const char *host, int port);
+/* replicaof no one: promotion (nothing to do on a primary): REPLY_OK. */
+enum reply_id repl_promote(void);
 
 #endif

@@ -18,6 +18,7 @@
 #include "base/log.h"
 #include "base/quiesce.h"
 #include "base/settings.h"
+#include "cache/lru.h"
 #include "persist/persist.h"
 #include "repl/fullsync.h"
 #include "repl/lineage.h"
@@ -283,6 +284,7 @@ static void *replica_main(void *arg) {
             replica_sleep(backoff);
         backoff = backoff * 2 > REPLICA_BACKOFF_MAX_MS ? REPLICA_BACKOFF_MAX_MS : backoff * 2;
     }
+    lru_thread_end();       /* the segments the applied values went into */
     return NULL;
 }
 

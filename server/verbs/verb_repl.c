@@ -18,28 +18,15 @@
 
 /* replicaof HOST PORT | replicaof no one */
 static enum conn_parse_result repl_cmd_replicaof(conn *c, struct cmd_line *l) {
-    const char *why = NULL;
     uint32_t port;
-    int rc;
 
-    if (strcmp(l->v[1], "no") == 0 && strcmp(l->v[2], "one") == 0) {
-        rc = settings.data_dir == NULL ? (why = NULL, -2) : repl_promote(&why);
-    } else if (l->vlen[1] == 0 || l->vlen[1] >= REPL_HOST_MAX || !parse_u32(l->v[2], &port) ||
-               port < 1 || port > 65535 || strspn(l->v[2], "0123456789") != l->vlen[2]) {
+    if (strcmp(l->v[1], "no") == 0 && strcmp(l->v[2], "one") == 0)
+        conn_out_reply(c, repl_promote());
+    else if (l->vlen[1] == 0 || l->vlen[1] >= REPL_HOST_MAX || strspn(l->v[2], "0123456789") != l->vlen[2] ||
+             !parse_u32(l->v[2], &port) || port < 1 || port > 65535)
         conn_out_reply(c, REPLY_BAD_FORMAT);
-        return PARSE_DONE;
-    } else {
-        rc = settings.data_dir == NULL ? -2 : repl_replicaof(l->v[1], (int)port, &why);
-    }
-    if (rc == -2) {
-        conn_out_reply(c, REPLY_REPL_NO_DATA_DIR);
-    } else if (rc < 0) {
-        conn_out(c, "SERVER_ERROR ", 13);
-        conn_out(c, why, strlen(why));
-        conn_out(c, "\r\n", 2);
-    } else {
-        conn_out_reply(c, REPLY_OK);
-    }
+    else
+        conn_out_reply(c, repl_replicaof(l->v[1], (int)port));
     return PARSE_DONE;
 }
 

@@ -30,8 +30,11 @@ proc running_as_root {} {
 
 proc valgrind_prefix {dir} {
     set supp [file join $::cfg(srcdir) t valgrind.supp]
+    # --trace-children: a server that restarts itself in place (exec, as a
+    # replica's full resync does: doc/replication.md) stays under valgrind;
+    # the same pid writes the same log, the last instance's.
     set cmd [list valgrind --leak-check=full --errors-for-leak-kinds=definite \
-        --error-exitcode=99 --log-file=[file join $dir vg.%p.log]]
+        --error-exitcode=99 --trace-children=yes --log-file=[file join $dir vg.%p.log]]
     if {[file exists $supp]} { lappend cmd --suppressions=$supp }
     return $cmd
 }
