@@ -33,10 +33,16 @@ static pthread_t fullsync_main;         /* the thread that calls exec */
 
 void fullsync_set_argv(char **argv) {
     ssize_t n = readlink("/proc/self/exe", fullsync_self, sizeof(fullsync_self) - 1);
+    sigset_t set;
 
     fullsync_argv = argv;
     fullsync_self[n > 0 ? n : 0] = '\0';
     fullsync_main = pthread_self();
+    /* A restart in place execs from the signal's handler, where the
+     * signal is blocked, and exec keeps the mask: unblock it again. */
+    sigemptyset(&set);
+    sigaddset(&set, FULLSYNC_SIGNAL);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 }
 
 /* On the main thread: execv is async-signal-safe. */
@@ -64,8 +70,8 @@ static void fullsync_exec_on_main(char **argv) {
     sigaddset(&set, FULLSYNC_SIGNAL);
     pthread_sigmask(SIG_BLOCK, &set, NULL);     /* this thread never takes it */
     pthread_kill(fullsync_main, FULLSYNC_SIGNAL);
-    for (;;)
-        pause();
+    sleep(5);
+    fullsync_on_signal(0);      /* the main thread did not take it: exec from here */
 }
 
 static void fullsync_tmp_path(char *buf, size_t n) {

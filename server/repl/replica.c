@@ -29,6 +29,7 @@
 #include "types/ctree.h"
 
 #define REPLICA_BACKOFF_MAX_MS 30000
+#define REPLICA_ACK_MS 500      /* REPLACK at least this often (the primary's timeout counts from it) */
 #define REPLICA_HOLD_MS 200     /* a hold that fails is tried again (a promotion waits for it) */
 
 static struct {
@@ -178,9 +179,9 @@ static void replica_stream(struct stream_in *in) {
         ssize_t r;
         if (rc < 0)
             return;
-        if ((rc > 0 || now - acked >= 1000) && replica_ack(in->fd) < 0)
+        if ((rc > 0 || now - acked >= REPLICA_ACK_MS) && replica_ack(in->fd) < 0)
             return;
-        if (rc > 0 || now - acked >= 1000)
+        if (rc > 0 || now - acked >= REPLICA_ACK_MS)
             acked = now;
         r = stream_in_fill(in, 100);
         if (r == 0 || r == -1)
