@@ -16,12 +16,13 @@
 #include "types/ctree.h"
 #include "types/ctree_int.h"
 
-/* Objects released per step (about 0.1 ms of the lock), and keys of
- * released objects unlinked per step. Steps follow each other at once,
- * one per turn of the main thread's loop: other threads take the lock
- * between two. */
+/* Objects released per step (about 0.15 ms of the lock), and keys of
+ * released objects unlinked per step. Steps are at least a millisecond
+ * apart: back to back, the main thread took a whole core and increments
+ * of other trees waited for one (doc/performance.md, "Tree counters"). */
 #define CTREE_RELEASE_BATCH 256
 #define CTREE_GRAVE_BATCH 256
+#define CTREE_RELEASE_GAP_US 1000
 
 uint64_t ctree_nreleasing;
 static struct ctree_obj *ctree_deleted;     /* roots of subtrees to release, by grave_next */
@@ -128,9 +129,9 @@ static bool ctree_release_step(size_t batch) {
     return ctree_bury() || more;
 }
 
-/* The next step on the main thread's next turn. */
-static void ctree_release_arm(void) {
-    struct timeval tv = { 0, 0 };
+/* The next step in gap_us (0: on the main thread's next turn). */
+static void ctree_release_arm(long gap_us) {
+    struct timeval tv = { 0, gap_us };
 
     evtimer_add(ctree_rel_timer, &tv);
 }
@@ -140,7 +141,7 @@ static void ctree_release_on_timer(evutil_socket_t fd, short what, void *arg) {
     (void)what;
     (void)arg;
     if (ctree_release_step(CTREE_RELEASE_BATCH))
-        ctree_release_arm();
+        ctree_release_arm(CTREE_RELEASE_GAP_US);
 }
 
 static void ctree_release_on_kick(evutil_socket_t fd, short what, void *arg) {
@@ -151,7 +152,7 @@ static void ctree_release_on_kick(evutil_socket_t fd, short what, void *arg) {
     while (read(fd, buf, sizeof(buf)) > 0)
         continue;
     if (!evtimer_pending(ctree_rel_timer, NULL))
-        ctree_release_arm();
+        ctree_release_arm(0);
 }
 
 void ctree_release_tick(void) {
@@ -159,7 +160,7 @@ void ctree_release_tick(void) {
         while (ctree_release_step(SIZE_MAX))
             continue;
     } else if (!evtimer_pending(ctree_rel_timer, NULL)) {
-        ctree_release_arm();
+        ctree_release_arm(0);
     }
 }
 
