@@ -10,9 +10,11 @@ per leaf, then deletes big while another connection increments the tree
 "other" once a millisecond. Prints how long the delete took to answer, how
 long until the subtree was released (`stats` ctree_releasing back to 0,
 polled every 5 ms; a server without that stat releases before it answers),
-and the probe's p99 and longest answer before the delete and from the
-delete's start until the release was over (at least one second). Each run
-builds the tree anew (a different name each time)."""
+and the probe's p99 and longest answer before the delete, during the
+release (probes sent from 2 ms before the delete until the release was
+over), and in the second from the delete's start (at least until the
+release was over). Each run builds the tree anew (a different name each
+time)."""
 import socket
 import sys
 import threading
@@ -94,10 +96,12 @@ def run(big):
     th.join()
     before = sorted(d for t, d in lat if t < t0)
     during = sorted(d for t, d in lat if t0 <= t <= t0 + max(released, 1))
+    inrel = sorted(d for t, d in lat if t0 - 0.002 <= t <= t0 + released) or [0.0]
     print("delete answered %r in %.1f ms, released in %.1f ms; probe before: p99 %.2f ms, max %.2f ms; "
-          "during (%d probes): p99 %.2f ms, max %.2f ms" %
+          "in the release (%d probes): p99 %.2f ms, max %.2f ms; in the second from the delete (%d): "
+          "p99 %.2f ms, max %.2f ms" %
           (r.strip(), answered * 1000, released * 1000, pct(before, 0.99), before[-1] * 1000,
-           len(during), pct(during, 0.99), during[-1] * 1000))
+           len(inrel), pct(inrel, 0.99), inrel[-1] * 1000, len(during), pct(during, 0.99), during[-1] * 1000))
 
 
 pipe(["ctdef 1 103,104,106,107"])
