@@ -9,10 +9,9 @@
  * of a reader that needs every release over (ctree_wrlock_released).
  */
 #include <event2/event.h>
-#include <fcntl.h>
 #include <stdint.h>
-#include <unistd.h>
 
+#include "base/kick.h"
 #include "types/ctree.h"
 #include "types/ctree_int.h"
 
@@ -28,8 +27,8 @@ uint64_t ctree_nreleasing;
 static struct ctree_obj *ctree_deleted;     /* roots of subtrees to release, by grave_next */
 static struct ctree_obj *ctree_graves;      /* released, keys still to go; each holds a reference */
 static int64_t ctree_hold = -1;             /* debugctreehold: objects still released; -1: no hold */
-static struct event *ctree_rel_timer, *ctree_rel_kick_ev;
-static int ctree_rel_kick_fd[2] = { -1, -1 };
+static struct event *ctree_rel_timer;
+static struct kick ctree_rel_kick = { { -1, -1 }, NULL, NULL, NULL };
 
 /* ---- releasing (exclusive lock held) ---- */
 
@@ -73,14 +72,9 @@ static size_t ctree_release_locked(size_t max) {
 
 /* ---- the main thread's timer ---- */
 
-/* Asks the main thread for a step soon. A full pipe already holds a
- * kick, and the tick arms the timer anyway. */
+/* Asks the main thread for a step soon (the tick arms the timer too). */
 static void ctree_release_kick(void) {
-    char why = 'r';
-
-    if (ctree_rel_kick_fd[1] >= 0 && write(ctree_rel_kick_fd[1], &why, 1) < 0) {
-        /* EAGAIN: a kick is pending */
-    }
+    kick_send(&ctree_rel_kick);
 }
 
 void ctree_release_add(struct ctree_obj *root) {
@@ -144,13 +138,8 @@ static void ctree_release_on_timer(evutil_socket_t fd, short what, void *arg) {
         ctree_release_arm(CTREE_RELEASE_GAP_US);
 }
 
-static void ctree_release_on_kick(evutil_socket_t fd, short what, void *arg) {
-    char buf[64];
-
-    (void)what;
+static void ctree_release_on_kick(void *arg) {
     (void)arg;
-    while (read(fd, buf, sizeof(buf)) > 0)
-        continue;
     if (!evtimer_pending(ctree_rel_timer, NULL))
         ctree_release_arm(0);
 }
@@ -164,23 +153,12 @@ void ctree_release_tick(void) {
     }
 }
 
-static void ctree_release_kick_init(struct event_base *base) {
-    if (pipe(ctree_rel_kick_fd) < 0) {
-        ctree_rel_kick_fd[0] = ctree_rel_kick_fd[1] = -1;
-        return;
-    }
-    fcntl(ctree_rel_kick_fd[0], F_SETFL, O_NONBLOCK);
-    fcntl(ctree_rel_kick_fd[1], F_SETFL, O_NONBLOCK);
-    ctree_rel_kick_ev = event_new(base, ctree_rel_kick_fd[0], EV_READ | EV_PERSIST, ctree_release_on_kick, NULL);
-    if (ctree_rel_kick_ev != NULL)
-        event_add(ctree_rel_kick_ev, NULL);
-}
-
 void ctree_release_init(struct event_base *base) {
     if (base == NULL)
         return;
     ctree_rel_timer = evtimer_new(base, ctree_release_on_timer, NULL);
-    ctree_release_kick_init(base);
+    if (ctree_rel_timer != NULL)
+        kick_init(&ctree_rel_kick, base, ctree_release_on_kick, NULL);
 }
 
 /* ---- readers that need the release over ---- */
@@ -217,16 +195,10 @@ static void ctree_release_let_go(struct ctree_obj **list) {
 }
 
 void ctree_release_shutdown(void) {
+    kick_free(&ctree_rel_kick);
     if (ctree_rel_timer != NULL)
         event_free(ctree_rel_timer);
-    if (ctree_rel_kick_ev != NULL)
-        event_free(ctree_rel_kick_ev);
-    if (ctree_rel_kick_fd[0] >= 0) {
-        close(ctree_rel_kick_fd[0]);
-        close(ctree_rel_kick_fd[1]);
-    }
-    ctree_rel_timer = ctree_rel_kick_ev = NULL;
-    ctree_rel_kick_fd[0] = ctree_rel_kick_fd[1] = -1;
+    ctree_rel_timer = NULL;
     ctree_release_let_go(&ctree_graves);
     ctree_release_let_go(&ctree_deleted);
 }
