@@ -922,6 +922,7 @@ void ctree_report(const struct ctree_obj *o, const struct ctree_counter *c, uint
 }
 
 bool ctree_make_room(size_t need) {
+    ctree_release_finish();     /* what deleted subtrees hold goes before cache values */
     return ctree_ks->reserve(need);
 }
 

@@ -142,8 +142,8 @@ int64_t ctree_step(const struct ctree_obj *o, const struct ctree_counter *c);
 /* Reports one value (rounded to o's step, with the rest) to fn. */
 void ctree_report(const struct ctree_obj *o, const struct ctree_counter *c, uint32_t code, int64_t idx,
                   int64_t total, ctree_value_fn fn, void *arg);
-/* Makes room for need bytes in the keyspace (evicting cache values);
- * call without the lock. */
+/* Makes room for need bytes in the keyspace (releasing deleted subtrees,
+ * then evicting cache values); call without the lock. */
 bool ctree_make_room(size_t need);
 
 /* ---- deleted subtrees (ctree_release.c) ---- */
@@ -159,6 +159,9 @@ void ctree_release_add(struct ctree_obj *root);
 /* Takes ctree_lock for writing once every deleted subtree is released,
  * releasing them first in steps (other threads run between them). */
 void ctree_wrlock_released(void);
+/* Releases every deleted subtree and unlinks every grave now, in steps
+ * (debugctreehold or not); no lock held. */
+void ctree_release_finish(void);
 /* Once a second (the main thread): the keys of released objects. */
 void ctree_release_tick(void);
 /* Steps run from a timer on base (the main thread's); NULL (the fuzz

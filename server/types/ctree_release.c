@@ -78,11 +78,14 @@ static void ctree_release_kick(void) {
 }
 
 void ctree_release_add(struct ctree_obj *root) {
+    bool first = ctree_deleted == NULL;     /* else a step is due already */
+
     item_incref(root->self);
     root->grave_next = ctree_deleted;
     ctree_deleted = root;
     ctree_nreleasing += root->nsub;
-    ctree_release_kick();
+    if (first)
+        ctree_release_kick();
 }
 
 /* Unlinks a batch of graves' keys (a key still holding that very item
@@ -174,6 +177,13 @@ void ctree_wrlock_released(void) {
         pthread_rwlock_wrlock(&ctree_lock);
     }
     ctree_release_locked(SIZE_MAX);
+}
+
+void ctree_release_finish(void) {
+    ctree_wrlock_released();
+    pthread_rwlock_unlock(&ctree_lock);
+    while (ctree_bury())
+        continue;
 }
 
 void ctree_debug_hold(int64_t n) {
