@@ -6,8 +6,9 @@
 # see is checked at many points of it: after each step every read is
 # exact, a deleted key may be reused at once, increments racing the delete
 # apply whole or answer NOT_FOUND, and ctactive, ctperiods and ctcounter
-# (which finish the release) count exactly. The server is stopped with a release under way
-# (the valgrind run checks that nothing leaks then).
+# (which finish the release) count exactly. The server is stopped with a
+# release under way (the valgrind run checks that nothing leaks then).
+# Under -m, an increment that finds no room finishes a held release first.
 
 source [file join [srcdir] t support ctree.tcl]
 
