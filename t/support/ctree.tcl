@@ -143,3 +143,21 @@ proc ct_server_periods {fd} {
     }
     return [lsort $out]
 }
+
+# ct_fill fd key t0 -> {n last}: increments of 1 to key (counter 1, type
+# 101), one new second from t0 each, 1000 at a time, until one is not
+# STORED (at most 200,000): how many were, and the first answer that was not.
+proc ct_fill {fd key t0} {
+    set n 0
+    set last {}
+    for {set batch 0} {$batch < 200 && $last eq {}} {incr batch} {
+        set b {}
+        for {set i 0} {$i < 1000} {incr i} { append b "ctincr $key 1 101 @[expr {$t0 + $batch * 1000 + $i}] 1\r\n" }
+        mc_send $fd $b
+        for {set i 0} {$i < 1000} {incr i} {
+            set l [mc_readline $fd]
+            if {$l eq "STORED" && $last eq {}} { incr n } elseif {$last eq {}} { set last $l }
+        }
+    }
+    return [list $n $last]
+}

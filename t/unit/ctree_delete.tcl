@@ -154,17 +154,7 @@ start_server {tags {ctree mcds-only} args {-m 2 -I 512k}} {
     test {-m: increments that find no room first finish a held release} {
         assert_equal [mc_exchange $fd "ctdef 1 101,107\r\nctobj m\r\nctobj big\r\nctobj big.x parent=big\r\n"] \
             [string repeat "CREATED\r\n" 4]
-        set n 0
-        set last {}
-        for {set batch 0} {$batch < 200 && $last eq {}} {incr batch} {
-            set b {}
-            for {set i 0} {$i < 1000} {incr i} { append b "ctincr big.x 1 101 @[expr {$T0 + $batch * 1000 + $i}] 1\r\n" }
-            mc_send $fd $b
-            for {set i 0} {$i < 1000} {incr i} {
-                set l [mc_readline $fd]
-                if {$l eq "STORED" && $last eq {}} { incr n } elseif {$last eq {}} { set last $l }
-            }
-        }
+        lassign [ct_fill $fd big.x $T0] n last
         assert_equal $last "SERVER_ERROR out of memory storing object"
         assert_equal [mc_exchange $fd "debugctreehold 0\r\ndelete big\r\n"] "OK\r\nDELETED\r\n"
         assert_equal [mc_stat $fd ctree_releasing] 2
