@@ -17,13 +17,13 @@
  * freed on another thread meanwhile is never used.
  */
 #include <event2/event.h>
-#include <fcntl.h>
 #include <stddef.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/clock.h"
+#include "base/kick.h"
 #include "base/reaper.h"
 #include "base/stats.h"
 #include "types/queue.h"
@@ -37,8 +37,7 @@ static uint64_t queue_nqueues;
 static uint64_t queue_ids;
 static void (*queue_id_block_hook)(uint64_t upto);
 static struct event *queue_timer;
-static struct event *queue_kick_ev;
-static int queue_kick_fd[2] = { -1, -1 };
+static struct kick queue_kick_w = { { -1, -1 }, NULL, NULL, NULL };
 static pthread_t queue_main_thread;
 static uint64_t queue_armed_at = UINT64_MAX;
 static queue_dead_fn queue_dead_hook;
@@ -357,14 +356,9 @@ static bool queue_on_main(void) {
     return pthread_equal(pthread_self(), queue_main_thread);
 }
 
-/* Asks the main thread to re-arm the timer. A full pipe already holds a
- * kick, so a failed write loses nothing. */
+/* Asks the main thread to re-arm the timer. */
 static void queue_kick(void) {
-    char why = 'a';
-
-    if (write(queue_kick_fd[1], &why, 1) < 0) {
-        /* EAGAIN: a kick is pending anyway */
-    }
+    kick_send(&queue_kick_w);
 }
 
 static void queue_arm(uint64_t due) {
@@ -1680,12 +1674,10 @@ static void queue_on_timer(evutil_socket_t fd, short what, void *arg) {
     queue_run_due();
 }
 
-static void queue_on_kick(evutil_socket_t fd, short what, void *arg) {
+static void queue_on_kick(void *arg) {
     uint64_t due;
-    char buf[64];
 
-    while (read(fd, buf, sizeof(buf)) > 0)
-        ;
+    (void)arg;
     due = __atomic_load_n(&queue_armed_at, __ATOMIC_ACQUIRE);
     if (due != UINT64_MAX)
         queue_timer_set(due);
@@ -1721,12 +1713,7 @@ void queue_system_init(struct event_base *timer_base, queue_dead_fn dead_hook) {
     queue_main_thread = pthread_self();
     queue_ids = 0;          /* message ids start anew with the keyspace (the fuzz harness rebuilds it) */
     queue_timer = evtimer_new(timer_base, queue_on_timer, NULL);
-    if (pipe(queue_kick_fd) == 0) {
-        fcntl(queue_kick_fd[0], F_SETFL, O_NONBLOCK);
-        fcntl(queue_kick_fd[1], F_SETFL, O_NONBLOCK);
-        queue_kick_ev = event_new(timer_base, queue_kick_fd[0], EV_READ | EV_PERSIST, queue_on_kick, NULL);
-        event_add(queue_kick_ev, NULL);
-    }
+    kick_init(&queue_kick_w, timer_base, queue_on_kick, NULL);
     queue_dead_hook = dead_hook;
     queue_armed_at = UINT64_MAX;
     reaper_start();
@@ -1735,15 +1722,8 @@ void queue_system_init(struct event_base *timer_base, queue_dead_fn dead_hook) {
 void queue_system_shutdown(void) {
     if (queue_timer != NULL)
         event_free(queue_timer);
-    if (queue_kick_ev != NULL)
-        event_free(queue_kick_ev);
-    if (queue_kick_fd[0] >= 0) {
-        close(queue_kick_fd[0]);
-        close(queue_kick_fd[1]);
-    }
+    kick_free(&queue_kick_w);
     queue_timer = NULL;
-    queue_kick_ev = NULL;
-    queue_kick_fd[0] = queue_kick_fd[1] = -1;
     reaper_stop();
 }
 
