@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CMD_MAX_TOKENS 8            /* more than any tokenized verb takes */
+#define CMD_MAX_TOKENS 10           /* more than any tokenized verb takes */
 #define CMD_ANY (CMD_MAX_TOKENS + 1) /* no upper bound on the token count */
 
 /* A request line: the whole line (NUL-terminated at len), its tokens
