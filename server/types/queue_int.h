@@ -10,6 +10,7 @@
 #include "base/reaper.h"
 #include "types/queue.h"
 #include "types/queue_dedup.h"
+#include "types/queue_expire.h"
 #include "types/queue_pack.h"
 
 #define QUEUE_IDMAP_INIT 64
@@ -28,6 +29,7 @@ struct queue {
     struct qheap ready;         /* every other ready message: by priority,
                                    then push order */
     struct qheap ready_age;     /* the same messages by push order (oldest first) */
+    struct qheap ready_ttl;     /* those of them with a ttl, by expiry (queue_expire.h) */
     struct qheap delayed;       /* by due time */
     struct qheap inflight;      /* by lease end */
     struct qheap buried;        /* dead letters not yet placed: by priority, push order */
@@ -129,6 +131,11 @@ struct qmsg *queue_id_take(struct queue *q, uint64_t id);
 void queue_requeue(struct queue *q, struct qmsg *m, uint64_t due_ms, uint64_t now);
 /* Takes m out of the heap its state says it is in (not the id map). */
 void queue_msg_detach(struct queue *q, struct qmsg *m);
+/* Room in dl, and in buried, for one more dead letter; m (in no heap)
+ * onto dl as a dead letter (back to ready without that room), its ttl
+ * forgotten. */
+bool queue_dead_room(struct queue *q, struct queue_dead_list *dl);
+void queue_dead_add(struct queue *q, struct qmsg *m, struct queue_dead_list *dl, uint64_t now);
 /* Recomputes when q next needs the timer. */
 void queue_update_due(struct queue *q);
 

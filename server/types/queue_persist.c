@@ -9,12 +9,14 @@
  *   Q_CREATE  lease_ms u64, max_deliveries u32, max_length u64, dlq key,
  *             max_age_ms u64 (left out by logs written before it existed:
  *             read as 0, no limit), dedup_window_ms u64 (likewise: read
- *             as the default)
+ *             as the default), expired u8 (likewise: read as 0, dead)
  *   Q_DROP    -
  *   Q_TTL     exptime (Unix seconds, 0 never) u64
  *   Q_PUSH    a message (below), then, for a push with a deduplication
  *             id: the id (as a key), its index in the push u8, when it
  *             expires (Unix ms) u64
+ *   Q_PUSH_TTL  the push of a message with a ttl: a message, when it
+ *             expires (Unix ms) u64, then Q_PUSH's deduplication id if any
  *   Q_STATE   id u64, state u8, deliveries u32, due (Unix ms) u64
  *   Q_ACK     id u64
  *   Q_PURGE   -
@@ -28,15 +30,17 @@
  *             this one (added if missing: a snapshot written while it was
  *             on its way does not hold it)
  *   Q_PAUSE   paused until (Unix ms; 0: resumed) u64
+ *   Q_EXPIRE  id u64: expired (its ttl or max_age_ms) and dropped
  * A message: id u64, seq u64, state u8, priority u32, deliveries u32,
  * due u64 (Unix ms; a lease end for in-flight, UINT64_MAX when held by a
  * Kestrel open read), pushed (Unix ms) u64, flags u32, data length u32,
  * data. Snapshot entries: S_QUEUE (the Q_CREATE fields but max_age_ms,
  * exptime, seq, totals, the log position it was dumped at, then max_age_ms,
- * dedup_window_ms and paused until (Unix ms, 0: not paused), which older
- * snapshots leave out), S_MSG (queue key,
+ * dedup_window_ms, paused until (Unix ms, 0: not paused), expired u8 and
+ * the dropped total u64, which older snapshots leave out), S_MSG (queue key,
  * message, then for a dead letter the key of its source queue, which older
- * snapshots and messages with none leave out) and S_DEDUP (queue key, a
+ * snapshots and messages with none leave out), S_MSG_TTL (S_MSG with
+ * the message's expiry, Unix ms u64, after the message) and S_DEDUP (queue key, a
  * deduplication id as a key, its index u8, its message's id u64, when it
  * expires (Unix ms) u64), in the order the queue remembers them.
  */
@@ -133,6 +137,7 @@ void qlog_create(struct queue *q) {
     qp_put_opts(&o, &q->opts);
     codec_put_u64(&o, q->opts.max_age_ms);
     codec_put_u64(&o, q->opts.dedup_window_ms);
+    codec_put_u8(&o, q->opts.expired);
     qp_log(Q_CREATE, &o, NULL);
 }
 
@@ -163,10 +168,11 @@ static void qp_log_msg(uint8_t op, struct queue *q, const struct qmsg *m) {
 }
 
 void qlog_push(struct queue *q, const struct qmsg *m, const struct qdedup_entry *e) {
-    uint8_t buf[QP_FIXED], tail[QDEDUP_ID_MAX + 16];
+    uint8_t buf[QP_FIXED], tail[8 + QDEDUP_ID_MAX + 16];
+    uint64_t expires = queue_msg_expires(m);
     struct codec_out o, t;
 
-    if (e == NULL) {
+    if (e == NULL && expires == 0) {
         qp_log_msg(Q_PUSH, q, m);
         return;
     }
@@ -175,10 +181,14 @@ void qlog_push(struct queue *q, const struct qmsg *m, const struct qdedup_entry 
     qp_start(&o, buf, q);
     qp_put_msg(&o, m);
     codec_out_init(&t, tail, sizeof(tail));
-    codec_put_key(&t, e->id, e->n);
-    codec_put_u8(&t, e->index);
-    codec_put_u64(&t, clock_to_unix_ms(e->expires_ms));
-    qp_log_tail(Q_PUSH, &o, m, &t);
+    if (expires != 0)
+        codec_put_u64(&t, clock_to_unix_ms(expires));
+    if (e != NULL) {
+        codec_put_key(&t, e->id, e->n);
+        codec_put_u8(&t, e->index);
+        codec_put_u64(&t, clock_to_unix_ms(e->expires_ms));
+    }
+    qp_log_tail(expires != 0 ? Q_PUSH_TTL : Q_PUSH, &o, m, &t);
 }
 
 void qlog_state(struct queue *q, const struct qmsg *m) {
@@ -199,7 +209,8 @@ void qlog_bury(struct queue *q, const struct qmsg *m) {
     qp_log_msg(Q_BURY, q, m);
 }
 
-void qlog_ack(struct queue *q, uint64_t id) {
+/* Q_ACK or Q_EXPIRE: message id left q. */
+static void qp_log_gone(uint8_t op, struct queue *q, uint64_t id) {
     uint8_t buf[QP_FIXED];
     struct codec_out o;
 
@@ -207,7 +218,15 @@ void qlog_ack(struct queue *q, uint64_t id) {
         return;
     qp_start(&o, buf, q);
     codec_put_u64(&o, id);
-    qp_log(Q_ACK, &o, NULL);
+    qp_log(op, &o, NULL);
+}
+
+void qlog_ack(struct queue *q, uint64_t id) {
+    qp_log_gone(Q_ACK, q, id);
+}
+
+void qlog_expire(struct queue *q, uint64_t id) {
+    qp_log_gone(Q_EXPIRE, q, id);
 }
 
 /* The end of q's pause as Unix ms (0: none). */
@@ -278,6 +297,7 @@ struct qp_copy {
     uint8_t (*fixed)[64];           /* each message's fixed part */
     item **payloads;
     uint32_t *src;                  /* each message's source (index into srcs) */
+    uint64_t *expires;              /* each message's expiry (Unix ms, 0: none) */
     struct queue_src *srcs;         /* the queue's source table */
     uint32_t nsrcs;
     size_t n;
@@ -304,6 +324,7 @@ static void qp_copy_msgs(struct qp_copy *c, struct qmsg *const *v, size_t n) {
         qp_put_msg(&o, v[i]);
         item_incref(v[i]->payload);
         c->src[c->n] = v[i]->src;
+        c->expires[c->n] = queue_msg_expires(v[i]) != 0 ? clock_to_unix_ms(queue_msg_expires(v[i])) : 0;
         c->payloads[c->n++] = v[i]->payload;
     }
 }
@@ -356,10 +377,11 @@ static int qp_copy(struct queue *q, item *self, struct qp_copy *c) {
     c->fixed = malloc((total + 1) * sizeof(*c->fixed));
     c->payloads = malloc((total + 1) * sizeof(*c->payloads));
     c->src = malloc((total + 1) * sizeof(*c->src));
+    c->expires = malloc((total + 1) * sizeof(*c->expires));
     c->srcs = malloc((q->nsrcs + 1) * sizeof(*c->srcs));
     c->dedup = malloc((q->dedup.n + 1) * sizeof(*c->dedup));
     c->ndedup_entry = malloc((q->dedup.n + 1) * sizeof(*c->ndedup_entry));
-    if (c->fixed == NULL || c->payloads == NULL || c->src == NULL || c->srcs == NULL
+    if (c->fixed == NULL || c->payloads == NULL || c->src == NULL || c->expires == NULL || c->srcs == NULL
         || c->dedup == NULL || c->ndedup_entry == NULL) {
         pthread_mutex_unlock(&q->lock);
         return -1;
@@ -378,6 +400,8 @@ static int qp_copy(struct queue *q, item *self, struct qp_copy *c) {
     codec_put_u64(&o, q->opts.max_age_ms);
     codec_put_u64(&o, q->opts.dedup_window_ms);
     codec_put_u64(&o, qp_paused_out(q));
+    codec_put_u8(&o, q->opts.expired);
+    codec_put_u64(&o, q->counts.dropped);
     c->nhead = o.n;
     qp_copy_dedup(q, c);
     c->n = 0;
@@ -425,7 +449,7 @@ static int qp_write_copy(struct snap_writer *w, const struct queue *q, struct qp
     codec_out_init(&ko, key, sizeof(key));
     codec_put_key(&ko, q->name, q->nname);
     for (i = 0; i < c->n && rc == 0; i++) {
-        uint8_t src[ITEM_KEY_MAX + 1];
+        uint8_t src[8 + ITEM_KEY_MAX + 1];
         struct codec_out so;
         struct iovec m[4] = {
             { key, ko.n },
@@ -434,11 +458,12 @@ static int qp_write_copy(struct snap_writer *w, const struct queue *q, struct qp
             { src, 0 },
         };
         codec_out_init(&so, src, sizeof(src));
-        if (c->src[i] != 0 && c->src[i] <= c->nsrcs && c->srcs[c->src[i] - 1].nname > 0) {
+        if (c->expires[i] != 0)
+            codec_put_u64(&so, c->expires[i]);
+        if (c->src[i] != 0 && c->src[i] <= c->nsrcs && c->srcs[c->src[i] - 1].nname > 0)
             codec_put_key(&so, c->srcs[c->src[i] - 1].name, c->srcs[c->src[i] - 1].nname);
-            m[3].iov_len = so.n;
-        }
-        rc = snap_put(w, PERSIST_QUEUE, S_MSG, m, 4);
+        m[3].iov_len = so.n;
+        rc = snap_put(w, PERSIST_QUEUE, c->expires[i] != 0 ? S_MSG_TTL : S_MSG, m, 4);
     }
     if (rc == 0)
         rc = qp_write_packed(w, key, ko.n, &c->pack);
@@ -451,7 +476,7 @@ static int qp_write_copy(struct snap_writer *w, const struct queue *q, struct qp
 
 int queue_persist_dump(struct snap_writer *w, item *it) {
     struct queue *q = item_struct(it);
-    struct qp_copy c = { .fixed = NULL, .payloads = NULL, .src = NULL, .srcs = NULL, .n = 0,
+    struct qp_copy c = { .fixed = NULL, .payloads = NULL, .src = NULL, .expires = NULL, .srcs = NULL, .n = 0,
                          .dedup = NULL, .ndedup_entry = NULL, .ndedup = 0 };
     size_t i;
     int rc;
@@ -467,6 +492,7 @@ int queue_persist_dump(struct snap_writer *w, item *it) {
     free(c.fixed);
     free(c.payloads);
     free(c.src);
+    free(c.expires);
     free(c.srcs);
     free(c.dedup);
     free(c.ndedup_entry);

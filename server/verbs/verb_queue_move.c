@@ -1,7 +1,7 @@
 /*
  * verb_queue_move: moving several messages in one request.
  *
- *   qpushn <queue> <flags> <delay> <priority> <bytes> [<bytes> ...] [dedup=<id>] [noreply]
+ *   qpushn <queue> <flags> <delay> <priority> <bytes> [<bytes> ...] [dedup=<id>] [ttl=<s>] [noreply]
  *          + one data block per message      -> PUSHED <id> [<id> ...]
  *   qpopany <q1> [<q2> ...] [count=<n>] [lease=<s>] [wait=<s>]
  *          -> ITEM <id> <flags> <bytes> <deliveries> <queue> ... END
@@ -45,6 +45,7 @@ struct qpushn_req {
     uint32_t len[QUEUE_PUSH_MAX];
     uint8_t ndedup;                 /* dedup=<id>: message i is (id, i) */
     char dedup[QDEDUP_ID_MAX];
+    uint64_t ttl_ms;                /* ttl=<secs>: each message's (0: none) */
     int unknown;                    /* the token that is no option (0: none) */
 };
 
@@ -55,8 +56,10 @@ static void qmverb_pushn_done(conn *c);
 /* An option among a qpushn's lengths (a token with "="): REPLY_OK, or
  * what is wrong with it (REPLY_ERROR with r->unknown: no such option). */
 static enum reply_id qmverb_pushn_option(char **v, size_t *vlen, int i, struct qpushn_req *r) {
-    const char *id = cmd_option(v[i], "dedup");
+    const char *id = cmd_option(v[i], "dedup"), *ttl = cmd_option(v[i], "ttl");
 
+    if (ttl != NULL)
+        return qverb_parse_ttl(ttl, &r->ttl_ms) ? REPLY_OK : REPLY_X_BAD_TTL;
     if (id == NULL) {
         r->unknown = i;
         return REPLY_ERROR;
@@ -81,6 +84,7 @@ static enum reply_id qmverb_lengths(char **v, size_t *vlen, int from, int to, st
 
     r->n = 0;
     r->ndedup = 0;
+    r->ttl_ms = 0;
     r->unknown = 0;
     *total = 0;
     for (i = from; i < to; i++) {
@@ -231,7 +235,7 @@ static void qmverb_pushn_apply(conn *c, const char *key, size_t nkey, const stru
 
     if (pin != NULL) {
         res = store_queue_push_dedup(pin, payloads, r->n, r->pri, r->due_ms, r->ndedup > 0 ? &dd : NULL,
-                                     ids, dup);
+                                     r->ttl_ms, ids, dup);
         item_release(pin);
     }
     for (i = 0; i < r->n && res == QUEUE_OK; i++)
