@@ -350,6 +350,9 @@ typedef struct mcds_queue_opts {
                                  after its push (0: no maximum age) */
     unsigned dedup_window_ms; /* how long a push's deduplication id is
                                  remembered (0: the server's 300 s) */
+    int expired_drop;         /* non-zero: a message past its ttl or
+                                 max_age_ms is dropped, not dead-lettered
+                                 (qcreate expired=drop) */
 } mcds_queue_opts_t;
 
 /* One leased message. data is NUL-terminated after len bytes. */
@@ -380,6 +383,10 @@ typedef struct mcds_queue_stats {
     uint64_t deduplicated;    /* pushes not queued again because of one
                                  (since the last restart) */
     uint64_t paused_ms_left;  /* until deliveries resume (0: not paused) */
+    uint64_t expired_ttl;     /* sent off past their own ttl (since the
+                                 last restart) */
+    uint64_t dropped;         /* expired and dropped (expired=drop) */
+    int expired_drop;         /* expired messages are dropped (expired=drop) */
 } mcds_queue_stats_t;
 
 /* MCDS_OK (created) or MCDS_EXISTS (already there; options unchanged). */
@@ -404,6 +411,20 @@ mcds_status_t mcds_queue_push(mcds_t *h, const char *queue, const void *data,
 mcds_status_t mcds_queue_push_dedup(mcds_t *h, const char *queue, const void *data,
                                     size_t len, uint32_t flags, uint32_t delay_s,
                                     uint32_t priority, const char *dedup, uint64_t *id);
+/* What else a push may say (mcds_queue_push_opts, mcds_queue_push_many_opts);
+ * a zero field (or NULL opts) says nothing. */
+typedef struct mcds_queue_push_opts {
+    const char *dedup;        /* a deduplication id, as for mcds_queue_push_dedup */
+    unsigned ttl_ms;          /* the message's time to live (qpush ttl=): not
+                                 acked this long after its push, it goes to
+                                 the dead-letter queue, or is dropped
+                                 (mcds_queue_opts_t.expired_drop) */
+} mcds_queue_push_opts_t;
+/* mcds_queue_push with opts. */
+mcds_status_t mcds_queue_push_opts(mcds_t *h, const char *queue, const void *data,
+                                   size_t len, uint32_t flags, uint32_t delay_s,
+                                   uint32_t priority, const mcds_queue_push_opts_t *opts,
+                                   uint64_t *id);
 /* Pauses the queue's deliveries for pause_ms (qpause; 0 resumes): pops
  * find nothing (a waiting pop waits for the end of the pause), pushes and
  * leases go on. MCDS_NOT_FOUND for no such queue. */
@@ -505,6 +526,12 @@ mcds_status_t mcds_queue_push_many_dedup(mcds_t *h, const char *queue,
                                          const void *const *data, const size_t *lens,
                                          size_t n, uint32_t flags, uint32_t delay_s,
                                          uint32_t priority, const char *dedup, uint64_t *ids);
+/* mcds_queue_push_many with opts (each message gets its ttl). */
+mcds_status_t mcds_queue_push_many_opts(mcds_t *h, const char *queue,
+                                        const void *const *data, const size_t *lens,
+                                        size_t n, uint32_t flags, uint32_t delay_s,
+                                        uint32_t priority, const mcds_queue_push_opts_t *opts,
+                                        uint64_t *ids);
 /* Leases up to max (1..MCDS_QUEUE_POP_MAX) messages from the first of
  * queues[0..nqueues) (1..MCDS_QUEUE_ANY_MAX queues, all on one server:
  * give them one {tag}) that has a message ready (qpopany); with none
@@ -558,6 +585,8 @@ typedef struct mcds_queue_msg_info {
      * stats conns names it; "kestrel " before it for an open read), or
      * "gone" once it has closed; "-" otherwise. */
     char holder[MCDS_QUEUE_HOLDER_MAX];
+    int64_t ttl_ms_left;          /* until its ttl runs out (0: ran out, it
+                                     expires once ready); -1: no ttl */
 } mcds_queue_msg_info_t;
 
 /* Message id of queue in whatever state it is: MCDS_OK, or MCDS_NOT_FOUND

@@ -51,6 +51,8 @@ mcds_status_t mcds_queue_create(mcds_t *h, const char *queue,
         mcds__x_fmt_secs(secs, sizeof secs, opts->dedup_window_ms);
         n += (size_t)snprintf(line + n, sizeof line - n, " dedup=%s", secs);
     }
+    if (opts != NULL && opts->expired_drop)
+        n += (size_t)snprintf(line + n, sizeof line - n, " expired=drop");
     n += (size_t)snprintf(line + n, sizeof line - n, "\r\n");
     st = mcds__x_send_line(&x, line, n);
     if (st == MCDS_OK) {
@@ -87,25 +89,54 @@ mcds_status_t mcds_queue_push_dedup(mcds_t *h, const char *queue, const void *da
                                     size_t len, uint32_t flags, uint32_t delay_s,
                                     uint32_t priority, const char *dedup, uint64_t *id)
 {
-    char line[320 + MCDS_QUEUE_DEDUP_MAX];
+    mcds_queue_push_opts_t o = { dedup, 0 };
+
+    return mcds_queue_push_opts(h, queue, data, len, flags, delay_s, priority, &o, id);
+}
+
+int mcds__queue_push_opts_ok(const mcds_queue_push_opts_t *opts)
+{
+    return opts == NULL || opts->dedup == NULL || mcds__queue_dedup_ok(opts->dedup);
+}
+
+size_t mcds__queue_fmt_push_opts(char *out, size_t size, const mcds_queue_push_opts_t *opts)
+{
+    char secs[24];
+    size_t n = 0;
+
+    out[0] = '\0';
+    if (opts != NULL && opts->dedup != NULL)
+        n += (size_t)snprintf(out + n, size - n, " dedup=%s", opts->dedup);
+    if (opts != NULL && opts->ttl_ms > 0) {
+        mcds__x_fmt_secs(secs, sizeof secs, opts->ttl_ms);
+        n += (size_t)snprintf(out + n, size - n, " ttl=%s", secs);
+    }
+    return n;
+}
+
+mcds_status_t mcds_queue_push_opts(mcds_t *h, const char *queue, const void *data,
+                                   size_t len, uint32_t flags, uint32_t delay_s,
+                                   uint32_t priority, const mcds_queue_push_opts_t *opts,
+                                   uint64_t *id)
+{
+    char line[320 + MCDS_QUEUE_PUSH_OPTS_MAX], more[MCDS_QUEUE_PUSH_OPTS_MAX];
     uint64_t got = 0;
     size_t n, off, llen;
     xcall_t x;
     mcds_status_t st;
     const char *p;
 
-    if ((data == NULL && len > 0) || delay_s > INT32_MAX ||
-        (dedup != NULL && !mcds__queue_dedup_ok(dedup)))
+    if ((data == NULL && len > 0) || delay_s > INT32_MAX || !mcds__queue_push_opts_ok(opts))
         return MCDS_INVALID;
     if (len > INT32_MAX - 2)
         return MCDS_TOO_LARGE; /* more than the protocol can say */
     st = mcds__x_begin(&x, h, queue);
     if (st != MCDS_OK)
         return mcds__x_end(&x, st);
-    n = (size_t)snprintf(line, sizeof line, "qpush %s %u %u %zu %u%s%s\r\n",
+    mcds__queue_fmt_push_opts(more, sizeof more, opts);
+    n = (size_t)snprintf(line, sizeof line, "qpush %s %u %u %zu %u%s\r\n",
                          queue, (unsigned)flags, (unsigned)delay_s, len,
-                         (unsigned)priority, dedup != NULL ? " dedup=" : "",
-                         dedup != NULL ? dedup : "");
+                         (unsigned)priority, more);
     st = mcds__x_send_block(&x, line, n, data, len);
     if (st == MCDS_OK)
         st = mcds__x_read_line(&x, &off, &llen);
@@ -419,7 +450,7 @@ static void stat_line(const char *p, size_t len, mcds_queue_stats_t *s)
         F(lease_ms), F(max_deliveries), F(max_length), F(max_age_ms),
         F(expired_age), F(buried), F(redriven), F(kicked),
         F(dedup_window_ms), F(dedup_entries), F(deduplicated),
-        F(paused_ms_left),
+        F(paused_ms_left), F(expired_ttl), F(dropped),
 #undef F
     };
     const char *name = p + 5, *sp;
@@ -430,6 +461,10 @@ static void stat_line(const char *p, size_t len, mcds_queue_stats_t *s)
         return;
     nlen = (size_t)(sp - name);
     vlen = len - 5 - nlen - 1;
+    if (nlen == 7 && memcmp(name, "expired", 7) == 0) {
+        s->expired_drop = vlen == 4 && memcmp(sp + 1, "drop", 4) == 0;
+        return;
+    }
     if (nlen == 3 && memcmp(name, "dlq", 3) == 0) {
         if (vlen > MCDS_QUEUE_NAME_MAX)
             vlen = MCDS_QUEUE_NAME_MAX;
