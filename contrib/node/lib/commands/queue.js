@@ -41,12 +41,19 @@ function createOptions(opts = {}) {
   if (opts.dlq !== undefined) t.push(Buffer.concat([Buffer.from('dlq='), A.key(opts.dlq, 'dlq')]));
   if (opts.maxage !== undefined) t.push(`maxage=${A.seconds('maxage', opts.maxage)}`);
   if (opts.dedup !== undefined) t.push(`dedup=${A.seconds('dedup', opts.dedup)}`);
+  if (opts.expired !== undefined) {
+    if (opts.expired !== 'dead' && opts.expired !== 'drop') A.fail(`expired must be 'dead' or 'drop', not ${opts.expired}`);
+    t.push(`expired=${opts.expired}`);
+  }
   return t;
 }
 
-// dedup=<id>: a producer's deduplication id (1 to 128 bytes).
-function dedupToken(opts) {
-  return opts.dedup === undefined ? [] : [Buffer.concat([Buffer.from('dedup='), A.word('dedup', opts.dedup, 128)])];
+// dedup=<id>: a producer's deduplication id (1 to 128 bytes); ttl=<secs>:
+// each message's time to live.
+function pushTokens(opts) {
+  const t = opts.dedup === undefined ? [] : [Buffer.concat([Buffer.from('dedup='), A.word('dedup', opts.dedup, 128)])];
+  if (opts.ttl !== undefined) t.push(`ttl=${A.seconds('ttl', opts.ttl)}`);
+  return t;
 }
 
 // A stats reply (STAT lines, or NOT_FOUND first) with numbers as numbers
@@ -125,7 +132,7 @@ module.exports = {
     const v = A.value(data, 'data');
     const tokens = ['qpush', q, A.u32('flags', opts.flags ?? 0), A.i32('delay', opts.delay ?? 0), String(v.length)];
     if (opts.priority !== undefined) tokens.push(A.u32('priority', opts.priority));
-    tokens.push(...dedupToken(opts));
+    tokens.push(...pushTokens(opts));
     return this.sendStructure(q, R.request(tokens, [v], (c) => {
       const l = c.line();
       if (l === 'NOT_STORED') return false;
@@ -139,7 +146,7 @@ module.exports = {
     if (!Array.isArray(datas) || datas.length < 1 || datas.length > BATCH) A.fail('qpushMany takes 1 to 100 messages');
     const vs = datas.map((d) => A.value(d, 'data'));
     const tokens = ['qpushn', q, A.u32('flags', opts.flags ?? 0), A.i32('delay', opts.delay ?? 0),
-      A.u32('priority', opts.priority ?? 1024), ...vs.map((v) => String(v.length)), ...dedupToken(opts)];
+      A.u32('priority', opts.priority ?? 1024), ...vs.map((v) => String(v.length)), ...pushTokens(opts)];
     return this.sendStructure(q, R.request(tokens, vs, (c) => {
       const l = c.line();
       if (l === 'NOT_STORED') return false;
