@@ -5,7 +5,9 @@ for queue_memory.sh (doc/performance.md, "Queue memory").
     queue_fill.py PROTO PORT STATE N SIZE
 
 PROTO is mcds, redis or beanstalk; STATE ready, delayed (delay of an hour)
-or inflight (pushed, then leased for a day: mcds qpop, beanstalkd reserve).
+or inflight (pushed, then leased for a day: mcds qpop, beanstalkd reserve);
+for mcds also ttl and ttl-delayed (ready, delayed, each pushed with a ttl of
+a day).
 The data is SIZE bytes of "x" (never a CR LF, so replies are counted by
 their line ends). Exits 0 once every reply came back, 1 on an error reply.
 """
@@ -21,8 +23,9 @@ def commands(proto, state, n, size):
     """Yields (request bytes, line ends expected in its replies) in batches."""
     data = b"x" * size
     if proto == "mcds":
-        delay = b"3600" if state == "delayed" else b"0"
-        one = b"qpush mem.q 0 " + delay + b" %d\r\n" % size + data + b"\r\n"
+        delay = b"3600" if state in ("delayed", "ttl-delayed") else b"0"
+        ttl = b" ttl=86400" if state.startswith("ttl") else b""
+        one = b"qpush mem.q 0 " + delay + b" %d" % size + ttl + b"\r\n" + data + b"\r\n"
         yield from pushes(one, 1, n)
         if state == "inflight":
             pop = b"qpop mem.q 100 lease=86400\r\n"

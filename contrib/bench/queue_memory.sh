@@ -13,6 +13,8 @@
 #   delayed   pushed with a delay of an hour
 #   inflight  pushed, then leased for a day (mcds qpop 100 at a time;
 #             beanstalkd reserve); Redis has no leases: not measured
+#   ttl, ttl-delayed  (mcds only, not run by default) ready and delayed,
+#             each message pushed with ttl=86400
 #
 #   contrib/bench/queue_memory.sh [--count N] [--sizes "32 1024"]
 #       [--states "ready delayed inflight"] [--targets "mcds redis beanstalkd"]
@@ -106,6 +108,7 @@ for kind in $targets; do
     for size in $sizes; do
         for state in $states; do
             [ "$kind" = redis ] && [ "$state" != ready ] && continue
+            [ "$kind" != mcds ] && [ "${state#ttl}" != "$state" ] && continue
             one "$kind" "$state" "$size"
         done
     done
