@@ -13,22 +13,6 @@
 
 static const char *servers;
 
-/* Pops and acks every ready message of q; returns how many. */
-static size_t drain(mcds_t *h, const char *q)
-{
-    mcds_queue_msg_t *m;
-    size_t got, seen = 0, i;
-
-    do {
-        CHECK_ST(mcds_queue_pop(h, q, MCDS_QUEUE_POP_MAX, 0, 0, &m, &got), MCDS_OK);
-        for (i = 0; i < got; i++)
-            CHECK_ST(mcds_queue_ack_msg(h, q, &m[i]), MCDS_OK);
-        mcds_queue_msgs_free(m);
-        seen += got;
-    } while (got > 0);
-    return seen;
-}
-
 static void test_push_ttl(mcds_t *h)
 {
     const char *q = tu_name("tt");
@@ -54,8 +38,8 @@ static void test_push_ttl(mcds_t *h)
     CHECK(s.deduplicated == 1 && !s.expired_drop);
     CHECK_ST(mcds_queue_info(h, dead, a, &info), MCDS_OK);
     CHECK(info.ttl_ms_left == -1);
-    CHECK(drain(h, dead) == 1);
-    CHECK(drain(h, q) == 2);
+    CHECK(tu_queue_drain(h, dead) == 1);
+    CHECK(tu_queue_drain(h, q) == 2);
     tu_ok("push_opts: a ttl, with a dedup id; past it, to the dead-letter queue; qinfo's ttl_ms_left");
 }
 
@@ -80,7 +64,7 @@ static void test_push_many_ttl_drop(mcds_t *h)
     CHECK_ST(mcds_queue_stats(h, q, &s), MCDS_OK);
     CHECK(s.expired_drop && s.ready == 1 && s.pushed == 4 && s.dropped == 3 && s.expired_ttl == 3);
     CHECK(s.dead == 0 && s.deduplicated == 2);
-    CHECK(drain(h, q) == 1);
+    CHECK(tu_queue_drain(h, q) == 1);
     tu_ok("push_many_opts: every message gets the ttl; expired_drop drops them, counted");
 }
 

@@ -304,18 +304,15 @@ static int qp_apply_to(struct queue *q, uint8_t op, struct codec_in *in) {
         qp_set_state(q, r.id, r.state, r.deliveries, r.due);
         return 0;
     case Q_ACK:
+    case Q_EXPIRE:      /* dropped on expiry */
         r.id = codec_get_u64(in);
         if (in->bad)
             return -1;
         qp_remove_msg(q, r.id);
-        q->counts.acked++;
-        return 0;
-    case Q_EXPIRE:
-        r.id = codec_get_u64(in);
-        if (in->bad)
-            return -1;
-        qp_remove_msg(q, r.id);
-        q->counts.dropped++;
+        if (op == Q_ACK)
+            q->counts.acked++;
+        else
+            q->counts.dropped++;
         return 0;
     case Q_PURGE:
         qp_purge(q);

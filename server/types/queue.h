@@ -8,7 +8,8 @@
  * message the hook cannot place (its dead-letter queue is full, holds
  * another type, or finds no memory) is buried: kept in this queue, never
  * delivered, and offered to the hook again a second later. A message
- * leaves only by an ack, a purge, or the queue's own end.
+ * leaves only by an ack, a purge, the queue's own end, or an expiry on a
+ * queue that drops expired messages (queue_expire.h).
  * Consumers that found nothing may wait: a waiter is served, in arrival
  * order, as soon as messages are ready, and woken through its callback.
  *

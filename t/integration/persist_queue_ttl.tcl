@@ -24,15 +24,6 @@ proc pt_data {fd q} {
     return [lmap m [q_parse [mc_exchange $fd "qpeek $q 100\r\n"]] { lindex $m 2 }]
 }
 
-# pt_balanced fd queue -> whether pushed = acked + dead + dropped + purged
-# + every message still in the queue.
-proc pt_balanced {fd q} {
-    set s [q_stats $fd $q]
-    set in [expr {[dict get $s ready] + [dict get $s delayed] + [dict get $s in_flight] + [dict get $s buried]}]
-    expr {[dict get $s pushed] == [dict get $s acked] + [dict get $s dead] + [dict get $s dropped] \
-              + [dict get $s purged] + $in}
-}
-
 foreach policy {always no} {
     set dir [tmpdir persist_qttl]
     with_data_dir $dir [list --fsync $policy] {
@@ -112,8 +103,8 @@ foreach policy {always no} {
         test "ttl (--fsync $policy): the leased message, released past its ttl, expires; every message counted" {
             list [expr {[mc_exchange $fd "qrelease pt1 $::pt_g\r\nqpeek pt1 5\r\n"] eq \
                             "RELEASED\r\n[q_item $::pt_c 0 c 0]END\r\n"}] \
-                [lsort [pt_data $fd pt1:dead]] [pt_balanced $fd pt1] [pt_balanced $fd pt2] \
-                [pt_balanced $fd pt3] [pt_balanced $fd pt4] [q_stat $fd pt1 pushed] [q_stat $fd pt1 dead]
+                [lsort [pt_data $fd pt1:dead]] [q_balanced $fd pt1] [q_balanced $fd pt2] \
+                [q_balanced $fd pt3] [q_balanced $fd pt4] [q_stat $fd pt1 pushed] [q_stat $fd pt1 dead]
         } {1 {a b d e f g i} 1 1 1 1 8 7} {debugtime}
     }
 }

@@ -111,6 +111,16 @@ proc q_stats_reply {args} {
     return "${out}END\r\n"
 }
 
+# q_balanced fd queue -> whether every message the queue was pushed is
+# accounted for: pushed = acked + dead + dropped + purged + the messages
+# still in it (ready, delayed, in flight, buried).
+proc q_balanced {fd q} {
+    set s [q_stats $fd $q]
+    set in [expr {[dict get $s ready] + [dict get $s delayed] + [dict get $s in_flight] + [dict get $s buried]}]
+    expr {[dict get $s pushed] == [dict get $s acked] + [dict get $s dead] + [dict get $s dropped] \
+              + [dict get $s purged] + $in}
+}
+
 # Wait until the queue has n parked consumers.
 proc q_wait_waiters {fd q n} {
     wait_for {[q_stat $fd $q waiters] == $n} 100 50

@@ -321,11 +321,7 @@ start_server {tags {queue mcds-only}} {
         mc_exchange $fd "debugtime 10\r\n"
         set r {}
         foreach q {c1 c2} {
-            set s [q_stats $fd $q]
-            set left [expr {[dict get $s ready] + [dict get $s delayed] + [dict get $s in_flight] + [dict get $s buried]}]
-            lappend r [expr {[dict get $s pushed] == [dict get $s acked] + [dict get $s dead] + [dict get $s dropped] \
-                                 + [dict get $s purged] + $left}] \
-                [expr {[dict get $s expired_ttl] > 0}]
+            lappend r [q_balanced $fd $q] [expr {[q_stat $fd $q expired_ttl] > 0}]
         }
         set totals [mc_stats $fd]
         lappend r [expr {[dict get $totals queue_dropped] >= [q_stat $fd c2 dropped]}] \
