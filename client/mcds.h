@@ -383,6 +383,9 @@ typedef struct mcds_queue_stats {
     uint64_t deduplicated;    /* pushes not queued again because of one
                                  (since the last restart) */
     uint64_t paused_ms_left;  /* until deliveries resume (0: not paused) */
+    uint64_t grouped;         /* messages waiting behind their FIFO group's
+                                 head (mcds_push_opts_t.group) */
+    uint64_t groups;          /* FIFO groups with messages */
     uint64_t expired_ttl;     /* sent off past their own ttl (since the
                                  last restart) */
     uint64_t dropped;         /* expired and dropped (expired=drop) */
@@ -411,19 +414,29 @@ mcds_status_t mcds_queue_push(mcds_t *h, const char *queue, const void *data,
 mcds_status_t mcds_queue_push_dedup(mcds_t *h, const char *queue, const void *data,
                                     size_t len, uint32_t flags, uint32_t delay_s,
                                     uint32_t priority, const char *dedup, uint64_t *id);
-/* What else a push may say (mcds_queue_push_opts, mcds_queue_push_many_opts);
- * a zero field (or NULL opts) says nothing. */
-typedef struct mcds_queue_push_opts {
-    const char *dedup;        /* a deduplication id, as for mcds_queue_push_dedup */
-    unsigned ttl_ms;          /* the message's time to live (qpush ttl=): not
-                                 acked this long after its push, it goes to
-                                 the dead-letter queue, or is dropped
-                                 (mcds_queue_opts_t.expired_drop) */
-} mcds_queue_push_opts_t;
-/* mcds_queue_push with opts. */
+/* What else a push may say, for mcds_queue_push_opts and
+ * mcds_queue_push_many_opts: zero it ({0}), then set what is wanted.
+ * - dedup: a deduplication id, as mcds_queue_push_dedup (NULL: none);
+ * - group: a FIFO group (qpush group=): 1 to MCDS_QUEUE_GROUP_MAX bytes
+ *   with no space or control character (NULL: none). The messages of one
+ *   group are delivered one at a time, in push order: the next only once
+ *   the one before it is acked, dead-lettered or purged; other groups are
+ *   served meanwhile. A grouped push takes no delay (delay_s must be 0);
+ * - ttl_ms: each message's time to live (qpush ttl=; 0: none, at most
+ *   MCDS_QUEUE_TTL_MAX_MS): not acked this long after its push, it goes
+ *   to the dead-letter queue, or is dropped (mcds_queue_opts_t.expired_drop);
+ * - reserved: 0 (room for options to come; anything else is MCDS_INVALID). */
+#define MCDS_QUEUE_GROUP_MAX 128
+#define MCDS_QUEUE_TTL_MAX_MS 100000000000ULL
+typedef struct {
+    const char *dedup;
+    const char *group;
+    uint64_t ttl_ms;
+    uint64_t reserved[3];
+} mcds_push_opts_t;
 mcds_status_t mcds_queue_push_opts(mcds_t *h, const char *queue, const void *data,
                                    size_t len, uint32_t flags, uint32_t delay_s,
-                                   uint32_t priority, const mcds_queue_push_opts_t *opts,
+                                   uint32_t priority, const mcds_push_opts_t *opts,
                                    uint64_t *id);
 /* Pauses the queue's deliveries for pause_ms (qpause; 0 resumes): pops
  * find nothing (a waiting pop waits for the end of the pause), pushes and
@@ -526,11 +539,12 @@ mcds_status_t mcds_queue_push_many_dedup(mcds_t *h, const char *queue,
                                          const void *const *data, const size_t *lens,
                                          size_t n, uint32_t flags, uint32_t delay_s,
                                          uint32_t priority, const char *dedup, uint64_t *ids);
-/* mcds_queue_push_many with opts (each message gets its ttl). */
+/* mcds_queue_push_many with the options of mcds_push_opts_t (opts may be
+ * NULL): with a group, the batch joins it in order. */
 mcds_status_t mcds_queue_push_many_opts(mcds_t *h, const char *queue,
                                         const void *const *data, const size_t *lens,
                                         size_t n, uint32_t flags, uint32_t delay_s,
-                                        uint32_t priority, const mcds_queue_push_opts_t *opts,
+                                        uint32_t priority, const mcds_push_opts_t *opts,
                                         uint64_t *ids);
 /* Leases up to max (1..MCDS_QUEUE_POP_MAX) messages from the first of
  * queues[0..nqueues) (1..MCDS_QUEUE_ANY_MAX queues, all on one server:

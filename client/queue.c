@@ -66,77 +66,83 @@ mcds_status_t mcds_queue_create(mcds_t *h, const char *queue,
     return mcds__x_end(&x, st);
 }
 
-int mcds__queue_dedup_ok(const char *dedup)
+/* Whether s is a token of 1 to max bytes (no space or control character). */
+static int queue_token_ok(const char *s, size_t max)
 {
-    size_t i, n = dedup != NULL ? strlen(dedup) : 0;
+    size_t i, n = strlen(s);
 
-    if (n == 0 || n > MCDS_QUEUE_DEDUP_MAX)
+    if (n == 0 || n > max)
         return 0;
     for (i = 0; i < n; i++)
-        if ((unsigned char)dedup[i] <= ' ' || (unsigned char)dedup[i] == 0x7f)
+        if ((unsigned char)s[i] <= ' ' || (unsigned char)s[i] == 0x7f)
             return 0;
     return 1;
+}
+
+int mcds__queue_push_opts(char *out, const mcds_push_opts_t *opts, uint32_t delay_s)
+{
+    int n = 0;
+    size_t i;
+
+    out[0] = '\0';
+    if (opts == NULL)
+        return 0;
+    for (i = 0; i < sizeof opts->reserved / sizeof opts->reserved[0]; i++)
+        if (opts->reserved[i] != 0)
+            return -1;
+    if ((opts->dedup != NULL && !queue_token_ok(opts->dedup, MCDS_QUEUE_DEDUP_MAX)) ||
+        (opts->group != NULL && (!queue_token_ok(opts->group, MCDS_QUEUE_GROUP_MAX) || delay_s != 0)) ||
+        opts->ttl_ms > MCDS_QUEUE_TTL_MAX_MS)
+        return -1;
+    if (opts->dedup != NULL)
+        n += snprintf(out + n, MCDS__PUSH_OPTS_MAX + 1 - (size_t)n, " dedup=%s", opts->dedup);
+    if (opts->group != NULL)
+        n += snprintf(out + n, MCDS__PUSH_OPTS_MAX + 1 - (size_t)n, " group=%s", opts->group);
+    if (opts->ttl_ms > 0)
+        n += snprintf(out + n, MCDS__PUSH_OPTS_MAX + 1 - (size_t)n, " ttl=%llu.%03llu",
+                      (unsigned long long)(opts->ttl_ms / 1000), (unsigned long long)(opts->ttl_ms % 1000));
+    return n;
 }
 
 mcds_status_t mcds_queue_push(mcds_t *h, const char *queue, const void *data,
                               size_t len, uint32_t flags, uint32_t delay_s,
                               uint32_t priority, uint64_t *id)
 {
-    return mcds_queue_push_dedup(h, queue, data, len, flags, delay_s, priority, NULL, id);
+    return mcds_queue_push_opts(h, queue, data, len, flags, delay_s, priority, NULL, id);
 }
 
 mcds_status_t mcds_queue_push_dedup(mcds_t *h, const char *queue, const void *data,
                                     size_t len, uint32_t flags, uint32_t delay_s,
                                     uint32_t priority, const char *dedup, uint64_t *id)
 {
-    mcds_queue_push_opts_t o = { dedup, 0 };
+    mcds_push_opts_t o = { 0 };
 
+    o.dedup = dedup;           /* NULL: a plain push */
     return mcds_queue_push_opts(h, queue, data, len, flags, delay_s, priority, &o, id);
-}
-
-int mcds__queue_push_opts_ok(const mcds_queue_push_opts_t *opts)
-{
-    return opts == NULL || opts->dedup == NULL || mcds__queue_dedup_ok(opts->dedup);
-}
-
-size_t mcds__queue_fmt_push_opts(char *out, size_t size, const mcds_queue_push_opts_t *opts)
-{
-    char secs[24];
-    size_t n = 0;
-
-    out[0] = '\0';
-    if (opts != NULL && opts->dedup != NULL)
-        n += (size_t)snprintf(out + n, size - n, " dedup=%s", opts->dedup);
-    if (opts != NULL && opts->ttl_ms > 0) {
-        mcds__x_fmt_secs(secs, sizeof secs, opts->ttl_ms);
-        n += (size_t)snprintf(out + n, size - n, " ttl=%s", secs);
-    }
-    return n;
 }
 
 mcds_status_t mcds_queue_push_opts(mcds_t *h, const char *queue, const void *data,
                                    size_t len, uint32_t flags, uint32_t delay_s,
-                                   uint32_t priority, const mcds_queue_push_opts_t *opts,
+                                   uint32_t priority, const mcds_push_opts_t *opts,
                                    uint64_t *id)
 {
-    char line[320 + MCDS_QUEUE_PUSH_OPTS_MAX], more[MCDS_QUEUE_PUSH_OPTS_MAX];
+    char line[320 + MCDS__PUSH_OPTS_MAX], tail[MCDS__PUSH_OPTS_MAX + 1];
     uint64_t got = 0;
     size_t n, off, llen;
     xcall_t x;
     mcds_status_t st;
     const char *p;
 
-    if ((data == NULL && len > 0) || delay_s > INT32_MAX || !mcds__queue_push_opts_ok(opts))
+    if ((data == NULL && len > 0) || delay_s > INT32_MAX || mcds__queue_push_opts(tail, opts, delay_s) < 0)
         return MCDS_INVALID;
     if (len > INT32_MAX - 2)
         return MCDS_TOO_LARGE; /* more than the protocol can say */
     st = mcds__x_begin(&x, h, queue);
     if (st != MCDS_OK)
         return mcds__x_end(&x, st);
-    mcds__queue_fmt_push_opts(more, sizeof more, opts);
     n = (size_t)snprintf(line, sizeof line, "qpush %s %u %u %zu %u%s\r\n",
                          queue, (unsigned)flags, (unsigned)delay_s, len,
-                         (unsigned)priority, more);
+                         (unsigned)priority, tail);
     st = mcds__x_send_block(&x, line, n, data, len);
     if (st == MCDS_OK)
         st = mcds__x_read_line(&x, &off, &llen);
@@ -450,7 +456,7 @@ static void stat_line(const char *p, size_t len, mcds_queue_stats_t *s)
         F(lease_ms), F(max_deliveries), F(max_length), F(max_age_ms),
         F(expired_age), F(buried), F(redriven), F(kicked),
         F(dedup_window_ms), F(dedup_entries), F(deduplicated),
-        F(paused_ms_left), F(expired_ttl), F(dropped),
+        F(paused_ms_left), F(grouped), F(groups), F(expired_ttl), F(dropped),
 #undef F
     };
     const char *name = p + 5, *sp;

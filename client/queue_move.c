@@ -14,9 +14,9 @@
 #include "xconn.h"
 
 /* "qpushn " + queue + flags, delay, priority + " <len>" per message +
- * the options + "\r\n". */
+ * the options (" dedup=<id> group=<id>") + "\r\n". */
 #define PUSHN_LINE_MAX (16 + MCDS_QUEUE_NAME_MAX + 3 * 11 + MCDS_QUEUE_PUSH_MAX * 11 + \
-                        MCDS_QUEUE_PUSH_OPTS_MAX + 2)
+                        MCDS__PUSH_OPTS_MAX + 2)
 
 /* "PUSHED <id> ..." (n ids) into ids (may be NULL): 0, or -1 if the line
  * is not that. */
@@ -49,7 +49,7 @@ static int parse_pushed(const char *p, size_t len, size_t n, uint64_t *ids)
 static mcds_status_t pushn_request(char *line, struct iovec *iov, const char *queue,
                                    const void *const *data, const size_t *lens,
                                    size_t n, uint32_t flags, uint32_t delay_s,
-                                   uint32_t priority, const mcds_queue_push_opts_t *opts)
+                                   uint32_t priority, const char *opts)
 {
     size_t len, i, total = 0;
 
@@ -67,7 +67,7 @@ static mcds_status_t pushn_request(char *line, struct iovec *iov, const char *qu
         iov[2 + 2 * i].iov_base = (void *)"\r\n";
         iov[2 + 2 * i].iov_len = 2;
     }
-    len += mcds__queue_fmt_push_opts(line + len, PUSHN_LINE_MAX - len, opts);
+    len += (size_t)snprintf(line + len, PUSHN_LINE_MAX - len, "%s", opts);
     memcpy(line + len, "\r\n", 2);
     iov[0].iov_base = line;
     iov[0].iov_len = len + 2;
@@ -79,8 +79,8 @@ mcds_status_t mcds_queue_push_many(mcds_t *h, const char *queue,
                                    size_t n, uint32_t flags, uint32_t delay_s,
                                    uint32_t priority, uint64_t *ids)
 {
-    return mcds_queue_push_many_dedup(h, queue, data, lens, n, flags, delay_s, priority,
-                                      NULL, ids);
+    return mcds_queue_push_many_opts(h, queue, data, lens, n, flags, delay_s, priority,
+                                     NULL, ids);
 }
 
 mcds_status_t mcds_queue_push_many_dedup(mcds_t *h, const char *queue,
@@ -88,29 +88,30 @@ mcds_status_t mcds_queue_push_many_dedup(mcds_t *h, const char *queue,
                                          size_t n, uint32_t flags, uint32_t delay_s,
                                          uint32_t priority, const char *dedup, uint64_t *ids)
 {
-    mcds_queue_push_opts_t o = { dedup, 0 };
+    mcds_push_opts_t o = { 0 };
 
+    o.dedup = dedup;           /* NULL: a plain push */
     return mcds_queue_push_many_opts(h, queue, data, lens, n, flags, delay_s, priority, &o, ids);
 }
 
 mcds_status_t mcds_queue_push_many_opts(mcds_t *h, const char *queue,
                                         const void *const *data, const size_t *lens,
                                         size_t n, uint32_t flags, uint32_t delay_s,
-                                        uint32_t priority, const mcds_queue_push_opts_t *opts,
+                                        uint32_t priority, const mcds_push_opts_t *opts,
                                         uint64_t *ids)
 {
-    char line[PUSHN_LINE_MAX];
+    char line[PUSHN_LINE_MAX], tail[MCDS__PUSH_OPTS_MAX + 1];
     struct iovec iov[1 + 2 * MCDS_QUEUE_PUSH_MAX];
     size_t off, llen;
     xcall_t x;
     mcds_status_t st;
 
     if (data == NULL || lens == NULL || n == 0 || n > MCDS_QUEUE_PUSH_MAX ||
-        delay_s > INT32_MAX || !mcds__queue_push_opts_ok(opts))
+        delay_s > INT32_MAX || mcds__queue_push_opts(tail, opts, delay_s) < 0)
         return MCDS_INVALID;
     st = mcds__x_begin(&x, h, queue);
     if (st == MCDS_OK)
-        st = pushn_request(line, iov, queue, data, lens, n, flags, delay_s, priority, opts);
+        st = pushn_request(line, iov, queue, data, lens, n, flags, delay_s, priority, tail);
     if (st == MCDS_OK)
         st = mcds__x_send_all(&x, iov, 1 + 2 * (int)n);
     if (st == MCDS_OK)

@@ -94,14 +94,12 @@ typedef struct msg_at {
 
 /* "ITEM <id> <flags> <bytes> <deliveries>" into m: 0, or -1 (queue.c). */
 int mcds__queue_parse_item(const char *p, size_t len, msg_at_t *m);
-/* Whether dedup is a deduplication id a qpush line can carry. */
-int mcds__queue_dedup_ok(const char *dedup);
-/* Whether a push's options can go on a qpush or qpushn line (opts may be
- * NULL), and those options (" dedup=<id> ttl=<secs>", the ones set) into
- * out, of MCDS_QUEUE_PUSH_OPTS_MAX bytes; its length (queue.c). */
-#define MCDS_QUEUE_PUSH_OPTS_MAX (8 + MCDS_QUEUE_DEDUP_MAX + 32)
-int mcds__queue_push_opts_ok(const mcds_queue_push_opts_t *opts);
-size_t mcds__queue_fmt_push_opts(char *out, size_t size, const mcds_queue_push_opts_t *opts);
+/* A push's options as they end its line (" dedup=<id> group=<id> ttl=<s>") into
+ * out (room for MCDS__PUSH_OPTS_MAX bytes and a NUL): their length, or -1
+ * when one is not valid (a grouped push with a delay among them). opts
+ * may be NULL (""). */
+#define MCDS__PUSH_OPTS_MAX (16 + MCDS_QUEUE_DEDUP_MAX + MCDS_QUEUE_GROUP_MAX + 20)
+int mcds__queue_push_opts(char *out, const mcds_push_opts_t *opts, uint32_t delay_s);
 
 /* Copies parsed messages out of the reply buffer into one block, each
  * data NUL-terminated, that mcds_queue_msgs_free frees (queue.c). */

@@ -17,11 +17,14 @@ static void test_push_ttl(mcds_t *h)
 {
     const char *q = tu_name("tt");
     char dead[64];
-    mcds_queue_push_opts_t o = { NULL, 5000 }, od = { "t-1", 20000 };
+    mcds_push_opts_t o = { 0 }, od = { 0 };
     mcds_queue_msg_info_t info;
     mcds_queue_stats_t s;
     uint64_t a, b, c, d;
 
+    o.ttl_ms = 5000;
+    od.dedup = "t-1";
+    od.ttl_ms = 20000;
     snprintf(dead, sizeof dead, "%s:dead", q);
     CHECK_ST(mcds_queue_push_opts(h, q, "short", 5, 0, 0, MCDS_QUEUE_PRIORITY_DEFAULT, &o, &a), MCDS_OK);
     CHECK_ST(mcds_queue_push_opts(h, q, "long", 4, 0, 0, 7, &od, &b), MCDS_OK);
@@ -49,12 +52,14 @@ static void test_push_many_ttl_drop(mcds_t *h)
     const void *data[3] = { "a", "bb", "ccc" };
     size_t lens[3] = { 1, 2, 3 };
     mcds_queue_opts_t co;
-    mcds_queue_push_opts_t o = { "b-1", 1500 };
+    mcds_push_opts_t o = { 0 };
     mcds_queue_stats_t s;
     uint64_t first[3], again[3];
 
     memset(&co, 0, sizeof co);
     co.expired_drop = 1;
+    o.dedup = "b-1";
+    o.ttl_ms = 1500;
     CHECK_ST(mcds_queue_create(h, q, &co), MCDS_OK);
     CHECK_ST(mcds_queue_push_many_opts(h, q, data, lens, 2, 0, 0, 1, &o, first), MCDS_OK);
     CHECK_ST(mcds_queue_push_many_opts(h, q, data, lens, 3, 0, 0, 1, &o, again), MCDS_OK);
@@ -73,13 +78,20 @@ static void test_errors(mcds_t *h)
     const char *q = tu_name("tte");
     const void *data[1] = { "x" };
     size_t lens[1] = { 1 };
-    mcds_queue_push_opts_t bad = { "a b", 1000 };
+    mcds_push_opts_t bad = { 0 }, big = { 0 };
     uint64_t id;
 
+    bad.dedup = "a b";
+    bad.ttl_ms = 1000;
+    big.ttl_ms = MCDS_QUEUE_TTL_MAX_MS + 1;
     CHECK_ST(mcds_queue_push_opts(h, q, "x", 1, 0, 0, 1, &bad, &id), MCDS_INVALID);
     CHECK_ST(mcds_queue_push_many_opts(h, q, data, lens, 1, 0, 0, 1, &bad, &id), MCDS_INVALID);
     CHECK_ST(mcds_queue_push_opts(h, q, NULL, 1, 0, 0, 1, NULL, &id), MCDS_INVALID);
-    tu_ok("errors: a bad dedup id in the options never reaches the server");
+    CHECK_ST(mcds_queue_push_opts(h, q, "x", 1, 0, 0, 1, &big, &id), MCDS_INVALID);
+    big.ttl_ms = MCDS_QUEUE_TTL_MAX_MS;
+    CHECK_ST(mcds_queue_push_opts(h, q, "x", 1, 0, 0, 1, &big, &id), MCDS_OK);
+    CHECK(tu_queue_drain(h, q) == 1);
+    tu_ok("errors: a bad dedup id or a ttl over the server's bound never reaches the server");
 }
 
 int main(int argc, char **argv)

@@ -93,6 +93,8 @@ struct bench_opts {
     double   pop_wait;       /* split mode: a consumer's blocking wait */
     int      ack_with_pop;   /* mcds: a cycle's ack rides on the next qpop
                                 (qpop ack=<id>): two round trips a cycle */
+    uint64_t groups;         /* mcds: pushes rotate over this many FIFO
+                                groups (qpush group=); 0: none */
     double   duration;       /* measured seconds */
     double   warmup;         /* unmeasured seconds before */
     double   max_time;       /* load mode: give up after this */

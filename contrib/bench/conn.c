@@ -344,6 +344,10 @@ static void conn_encode_queue(struct conn *c, const struct bench_op *op)
         memcpy(line + n, " 0 0 ", 5);
         n += 5;
         n += conn_fmt_u64(line + n, c->sh->opts->value_size);
+        if (c->sh->opts->groups > 0) {
+            memcpy(line + n, " group=g", 8);
+            n += 8 + conn_fmt_u64(line + n + 8, c->pushes++ % c->sh->opts->groups);
+        }
         memcpy(line + n, "\r\n", 2);
         conn_out_bytes(c, line, n + 2);
         bench_tag_put(tag, op->stamp);

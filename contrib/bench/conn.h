@@ -51,6 +51,7 @@ struct conn {
     int resp_left;                   /* Redis: array elements still to come */
     int resp_array;                  /* Redis: the reply is an array */
     uint64_t last_stamp;             /* pushes get distinct stamps */
+    uint64_t pushes;                 /* --groups: picks each push's group */
     char wait_secs[24];              /* blocking pops: --pop-wait as seconds */
     char wait_ms[24];                /*   as milliseconds */
     char wait_whole[24];             /*   as whole seconds, rounded up */

@@ -127,6 +127,10 @@ static void usage(FILE *f)
 "      --backlog N          producers pause while N messages are queued\n"
 "                           (default 1000)\n"
 "      --pop-wait SECS      a consumer's blocking pop waits this long (default 1)\n"
+"      --groups N           mcds text only, with --producers: each producer's\n"
+"                           pushes rotate over FIFO groups g0..g<N-1> of its\n"
+"                           queue (qpush group=; one message of a group in\n"
+"                           flight at a time)\n"
 "      --ack-with-pop       mcds text only: send each cycle's ack with the next\n"
 "                           pop (qpop ack=<id>), two round trips a cycle\n"
 "      --max-time SECS      give up a load after this (default 300)\n"
@@ -147,7 +151,7 @@ static void usage(FILE *f)
 
 enum { OPT_MAX_TIME = 256, OPT_TIMEOUT, OPT_SEED, OPT_CSV, OPT_CSV_HEADER, OPT_JSON,
        OPT_LABEL, OPT_QUEUES, OPT_PRODUCERS, OPT_BACKLOG, OPT_POP_WAIT,
-       OPT_ACK_WITH_POP, OPT_TLS };
+       OPT_ACK_WITH_POP, OPT_GROUPS, OPT_TLS };
 
 static const struct option long_options[] = {
     { "server",     required_argument, NULL, 's' },
@@ -169,6 +173,7 @@ static const struct option long_options[] = {
     { "backlog",    required_argument, NULL, OPT_BACKLOG },
     { "pop-wait",   required_argument, NULL, OPT_POP_WAIT },
     { "ack-with-pop", no_argument,     NULL, OPT_ACK_WITH_POP },
+    { "groups",     required_argument, NULL, OPT_GROUPS },
     { "tls",        no_argument,       NULL, OPT_TLS },
     { "max-time",   required_argument, NULL, OPT_MAX_TIME },
     { "timeout",    required_argument, NULL, OPT_TIMEOUT },
@@ -421,6 +426,7 @@ static int opts_parse(struct bench_opts *o, int argc, char **argv)
             break;
         case OPT_POP_WAIT: rc = opt_secs("pop-wait", optarg, &o->pop_wait); break;
         case OPT_ACK_WITH_POP: o->ack_with_pop = 1; break;
+        case OPT_GROUPS: rc = opt_u64("groups", optarg, 1, 1000000, &o->groups); break;
         case OPT_TLS: o->tls = 1; break;
         case 'q': o->quiet = 1; break;
         case 'h': usage(stdout); return 1;

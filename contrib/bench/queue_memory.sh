@@ -13,6 +13,8 @@
 #   delayed   pushed with a delay of an hour
 #   inflight  pushed, then leased for a day (mcds qpop 100 at a time;
 #             beanstalkd reserve); Redis has no leases: not measured
+#   grouped   mcds only, not in the default states: pushed into one FIFO
+#             group (qpush group=g), so all but the first wait behind it
 #   ttl, ttl-delayed  (mcds only, not run by default) ready and delayed,
 #             each message pushed with ttl=86400
 #
@@ -108,6 +110,7 @@ for kind in $targets; do
     for size in $sizes; do
         for state in $states; do
             [ "$kind" = redis ] && [ "$state" != ready ] && continue
+            [ "$kind" != mcds ] && [ "$state" = grouped ] && continue
             [ "$kind" != mcds ] && [ "${state#ttl}" != "$state" ] && continue
             one "$kind" "$state" "$size"
         done

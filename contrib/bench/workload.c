@@ -169,6 +169,12 @@ static int wl_queue_setup_common(struct bench_opts *o)
                 "as lost\n");
         return -1;
     }
+    if (o->groups > 0 && (o->proto != PROTO_TEXT || o->producers == 0)) {
+        fprintf(stderr, "mcds-bench: --groups needs -p text (mcds's qpush "
+                "group=) and --producers (a grouped message waits for the one "
+                "before it, so a cycle's pop may find nothing)\n");
+        return -1;
+    }
     if (o->producers >= o->conns) {
         fprintf(stderr, "mcds-bench: --producers must leave consumers: it "
                 "counts per thread and must be below --conns\n");

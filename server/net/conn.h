@@ -14,6 +14,7 @@
 #include "base/reply.h"
 #include "store/store.h"
 #include "types/queue_dedup.h"
+#include "types/queue_group.h"
 
 struct worker;
 struct event;
@@ -95,6 +96,8 @@ struct conn_nread {
     uint32_t push_pri;      /* qpush: its priority */
     uint8_t push_ndedup;    /* qpush: its deduplication id's length (0: none) */
     char push_dedup[QDEDUP_ID_MAX];
+    uint8_t push_ngroup;    /* qpush: its FIFO group's length (0: none) */
+    char push_group[QGROUP_ID_MAX];
     uint32_t opaque;        /* binary protocol */
     uint8_t opcode;         /* binary protocol */
 };

@@ -381,7 +381,7 @@ static int metrics_named_cmp(const void *a, const void *b) {
 }
 
 static void metrics_queue_seen(const char *name, size_t n, const struct queue_stats *st, void *arg) {
-    metrics_top_offer(arg, name, n, st->ready + st->delayed + st->inflight + st->buried, st);
+    metrics_top_offer(arg, name, n, st->ready + st->delayed + st->inflight + st->buried + st->grouped, st);
 }
 
 static void metrics_list_seen(const char *name, size_t n, uint64_t length, void *arg) {
@@ -412,10 +412,14 @@ static const struct metrics_qfig metrics_qfigs[] = {
     { NULL, NULL, NULL, 0 },
 };
 
-static const char *const metrics_qstates[] = { "ready", "delayed", "in_flight", "buried" };
+#define METRICS_QSTATES 5
+static const char *const metrics_qstates[METRICS_QSTATES] = { "ready", "delayed", "in_flight", "buried",
+                                                              "grouped" };
 
 static uint64_t metrics_qstate(const struct queue_stats *st, int i) {
-    return i == 0 ? st->ready : i == 1 ? st->delayed : i == 2 ? st->inflight : st->buried;
+    const uint64_t v[METRICS_QSTATES] = { st->ready, st->delayed, st->inflight, st->buried, st->grouped };
+
+    return v[i];
 }
 
 static void metrics_queues(struct metrics_out *o, struct metrics_top *t, char *label) {
@@ -428,7 +432,7 @@ static void metrics_queues(struct metrics_out *o, struct metrics_top *t, char *l
                  "Messages in this queue by state (the largest queues, --metrics-top).");
     for (i = 0; i < t->n; i++) {
         metrics_label_value(label, t->v[i].name, strlen(t->v[i].name));
-        for (k = 0; k < 4; k++) {
+        for (k = 0; k < METRICS_QSTATES; k++) {
             snprintf(labels, sizeof(labels), "{queue=\"%s\",state=\"%s\"}", label, metrics_qstates[k]);
             metrics_line_u64(o, "mcds_queue_messages", labels, metrics_qstate(&t->v[i].st, k));
         }

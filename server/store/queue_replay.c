@@ -44,7 +44,7 @@ static bool qp_get_msg(struct codec_in *in, struct qp_msg *m) {
     m->len = codec_get_u32(in);
     m->data = codec_get_bytes(in, m->len);
     m->expires = 0;
-    return !in->bad && m->state <= QMSG_BURIED;
+    return !in->bad && m->state <= QMSG_GROUPED;
 }
 
 /* A message, then its expiry when op says it has one (Q_PUSH_TTL,
@@ -150,6 +150,7 @@ static void qp_place(struct queue *q, struct qmsg *m) {
     case QMSG_DELAYED: qheap_push(&q->delayed, m); break;
     case QMSG_INFLIGHT: qheap_push(&q->inflight, m); break;
     case QMSG_BURIED: qheap_push(&q->buried, m); break;
+    case QMSG_GROUPED: break;      /* qp_add_grouped holds it in its group */
     }
     queue_id_add(q, m);
 }
@@ -196,6 +197,8 @@ static struct qmsg *qp_new_msg(struct queue *q, const struct qp_msg *r) {
 static int qp_add_msg(struct queue *q, const struct qp_msg *r, const char *src, size_t nsrc) {
     struct qmsg *m;
 
+    if (r->state == QMSG_GROUPED)
+        return -1;              /* waiting behind a group it does not name */
     if (*queue_id_slot(q, r->id) != NULL)
         return 0;
     m = qp_new_msg(q, r);
@@ -210,6 +213,55 @@ static int qp_add_msg(struct queue *q, const struct qp_msg *r, const char *src, 
     return 0;
 }
 
+/* Adds message r of group (gid, ngid) to q unless an id of it is there
+ * already: the group's head, or (state QMSG_GROUPED) waiting behind it in
+ * the order added; q locked. */
+static int qp_add_grouped(struct queue *q, const struct qp_msg *r, const char *gid, size_t ngid) {
+    struct qgroup *g;
+    struct qmsg *m = NULL;
+
+    if (gid == NULL || ngid == 0 || ngid > QGROUP_ID_MAX)
+        return -1;
+    if (*queue_id_slot(q, r->id) != NULL)
+        return 0;
+    g = qgroup_get(q, gid, ngid);
+    if (g == NULL || (m = qp_new_msg(q, r)) == NULL || (r->state == QMSG_GROUPED && qgroup_hold(q, g, m) < 0)) {
+        log_msg(0, "persistence: no memory to restore message %llu of a group", (unsigned long long)r->id);
+        if (m != NULL)
+            queue_msg_free(m);
+        if (g != NULL)
+            qgroup_drop_if_empty(q, g);
+        return -1;
+    }
+    if (r->state == QMSG_GROUPED) {
+        queue_id_add(q, m);
+        return 0;
+    }
+    qp_place(q, m);
+    qgroup_set_head(q, g, m->id);
+    return 0;
+}
+
+/* Q_GNEXT: the first waiting message of group (gid, ngid) is its head,
+ * ready (it is in the id map already); q locked. */
+static int qp_group_next(struct queue *q, const char *gid, size_t ngid) {
+    struct qgroup *g = gid != NULL ? qgroup_find(q, gid, ngid) : NULL;
+    struct qmsg *m = g != NULL ? qgroup_unhold_first(q, g) : NULL;
+
+    if (m == NULL)
+        return gid != NULL ? 0 : -1;
+    m->state = QMSG_READY;
+    m->due_ms = 0;
+    if (queue_ready_add(q, m) < 0) {
+        log_msg(0, "persistence: no memory to restore message %llu", (unsigned long long)m->id);
+        queue_id_take(q, m->id);
+        queue_msg_free(m);
+        return -1;
+    }
+    qgroup_set_head(q, g, m->id);
+    return 0;
+}
+
 static void qp_free_msg(struct queue *q, struct qmsg *m) {
     queue_src_unref(q, m->src);
     queue_msg_free(m);
@@ -220,6 +272,7 @@ static void qp_remove_msg(struct queue *q, uint64_t id) {
 
     if (m != NULL) {
         queue_msg_detach(q, m);
+        queue_group_forget(q, id);
         qp_free_msg(q, m);
     }
 }
@@ -239,49 +292,79 @@ static void qp_kick(struct queue *q, uint64_t id, uint64_t pushed) {
     qp_place(q, m);
 }
 
+/* Takes g's waiting messages out of the id map (a purge frees them). */
+static void qp_unmap_waiting(struct qgroup *g, void *arg) {
+    uint32_t i;
+
+    for (i = 0; i < g->n; i++)
+        queue_id_take(arg, qgroup_held_at(g, i)->id);
+}
+
 static void qp_purge(struct queue *q) {
     struct qheap *heaps[] = { &q->delayed, &q->buried };
     struct qmsg *m;
     size_t i;
 
+    qgroup_each(q, qp_unmap_waiting, q);
+    queue_group_purge(q);
     while ((m = queue_ready_take(q)) != NULL) {
         queue_id_take(q, m->id);
+        queue_group_forget(q, m->id);
         qp_free_msg(q, m);
     }
     for (i = 0; i < 2; i++) {
         while ((m = qheap_pop(heaps[i])) != NULL) {
             queue_id_take(q, m->id);
+            queue_group_forget(q, m->id);
             qp_free_msg(q, m);
         }
     }
 }
 
+/* A message waiting in a group that a record moves on has become the
+ * group's head (its Q_GNEXT was lost, or came later). */
 static void qp_set_state(struct queue *q, uint64_t id, uint8_t state, uint32_t deliveries, uint64_t due) {
     struct qmsg *m = *queue_id_slot(q, id);
+    struct qgroup *g = NULL;
 
     if (m == NULL || state > QMSG_BURIED)
         return;
-    queue_msg_detach(q, m);
+    if (m->state == QMSG_GROUPED)
+        g = queue_group_unhold(q, m);
+    else
+        queue_msg_detach(q, m);
     queue_id_take(q, id);
     m->state = state;
     m->deliveries = deliveries;
     m->due_ms = state == QMSG_READY ? 0 : qp_due_in(due);
     qp_place(q, m);
+    if (g != NULL)
+        qgroup_set_head(q, g, m->id);
+}
+
+/* Whether push record op names its FIFO group (Q_GPUSH, Q_GPUSH_TTL). */
+static bool qp_op_grouped(uint8_t op) {
+    return op == Q_GPUSH || op == Q_GPUSH_TTL;
 }
 
 /* Applies a record to the queue under key, already pinned. */
 static int qp_apply_to(struct queue *q, uint8_t op, struct codec_in *in) {
     struct qp_dedup dd;
     struct qp_msg r;
+    const char *gid;
+    size_t ngid = 0;
     int rc = 0;
 
     switch (op) {
     case Q_PUSH:
+    case Q_GPUSH:
     case Q_PUSH_TTL:
+    case Q_GPUSH_TTL:
         /* Read whole before anything changes: the record applies as one. */
-        if (!qp_get_msg_ttl(in, &r, op == Q_PUSH_TTL) || !qp_get_push_dedup(in, &dd))
+        gid = qp_op_grouped(op) ? codec_get_key(in, &ngid) : NULL;
+        if (!qp_get_msg_ttl(in, &r, op == Q_PUSH_TTL || op == Q_GPUSH_TTL) || !qp_get_push_dedup(in, &dd))
             return -1;
-        rc = qp_add_msg(q, &r, NULL, 0);
+        rc = qp_op_grouped(op) ? qp_add_grouped(q, &r, gid, ngid) : qp_add_msg(q, &r, NULL, 0);
         q->counts.pushed++;
         if (rc == 0 && dd.n > 0)
             rc = qp_remember(q, dd.id, dd.n, dd.index, r.id, dd.expires);
@@ -317,6 +400,9 @@ static int qp_apply_to(struct queue *q, uint8_t op, struct codec_in *in) {
     case Q_PURGE:
         qp_purge(q);
         return 0;
+    case Q_GNEXT:
+        gid = codec_get_key(in, &ngid);
+        return in->bad ? -1 : qp_group_next(q, gid, ngid);
     case Q_PAUSE:
         r.due = codec_get_u64(in);
         if (in->bad)
@@ -428,7 +514,7 @@ static int qp_apply(uint8_t op, const uint8_t *p, size_t n, uint64_t lsn) {
     case Q_REDRIVE: return qp_apply_move(key, nkey, &in, lsn, true);
     }
     /* A push may meet a queue that is gone now (it is dropped later on). */
-    pin = qp_queue(key, nkey, op == Q_PUSH || op == Q_PUSH_TTL, NULL);
+    pin = qp_queue(key, nkey, op == Q_PUSH || op == Q_GPUSH || op == Q_PUSH_TTL || op == Q_GPUSH_TTL, NULL);
     if (pin == NULL)
         return 0;
     pthread_mutex_lock(&store_queue_of(pin)->lock);
@@ -498,6 +584,25 @@ static int qp_load_dedup(struct codec_in *in) {
     return rc;
 }
 
+/* S_GMSG (S_GMSG_TTL with ttl): a message of a FIFO group, its head or
+ * waiting behind it. */
+static int qp_load_grouped(struct codec_in *in, bool ttl) {
+    size_t nkey, ngid;
+    const char *key = codec_get_key(in, &nkey);
+    const char *gid = codec_get_key(in, &ngid);
+    struct qp_msg r;
+    item *pin;
+    int rc;
+
+    if (key == NULL || gid == NULL || !qp_get_msg_ttl(in, &r, ttl) || (pin = qp_queue(key, nkey, false, NULL)) == NULL)
+        return -1;
+    pthread_mutex_lock(&store_queue_of(pin)->lock);
+    rc = qp_add_grouped(store_queue_of(pin), &r, gid, ngid);
+    pthread_mutex_unlock(&store_queue_of(pin)->lock);
+    item_release(pin);
+    return rc;
+}
+
 static int qp_load(uint8_t op, const uint8_t *p, size_t n) {
     struct codec_in in;
     struct qp_msg r;
@@ -511,6 +616,8 @@ static int qp_load(uint8_t op, const uint8_t *p, size_t n) {
         return qp_load_queue(&in);
     if (op == S_DEDUP)
         return qp_load_dedup(&in);
+    if (op == S_GMSG || op == S_GMSG_TTL)
+        return qp_load_grouped(&in, op == S_GMSG_TTL);
     if (op != S_MSG && op != S_MSG_TTL)
         return -1;
     key = codec_get_key(&in, &nkey);

@@ -260,6 +260,7 @@ void queue_msg_detach(struct queue *q, struct qmsg *m) {
     case QMSG_DELAYED: qheap_remove(&q->delayed, m); break;
     case QMSG_INFLIGHT: qheap_remove(&q->inflight, m); break;
     case QMSG_BURIED: qheap_remove(&q->buried, m); break;
+    case QMSG_GROUPED: queue_group_unhold(q, m); break;
     }
 }
 
@@ -559,6 +560,7 @@ void queue_dead_add(struct queue *q, struct qmsg *m, struct queue_dead_list *dl,
     dl->n++;
     q->bury_reserved++;
     q->counts.dead++;
+    queue_group_left(q, m->id);     /* a dead letter leaves its group */
 }
 
 /* Offers due buried messages to their dead-letter queue again. q locked. */
@@ -638,6 +640,7 @@ static void queue_catch_up(struct queue *q, uint64_t now, struct queue_dead_list
     }
     queue_expire_ready(q, now, dl);
     queue_unbury(q, now, dl);
+    queue_group_retry(q);
     qdedup_expire(&q->dedup, now, QDEDUP_SWEEP_MAX);
     if (q->paused_until != 0 && q->paused_until <= now)
         q->paused_until = 0;        /* the pause is over: nothing to log */
@@ -830,6 +833,7 @@ static void queue_free_unlisted(struct queue *q) {
     queue_free_heap(&q->delayed);
     queue_free_heap(&q->inflight);
     queue_free_heap(&q->buried);
+    queue_group_free_all(q);
     queue_src_free_all(q);
     qdedup_free(&q->dedup);
     item_mem_charge(-(long)(sizeof(*q) + q->nbuckets * sizeof(*q->ids)));
@@ -951,7 +955,7 @@ static void queue_repack(struct queue *q) {
             .id = m->id, .seq = m->seq, .pushed_ms = m->pushed_ms, .flags = item_flags(m->payload),
             .len = m->payload->nbytes - 2, .data = (const uint8_t *)item_value(m->payload),
         };
-        if (m->id <= q->pack.last_id)
+        if (m->id <= q->pack.last_id || queue_group_of_head(q, m->id) != NULL)
             continue;
         if (qpack_push(&q->pack, &e) < 0)
             break;
@@ -996,6 +1000,8 @@ void queue_persist_replay_done(void) {
         queue_release_held(q, now);
         queue_rebuild_ids(q);
         queue_repack(q);
+        q->groups.nheadless = q->groups.n;  /* a group left without its head */
+        queue_group_retry(q);
         q->replay_lsn = 0;
         queue_update_due(q);
         pthread_mutex_unlock(&q->lock);
@@ -1004,7 +1010,8 @@ void queue_persist_replay_done(void) {
 }
 
 size_t queue_length(const struct queue *q) {
-    return queue_ready_count(q) + q->delayed.n + q->inflight.n + q->buried.n + q->move_reserved;
+    return queue_ready_count(q) + q->delayed.n + q->inflight.n + q->buried.n + q->move_reserved
+           + q->groups.nheld;
 }
 
 const struct queue_opts *queue_options(const struct queue *q) {
@@ -1053,15 +1060,17 @@ struct queue_push_dedup {
     uint64_t expires_ms;
 };
 
-/* Logs message m of a push, remembered under its entry i of pd (if any). */
-static void queue_push_log(struct queue *q, const struct qmsg *m, struct queue_push_dedup *pd, int i) {
+/* Logs message m of a push (in group g, if any), remembered under its
+ * entry i of pd (if any). */
+static void queue_push_log(struct queue *q, const struct qmsg *m, const struct qgroup *g,
+                           struct queue_push_dedup *pd, int i) {
     struct qdedup_entry *e = pd != NULL ? pd->e[i] : NULL;
 
     if (e != NULL) {
         qdedup_insert(&q->dedup, e, m->id, pd->expires_ms);
         pd->e[i] = NULL;
     }
-    qlog_push(q, m, e);
+    qlog_push(q, m, g, e);
 }
 
 /* Pushes n messages into the pack, all or none (q->seq, the counts and
@@ -1096,7 +1105,7 @@ static bool queue_push_packed(struct queue *q, item **payloads, int n, uint64_t 
         m.seq = q->seq++;
         m.payload = payloads[i];
         q->counts.pushed++;
-        queue_push_log(q, &m, pd, i);
+        queue_push_log(q, &m, NULL, pd, i);
         item_release(payloads[i]);
     }
     return true;
@@ -1109,16 +1118,26 @@ static bool queue_packs(const struct queue *q, uint32_t pri, bool delayed) {
 }
 
 /* Pushes n messages, expiring at expires_ms (0: never), into the heaps,
- * all or none; q locked. */
+ * all or none, or into group grp (not NULL: ready now, or held behind the
+ * group's head); q locked. */
 static enum queue_result queue_push_heaps(struct queue *q, item **payloads, int n, uint32_t pri,
                                           uint64_t due_ms, uint64_t expires_ms, uint64_t now,
-                                          uint64_t *ids, struct queue_push_dedup *pd) {
-    bool delayed = due_ms > now;
+                                          uint64_t *ids, const struct queue_group_id *grp,
+                                          struct queue_push_dedup *pd) {
+    bool delayed = grp == NULL && due_ms > now;
     struct qmsg *m[QUEUE_PUSH_MAX];
+    struct qgroup *g = NULL;
     int i;
 
-    if (!queue_push_room(q, n, delayed, expires_ms != 0) || !queue_new_msgs(m, n, expires_ms))
+    if (!queue_push_room(q, n, delayed, expires_ms != 0))
         return QUEUE_NOMEM;
+    if (grp != NULL && (g = queue_group_prepare(q, grp->id, grp->n, n)) == NULL)
+        return QUEUE_NOMEM;
+    if (!queue_new_msgs(m, n, expires_ms)) {
+        if (g != NULL)
+            queue_group_unprepare(q, g);
+        return QUEUE_NOMEM;
+    }
     for (i = 0; i < n; i++) {
         m[i]->id = queue_next_id();
         m[i]->seq = q->seq++;
@@ -1127,13 +1146,15 @@ static enum queue_result queue_push_heaps(struct queue *q, item **payloads, int 
         m[i]->pushed_ms = now;
         m[i]->payload = payloads[i];
         m[i]->state = delayed ? QMSG_DELAYED : QMSG_READY;
-        if (delayed)
-            qheap_push(&q->delayed, m[i]);      /* room was made above */
+        if (g != NULL)
+            queue_group_add(q, g, m[i]);        /* room was made above */
+        else if (delayed)
+            qheap_push(&q->delayed, m[i]);
         else
             queue_ready_add(q, m[i]);
         item_mem_charge((long)queue_msg_size(m[i]));
         q->counts.pushed++;
-        queue_push_log(q, m[i], pd, i);
+        queue_push_log(q, m[i], g, pd, i);
         ids[i] = m[i]->id;
     }
     queue_serve(q);
@@ -1144,25 +1165,26 @@ static enum queue_result queue_push_heaps(struct queue *q, item **payloads, int 
  * no limit); q locked. A message with a ttl is never packed. */
 static enum queue_result queue_push_fresh(struct queue *q, item **payloads, int n, uint32_t pri,
                                           uint64_t due_ms, uint64_t ttl_ms, uint64_t *ids,
+                                          const struct queue_group_id *grp,
                                           struct queue_push_dedup *pd) {
     uint64_t now = clock_now_ms();
 
     if (q->opts.max_length != 0 && queue_length(q) + (size_t)n > q->opts.max_length)
         return QUEUE_FULL;
-    if (ttl_ms == 0 && queue_packs(q, pri, due_ms > now))
+    if (ttl_ms == 0 && grp == NULL && queue_packs(q, pri, due_ms > now))
         return queue_push_packed(q, payloads, n, now, ids, pd) ? QUEUE_OK : QUEUE_NOMEM;
-    return queue_push_heaps(q, payloads, n, pri, due_ms, ttl_ms != 0 ? now + ttl_ms : 0, now, ids, pd);
+    return queue_push_heaps(q, payloads, n, pri, due_ms, ttl_ms != 0 ? now + ttl_ms : 0, now, ids, grp, pd);
 }
 
 enum queue_result queue_push_many(struct queue *q, item **payloads, int n, uint32_t pri,
                                   uint64_t due_ms, uint64_t *ids) {
-    return queue_push_dedup(q, payloads, n, pri, due_ms, NULL, ids, NULL);
+    return queue_push_dedup(q, payloads, n, pri, due_ms, NULL, NULL, ids, NULL);
 }
 
 enum queue_result queue_push_dedup(struct queue *q, item **payloads, int n, uint32_t pri,
                                    uint64_t due_ms, const struct queue_dedup_id *dd,
-                                   uint64_t *ids, bool *dup) {
-    return queue_push_ttl(q, payloads, n, pri, due_ms, dd, 0, ids, dup);
+                                   const struct queue_group_id *grp, uint64_t *ids, bool *dup) {
+    return queue_push_ttl(q, payloads, n, pri, due_ms, dd, grp, 0, ids, dup);
 }
 
 /* The entries of dd for the messages of a push that are not duplicates
@@ -1195,7 +1217,8 @@ static void queue_dedup_unused(struct queue_push_dedup *pd, int n) {
 }
 
 enum queue_result queue_push_ttl(struct queue *q, item **payloads, int n, uint32_t pri,
-                                 uint64_t due_ms, const struct queue_dedup_id *dd, uint64_t ttl_ms,
+                                 uint64_t due_ms, const struct queue_dedup_id *dd,
+                                 const struct queue_group_id *grp, uint64_t ttl_ms,
                                  uint64_t *ids, bool *dup) {
     item *fresh[QUEUE_PUSH_MAX];
     uint64_t fids[QUEUE_PUSH_MAX];
@@ -1223,7 +1246,7 @@ enum queue_result queue_push_ttl(struct queue *q, item **payloads, int n, uint32
     if (nfresh > 0 && dd != NULL && !queue_dedup_prepare(q, dd, pos, nfresh, &pd)) {
         r = QUEUE_NOMEM;
     } else if (nfresh > 0) {
-        r = queue_push_fresh(q, fresh, nfresh, pri, due_ms, ttl_ms, fids, dd != NULL ? &pd : NULL);
+        r = queue_push_fresh(q, fresh, nfresh, pri, due_ms, ttl_ms, fids, grp, dd != NULL ? &pd : NULL);
         if (dd != NULL && r != QUEUE_OK)
             queue_dedup_unused(&pd, nfresh);
     }
@@ -1297,6 +1320,7 @@ int queue_take(struct queue *q, struct qdelivery *out) {
         q->counts.acked++;
         queue_src_unref(q, m->src);
         qlog_ack(q, m->id);
+        queue_group_left(q, m->id);
         out->id = m->id;
         out->deliveries = m->deliveries + 1;
         out->lease_left_ms = 0;
@@ -1356,6 +1380,7 @@ enum queue_result queue_ack(struct queue *q, const struct qreceipt *r, bool held
         q->counts.acked++;
         queue_src_unref(q, m->src);
         qlog_ack(q, m->id);
+        queue_group_left(q, m->id);
     }
     queue_unlock(q, &dl);
     if (m == NULL)
@@ -1417,8 +1442,10 @@ enum queue_result queue_touch(struct queue *q, const struct qreceipt *r, bool he
     return m != NULL ? QUEUE_OK : QUEUE_NOT_FOUND;
 }
 
-/* Frees m, out of every heap of q, and its source entry; q locked. */
+/* Frees m, out of every heap of q, its source entry and its place in a
+ * group (every held message was purged first); q locked. */
 static void queue_drop_msg(struct queue *q, struct qmsg *m) {
+    queue_group_left(q, m->id);
     queue_src_unref(q, m->src);
     queue_msg_free(m);
 }
@@ -1452,11 +1479,13 @@ static void queue_heap_hand_over(struct qheap *h, struct qheap *into) {
  * O(1): false (nothing done) when the queue keeps room in its heaps for
  * messages out on a move or a dead-letter placement, or counts where dead
  * letters came from (each message's source would have to be let go of
- * here), or without memory. q locked. */
+ * here), or has FIFO groups (each message's group likewise), or without
+ * memory. q locked. */
 static bool queue_purge_to_reaper(struct queue *q) {
     struct queue_bag *b;
 
-    if (q->move_reserved > 0 || q->bury_reserved > 0 || q->nsrcs > 0 || (b = malloc(sizeof(*b))) == NULL)
+    if (q->move_reserved > 0 || q->bury_reserved > 0 || q->nsrcs > 0 || q->groups.n > 0
+        || (b = malloc(sizeof(*b))) == NULL)
         return false;
     b->pack = q->pack;
     q->pack.head = q->pack.tail = NULL;     /* its last id, seq and time stay */
@@ -1478,8 +1507,9 @@ uint64_t queue_purge(struct queue *q) {
     struct qmsg *m;
 
     pthread_mutex_lock(&q->lock);
-    n = queue_ready_count(q) + q->delayed.n + q->buried.n;
+    n = queue_ready_count(q) + q->delayed.n + q->buried.n + q->groups.nheld;
     if (!queue_purge_to_reaper(q)) {
+        queue_group_purge(q);
         qpack_clear(&q->pack);
         while ((m = queue_ready_take(q)) != NULL)
             queue_drop_msg(q, m);
@@ -1567,6 +1597,8 @@ static void queue_stats_locked(struct queue *q, struct queue_stats *st, uint64_t
     st->waiters = q->nwaiters;
     st->dedup_entries = q->dedup.n;
     st->paused_ms_left = queue_paused(q, now) ? q->paused_until - now : 0;
+    st->grouped = q->groups.nheld;
+    st->groups = q->groups.n;
     st->oldest_ready_ms = any && now > oldest ? now - oldest : 0;
 }
 
@@ -1616,6 +1648,8 @@ static void queue_totals_add(const char *name, size_t nname, const struct queue_
     total->dropped += st->dropped;
     total->redriven += st->redriven;
     total->kicked += st->kicked;
+    total->grouped += st->grouped;
+    total->groups += st->groups;
 }
 
 void queue_totals(struct queue_stats *total, uint64_t *nqueues) {
@@ -1716,6 +1750,8 @@ static void queue_stats_emit(stats_emit_fn emit, void *ctx) {
     stats_emit_u64(emit, ctx, "queue_expired_ttl", q.expired_ttl);
     stats_emit_u64(emit, ctx, "queue_dropped", q.dropped);
     stats_emit_u64(emit, ctx, "queue_reclaiming", __atomic_load_n(&queue_nreclaiming, __ATOMIC_RELAXED));
+    stats_emit_u64(emit, ctx, "queue_grouped", q.grouped);
+    stats_emit_u64(emit, ctx, "queue_groups", q.groups);
 }
 
 static const struct stats_provider queue_stats_provider = { "queues", STATS_PLACE_MCDS, 10, queue_stats_emit };

@@ -35,7 +35,9 @@
 
 struct event_base;
 
-enum qmsg_state { QMSG_READY, QMSG_DELAYED, QMSG_INFLIGHT, QMSG_BURIED };
+/* QMSG_GROUPED: a message of a FIFO group waiting behind the group's
+ * head, in no heap (queue_group.h). */
+enum qmsg_state { QMSG_READY, QMSG_DELAYED, QMSG_INFLIGHT, QMSG_BURIED, QMSG_GROUPED };
 
 struct qmsg {
     uint64_t id;
@@ -131,6 +133,8 @@ struct queue_stats {
     uint64_t paused_ms_left;    /* until pops deliver again (0: not paused) */
     uint64_t expired_ttl;       /* sent off past their own ttl (dead or dropped) */
     uint64_t dropped;           /* expired and dropped (expired=drop) */
+    uint64_t grouped;           /* messages waiting behind their group's head */
+    uint64_t groups;            /* FIFO groups with messages */
 };
 
 enum queue_result { QUEUE_OK, QUEUE_FULL, QUEUE_NOMEM, QUEUE_NOT_FOUND, QUEUE_GONE };
@@ -177,19 +181,27 @@ struct queue_dedup_id {
     const char *id;
     size_t n;                   /* 1 to QDEDUP_ID_MAX bytes */
 };
-/* queue_push_many with a deduplication id (dd NULL: none). A message
+/* A push's FIFO group (qpush and qpushn group=): its messages are
+ * delivered one at a time, in push order (queue_group.h). */
+struct queue_group_id {
+    const char *id;
+    size_t n;                   /* 1 to QGROUP_ID_MAX bytes */
+};
+/* queue_push_many with a deduplication id (dd NULL: none) and a group
+ * (grp NULL: none; the push is then ready now, due_ms ignored). A message
  * whose (id, i) the queue still remembers is not pushed: dup[i] is set,
  * ids[i] is the message that push queued, and the caller keeps payloads[i]
  * (every other payload is the queue's on QUEUE_OK). The others are pushed
  * all or none, each remembered under its (id, i) in the same log record. */
 enum queue_result queue_push_dedup(struct queue *q, item **payloads, int n, uint32_t pri,
                                    uint64_t due_ms, const struct queue_dedup_id *dd,
-                                   uint64_t *ids, bool *dup);
+                                   const struct queue_group_id *grp, uint64_t *ids, bool *dup);
 /* queue_push_dedup with a time to live (qpush and qpushn ttl=): each
  * message pushed expires ttl_ms after the push (0: never) unless it is
  * acked first, as for the queue's max_age_ms. */
 enum queue_result queue_push_ttl(struct queue *q, item **payloads, int n, uint32_t pri,
-                                 uint64_t due_ms, const struct queue_dedup_id *dd, uint64_t ttl_ms,
+                                 uint64_t due_ms, const struct queue_dedup_id *dd,
+                                 const struct queue_group_id *grp, uint64_t ttl_ms,
                                  uint64_t *ids, bool *dup);
 /* Takes over a whole message from queue src (a dead letter): ready now,
  * its id kept, its delivery count starting again. */
@@ -228,6 +240,9 @@ void queue_get_stats(struct queue *q, struct queue_stats *st);
  * max delayed messages, earliest due first. */
 bool queue_find(struct queue *q, uint64_t id, void (*fn)(const struct qmsg *m, void *arg), void *arg);
 void queue_peek_delayed(struct queue *q, size_t max, void (*fn)(const struct qmsg *m, void *arg), void *arg);
+/* The FIFO group of message id into out (room for QGROUP_ID_MAX bytes):
+ * its length, 0 when the message has none (or is not in q). */
+size_t queue_msg_group(struct queue *q, uint64_t id, char *out);
 /* queue_get_stats, unless q was deleted (closed): false then. */
 bool queue_open_stats(struct queue *q, struct queue_stats *st);
 

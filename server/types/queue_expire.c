@@ -97,6 +97,7 @@ void queue_expire_send(struct queue *q, struct qmsg *m, struct queue_dead_list *
     }
     q->counts.dropped++;
     qlog_expire(q, m->id);
+    queue_group_left(q, m->id);     /* a dropped head lets its group go on */
     queue_src_unref(q, m->src);
     queue_msg_free(m);
 }

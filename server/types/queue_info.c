@@ -5,6 +5,8 @@
  * qlist unless it was deleted. Nothing here changes a queue beyond the
  * catch-up that every access makes (queue_lock).
  */
+#include <string.h>
+
 #include "base/clock.h"
 #include "types/queue.h"
 #include "types/queue_int.h"
@@ -30,6 +32,8 @@ static struct qmsg *queue_info_find(struct queue *q, uint64_t id) {
         m = queue_info_in(&q->buried, id);
     if (m == NULL)
         m = queue_info_in(&q->ready, id);
+    if (m == NULL)
+        m = queue_group_find_held(q, id);
     return m;
 }
 
@@ -59,6 +63,20 @@ bool queue_find(struct queue *q, uint64_t id, void (*fn)(const struct qmsg *m, v
     found = m != NULL || queue_info_packed(q, id, fn, arg);
     queue_unlock(q, &dl);
     return found;
+}
+
+size_t queue_msg_group(struct queue *q, uint64_t id, char *out) {
+    struct queue_dead_list dl;
+    const char *name = NULL;
+    struct qmsg *m;
+    size_t n = 0;
+
+    queue_lock(q, clock_now_ms(), &dl);
+    m = queue_info_find(q, id);
+    if (m != NULL && (name = queue_group_name_of(q, m, &n)) != NULL)
+        memcpy(out, name, n);
+    queue_unlock(q, &dl);
+    return name != NULL ? n : 0;
 }
 
 void queue_peek_delayed(struct queue *q, size_t max, void (*fn)(const struct qmsg *m, void *arg), void *arg) {

@@ -11,6 +11,7 @@
 #include "types/queue.h"
 #include "types/queue_dedup.h"
 #include "types/queue_expire.h"
+#include "types/queue_group.h"
 #include "types/queue_pack.h"
 
 #define QUEUE_IDMAP_INIT 64
@@ -50,6 +51,7 @@ struct queue {
     uint64_t nwaiters;
     struct queue_stats counts;  /* the running totals (pushed, acked …) */
     struct qdedup dedup;        /* deduplication ids of recent pushes */
+    struct qgroups groups;      /* FIFO groups and their held messages */
     uint64_t paused_until;      /* pops answer nothing before this time (0: not paused) */
     bool closed;
     uint64_t next_due;          /* earliest delay or lease end; atomic */

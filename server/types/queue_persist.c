@@ -15,8 +15,6 @@
  *   Q_PUSH    a message (below), then, for a push with a deduplication
  *             id: the id (as a key), its index in the push u8, when it
  *             expires (Unix ms) u64
- *   Q_PUSH_TTL  the push of a message with a ttl: a message, when it
- *             expires (Unix ms) u64, then Q_PUSH's deduplication id if any
  *   Q_STATE   id u64, state u8, deliveries u32, due (Unix ms) u64
  *   Q_ACK     id u64
  *   Q_PURGE   -
@@ -30,6 +28,14 @@
  *             this one (added if missing: a snapshot written while it was
  *             on its way does not hold it)
  *   Q_PAUSE   paused until (Unix ms; 0: resumed) u64
+ *   Q_GPUSH   a push into a FIFO group: the group id (as a key), then as
+ *             Q_PUSH (the message's state is QMSG_GROUPED when it waits
+ *             behind the group's head)
+ *   Q_GNEXT   the group id (as a key): the group's first waiting message
+ *             is now its head, ready
+ *   Q_PUSH_TTL, Q_GPUSH_TTL  the push of a message with a ttl: as Q_PUSH
+ *             and Q_GPUSH with, right after the message, when its ttl
+ *             ends (Unix ms) u64
  *   Q_EXPIRE  id u64: expired (its ttl or max_age_ms) and dropped
  * A message: id u64, seq u64, state u8, priority u32, deliveries u32,
  * due u64 (Unix ms; a lease end for in-flight, UINT64_MAX when held by a
@@ -42,7 +48,11 @@
  * snapshots and messages with none leave out), S_MSG_TTL (S_MSG with
  * the message's expiry, Unix ms u64, after the message) and S_DEDUP (queue key, a
  * deduplication id as a key, its index u8, its message's id u64, when it
- * expires (Unix ms) u64), in the order the queue remembers them.
+ * expires (Unix ms) u64), in the order the queue remembers them, and
+ * S_GMSG (queue key, group id as a key, message) for each message of a
+ * FIFO group: its head (in whatever state) and, after every S_MSG and
+ * S_GMSG of a head, each group's waiting messages in their order;
+ * S_GMSG_TTL is S_GMSG with the message's expiry after it, as S_MSG_TTL.
  */
 
 #include <stdlib.h>
@@ -64,7 +74,7 @@
 static uint64_t qp_due_out(const struct qmsg *m) {
     if (m->due_ms == QUEUE_HELD)
         return QP_HELD;
-    return m->state == QMSG_READY ? 0 : clock_to_unix_ms(m->due_ms);
+    return m->state == QMSG_READY || m->state == QMSG_GROUPED ? 0 : clock_to_unix_ms(m->due_ms);
 }
 
 /* ---- encoding ---- */
@@ -167,18 +177,24 @@ static void qp_log_msg(uint8_t op, struct queue *q, const struct qmsg *m) {
     qp_log(op, &o, m);
 }
 
-void qlog_push(struct queue *q, const struct qmsg *m, const struct qdedup_entry *e) {
-    uint8_t buf[QP_FIXED], tail[8 + QDEDUP_ID_MAX + 16];
+/* The push op of m into group g (NULL: none): with or without a ttl. */
+static uint8_t qp_push_op(const struct qmsg *m, const struct qgroup *g) {
+    if (queue_msg_expires(m) != 0)
+        return g != NULL ? Q_GPUSH_TTL : Q_PUSH_TTL;
+    return g != NULL ? Q_GPUSH : Q_PUSH;
+}
+
+void qlog_push(struct queue *q, const struct qmsg *m, const struct qgroup *g, const struct qdedup_entry *e) {
+    uint8_t buf[QP_FIXED + QGROUP_ID_MAX + 1], tail[8 + QDEDUP_ID_MAX + 16];
     uint64_t expires = queue_msg_expires(m);
     struct codec_out o, t;
 
-    if (e == NULL && expires == 0) {
-        qp_log_msg(Q_PUSH, q, m);
-        return;
-    }
     if (!persist_on())
         return;
-    qp_start(&o, buf, q);
+    codec_out_init(&o, buf, sizeof(buf));
+    codec_put_key(&o, q->name, q->nname);
+    if (g != NULL)
+        codec_put_key(&o, g->name, g->nname);
     qp_put_msg(&o, m);
     codec_out_init(&t, tail, sizeof(tail));
     if (expires != 0)
@@ -188,7 +204,18 @@ void qlog_push(struct queue *q, const struct qmsg *m, const struct qdedup_entry 
         codec_put_u8(&t, e->index);
         codec_put_u64(&t, clock_to_unix_ms(e->expires_ms));
     }
-    qp_log_tail(expires != 0 ? Q_PUSH_TTL : Q_PUSH, &o, m, &t);
+    qp_log_tail(qp_push_op(m, g), &o, m, t.n > 0 ? &t : NULL);
+}
+
+void qlog_gnext(struct queue *q, const struct qgroup *g) {
+    uint8_t buf[QP_FIXED];
+    struct codec_out o;
+
+    if (!persist_on())
+        return;
+    qp_start(&o, buf, q);
+    codec_put_key(&o, g->name, g->nname);
+    qp_log(Q_GNEXT, &o, NULL);
 }
 
 void qlog_state(struct queue *q, const struct qmsg *m) {
@@ -305,6 +332,9 @@ struct qp_copy {
     uint8_t (*dedup)[QP_DEDUP_ENTRY]; /* each deduplication entry, encoded */
     size_t *ndedup_entry;
     size_t ndedup;
+    uint32_t *gix;                  /* each message's group (1 up, 0: none) */
+    uint8_t (*gkey)[QGROUP_ID_MAX + 1]; /* each group's id, encoded as a key */
+    uint32_t ngroups;
 };
 
 /* Every message of q in its heaps, and out on a redrive (still q's);
@@ -313,24 +343,48 @@ static size_t qp_heap_total(const struct queue *q) {
     return q->ready.n + q->delayed.n + q->inflight.n + q->buried.n + q->move_reserved;
 }
 
-static void qp_copy_msgs(struct qp_copy *c, struct qmsg *const *v, size_t n) {
-    size_t i;
+/* Copies message m of group g (NULL: none). */
+static void qp_copy_one(struct qp_copy *c, const struct qmsg *m, const struct qgroup *g) {
+    struct codec_out o;
 
-    for (i = 0; i < n; i++) {
-        struct codec_out o;
-        if (v[i] == NULL)       /* placed in its source by a redrive */
-            continue;
-        codec_out_init(&o, c->fixed[c->n], sizeof(c->fixed[c->n]));
-        qp_put_msg(&o, v[i]);
-        item_incref(v[i]->payload);
-        c->src[c->n] = v[i]->src;
-        c->expires[c->n] = queue_msg_expires(v[i]) != 0 ? clock_to_unix_ms(queue_msg_expires(v[i])) : 0;
-        c->payloads[c->n++] = v[i]->payload;
-    }
+    codec_out_init(&o, c->fixed[c->n], sizeof(c->fixed[c->n]));
+    qp_put_msg(&o, m);
+    item_incref(m->payload);
+    c->src[c->n] = m->src;
+    c->expires[c->n] = queue_msg_expires(m) != 0 ? clock_to_unix_ms(queue_msg_expires(m)) : 0;
+    c->gix[c->n] = g != NULL ? g->mark : 0;
+    c->payloads[c->n++] = m->payload;
 }
 
-static void qp_copy_heap(struct qp_copy *c, const struct qheap *h) {
-    qp_copy_msgs(c, h->v, h->n);
+static void qp_copy_msgs(struct qp_copy *c, const struct queue *q, struct qmsg *const *v, size_t n) {
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        if (v[i] != NULL)       /* NULL: placed in its source by a redrive */
+            qp_copy_one(c, v[i], queue_group_of_head(q, v[i]->id));
+}
+
+static void qp_copy_heap(struct qp_copy *c, const struct queue *q, const struct qheap *h) {
+    qp_copy_msgs(c, q, h->v, h->n);
+}
+
+/* Numbers group g for the copy and encodes its id. */
+static void qp_copy_group_name(struct qgroup *g, void *arg) {
+    struct qp_copy *c = arg;
+    struct codec_out o;
+
+    codec_out_init(&o, c->gkey[c->ngroups], sizeof(c->gkey[c->ngroups]));
+    codec_put_key(&o, g->name, g->nname);
+    g->mark = ++c->ngroups;
+}
+
+/* Copies g's waiting messages, in their order. */
+static void qp_copy_group_waiting(struct qgroup *g, void *arg) {
+    struct qp_copy *c = arg;
+    uint32_t i;
+
+    for (i = 0; i < g->n; i++)
+        qp_copy_one(c, qgroup_held_at(g, i), g);
 }
 
 /* Copies q's source table (a free slot as an empty name); q locked. */
@@ -373,7 +427,9 @@ static int qp_copy(struct queue *q, item *self, struct qp_copy *c) {
         pthread_mutex_unlock(&q->lock);
         return 1;
     }
-    total = qp_heap_total(q);
+    total = qp_heap_total(q) + q->groups.nheld;
+    c->gix = malloc((total + 1) * sizeof(*c->gix));
+    c->gkey = malloc((q->groups.n + 1) * sizeof(*c->gkey));
     c->fixed = malloc((total + 1) * sizeof(*c->fixed));
     c->payloads = malloc((total + 1) * sizeof(*c->payloads));
     c->src = malloc((total + 1) * sizeof(*c->src));
@@ -382,7 +438,7 @@ static int qp_copy(struct queue *q, item *self, struct qp_copy *c) {
     c->dedup = malloc((q->dedup.n + 1) * sizeof(*c->dedup));
     c->ndedup_entry = malloc((q->dedup.n + 1) * sizeof(*c->ndedup_entry));
     if (c->fixed == NULL || c->payloads == NULL || c->src == NULL || c->expires == NULL || c->srcs == NULL
-        || c->dedup == NULL || c->ndedup_entry == NULL) {
+        || c->dedup == NULL || c->ndedup_entry == NULL || c->gix == NULL || c->gkey == NULL) {
         pthread_mutex_unlock(&q->lock);
         return -1;
     }
@@ -405,12 +461,15 @@ static int qp_copy(struct queue *q, item *self, struct qp_copy *c) {
     c->nhead = o.n;
     qp_copy_dedup(q, c);
     c->n = 0;
-    qp_copy_heap(c, &q->ready);
-    qp_copy_heap(c, &q->delayed);
-    qp_copy_heap(c, &q->inflight);
-    qp_copy_heap(c, &q->buried);
+    c->ngroups = 0;
+    qgroup_each(q, qp_copy_group_name, c);
+    qp_copy_heap(c, q, &q->ready);
+    qp_copy_heap(c, q, &q->delayed);
+    qp_copy_heap(c, q, &q->inflight);
+    qp_copy_heap(c, q, &q->buried);
     for (l = q->moving; l != NULL; l = l->next)
-        qp_copy_msgs(c, l->v, l->n);
+        qp_copy_msgs(c, q, l->v, l->n);
+    qgroup_each(q, qp_copy_group_waiting, c);
     if (qpack_copy(&q->pack, &c->pack) < 0) {
         pthread_mutex_unlock(&q->lock);
         return -1;
@@ -439,6 +498,37 @@ static int qp_write_packed(struct snap_writer *w, uint8_t *key, size_t nkey, con
     return rc;
 }
 
+/* The snapshot entry of copied message i: S_MSG, S_GMSG in a group, and
+ * their _TTL forms for a message with a ttl. */
+static uint8_t qp_msg_op(const struct qp_copy *c, size_t i) {
+    if (c->expires[i] != 0)
+        return c->gix[i] != 0 ? S_GMSG_TTL : S_MSG_TTL;
+    return c->gix[i] != 0 ? S_GMSG : S_MSG;
+}
+
+/* The entry (qp_msg_op) of copied message i of the queue whose encoded
+ * key is key (nkey bytes). */
+static int qp_write_msg(struct snap_writer *w, uint8_t *key, size_t nkey, const struct qp_copy *c, size_t i) {
+    uint8_t src[8 + ITEM_KEY_MAX + 1];
+    struct codec_out so;
+    uint32_t g = c->gix[i];
+    struct iovec m[5] = {
+        { key, nkey },
+        { g != 0 ? (void *)c->gkey[g - 1] : NULL, g != 0 ? 1 + (size_t)c->gkey[g - 1][0] : 0 },
+        { (void *)c->fixed[i], 8 + 8 + 1 + 4 + 4 + 8 + 8 + 4 + 4 },
+        { item_value(c->payloads[i]), c->payloads[i]->nbytes - 2 },
+        { src, 0 },
+    };
+
+    codec_out_init(&so, src, sizeof(src));
+    if (c->expires[i] != 0)
+        codec_put_u64(&so, c->expires[i]);
+    if (c->src[i] != 0 && c->src[i] <= c->nsrcs && c->srcs[c->src[i] - 1].nname > 0)
+        codec_put_key(&so, c->srcs[c->src[i] - 1].name, c->srcs[c->src[i] - 1].nname);
+    m[4].iov_len = so.n;
+    return snap_put(w, PERSIST_QUEUE, qp_msg_op(c, i), m, 5);
+}
+
 static int qp_write_copy(struct snap_writer *w, const struct queue *q, struct qp_copy *c) {
     uint8_t key[ITEM_KEY_MAX + 1];
     struct codec_out ko;
@@ -448,23 +538,8 @@ static int qp_write_copy(struct snap_writer *w, const struct queue *q, struct qp
 
     codec_out_init(&ko, key, sizeof(key));
     codec_put_key(&ko, q->name, q->nname);
-    for (i = 0; i < c->n && rc == 0; i++) {
-        uint8_t src[8 + ITEM_KEY_MAX + 1];
-        struct codec_out so;
-        struct iovec m[4] = {
-            { key, ko.n },
-            { c->fixed[i], 8 + 8 + 1 + 4 + 4 + 8 + 8 + 4 + 4 },
-            { item_value(c->payloads[i]), c->payloads[i]->nbytes - 2 },
-            { src, 0 },
-        };
-        codec_out_init(&so, src, sizeof(src));
-        if (c->expires[i] != 0)
-            codec_put_u64(&so, c->expires[i]);
-        if (c->src[i] != 0 && c->src[i] <= c->nsrcs && c->srcs[c->src[i] - 1].nname > 0)
-            codec_put_key(&so, c->srcs[c->src[i] - 1].name, c->srcs[c->src[i] - 1].nname);
-        m[3].iov_len = so.n;
-        rc = snap_put(w, PERSIST_QUEUE, c->expires[i] != 0 ? S_MSG_TTL : S_MSG, m, 4);
-    }
+    for (i = 0; i < c->n && rc == 0; i++)
+        rc = qp_write_msg(w, key, ko.n, c, i);
     if (rc == 0)
         rc = qp_write_packed(w, key, ko.n, &c->pack);
     for (i = 0; i < c->ndedup && rc == 0; i++) {
@@ -477,7 +552,7 @@ static int qp_write_copy(struct snap_writer *w, const struct queue *q, struct qp
 int queue_persist_dump(struct snap_writer *w, item *it) {
     struct queue *q = item_struct(it);
     struct qp_copy c = { .fixed = NULL, .payloads = NULL, .src = NULL, .expires = NULL, .srcs = NULL, .n = 0,
-                         .dedup = NULL, .ndedup_entry = NULL, .ndedup = 0 };
+                         .dedup = NULL, .ndedup_entry = NULL, .ndedup = 0, .gix = NULL, .gkey = NULL };
     size_t i;
     int rc;
 
@@ -496,6 +571,8 @@ int queue_persist_dump(struct snap_writer *w, item *it) {
     free(c.srcs);
     free(c.dedup);
     free(c.ndedup_entry);
+    free(c.gix);
+    free(c.gkey);
     qpack_clear(&c.pack);
     return rc;
 }

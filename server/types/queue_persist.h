@@ -18,13 +18,14 @@
 struct queue;
 struct qmsg;
 struct qdedup_entry;
+struct qgroup;
 struct snap_writer;
 
 /* The operations of records (Q_) and snapshot entries (S_). */
 enum qp_op {
     Q_CREATE = 1, Q_DROP, Q_TTL, Q_PUSH, Q_STATE, Q_ACK, Q_PURGE, Q_DEAD,
-    Q_REDRIVE, Q_KICK, Q_BURY, Q_PAUSE, Q_PUSH_TTL, Q_EXPIRE,
-    S_QUEUE = 20, S_MSG, S_DEDUP, S_MSG_TTL
+    Q_REDRIVE, Q_KICK, Q_BURY, Q_PAUSE, Q_GPUSH, Q_GNEXT, Q_PUSH_TTL, Q_EXPIRE, Q_GPUSH_TTL,
+    S_QUEUE = 20, S_MSG, S_DEDUP, S_GMSG, S_MSG_TTL, S_GMSG_TTL
 };
 
 #define QP_FIXED 640                /* room for every fixed part (two keys) */
@@ -35,8 +36,11 @@ int queue_persist_dump(struct snap_writer *w, item *it);
 
 void qlog_create(struct queue *q);
 void qlog_drop(struct queue *q);
-/* A push of m, remembered under deduplication entry e (NULL: none). */
-void qlog_push(struct queue *q, const struct qmsg *m, const struct qdedup_entry *e);
+/* A push of m, in group g (NULL: none), remembered under deduplication
+ * entry e (NULL: none). */
+void qlog_push(struct queue *q, const struct qmsg *m, const struct qgroup *g, const struct qdedup_entry *e);
+/* g's first waiting message became its head, ready. */
+void qlog_gnext(struct queue *q, const struct qgroup *g);
 /* m's state, delivery count or due time changed (lease, release, touch,
  * a lease running out, a delivery given back, burial). */
 void qlog_state(struct queue *q, const struct qmsg *m);

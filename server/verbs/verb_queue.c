@@ -3,7 +3,8 @@
  *
  *   qcreate <q> [lease=<s>] [maxdeliver=<n>] [maxlen=<n>] [dlq=<key>] [maxage=<s>] [dedup=<s>]
  *           [expired=dead|drop]
- *   qpush <q> <flags> <delay> <bytes> [<priority>] [dedup=<id>] [ttl=<s>] [noreply]  + data block
+ *   qpush <q> <flags> <delay> <bytes> [<priority>] [dedup=<id>] [group=<id>] [ttl=<s>] [noreply]
+ *         + data block
  *   qpop <q> [<count>] [lease=<s>] [wait=<s>] [ack=<id>[:<n>]]
  *   qack <q> <id>[:<n>] [noreply]    qrelease <q> <id>[:<n>] [<delay>] [noreply]
  *   qtouch <q> <id>[:<n>] [<lease>] [noreply]
@@ -213,6 +214,8 @@ struct qverb_push_args {
     int32_t delay;
     const char *dedup;          /* dedup=<id> (NULL: none) */
     size_t ndedup;
+    const char *group;          /* group=<id> (NULL: none) */
+    size_t ngroup;
     uint64_t ttl_ms;            /* ttl=<secs> (0: none) */
     int unknown;                /* the token that is no option (0: none) */
 };
@@ -226,13 +229,16 @@ bool qverb_parse_ttl(const char *v, uint64_t *ttl_ms) {
     return true;
 }
 
-/* The tokens after <bytes>: [<priority>] [dedup=<id>] [ttl=<secs>],
- * noreply left out (n tokens in all). REPLY_OK, or the first wrong one
- * (REPLY_ERROR with a->unknown set: an unknown option). */
+/* The tokens after <bytes>: [<priority>] [dedup=<id>] [group=<id>]
+ * [ttl=<secs>] (the options in any order), noreply left out
+ * (n tokens in all). REPLY_OK, or the first wrong one (REPLY_ERROR with
+ * a->unknown set: an unknown option). */
 static enum reply_id qverb_push_rest(struct cmd_line *t, int n, struct qverb_push_args *a) {
     const char *v;
     int i;
 
+    if (n > CMD_MAX_TOKENS)
+        return REPLY_X_TOO_MANY;            /* tokens past the last one kept */
     for (i = 5; i < n; i++) {
         const char *tok = t->v[i];
         if (strcmp(tok, "noreply") == 0)
@@ -242,20 +248,25 @@ static enum reply_id qverb_push_rest(struct cmd_line *t, int n, struct qverb_pus
                 return REPLY_X_BAD_DEDUP;
             a->dedup = v;
             a->ndedup = t->vlen[i] - 6;
+        } else if ((v = cmd_option(tok, "group")) != NULL) {
+            if (a->group != NULL || t->vlen[i] - 6 == 0 || t->vlen[i] - 6 > QGROUP_ID_MAX)
+                return REPLY_X_BAD_GROUP;
+            a->group = v;
+            a->ngroup = t->vlen[i] - 6;
         } else if ((v = cmd_option(tok, "ttl")) != NULL) {
             if (!qverb_parse_ttl(v, &a->ttl_ms))
                 return REPLY_X_BAD_TTL;
         } else if (strchr(tok, '=') != NULL) {
             a->unknown = i;
             return REPLY_ERROR;
-        } else if (i == 5 && a->dedup == NULL) {
+        } else if (i == 5) {
             if (!cmd_parse_count(tok, UINT32_MAX, &a->pri))
                 return REPLY_X_BAD_PRIORITY;
         } else {
             return cmd_extra_tokens(t, 5);      /* the data is still skipped */
         }
     }
-    return REPLY_OK;
+    return a->group != NULL && a->delay > 0 ? REPLY_X_GROUP_DELAY : REPLY_OK;
 }
 
 /* The first wrong token of a qpush line (REPLY_OK: none). */
@@ -281,7 +292,7 @@ static void qverb_push_refuse(conn *c, struct cmd_line *t, enum reply_id bad, co
 }
 
 enum conn_parse_result qverb_push(conn *c, struct cmd_line *t) {
-    struct qverb_push_args a = { 0, QUEUE_DEFAULT_PRI, 0, NULL, 0, 0, 0 };
+    struct qverb_push_args a = { 0, QUEUE_DEFAULT_PRI, 0, NULL, 0, NULL, 0, 0, 0 };
     int32_t vlen = 0;
     enum reply_id bad;
     bool vlen_ok;
@@ -318,6 +329,9 @@ enum conn_parse_result qverb_push(conn *c, struct cmd_line *t) {
     c->nread.push_ndedup = (uint8_t)a.ndedup;
     if (a.ndedup > 0)
         memcpy(c->nread.push_dedup, a.dedup, a.ndedup);
+    c->nread.push_ngroup = (uint8_t)a.ngroup;
+    if (a.ngroup > 0)
+        memcpy(c->nread.push_group, a.group, a.ngroup);
     return PARSE_DONE;
 }
 
@@ -325,6 +339,7 @@ enum conn_parse_result qverb_push(conn *c, struct cmd_line *t) {
 static void qverb_push_done(conn *c) {
     item *it = c->nread.it, *pin;
     struct queue_dedup_id dd = { c->nread.push_dedup, c->nread.push_ndedup };
+    struct queue_group_id grp = { c->nread.push_group, c->nread.push_ngroup };
     enum store_status st;
     uint64_t id = 0;
     enum queue_result r;
@@ -348,7 +363,8 @@ static void qverb_push_done(conn *c) {
         return;
     }
     r = store_queue_push_dedup(pin, &it, 1, c->nread.push_pri, c->nread.push_due_ms,
-                               dd.n > 0 ? &dd : NULL, c->nread.push_ttl_ms, &id, &dup);
+                               dd.n > 0 ? &dd : NULL, grp.n > 0 ? &grp : NULL, c->nread.push_ttl_ms,
+                               &id, &dup);
     item_release(pin);
     if (r != QUEUE_OK || dup)
         item_release(it);
@@ -655,6 +671,8 @@ enum conn_parse_result qverb_stats(conn *c, struct cmd_line *t) {
     qverb_stat(c, "dedup_entries", st.dedup_entries);
     qverb_stat(c, "deduplicated", st.deduplicated);
     qverb_stat(c, "paused_ms_left", st.paused_ms_left);
+    qverb_stat(c, "grouped", st.grouped);
+    qverb_stat(c, "groups", st.groups);
     p = conn_out_reserve(c, 32);
     conn_out_commit(c, (size_t)sprintf(p, "STAT expired %s\r\n",
                                        o->expired == QUEUE_EXPIRED_DROP ? "drop" : "dead"));
@@ -718,7 +736,7 @@ enum conn_parse_result qverb_pause(conn *c, struct cmd_line *t) {
 /* The command table's entries of the queue verbs (proto/cmd.h). */
 const struct cmd_def qverb_cmds[] = {
     { "qcreate", qverb_create, 2, 9, 0, 0, "create a queue: qcreate <q> [lease=] [maxdeliver=] [maxlen=] [dlq=] [maxage=] [dedup=] [expired=]" },
-    { "qpush", qverb_push, 5, CMD_ANY, CMD_DATA | CMD_NOREPLY, 0, "push a message: qpush <q> <flags> <delay> <bytes> [<priority>] [dedup=<id>] [ttl=<secs>]" },
+    { "qpush", qverb_push, 5, CMD_ANY, CMD_DATA | CMD_NOREPLY, 0, "push a message: qpush <q> <flags> <delay> <bytes> [<priority>] [dedup=<id>] [group=<id>] [ttl=<secs>]" },
     { "qpop", qverb_pop, 2, 6, 0, 0, "pop messages: qpop <q> [<count>] [lease=] [wait=] [ack=]" },
     { "qack", qbatch_run, 1, CMD_ANY, CMD_RAW | CMD_NOREPLY, QVERB_ACK, "acknowledge popped messages: qack <q> <id> [<id>...]" },
     { "qrelease", qbatch_run, 1, CMD_ANY, CMD_RAW | CMD_NOREPLY, QVERB_RELEASE, "give popped messages back: qrelease <q> <id> [<delay>] | <id>... [delay=]" },

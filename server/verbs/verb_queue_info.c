@@ -22,6 +22,7 @@
 #include "net/conn_names.h"
 #include "base/parse.h"
 #include "store/store_queue.h"
+#include "types/queue_group.h"
 #include "types/queue_names.h"
 #include "verbs/verb_queue.h"
 #include "verbs/verb_queue_info.h"
@@ -38,6 +39,8 @@ struct qinfo_copy {
     uint64_t expires_ms;        /* its ttl's end (0: none) */
     uint32_t pri, flags, bytes, deliveries, first, last;   /* first, last: as in qmsg */
     uint8_t state;
+    size_t ngroup;                  /* its FIFO group (0: none) */
+    char group[QGROUP_ID_MAX + 1];
 };
 
 static void qinfo_copy_one(const struct qmsg *m, void *arg) {
@@ -80,6 +83,7 @@ static const char *qinfo_state_name(uint8_t state) {
     case QMSG_READY: return "ready";
     case QMSG_DELAYED: return "delayed";
     case QMSG_INFLIGHT: return "in_flight";
+    case QMSG_GROUPED: return "grouped";
     default: return "buried";
     }
 }
@@ -134,6 +138,8 @@ static void qinfo_out(conn *c, const struct qinfo_copy *k, uint64_t now) {
     qinfo_stat(c, "lease_ms_left", left);
     qinfo_holder(k->state, k->due_ms, k->holder, holder, sizeof(holder));
     qinfo_stat(c, "holder", holder);
+    if (k->ngroup > 0)
+        qinfo_stat(c, "group", k->group);
     if (k->expires_ms == 0)
         snprintf(left, sizeof(left), "-1");
     else
@@ -161,6 +167,8 @@ enum conn_parse_result qinfo_msg(conn *c, struct cmd_line *t) {
     if (pin == NULL)
         return PARSE_DONE;
     found = queue_find(store_queue_of(pin), id, qinfo_copy_one, &k);
+    k.ngroup = found ? queue_msg_group(store_queue_of(pin), id, k.group) : 0;
+    k.group[k.ngroup] = '\0';
     item_release(pin);
     if (found)
         qinfo_out(c, &k, clock_now_ms());

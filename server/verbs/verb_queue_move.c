@@ -1,7 +1,8 @@
 /*
  * verb_queue_move: moving several messages in one request.
  *
- *   qpushn <queue> <flags> <delay> <priority> <bytes> [<bytes> ...] [dedup=<id>] [ttl=<s>] [noreply]
+ *   qpushn <queue> <flags> <delay> <priority> <bytes> [<bytes> ...] [dedup=<id>] [group=<id>]
+ *          [ttl=<s>] [noreply]
  *          + one data block per message      -> PUSHED <id> [<id> ...]
  *   qpopany <q1> [<q2> ...] [count=<n>] [lease=<s>] [wait=<s>]
  *          -> ITEM <id> <flags> <bytes> <deliveries> <queue> ... END
@@ -45,6 +46,8 @@ struct qpushn_req {
     uint32_t len[QUEUE_PUSH_MAX];
     uint8_t ndedup;                 /* dedup=<id>: message i is (id, i) */
     char dedup[QDEDUP_ID_MAX];
+    uint8_t ngroup;                 /* group=<id>: the messages' FIFO group */
+    char group[QGROUP_ID_MAX];
     uint64_t ttl_ms;                /* ttl=<secs>: each message's (0: none) */
     int unknown;                    /* the token that is no option (0: none) */
 };
@@ -56,10 +59,18 @@ static void qmverb_pushn_done(conn *c);
 /* An option among a qpushn's lengths (a token with "="): REPLY_OK, or
  * what is wrong with it (REPLY_ERROR with r->unknown: no such option). */
 static enum reply_id qmverb_pushn_option(char **v, size_t *vlen, int i, struct qpushn_req *r) {
-    const char *id = cmd_option(v[i], "dedup"), *ttl = cmd_option(v[i], "ttl");
+    const char *id = cmd_option(v[i], "dedup"), *grp = cmd_option(v[i], "group");
+    const char *ttl = cmd_option(v[i], "ttl");
 
     if (ttl != NULL)
         return qverb_parse_ttl(ttl, &r->ttl_ms) ? REPLY_OK : REPLY_X_BAD_TTL;
+    if (grp != NULL) {
+        if (r->ngroup > 0 || vlen[i] - 6 == 0 || vlen[i] - 6 > QGROUP_ID_MAX)
+            return REPLY_X_BAD_GROUP;
+        r->ngroup = (uint8_t)(vlen[i] - 6);
+        memcpy(r->group, grp, r->ngroup);
+        return REPLY_OK;
+    }
     if (id == NULL) {
         r->unknown = i;
         return REPLY_ERROR;
@@ -84,6 +95,7 @@ static enum reply_id qmverb_lengths(char **v, size_t *vlen, int from, int to, st
 
     r->n = 0;
     r->ndedup = 0;
+    r->ngroup = 0;
     r->ttl_ms = 0;
     r->unknown = 0;
     *total = 0;
@@ -126,6 +138,8 @@ static enum reply_id qmverb_pushn_check(char **v, size_t *vlen, int n, struct qp
         return REPLY_X_BAD_PRIORITY;
     if (len != REPLY_OK)
         return len;
+    if (r->ngroup > 0 && delay > 0)
+        return REPLY_X_GROUP_DELAY;
     r->due_ms = clock_now_ms() + qverb_delay_ms(delay);
     return *total > settings.item_size_max ? REPLY_TOO_LARGE : REPLY_OK;
 }
@@ -226,6 +240,7 @@ static void qmverb_pushn_apply(conn *c, const char *key, size_t nkey, const stru
         [QUEUE_NOT_FOUND] = REPLY_OOM_STORE, [QUEUE_GONE] = REPLY_NOT_STORED,
     };
     struct queue_dedup_id dd = { r->dedup, r->ndedup };
+    struct queue_group_id grp = { r->group, r->ngroup };
     uint64_t ids[QUEUE_PUSH_MAX];
     bool dup[QUEUE_PUSH_MAX];
     enum queue_result res = QUEUE_GONE;
@@ -235,7 +250,7 @@ static void qmverb_pushn_apply(conn *c, const char *key, size_t nkey, const stru
 
     if (pin != NULL) {
         res = store_queue_push_dedup(pin, payloads, r->n, r->pri, r->due_ms, r->ndedup > 0 ? &dd : NULL,
-                                     r->ttl_ms, ids, dup);
+                                     r->ngroup > 0 ? &grp : NULL, r->ttl_ms, ids, dup);
         item_release(pin);
     }
     for (i = 0; i < r->n && res == QUEUE_OK; i++)
@@ -508,7 +523,7 @@ enum conn_parse_result qmverb_popany(conn *c, struct cmd_line *l) {
 const struct cmd_def qmverb_cmds[] = {
     { "qredrive", qmverb_redrive, 2, 4, CMD_NOREPLY, 0, "dead letters back to their queues: qredrive <dlq> [<count>]" },
     { "qkick", qmverb_kick, 2, 4, CMD_NOREPLY, 0, "buried messages ready again: qkick <q> [<count>]" },
-    { "qpushn", qmverb_pushn, 1, CMD_ANY, CMD_RAW | CMD_DATA | CMD_NOREPLY, 0, "push several messages: qpushn <q> <flags> <delay> <priority> <bytes> [<bytes>...] [dedup=<id>]" },
+    { "qpushn", qmverb_pushn, 1, CMD_ANY, CMD_RAW | CMD_DATA | CMD_NOREPLY, 0, "push several messages: qpushn <q> <flags> <delay> <priority> <bytes> [<bytes>...] [dedup=<id>] [group=<id>]" },
     { "qpopany", qmverb_popany, 1, CMD_ANY, CMD_RAW, 0, "pop from the first of several queues with a message: qpopany <q1> [<q2>...] [count=] [lease=] [wait=]" },
     { NULL, NULL, 0, 0, 0, 0, NULL },
 };

@@ -158,6 +158,27 @@ def queues(c, mcds, E):
            c.qpush, "pq:d", b"x", dedup="k" * 129)
     check("a dedup id of 128 bytes is fine", isinstance(c.qpush("pq:d", b"k", dedup="k" * 128), int), True)
 
+    # FIFO groups: one message of a group at a time, in push order.
+    g1 = c.qpush("pq:g", b"a1", group="A")
+    c.qpushn("pq:g", [b"a2", b"a3"], group=b"A", dedup="ga")
+    c.qpush("pq:g", b"b1", group="B")
+    s = c.qstats("pq:g")
+    check("group=: the heads are ready, the rest wait", [s["ready"], s["grouped"], s["groups"]], [2, 2, 2])
+    rounds = []
+    while True:
+        got = c.qpop("pq:g", 10)
+        if not got:
+            break
+        rounds.append(sorted(m.data for m in got))
+        for m in got:
+            c.qack("pq:g", m.receipt)
+    check("group=: each round one of each group, in push order", rounds, [[b"a1", b"b1"], [b"a2"], [b"a3"]])
+    check("group=: every message acked once", [c.qstats("pq:g")["acked"], c.qstats("pq:g")["groups"]], [4, 0])
+    raises("a grouped push with a delay is refused before sending", E.MemcacheIllegalInputError,
+           c.qpush, "pq:g", b"x", delay=5, group="A")
+    raises("a group id of 129 bytes is refused before sending", E.MemcacheIllegalInputError,
+           c.qpush, "pq:g", b"x", group="g" * 129)
+    check("qpush returns an id with a group", isinstance(g1, int), True)
     # Messages' ttls: past it, to the dead-letter queue, or dropped.
     check("qcreate expired=drop", [c.qcreate("pq:t", expired="drop"), c.qstats("pq:t")["expired"]],
           [True, "drop"])

@@ -43,6 +43,9 @@ foreach policy {always no} {
             # These two run out while the server is down.
             set ::pt_x [pt_push $fd pt3 x ttl=0.3]
             set ::pt_y [pt_push $fd pt4 y ttl=0.3]
+            # A FIFO group: its head and a message waiting behind it.
+            set ::pt_g1 [pt_push $fd pt5 g1 "group=G ttl=100"]
+            set ::pt_g2 [pt_push $fd pt5 g2 "group=G ttl=100"]
             list [pt_data $fd pt1] [pt_data $fd pt2] [q_stat $fd pt2 expired]
         } {{d a c e f} {h slow} drop}
     }
@@ -66,6 +69,9 @@ foreach policy {always no} {
 
         test "ttl (--fsync $policy): ttls, the delay, the lease and the dedup id all came back" {
             set s [q_stat_lines $fd "qinfo pt1 $::pt_g"]
+            set w [q_stat_lines $fd "qinfo pt5 $::pt_g2"]
+            assert_equal [list [dict get $w state] [expr {[dict get $w ttl_ms_left] > 0}] [pt_data $fd pt5]] \
+                {grouped 1 g1}
             list [pt_data $fd pt1] [dict get $s state] [expr {[dict get $s ttl_ms_left] <= 8500}] \
                 [q_stat $fd pt1 delayed] [expr {[pt_left $fd pt1 $::pt_b] > 0}] \
                 [expr {[mc_exchange $fd "qpush pt1 0 0 1 dedup=dd\r\nz\r\n"] eq "PUSHED $::pt_d\r\n"}]
@@ -97,14 +103,15 @@ foreach policy {always no} {
             # The 100 s ttls were pushed on the first server's clock.
             assert_equal [mc_exchange $fd "debugtime 101\r\n"] "OK\r\n"
             list [pt_data $fd pt1] [lsort [pt_data $fd pt1:dead]] [pt_data $fd pt2] [q_stat $fd pt2 dropped] \
-                [q_stat $fd pt1 in_flight]
-        } {c {a b d e f i} j 2 1} {debugtime}
+                [q_stat $fd pt1 in_flight] [pt_data $fd pt5] [pt_data $fd pt5:dead] [q_stat $fd pt5 groups]
+        } {c {a b d e f i} j 2 1 {} {g1 g2} 0} {debugtime}
 
         test "ttl (--fsync $policy): the leased message, released past its ttl, expires; every message counted" {
             list [expr {[mc_exchange $fd "qrelease pt1 $::pt_g\r\nqpeek pt1 5\r\n"] eq \
                             "RELEASED\r\n[q_item $::pt_c 0 c 0]END\r\n"}] \
                 [lsort [pt_data $fd pt1:dead]] [q_balanced $fd pt1] [q_balanced $fd pt2] \
-                [q_balanced $fd pt3] [q_balanced $fd pt4] [q_stat $fd pt1 pushed] [q_stat $fd pt1 dead]
-        } {1 {a b d e f g i} 1 1 1 1 8 7} {debugtime}
+                [q_balanced $fd pt3] [q_balanced $fd pt4] [q_balanced $fd pt5] [q_stat $fd pt1 pushed] \
+                [q_stat $fd pt1 dead]
+        } {1 {a b d e f g i} 1 1 1 1 1 8 7} {debugtime}
     }
 }

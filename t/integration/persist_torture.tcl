@@ -67,4 +67,16 @@ tags {persist mcds-only slow} {
         }
         set res
     } {1 1}
+
+    test {group_crash.py: FIFO groups through kill -9 under every --fsync policy, in order, each message once} {
+        set py [torture_guard]
+        set seed [torture_seed]
+        verbose "group_crash seed $seed"
+        lassign [run_cmd 200 $py [file join [srcdir] t torture group_crash.py] --server $::cfg(server) \
+                     --seconds 25 --cycles 9 --seed $seed --tmp-dir [tmpdir gcrash]] status out
+        if {$status ne "0" || ![regexp "group_crash: (\\d+) cycles, 0 violations, seed $seed" $out -> cycles]} {
+            fail "group_crash.py --seed $seed exited with status $status:\n[string range $out end-3000 end]"
+        }
+        expr {$cycles >= 3}
+    } 1
 }

@@ -100,12 +100,14 @@ proc q_pending {fd q} {
 proc q_stats_reply {args} {
     set names {ready delayed in_flight buried waiters pushed popped acked released lease_expired
         dead purged age_oldest_ready lease_ms max_deliveries max_length dlq max_age_ms expired_age
-        redriven kicked dedup_window_ms dedup_entries deduplicated paused_ms_left expired expired_ttl dropped}
+        redriven kicked dedup_window_ms dedup_entries deduplicated paused_ms_left grouped groups
+        expired expired_ttl dropped}
     set out {}
     # max_age_ms, expired_age, redriven and kicked default to 0, then
-    # dedup_window_ms to 300000, dedup_entries, deduplicated and
-    # paused_ms_left to 0, expired to dead, expired_ttl and dropped to 0.
-    foreach name $names value [concat $args [lrange {0 0 0 0 300000 0 0 0 dead 0 0} [expr {[llength $args] - 17}] end]] {
+    # dedup_window_ms to 300000, dedup_entries, deduplicated,
+    # paused_ms_left, grouped and groups to 0, expired to dead, expired_ttl
+    # and dropped to 0.
+    foreach name $names value [concat $args [lrange {0 0 0 0 300000 0 0 0 0 0 dead 0 0} [expr {[llength $args] - 17}] end]] {
         append out "STAT $name $value\r\n"
     }
     return "${out}END\r\n"

@@ -117,6 +117,16 @@ start_server {tags {libmcds queue mcds-only}} {
     } $::queue_dedup_checks
 }
 
+# FIFO groups (mcds_queue_push_opts, mcds_queue_push_many_opts:
+# client/queue.c, client/queue_move.c), run by client/tests/test_queue_group.
+set ::queue_group_checks 3
+
+start_server {tags {libmcds queue mcds-only}} {
+    test {libmcds queue: FIFO groups (one at a time in order, a batch with dedup), bad options} {
+        libmcds_run test_queue_group 127.0.0.1:[srv port] $::queue_group_checks
+    } $::queue_group_checks
+}
+
 # Messages' ttls and expired=drop (mcds_queue_push_opts,
 # mcds_queue_push_many_opts, mcds_queue_opts_t.expired_drop:
 # client/queue.c, client/queue_move.c), run by client/tests/test_queue_ttl.

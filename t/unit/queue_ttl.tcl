@@ -296,6 +296,30 @@ start_server {tags {queue mcds-only}} {
         list [tt_pick $fd k1 {expired_ttl dead purged acked}] [mc_exchange $fd "delete k1\r\n"]
     } [list {1 1 2 1} "DELETED\r\n"] {debugtime}
 
+    test {FIFO groups: a head past its ttl expires and its group goes on; a waiting one is checked as the head} {
+        mc_exchange $fd "qcreate g1 expired=drop\r\n"
+        set a [tt_push $fd g1 a1 "group=A ttl=5"]
+        set b [tt_push $fd g1 a2 "group=A ttl=5"]
+        set c [tt_push $fd g1 a3 "group=A"]
+        set d [tt_push $fd g1 b1 "group=B ttl=100"]
+        assert_equal [tt_pick $fd g1 {ready grouped groups}] {2 2 2}
+        assert_equal [list [tt_info $fd g1 $b state] [tt_left $fd g1 $b]] {grouped 5}
+        assert_equal [tt_ids [q_pop $fd g1 1 lease=100]] $a
+        assert_equal [mc_exchange $fd "debugtime 6\r\nqpeek g1 5\r\n"] "OK\r\n[q_item $d 0 b1 0]END\r\n"
+        assert_equal [tt_pick $fd g1 {in_flight grouped expired_ttl}] {1 2 0}
+        assert_equal [mc_exchange $fd "qack g1 $a:1\r\nqpeek g1 5\r\n"] \
+            "ACKED\r\n[q_item $c 0 a3 0][q_item $d 0 b1 0]END\r\n"
+        list [tt_pick $fd g1 {dropped expired_ttl grouped groups acked}] [q_balanced $fd g1]
+    } {{1 1 0 2 1} 1} {debugtime}
+
+    test {FIFO groups: a head expired to the dead-letter queue lets its group go on} {
+        set a [tt_push $fd g2 x1 "group=X ttl=1"]
+        set b [tt_push $fd g2 x2 "group=X"]
+        assert_equal [mc_exchange $fd "debugtime 2\r\nqpeek g2 5\r\n"] "OK\r\n[q_item $b 0 x2 0]END\r\n"
+        list [tt_pick $fd g2 {dead expired_ttl grouped groups}] [expr {[tt_ids [q_pop $fd g2:dead]] eq $a}] \
+            [q_balanced $fd g2]
+    } {{1 1 0 1} 1 1} {debugtime}
+
     # ---- counting ----
 
     test {counts: pushed = acked + dead + dropped + purged + still queued, over every path} {

@@ -234,6 +234,27 @@ t('counts: 300 messages by 4 consumers at once, each acked exactly once', async 
   assert.deepStrictEqual([s.pushed, s.popped, s.acked, s.ready, s.in_flight], [300, 300, 300, 0, 0]);
 });
 
+t('FIFO groups: one message of a group at a time, in push order; every message once', async () => {
+  const q = uniq('q');
+  await c.qpush(q, 'a1', { group: 'A' });
+  await c.qpushMany(q, ['a2', 'a3'], { group: 'A' });
+  await c.qpush(q, 'b1', { group: 'B' });
+  let s = await c.qstats(q);
+  assert.deepStrictEqual([s.ready, s.grouped, s.groups], [2, 2, 2]);
+  const rounds = [];
+  for (;;) {
+    const got = await c.qpop(q, { count: 10 });
+    if (got.length === 0) break;
+    rounds.push(got.map((m) => m.data.toString()).sort());
+    for (const m of got) assert.strictEqual(await c.qack(q, m.receipt), true);
+  }
+  assert.deepStrictEqual(rounds, [['a1', 'b1'], ['a2'], ['a3']]);
+  s = await c.qstats(q);
+  assert.deepStrictEqual([s.acked, s.groups], [4, 0]);
+  await assert.rejects(c.qpush(q, 'x', { group: 'A', delay: 5 }), InvalidArgumentError);
+  await assert.rejects(c.qpush(q, 'x', { group: 'g'.repeat(129) }), InvalidArgumentError);
+});
+
 t('dedup ids: a push retried with its id adds nothing; qpause holds deliveries', async () => {
   const q = uniq('q');
   await c.qcreate(q, { dedup: 60 });

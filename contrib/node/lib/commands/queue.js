@@ -48,10 +48,16 @@ function createOptions(opts = {}) {
   return t;
 }
 
-// dedup=<id>: a producer's deduplication id (1 to 128 bytes); ttl=<secs>:
-// each message's time to live.
-function pushTokens(opts) {
-  const t = opts.dedup === undefined ? [] : [Buffer.concat([Buffer.from('dedup='), A.word('dedup', opts.dedup, 128)])];
+// dedup=<id>: a producer's deduplication id; group=<id>: a FIFO group
+// (1 to 128 bytes each; a grouped push takes no delay); ttl=<secs>: each
+// message's time to live.
+function pushOptionTokens(opts) {
+  const t = [];
+  if (opts.dedup !== undefined) t.push(Buffer.concat([Buffer.from('dedup='), A.word('dedup', opts.dedup, 128)]));
+  if (opts.group !== undefined) {
+    if ((opts.delay ?? 0) > 0) A.fail('a grouped message cannot be delayed');
+    t.push(Buffer.concat([Buffer.from('group='), A.word('group', opts.group, 128)]));
+  }
   if (opts.ttl !== undefined) t.push(`ttl=${A.seconds('ttl', opts.ttl)}`);
   return t;
 }
@@ -132,7 +138,7 @@ module.exports = {
     const v = A.value(data, 'data');
     const tokens = ['qpush', q, A.u32('flags', opts.flags ?? 0), A.i32('delay', opts.delay ?? 0), String(v.length)];
     if (opts.priority !== undefined) tokens.push(A.u32('priority', opts.priority));
-    tokens.push(...pushTokens(opts));
+    tokens.push(...pushOptionTokens(opts));
     return this.sendStructure(q, R.request(tokens, [v], (c) => {
       const l = c.line();
       if (l === 'NOT_STORED') return false;
@@ -146,7 +152,7 @@ module.exports = {
     if (!Array.isArray(datas) || datas.length < 1 || datas.length > BATCH) A.fail('qpushMany takes 1 to 100 messages');
     const vs = datas.map((d) => A.value(d, 'data'));
     const tokens = ['qpushn', q, A.u32('flags', opts.flags ?? 0), A.i32('delay', opts.delay ?? 0),
-      A.u32('priority', opts.priority ?? 1024), ...vs.map((v) => String(v.length)), ...pushTokens(opts)];
+      A.u32('priority', opts.priority ?? 1024), ...vs.map((v) => String(v.length)), ...pushOptionTokens(opts)];
     return this.sendStructure(q, R.request(tokens, vs, (c) => {
       const l = c.line();
       if (l === 'NOT_STORED') return false;
