@@ -605,7 +605,7 @@ static bool queue_expire_aged_one(struct queue *q, uint64_t now, struct queue_de
 
 /* Ready messages past the queue's max_age_ms or their own ttl, whichever
  * comes first, go to dl as dead letters past max_deliveries do, or are
- * dropped (queue_expire.h). A delayed one is checked when it comes due,
+ * dropped (queue_expire.c). A delayed one is checked when it comes due,
  * an in-flight one when its lease runs out or it is released. */
 static void queue_expire_ready(struct queue *q, uint64_t now, struct queue_dead_list *dl) {
     for (;;) {

@@ -9,7 +9,7 @@
  * another type, or finds no memory) is buried: kept in this queue, never
  * delivered, and offered to the hook again a second later. A message
  * leaves only by an ack, a purge, the queue's own end, or an expiry on a
- * queue that drops expired messages (queue_expire.h).
+ * queue that drops expired messages (queue_expire.c).
  * Consumers that found nothing may wait: a waiter is served, in arrival
  * order, as soon as messages are ready, and woken through its callback.
  *
@@ -53,7 +53,7 @@ struct qmsg {
     item *payload;          /* client flags and value with "\r\n" */
     uint8_t state;
     uint8_t ttl;            /* allocated as a struct qmsg_ttl (pushed with a
-                               ttl, queue_expire.h); fits in what was padding */
+                               ttl, queue_expire.c); fits in what was padding */
     uint32_t src;           /* a dead letter: the queue it came from, an
                                index into its queue's source table (1 up;
                                0: none); fits in what was padding */

@@ -1,16 +1,36 @@
 /*
- * types/queue_expire: messages with a time to live of their own, the
- * heap that finds the first of them to expire, and where an expired
- * message goes (queue_expire.h).
+ * types/queue_expire: a message's own time to live (qpush and qpushn
+ * ttl=) and where an expired message goes (qcreate expired=); its
+ * functions are declared in queue_int.h.
+ *
+ * A message pushed with a ttl is allocated as a struct qmsg_ttl: a
+ * struct qmsg with its expiry and a place in the queue's third ready heap
+ * (ready_ttl, by expiry) after it, so a message without one keeps the
+ * size of a struct qmsg. A message with a ttl is never packed. While
+ * ready it is in ready_ttl besides the two other ready heaps; delayed, in
+ * flight or waiting in its FIFO group it keeps its expiry and is looked
+ * at again once it is ready, as max_age_ms is. A dead letter (buried ones
+ * too) loses its ttl: in its dead-letter queue, and after a redrive or a
+ * kick, only max_age_ms limits it.
+ *
+ * A message past its ttl or the queue's max_age_ms goes to the
+ * dead-letter queue (expired=dead, the default; buried when that queue
+ * cannot take it) or is dropped (expired=drop: freed, counted in
+ * dropped, logged). Everything here expects the queue's lock held.
  */
 #include <stddef.h>
 #include <stdlib.h>
 
-#include "types/queue_expire.h"
 #include "types/queue_int.h"
 #include "types/queue_persist.h"
 
 /* ---- the message ---- */
+
+struct qmsg_ttl {
+    struct qmsg m;              /* first: a struct qmsg * points at both */
+    uint64_t expires_ms;        /* server clock; 0: none (a dead letter loses it) */
+    uint32_t xpos;              /* ready: position in the queue's ready_ttl heap */
+};
 
 static struct qmsg_ttl *queue_ttl_of(const struct qmsg *m) {
     return (struct qmsg_ttl *)m;
