@@ -716,6 +716,7 @@ static void queue_heaps_fit(struct queue *q) {
 }
 
 void queue_unlock(struct queue *q, struct queue_dead_list *dl) {
+    queue_expire_ready(q, clock_now_ms(), dl);  /* a release may have brought back an expired one */
     queue_serve(q);
     queue_update_due(q);
     queue_heaps_fit(q);

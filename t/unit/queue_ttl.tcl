@@ -198,6 +198,22 @@ start_server {tags {queue mcds-only}} {
             [expr {[lsort [tt_ids [q_pop $fd r6:dead 5]]] eq [lsort [list $a $b $d]]}]
     } {{1 3 2 3} 1} {debugtime}
 
+    test {a message released past its ttl (or maxage) never reaches a waiting consumer: it expires first} {
+        assert_equal [mc_exchange $fd "qcreate r6w maxage=50\r\n"] "CREATED\r\n"
+        set a [tt_push $fd r6w by-ttl ttl=2]
+        set b [tt_push $fd r6w by-age {}]
+        set got [q_pop $fd r6w 2 lease=100]
+        set w [mc_connect]
+        mc_send $w "qpop r6w wait=100\r\n"
+        q_wait_waiters $fd r6w 1
+        assert_equal [mc_exchange $fd "debugtime 60\r\nqrelease r6w $a:1\r\nqrelease r6w $b:1\r\n"] \
+            "OK\r\nRELEASED\r\nRELEASED\r\n"
+        mc_no_reply $w 200
+        mc_close $w
+        list [llength $got] [tt_pick $fd r6w {ready expired_ttl expired_age dead}] \
+            [expr {[lsort [tt_ids [q_pop $fd r6w:dead 5]]] eq [lsort [list $a $b]]}]
+    } {2 {0 1 1 2} 1} {debugtime}
+
     test {the earlier of maxage and ttl applies, and is counted, even when both passed at once} {
         mc_exchange $fd "qcreate m1 maxage=10\r\n"
         set a [tt_push $fd m1 ttl-first ttl=5]
