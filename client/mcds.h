@@ -350,6 +350,9 @@ typedef struct mcds_queue_opts {
                                  after its push (0: no maximum age) */
     unsigned dedup_window_ms; /* how long a push's deduplication id is
                                  remembered (0: the server's 300 s) */
+    int expired_drop;         /* non-zero: a message past its ttl or
+                                 max_age_ms is dropped, not dead-lettered
+                                 (qcreate expired=drop) */
 } mcds_queue_opts_t;
 
 /* One leased message. data is NUL-terminated after len bytes. */
@@ -383,6 +386,10 @@ typedef struct mcds_queue_stats {
     uint64_t grouped;         /* messages waiting behind their FIFO group's
                                  head (mcds_push_opts_t.group) */
     uint64_t groups;          /* FIFO groups with messages */
+    uint64_t expired_ttl;     /* sent off past their own ttl (since the
+                                 last restart) */
+    uint64_t dropped;         /* expired and dropped (expired=drop) */
+    int expired_drop;         /* expired messages are dropped (expired=drop) */
 } mcds_queue_stats_t;
 
 /* MCDS_OK (created) or MCDS_EXISTS (already there; options unchanged). */
@@ -415,12 +422,17 @@ mcds_status_t mcds_queue_push_dedup(mcds_t *h, const char *queue, const void *da
  *   group are delivered one at a time, in push order: the next only once
  *   the one before it is acked, dead-lettered or purged; other groups are
  *   served meanwhile. A grouped push takes no delay (delay_s must be 0);
+ * - ttl_ms: each message's time to live (qpush ttl=; 0: none, at most
+ *   MCDS_QUEUE_TTL_MAX_MS): not acked this long after its push, it goes
+ *   to the dead-letter queue, or is dropped (mcds_queue_opts_t.expired_drop);
  * - reserved: 0 (room for options to come; anything else is MCDS_INVALID). */
 #define MCDS_QUEUE_GROUP_MAX 128
+#define MCDS_QUEUE_TTL_MAX_MS 100000000000ULL
 typedef struct {
     const char *dedup;
     const char *group;
-    uint64_t reserved[4];
+    uint64_t ttl_ms;
+    uint64_t reserved[3];
 } mcds_push_opts_t;
 mcds_status_t mcds_queue_push_opts(mcds_t *h, const char *queue, const void *data,
                                    size_t len, uint32_t flags, uint32_t delay_s,
@@ -587,6 +599,8 @@ typedef struct mcds_queue_msg_info {
      * stats conns names it; "kestrel " before it for an open read), or
      * "gone" once it has closed; "-" otherwise. */
     char holder[MCDS_QUEUE_HOLDER_MAX];
+    int64_t ttl_ms_left;          /* until its ttl runs out (0: ran out, it
+                                     expires once ready); -1: no ttl */
 } mcds_queue_msg_info_t;
 
 /* Message id of queue in whatever state it is: MCDS_OK, or MCDS_NOT_FOUND

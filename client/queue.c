@@ -51,6 +51,8 @@ mcds_status_t mcds_queue_create(mcds_t *h, const char *queue,
         mcds__x_fmt_secs(secs, sizeof secs, opts->dedup_window_ms);
         n += (size_t)snprintf(line + n, sizeof line - n, " dedup=%s", secs);
     }
+    if (opts != NULL && opts->expired_drop)
+        n += (size_t)snprintf(line + n, sizeof line - n, " expired=drop");
     n += (size_t)snprintf(line + n, sizeof line - n, "\r\n");
     st = mcds__x_send_line(&x, line, n);
     if (st == MCDS_OK) {
@@ -89,12 +91,16 @@ int mcds__queue_push_opts(char *out, const mcds_push_opts_t *opts, uint32_t dela
         if (opts->reserved[i] != 0)
             return -1;
     if ((opts->dedup != NULL && !queue_token_ok(opts->dedup, MCDS_QUEUE_DEDUP_MAX)) ||
-        (opts->group != NULL && (!queue_token_ok(opts->group, MCDS_QUEUE_GROUP_MAX) || delay_s != 0)))
+        (opts->group != NULL && (!queue_token_ok(opts->group, MCDS_QUEUE_GROUP_MAX) || delay_s != 0)) ||
+        opts->ttl_ms > MCDS_QUEUE_TTL_MAX_MS)
         return -1;
     if (opts->dedup != NULL)
         n += snprintf(out + n, MCDS__PUSH_OPTS_MAX + 1 - (size_t)n, " dedup=%s", opts->dedup);
     if (opts->group != NULL)
         n += snprintf(out + n, MCDS__PUSH_OPTS_MAX + 1 - (size_t)n, " group=%s", opts->group);
+    if (opts->ttl_ms > 0)
+        n += snprintf(out + n, MCDS__PUSH_OPTS_MAX + 1 - (size_t)n, " ttl=%llu.%03llu",
+                      (unsigned long long)(opts->ttl_ms / 1000), (unsigned long long)(opts->ttl_ms % 1000));
     return n;
 }
 
@@ -450,7 +456,7 @@ static void stat_line(const char *p, size_t len, mcds_queue_stats_t *s)
         F(lease_ms), F(max_deliveries), F(max_length), F(max_age_ms),
         F(expired_age), F(buried), F(redriven), F(kicked),
         F(dedup_window_ms), F(dedup_entries), F(deduplicated),
-        F(paused_ms_left), F(grouped), F(groups),
+        F(paused_ms_left), F(grouped), F(groups), F(expired_ttl), F(dropped),
 #undef F
     };
     const char *name = p + 5, *sp;
@@ -461,6 +467,10 @@ static void stat_line(const char *p, size_t len, mcds_queue_stats_t *s)
         return;
     nlen = (size_t)(sp - name);
     vlen = len - 5 - nlen - 1;
+    if (nlen == 7 && memcmp(name, "expired", 7) == 0) {
+        s->expired_drop = vlen == 4 && memcmp(sp + 1, "drop", 4) == 0;
+        return;
+    }
     if (nlen == 3 && memcmp(name, "dlq", 3) == 0) {
         if (vlen > MCDS_QUEUE_NAME_MAX)
             vlen = MCDS_QUEUE_NAME_MAX;

@@ -36,7 +36,7 @@ static void info_line(const char *name, size_t nlen, const char *v, size_t vlen,
 #define F(n) {#n, offsetof(mcds_queue_msg_info_t, n), sizeof(((mcds_queue_msg_info_t *)0)->n)}
         F(id), F(priority), F(flags), F(bytes), F(deliveries), F(age_ms),
         F(first_delivery_ms), F(last_delivery_ms), F(delay_ms_left),
-        F(lease_ms_left),
+        F(lease_ms_left), F(ttl_ms_left),
 #undef F
     };
     char text[MCDS_QUEUE_HOLDER_MAX];
@@ -59,7 +59,8 @@ static void info_line(const char *name, size_t nlen, const char *v, size_t vlen,
         unsigned long long uv = strtoull(text, NULL, 10);
         if (strlen(nums[i].name) != nlen || memcmp(nums[i].name, name, nlen) != 0)
             continue;
-        if (nums[i].at == offsetof(mcds_queue_msg_info_t, lease_ms_left))
+        if (nums[i].at == offsetof(mcds_queue_msg_info_t, lease_ms_left) ||
+            nums[i].at == offsetof(mcds_queue_msg_info_t, ttl_ms_left))
             *(int64_t *)at = sv;
         else if (nums[i].size == sizeof(uint32_t))
             *(uint32_t *)at = (uint32_t)uv;

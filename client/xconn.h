@@ -94,11 +94,11 @@ typedef struct msg_at {
 
 /* "ITEM <id> <flags> <bytes> <deliveries>" into m: 0, or -1 (queue.c). */
 int mcds__queue_parse_item(const char *p, size_t len, msg_at_t *m);
-/* A push's options as they end its line (" dedup=<id> group=<id>") into
+/* A push's options as they end its line (" dedup=<id> group=<id> ttl=<s>") into
  * out (room for MCDS__PUSH_OPTS_MAX bytes and a NUL): their length, or -1
  * when one is not valid (a grouped push with a delay among them). opts
  * may be NULL (""). */
-#define MCDS__PUSH_OPTS_MAX (16 + MCDS_QUEUE_DEDUP_MAX + MCDS_QUEUE_GROUP_MAX)
+#define MCDS__PUSH_OPTS_MAX (16 + MCDS_QUEUE_DEDUP_MAX + MCDS_QUEUE_GROUP_MAX + 20)
 int mcds__queue_push_opts(char *out, const mcds_push_opts_t *opts, uint32_t delay_s);
 
 /* Copies parsed messages out of the reply buffer into one block, each

@@ -184,7 +184,7 @@ static int main_setup(void) {
     }
     watch_init();
     store_queue_init(main_base);
-    store_ctree_init();
+    store_ctree_init(main_base);
     store_list_init();
     return 0;
 }

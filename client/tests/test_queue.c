@@ -91,7 +91,7 @@ static void test_verbs(mcds_t *h)
 {
     char q[128], dlq[140];
     const char bin[] = "a\r\nEND\r\n\0b";
-    mcds_queue_opts_t o = {5000, 3, 100, NULL, 0, 0};
+    mcds_queue_opts_t o = {5000, 3, 100, NULL, 0, 0, 0};
     mcds_queue_stats_t s;
     mcds_queue_msg_t *m;
     uint64_t id[5], purged = 99;
@@ -243,7 +243,7 @@ static void test_batch(mcds_t *h)
     tu_ok("release_many, touch_many: one result per id, in order");
 
     {
-        mcds_queue_opts_t ao = {0, 0, 0, NULL, 86400500, 0};
+        mcds_queue_opts_t ao = {0, 0, 0, NULL, 86400500, 0, 0};
         char aq[160];
         snprintf(aq, sizeof aq, "%s-age", q);
         CHECK_ST(mcds_queue_create(h, aq, &ao), MCDS_OK);
@@ -354,7 +354,7 @@ static void test_arguments(mcds_t *h)
     char name[300];
     mcds_queue_msg_t *m;
     mcds_queue_stats_t s;
-    mcds_queue_opts_t bad = {0, 0, 0, "has space", 0, 0};
+    mcds_queue_opts_t bad = {0, 0, 0, "has space", 0, 0, 0};
     size_t n;
 
     CHECK_ST(mcds_queue_push(NULL, "q", "x", 1, 0, 0, 0, NULL), MCDS_INVALID);
@@ -391,7 +391,7 @@ static void test_arguments(mcds_t *h)
 static void test_full(mcds_t *h)
 {
     const char *q = tu_name("full");
-    mcds_queue_opts_t o = {0, 0, 2, NULL, 0, 0};
+    mcds_queue_opts_t o = {0, 0, 2, NULL, 0, 0, 0};
     mcds_queue_msg_t *m;
 
     CHECK_ST(mcds_queue_create(h, q, &o), MCDS_OK);
@@ -510,7 +510,7 @@ static void test_out_of_memory(mcds_t *h)
 static void test_leases(mcds_t *h)
 {
     char q[128], dead[140];
-    mcds_queue_opts_t o = {1000, 2, 0, NULL, 0, 0};
+    mcds_queue_opts_t o = {1000, 2, 0, NULL, 0, 0, 0};
     mcds_queue_msg_t *m, *again;
     mcds_queue_stats_t s;
     int64_t t0;

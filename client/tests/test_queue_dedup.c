@@ -14,22 +14,6 @@
 
 static const char *servers;
 
-/* Pops and acks every ready message of q; returns how many. */
-static size_t drain(mcds_t *h, const char *q)
-{
-    mcds_queue_msg_t *m;
-    size_t got, seen = 0, i;
-
-    do {
-        CHECK_ST(mcds_queue_pop(h, q, MCDS_QUEUE_POP_MAX, 0, 0, &m, &got), MCDS_OK);
-        for (i = 0; i < got; i++)
-            CHECK_ST(mcds_queue_ack_msg(h, q, &m[i]), MCDS_OK);
-        mcds_queue_msgs_free(m);
-        seen += got;
-    } while (got > 0);
-    return seen;
-}
-
 static void test_push_dedup(mcds_t *h)
 {
     const char *q = tu_name("dd");
@@ -43,10 +27,10 @@ static void test_push_dedup(mcds_t *h)
     CHECK_ST(mcds_queue_stats(h, q, &s), MCDS_OK);
     CHECK(s.ready == 2 && s.pushed == 2 && s.deduplicated == 1 && s.dedup_entries == 2);
     CHECK(s.dedup_window_ms == 300000);
-    CHECK(drain(h, q) == 2);
+    CHECK(tu_queue_drain(h, q) == 2);
     /* Acked: still remembered, still nothing queued. */
     CHECK_ST(mcds_queue_push_dedup(h, q, "again", 5, 0, 0, MCDS_QUEUE_PRIORITY_DEFAULT, "order-1", &b), MCDS_OK);
-    CHECK(b == a && drain(h, q) == 0);
+    CHECK(b == a && tu_queue_drain(h, q) == 0);
     tu_ok("push_dedup: the first push's id again, nothing queued, even once acked");
 }
 
@@ -63,7 +47,7 @@ static void test_push_many_dedup(mcds_t *h)
     CHECK(again[0] == first[0] && again[1] == first[1] && again[2] != first[0] && again[2] != first[1]);
     CHECK_ST(mcds_queue_stats(h, q, &s), MCDS_OK);
     CHECK(s.pushed == 3 && s.deduplicated == 2 && s.ready == 3);
-    CHECK(drain(h, q) == 3);
+    CHECK(tu_queue_drain(h, q) == 3);
     tu_ok("push_many_dedup: a batch retried whole queues only what is missing");
 }
 
@@ -83,7 +67,7 @@ static void test_window(mcds_t *h)
     CHECK(a != b);
     CHECK_ST(mcds_queue_stats(h, q, &s), MCDS_OK);
     CHECK(s.dedup_window_ms == 10000 && s.pushed == 2 && s.deduplicated == 0);
-    CHECK(drain(h, q) == 2);
+    CHECK(tu_queue_drain(h, q) == 2);
     tu_ok("push_dedup: after the queue's window the id is new again");
 }
 
@@ -105,7 +89,7 @@ static void test_pause(mcds_t *h)
     CHECK_ST(mcds_queue_pause(h, q, 0), MCDS_OK);
     CHECK_ST(mcds_queue_stats(h, q, &s), MCDS_OK);
     CHECK(s.paused_ms_left == 0);
-    CHECK(drain(h, q) == 2);
+    CHECK(tu_queue_drain(h, q) == 2);
     CHECK_ST(mcds_queue_pause(h, q, 500), MCDS_OK);
     CHECK(tu_debugtime(servers, 1) == 1);
     CHECK_ST(mcds_queue_stats(h, q, &s), MCDS_OK);
@@ -131,7 +115,7 @@ static void test_errors(mcds_t *h)
     longid[MCDS_QUEUE_DEDUP_MAX] = '\0';
     CHECK_ST(mcds_queue_push_dedup(h, q, "x", 1, 0, 0, 1, longid, &id), MCDS_OK);
     CHECK_ST(mcds_queue_push_many_dedup(h, q, data, lens, 1, 0, 0, 1, longid, &id), MCDS_OK);
-    CHECK(drain(h, q) == 1);
+    CHECK(tu_queue_drain(h, q) == 1);
     CHECK(memcached_set(mcds_memcached(h), plain, strlen(plain), "v", 1, 0, 0) == MEMCACHED_SUCCESS);
     CHECK_ST(mcds_queue_push_dedup(h, plain, "x", 1, 0, 0, 1, "k", &id), MCDS_WRONG_TYPE);
     CHECK_ST(mcds_queue_pause(h, plain, 5), MCDS_WRONG_TYPE);

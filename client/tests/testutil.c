@@ -373,3 +373,18 @@ void tu_proxy_stop(tu_proxy_t *p)
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->cv);
 }
+
+size_t tu_queue_drain(mcds_t *h, const char *q)
+{
+    mcds_queue_msg_t *m;
+    size_t got, seen = 0, i;
+
+    do {
+        CHECK_ST(mcds_queue_pop(h, q, MCDS_QUEUE_POP_MAX, 0, 0, &m, &got), MCDS_OK);
+        for (i = 0; i < got; i++)
+            CHECK_ST(mcds_queue_ack_msg(h, q, &m[i]), MCDS_OK);
+        mcds_queue_msgs_free(m);
+        seen += got;
+    } while (got > 0);
+    return seen;
+}

@@ -59,6 +59,8 @@ int tu_run_workers(int n, tu_worker_fn fn, const char *servers, void *arg);
 int tu_debugtime(const char *servers, int seconds);
 /* Sleeps until the wall clock (tu_now_ms) reaches ms. */
 void tu_sleep_until(int64_t ms);
+/* Pops and acks every ready message of queue q; returns how many. */
+size_t tu_queue_drain(mcds_t *h, const char *q);
 
 /* A TCP proxy in a thread of this process, from 127.0.0.1:port to one
  * server: it forwards (TU_PROXY_FORWARD) or swallows what clients send

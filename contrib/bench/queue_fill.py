@@ -6,7 +6,9 @@ for queue_memory.sh (doc/performance.md, "Queue memory").
 
 PROTO is mcds, redis or beanstalk; STATE ready, delayed (delay of an hour),
 inflight (pushed, then leased for a day: mcds qpop, beanstalkd reserve) or
-grouped (mcds: pushed into one FIFO group, all but the first waiting).
+grouped (mcds: pushed into one FIFO group, all but the first waiting); for
+mcds also ttl and ttl-delayed (ready, delayed, each pushed with a ttl of a
+day).
 The data is SIZE bytes of "x" (never a CR LF, so replies are counted by
 their line ends). Exits 0 once every reply came back, 1 on an error reply.
 """
@@ -22,9 +24,10 @@ def commands(proto, state, n, size):
     """Yields (request bytes, line ends expected in its replies) in batches."""
     data = b"x" * size
     if proto == "mcds":
-        delay = b"3600" if state == "delayed" else b"0"
+        delay = b"3600" if state in ("delayed", "ttl-delayed") else b"0"
         group = b" group=g" if state == "grouped" else b""
-        one = b"qpush mem.q 0 " + delay + b" %d" % size + group + b"\r\n" + data + b"\r\n"
+        ttl = b" ttl=86400" if state.startswith("ttl") else b""
+        one = b"qpush mem.q 0 " + delay + b" %d" % size + group + ttl + b"\r\n" + data + b"\r\n"
         yield from pushes(one, 1, n)
         if state == "inflight":
             pop = b"qpop mem.q 100 lease=86400\r\n"

@@ -15,6 +15,8 @@
 #             beanstalkd reserve); Redis has no leases: not measured
 #   grouped   mcds only, not in the default states: pushed into one FIFO
 #             group (qpush group=g), so all but the first wait behind it
+#   ttl, ttl-delayed  (mcds only, not run by default) ready and delayed,
+#             each message pushed with ttl=86400
 #
 #   contrib/bench/queue_memory.sh [--count N] [--sizes "32 1024"]
 #       [--states "ready delayed inflight"] [--targets "mcds redis beanstalkd"]
@@ -109,6 +111,7 @@ for kind in $targets; do
         for state in $states; do
             [ "$kind" = redis ] && [ "$state" != ready ] && continue
             [ "$kind" != mcds ] && [ "$state" = grouped ] && continue
+            [ "$kind" != mcds ] && [ "${state#ttl}" != "$state" ] && continue
             one "$kind" "$state" "$size"
         done
     done

@@ -37,7 +37,7 @@ int main(int argc, char **argv)
 {
     const char *servers = argc > 1 ? argv[1] : "127.0.0.1:11211";
     const char *q = "example-queue";
-    mcds_queue_opts_t opts = {5000, 3, 1000, NULL, 0, 0};
+    mcds_queue_opts_t opts = {5000, 3, 1000, NULL, 0, 0, 0};
     mcds_queue_msg_t *m = NULL, *again = NULL;
     mcds_queue_stats_t s;
     size_t n = 0, i;

@@ -46,11 +46,12 @@ export interface Message {
 }
 export type Receipt = string | Int | Message;
 
-/** dedup: the window (seconds) in which a push's dedup id is remembered. */
-export interface QueueCreateOptions { lease?: number; maxdeliver?: number; maxlen?: Int; dlq?: Key; maxage?: number; dedup?: number; }
+/** dedup: the window (seconds) in which a push's dedup id is remembered; expired: where a message past its ttl or maxage goes (default 'dead'). */
+export interface QueueCreateOptions { lease?: number; maxdeliver?: number; maxlen?: Int; dlq?: Key; maxage?: number; dedup?: number; expired?: 'dead' | 'drop'; }
 /** dedup: a deduplication id: a second push with it in the window answers the first's id(s) and adds nothing.
- *  group: a FIFO group: its messages are delivered one at a time, in push order (no delay then). */
-export interface PushOptions { flags?: number; delay?: number; priority?: number; dedup?: string; group?: string; }
+ *  group: a FIFO group: its messages are delivered one at a time, in push order (no delay then).
+ *  ttl: each message's time to live (seconds). */
+export interface PushOptions { flags?: number; delay?: number; priority?: number; dedup?: string; group?: string; ttl?: number; }
 export interface PopOptions { count?: number; lease?: number; wait?: number; }
 export interface Pending {
   id: bigint; flags: number; bytes: number; deliveries: number;

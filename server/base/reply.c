@@ -105,6 +105,7 @@ const struct reply_line reply_lines[REPLY_COUNT] = {
     [REPLY_X_BAD_LENGTH] = REPLY("CLIENT_ERROR bad length\r\n"),
     [REPLY_X_BAD_PRIORITY] = REPLY("CLIENT_ERROR bad priority\r\n"),
     [REPLY_X_BAD_DEDUP] = REPLY("CLIENT_ERROR bad value for dedup\r\n"),
+    [REPLY_X_BAD_TTL] = REPLY("CLIENT_ERROR bad value for ttl\r\n"),
     [REPLY_X_BAD_GROUP] = REPLY("CLIENT_ERROR bad value for group\r\n"),
     [REPLY_X_GROUP_DELAY] = REPLY("CLIENT_ERROR a grouped message cannot be delayed\r\n"),
     [REPLY_X_BAD_PAUSE] = REPLY("CLIENT_ERROR bad pause\r\n"),

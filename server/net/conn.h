@@ -92,6 +92,7 @@ struct conn_nread {
      * (the verb's handler sets it). */
     void (*finish)(struct conn *c);
     uint64_t push_due_ms;   /* qpush: when the message becomes ready */
+    uint64_t push_ttl_ms;   /* qpush: its time to live (0: none) */
     uint32_t push_pri;      /* qpush: its priority */
     uint8_t push_ndedup;    /* qpush: its deduplication id's length (0: none) */
     char push_dedup[QDEDUP_ID_MAX];

@@ -121,6 +121,7 @@ static const char *const metrics_counters[] = {
     "auth_errors", "expired_unfetched", "evicted_unfetched", "evicted_active", "response_obj_oom",
     "read_buf_oom", "idle_kicks", "expiry_index_dropped", "auth_throttled", "ssl_handshake_errors",
     "queue_pushed", "queue_popped", "queue_acked", "queue_released", "queue_lease_expired", "queue_dead",
+    "queue_expired_ttl", "queue_dropped",
     "list_index_steps", "list_index_scans", "persist_log_position", "persist_log_written",
     "persist_log_synced", "persist_stalled_closes", "persist_snapshots", "persist_snapshot_failures",
     "persist_faults_injected", "conn_event_changes", "worker_notifies", "park_wakes",

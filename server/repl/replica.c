@@ -26,7 +26,6 @@
 #include "repl/repl.h"
 #include "repl/stream.h"
 #include "store/store.h"
-#include "types/ctree.h"
 
 #define REPLICA_BACKOFF_MAX_MS 30000
 #define REPLICA_ACK_MS 500      /* REPLACK at least this often (the primary's timeout counts from it) */
@@ -112,7 +111,6 @@ static int replica_apply(const uint8_t *p, size_t n) {
     store_set_restoring(true);      /* no TTL ends a key, -m holds nothing back: as a restart */
     rc = persist_follow_apply(p, n, &records);
     store_set_restoring(false);
-    ctree_bury_all();               /* the keys of removed subtrees go, as on the primary */
     quiesce_release();
     if (rc == 0)
         rc = persist_flush_to(persist_position());

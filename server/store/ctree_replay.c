@@ -246,6 +246,7 @@ static void cp_load_rows(struct codec_in *in, struct ctree_obj *o) {
     struct ctree_counter *c = ctree_counter_find(codec_get_u32(in));
     int ntypes = codec_get_u8(in), j;
     struct ctree_cval *cv = c != NULL && c->def.ntypes == ntypes ? ctree_cv_get(o, c) : NULL;
+    int64_t added = 0;
     uint32_t n, k;
 
     if (cv == NULL) {
@@ -257,13 +258,17 @@ static void cp_load_rows(struct codec_in *in, struct ctree_obj *o) {
         n = codec_get_u32(in);
         for (k = 0; k < n && !in->bad; k++) {
             int64_t idx = (int64_t)codec_get_u64(in), total = (int64_t)codec_get_u64(in);
+            int change;
             if (ctree_row_reserve_at(&cv->rows[j], idx) < 0 || ctree_row_reserve_at(&c->active[j], idx) < 0) {
                 in->bad = true;
                 break;
             }
-            ctree_value_moved(c, j, idx, ctree_row_add(&cv->rows[j], idx, total));
+            change = ctree_row_add(&cv->rows[j], idx, total);
+            ctree_value_moved(c, j, idx, change);
+            added -= change;
         }
     }
+    ctree_subvals_add(o, added);
 }
 
 static int cp_load_obj(struct codec_in *in) {

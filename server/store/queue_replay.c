@@ -26,6 +26,7 @@ static uint64_t qp_due_in(uint64_t v) {
 
 struct qp_msg {
     uint64_t id, seq, due, pushed;
+    uint64_t expires;           /* Unix ms; 0: no ttl */
     uint8_t state;
     uint32_t pri, deliveries, flags, len;
     const uint8_t *data;
@@ -42,7 +43,18 @@ static bool qp_get_msg(struct codec_in *in, struct qp_msg *m) {
     m->flags = codec_get_u32(in);
     m->len = codec_get_u32(in);
     m->data = codec_get_bytes(in, m->len);
+    m->expires = 0;
     return !in->bad && m->state <= QMSG_GROUPED;
+}
+
+/* A message, then its expiry when op says it has one (Q_PUSH_TTL,
+ * S_MSG_TTL). */
+static bool qp_get_msg_ttl(struct codec_in *in, struct qp_msg *m, bool ttl) {
+    if (!qp_get_msg(in, m))
+        return false;
+    if (ttl)
+        m->expires = codec_get_u64(in);
+    return !in->bad && (!ttl || m->expires != 0);
 }
 
 static bool qp_get_opts(struct codec_in *in, struct queue_opts *o) {
@@ -68,6 +80,14 @@ static uint64_t qp_get_max_age(struct codec_in *in) {
 /* The dedup_window_ms after it: the default when the record ends first. */
 static uint64_t qp_get_dedup_window(struct codec_in *in) {
     return in->n == 0 ? QUEUE_DEFAULT_DEDUP_MS : codec_get_u64(in);
+}
+
+/* The expired option after it (S_QUEUE: after the pause): dead when the
+ * record ends first. */
+static uint8_t qp_get_expired(struct codec_in *in) {
+    uint8_t v = in->n == 0 ? QUEUE_EXPIRED_DEAD : codec_get_u8(in);
+
+    return v == QUEUE_EXPIRED_DROP ? QUEUE_EXPIRED_DROP : QUEUE_EXPIRED_DEAD;
 }
 
 /* When q's pops are paused until (server clock), from Unix ms v (0: not
@@ -135,9 +155,18 @@ static void qp_place(struct queue *q, struct qmsg *m) {
     queue_id_add(q, m);
 }
 
+/* When a message expiring at Unix ms v expires on the server clock (0:
+ * never; at least 1, so one that ran out while the server was down still
+ * expires, right after the replay). */
+static uint64_t qp_expires_in(uint64_t v) {
+    uint64_t at = clock_from_unix_ms(v);
+
+    return v == 0 ? 0 : at > 0 ? at : 1;
+}
+
 /* A new message of q from its record; q locked. NULL without memory. */
 static struct qmsg *qp_new_msg(struct queue *q, const struct qp_msg *r) {
-    struct qmsg *m = calloc(1, sizeof(*m));
+    struct qmsg *m = queue_msg_alloc(qp_expires_in(r->expires));
     item *payload = item_alloc(q->name, q->nname, r->flags, 0, (size_t)r->len + 2);
 
     if (m == NULL || payload == NULL) {
@@ -156,7 +185,7 @@ static struct qmsg *qp_new_msg(struct queue *q, const struct qp_msg *r) {
     m->due_ms = r->state == QMSG_READY ? 0 : qp_due_in(r->due);
     m->pushed_ms = clock_from_unix_ms(r->pushed);
     m->payload = payload;
-    item_mem_charge((long)sizeof(*m));
+    item_mem_charge((long)queue_msg_size(m));
     if (m->seq >= q->seq)
         q->seq = m->seq + 1;
     queue_id_floor(m->id);
@@ -313,6 +342,11 @@ static void qp_set_state(struct queue *q, uint64_t id, uint8_t state, uint32_t d
         qgroup_set_head(q, g, m->id);
 }
 
+/* Whether push record op names its FIFO group (Q_GPUSH, Q_GPUSH_TTL). */
+static bool qp_op_grouped(uint8_t op) {
+    return op == Q_GPUSH || op == Q_GPUSH_TTL;
+}
+
 /* Applies a record to the queue under key, already pinned. */
 static int qp_apply_to(struct queue *q, uint8_t op, struct codec_in *in) {
     struct qp_dedup dd;
@@ -324,11 +358,13 @@ static int qp_apply_to(struct queue *q, uint8_t op, struct codec_in *in) {
     switch (op) {
     case Q_PUSH:
     case Q_GPUSH:
+    case Q_PUSH_TTL:
+    case Q_GPUSH_TTL:
         /* Read whole before anything changes: the record applies as one. */
-        gid = op == Q_GPUSH ? codec_get_key(in, &ngid) : NULL;
-        if (!qp_get_msg(in, &r) || !qp_get_push_dedup(in, &dd))
+        gid = qp_op_grouped(op) ? codec_get_key(in, &ngid) : NULL;
+        if (!qp_get_msg_ttl(in, &r, op == Q_PUSH_TTL || op == Q_GPUSH_TTL) || !qp_get_push_dedup(in, &dd))
             return -1;
-        rc = op == Q_GPUSH ? qp_add_grouped(q, &r, gid, ngid) : qp_add_msg(q, &r, NULL, 0);
+        rc = qp_op_grouped(op) ? qp_add_grouped(q, &r, gid, ngid) : qp_add_msg(q, &r, NULL, 0);
         q->counts.pushed++;
         if (rc == 0 && dd.n > 0)
             rc = qp_remember(q, dd.id, dd.n, dd.index, r.id, dd.expires);
@@ -351,11 +387,15 @@ static int qp_apply_to(struct queue *q, uint8_t op, struct codec_in *in) {
         qp_set_state(q, r.id, r.state, r.deliveries, r.due);
         return 0;
     case Q_ACK:
+    case Q_EXPIRE:      /* dropped on expiry */
         r.id = codec_get_u64(in);
         if (in->bad)
             return -1;
         qp_remove_msg(q, r.id);
-        q->counts.acked++;
+        if (op == Q_ACK)
+            q->counts.acked++;
+        else
+            q->counts.dropped++;
         return 0;
     case Q_PURGE:
         qp_purge(q);
@@ -424,6 +464,7 @@ static int qp_apply_create(const char *key, size_t nkey, struct codec_in *in) {
         return -1;
     o.max_age_ms = qp_get_max_age(in);
     o.dedup_window_ms = qp_get_dedup_window(in);
+    o.expired = qp_get_expired(in);
     if (in->bad)
         return -1;
     pin = qp_queue(key, nkey, true, &o);
@@ -473,7 +514,7 @@ static int qp_apply(uint8_t op, const uint8_t *p, size_t n, uint64_t lsn) {
     case Q_REDRIVE: return qp_apply_move(key, nkey, &in, lsn, true);
     }
     /* A push may meet a queue that is gone now (it is dropped later on). */
-    pin = qp_queue(key, nkey, op == Q_PUSH || op == Q_GPUSH, NULL);
+    pin = qp_queue(key, nkey, op == Q_PUSH || op == Q_GPUSH || op == Q_PUSH_TTL || op == Q_GPUSH_TTL, NULL);
     if (pin == NULL)
         return 0;
     pthread_mutex_lock(&store_queue_of(pin)->lock);
@@ -488,7 +529,7 @@ static int qp_load_queue(struct codec_in *in) {
     size_t nkey;
     const char *key = codec_get_key(in, &nkey);
     struct queue_opts o;
-    uint64_t exp, seq, pushed, acked, dead, purged, lsn, paused;
+    uint64_t exp, seq, pushed, acked, dead, purged, lsn, paused, dropped;
     struct queue *q;
     item *pin;
 
@@ -504,6 +545,8 @@ static int qp_load_queue(struct codec_in *in) {
     o.max_age_ms = qp_get_max_age(in);
     o.dedup_window_ms = qp_get_dedup_window(in);
     paused = in->n == 0 ? 0 : codec_get_u64(in);
+    o.expired = qp_get_expired(in);
+    dropped = in->n == 0 ? 0 : codec_get_u64(in);
     if (in->bad || (pin = qp_queue(key, nkey, true, &o)) == NULL)
         return -1;
     q = store_queue_of(pin);
@@ -513,6 +556,7 @@ static int qp_load_queue(struct codec_in *in) {
     q->counts.acked = acked;
     q->counts.dead = dead;
     q->counts.purged = purged;
+    q->counts.dropped = dropped;
     q->replay_lsn = lsn;
     if (exp != 0)
         store_touch(key, nkey, clock_exptime_from_unix(exp));
@@ -540,8 +584,9 @@ static int qp_load_dedup(struct codec_in *in) {
     return rc;
 }
 
-/* S_GMSG: a message of a FIFO group, its head or waiting behind it. */
-static int qp_load_grouped(struct codec_in *in) {
+/* S_GMSG (S_GMSG_TTL with ttl): a message of a FIFO group, its head or
+ * waiting behind it. */
+static int qp_load_grouped(struct codec_in *in, bool ttl) {
     size_t nkey, ngid;
     const char *key = codec_get_key(in, &nkey);
     const char *gid = codec_get_key(in, &ngid);
@@ -549,7 +594,7 @@ static int qp_load_grouped(struct codec_in *in) {
     item *pin;
     int rc;
 
-    if (key == NULL || gid == NULL || !qp_get_msg(in, &r) || (pin = qp_queue(key, nkey, false, NULL)) == NULL)
+    if (key == NULL || gid == NULL || !qp_get_msg_ttl(in, &r, ttl) || (pin = qp_queue(key, nkey, false, NULL)) == NULL)
         return -1;
     pthread_mutex_lock(&store_queue_of(pin)->lock);
     rc = qp_add_grouped(store_queue_of(pin), &r, gid, ngid);
@@ -571,12 +616,12 @@ static int qp_load(uint8_t op, const uint8_t *p, size_t n) {
         return qp_load_queue(&in);
     if (op == S_DEDUP)
         return qp_load_dedup(&in);
-    if (op == S_GMSG)
-        return qp_load_grouped(&in);
-    if (op != S_MSG)
+    if (op == S_GMSG || op == S_GMSG_TTL)
+        return qp_load_grouped(&in, op == S_GMSG_TTL);
+    if (op != S_MSG && op != S_MSG_TTL)
         return -1;
     key = codec_get_key(&in, &nkey);
-    if (key == NULL || !qp_get_msg(&in, &r))
+    if (key == NULL || !qp_get_msg_ttl(&in, &r, op == S_MSG_TTL))
         return -1;
     src = in.n > 0 ? codec_get_key(&in, &nsrc) : NULL;     /* older snapshots: none */
     if (in.bad || (pin = qp_queue(key, nkey, false, NULL)) == NULL)

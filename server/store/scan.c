@@ -12,6 +12,7 @@
 #include "cache/hash.h"
 #include "store/scan.h"
 #include "store/store.h"
+#include "types/ctree.h"
 
 struct scan {
     uint64_t id;
@@ -127,6 +128,14 @@ static bool scan_matches(const struct scan_filter *f, item *it, int64_t ttl) {
     return memchr(key, '\0', it->nkey) == NULL && fnmatch(f->match, key, 0) == 0;
 }
 
+/* Whether it is live: not expired or flushed, and not a tree-counter
+ * object of a deleted subtree whose key is still to go. */
+static bool scan_live(const item *it) {
+    if (!store_item_live(it))
+        return false;
+    return it->type != ITEM_CTREE || ctree_obj_live(item_struct(it));
+}
+
 /* hash_scan's callback, under the bucket's lock: copies a live matching
  * key into the page. */
 static void scan_visit_item(item *it, void *arg) {
@@ -136,7 +145,7 @@ static void scan_visit_item(item *it, void *arg) {
     int64_t ttl = exp == 0 ? -1 : (int64_t)exp - (int64_t)sv->now;
     struct scan_key *k;
 
-    if (!store_item_live(it) || !scan_matches(sv->f, it, ttl))
+    if (!scan_live(it) || !scan_matches(sv->f, it, ttl))
         return;
     if (pg->n == pg->cap) {
         size_t cap = pg->cap ? pg->cap * 2 : 64;

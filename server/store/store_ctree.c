@@ -29,6 +29,6 @@ static void store_ctree_unlink(const char *key, size_t nkey, uint64_t cas) {
 
 static const struct ctree_keyspace store_ctree_keyspace = { store_reserve, store_ctree_unlink };
 
-void store_ctree_init(void) {
-    ctree_init(&store_ctree_keyspace);
+void store_ctree_init(struct event_base *base) {
+    ctree_init(&store_ctree_keyspace, base);
 }

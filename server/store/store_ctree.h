@@ -10,8 +10,9 @@
 #include "store/store.h"
 #include "types/ctree.h"
 
-/* Starts tree counters with the store's functions they need. */
-void store_ctree_init(void);
+/* Starts tree counters with the store's functions they need; base: the
+ * main thread's, where deleted subtrees are released (NULL: at the tick). */
+void store_ctree_init(struct event_base *base);
 /* Finds or makes the object under key (pinned; *st STORE_STORED when it
  * was made, STORE_EXISTS when it was there). A key still holding an
  * object removed with its parent's subtree (not yet cleared away) is

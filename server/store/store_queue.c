@@ -104,8 +104,8 @@ enum queue_result store_queue_push(item *pin, item *payload, uint32_t pri, uint6
 
 enum queue_result store_queue_push_dedup(item *pin, item **payloads, int n, uint32_t pri, uint64_t due_ms,
                                          const struct queue_dedup_id *dd, const struct queue_group_id *grp,
-                                         uint64_t *ids, bool *dup) {
-    return queue_push_dedup(store_queue_of(pin), payloads, n, pri, due_ms, dd, grp, ids, dup);
+                                         uint64_t ttl_ms, uint64_t *ids, bool *dup) {
+    return queue_push_ttl(store_queue_of(pin), payloads, n, pri, due_ms, dd, grp, ttl_ms, ids, dup);
 }
 
 int store_queue_pop(item *pin, int max, uint64_t lease_ms, uint64_t holder, struct qdelivery *out) {

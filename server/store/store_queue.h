@@ -39,11 +39,12 @@ item *store_queue_open(const char *key, size_t nkey, bool create, const struct q
 struct queue *store_queue_of(item *pin);
 
 enum queue_result store_queue_push(item *pin, item *payload, uint32_t pri, uint64_t due_ms, uint64_t *id);
-/* Pushes with a deduplication id and a FIFO group (queue_push_dedup):
- * dup[i] set for a message already queued by an earlier push of the same
- * id. */
+/* Pushes with a deduplication id and a FIFO group (queue_push_dedup), and
+ * a time to live (queue_push_ttl; 0: none): dup[i] set for a message
+ * already queued by an earlier push of the same id. */
 enum queue_result store_queue_push_dedup(item *pin, item **payloads, int n, uint32_t pri, uint64_t due_ms,
                                          const struct queue_dedup_id *dd, const struct queue_group_id *grp,
+                                         uint64_t ttl_ms,
                                          uint64_t *ids, bool *dup);
 int store_queue_pop(item *pin, int max, uint64_t lease_ms, uint64_t holder, struct qdelivery *out);
 int store_queue_take(item *pin, struct qdelivery *out);

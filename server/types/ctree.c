@@ -3,7 +3,9 @@
  * links, value rows, limits, the atomic increment with its roll-ups in
  * time and up the hierarchy, reads, active objects and periods, and
  * retention of old periods (lazily on touch and by a bounded sweep each
- * second). See ctree.h for the model and the locking.
+ * second), and the first part of a subtree delete (what leaves at once;
+ * the release in steps is ctree_release.c's). See ctree.h for the model
+ * and ctree_int.h for the locking.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -19,7 +21,6 @@
 
 #define CTREE_SWEEP_BATCH 256       /* objects visited by retention per tick */
 #define CTREE_TREE_LOCKS 256        /* stripes of the trees' locks */
-#define CTREE_GRAVE_BATCH 1024      /* keys of removed subtrees unlinked per tick */
 
 /* Writers first: a stream of increments (readers) never holds off a
  * definition, an object made or a retention sweep for long. */
@@ -29,7 +30,6 @@ size_t ctree_ncounters;
 static size_t ctree_capcounters;
 struct ctree_obj *ctree_act_head;
 static struct ctree_obj *ctree_act_tail, *ctree_sweep_at;
-static struct ctree_obj *ctree_graves;
 static uint64_t ctree_nobjs, ctree_nvalues;    /* nvalues: atomic */
 static pthread_mutex_t ctree_tree_locks[CTREE_TREE_LOCKS];
 static pthread_mutex_t ctree_act_list_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -238,7 +238,7 @@ enum ctree_result ctree_counter_create(struct ctree_def *d) {
 bool ctree_counter_get(uint32_t id, struct ctree_def *d, uint64_t *objects) {
     struct ctree_counter *c;
 
-    pthread_rwlock_wrlock(&ctree_lock);
+    ctree_wrlock_released();
     c = ctree_counter_find(id);
     if (c != NULL) {
         *d = c->def;
@@ -252,7 +252,7 @@ bool ctree_counter_next(bool *started, uint32_t *id, struct ctree_def *d, uint64
     size_t i;
     bool found;
 
-    pthread_rwlock_wrlock(&ctree_lock);
+    ctree_wrlock_released();
     i = *started ? ctree_counter_pos(*id) : 0;
     if (*started && i < ctree_ncounters && ctree_counters[i]->def.id == *id)
         i++;
@@ -281,7 +281,7 @@ enum ctree_result ctree_counter_delete(uint32_t id) {
     enum ctree_result r = CTREE_OK;
     size_t i;
 
-    pthread_rwlock_wrlock(&ctree_lock);
+    ctree_wrlock_released();
     i = ctree_counter_pos(id);
     if (i >= ctree_ncounters || ctree_counters[i]->def.id != id) {
         r = CTREE_NO_COUNTER;
@@ -449,7 +449,8 @@ static void ctree_unlock_tree(pthread_mutex_t *m) {
 /* One object fewer at each period of r (sorted, as active[j] is). A few
  * periods are looked up one by one (a removal moves the row's tail only
  * when the count falls to 0); many take one merge pass over the row, not
- * a move of its tail for each. */
+ * a move of its tail for each. The value count is the caller's (it left
+ * with the object's subtree: ctree_counts_leave). */
 static void ctree_active_drop_row(struct ctree_counter *c, int j, const struct ctree_row *r) {
     struct ctree_row *a = &c->active[j];
     uint32_t from, to = 0, k = 0;
@@ -459,7 +460,6 @@ static void ctree_active_drop_row(struct ctree_counter *c, int j, const struct c
         for (k = 0; k < r->n; k++)
             ctree_row_add(a, r->v[k].idx, -1);
         pthread_mutex_unlock(&c->act_lock);
-        __atomic_sub_fetch(&ctree_nvalues, r->n, __ATOMIC_RELAXED);
         return;
     }
     for (from = 0; from < a->n; from++) {
@@ -473,7 +473,6 @@ static void ctree_active_drop_row(struct ctree_counter *c, int j, const struct c
     }
     a->n = to;
     pthread_mutex_unlock(&c->act_lock);
-    __atomic_sub_fetch(&ctree_nvalues, r->n, __ATOMIC_RELAXED);
 }
 
 static void ctree_cv_free(struct ctree_cval *cv) {
@@ -537,8 +536,8 @@ bool ctree_kept(const struct ctree_counter *c, int j, int64_t idx, int64_t now) 
     return keep == 0 || idx > ctp_index(c->def.types[j].code, now) - (int64_t)keep;
 }
 
-/* Drops the periods of row j that are too old. */
-void ctree_row_expire(struct ctree_counter *c, int j, struct ctree_row *r, int64_t now) {
+/* Drops the periods of row j that are too old: how many. */
+uint32_t ctree_row_expire(struct ctree_counter *c, int j, struct ctree_row *r, int64_t now) {
     uint32_t k = 0;
 
     while (k < r->n && !ctree_kept(c, j, r->v[k].idx, now)) {
@@ -549,16 +548,19 @@ void ctree_row_expire(struct ctree_counter *c, int j, struct ctree_row *r, int64
         memmove(&r->v[0], &r->v[k], (r->n - k) * sizeof(r->v[0]));
         r->n -= k;
     }
+    return k;
 }
 
 static void ctree_obj_expire(struct ctree_obj *o, int64_t now) {
+    uint64_t dropped = 0;
     uint32_t i;
     int j;
 
     for (i = 0; i < o->ncv; i++)
         for (j = 0; j < o->cv[i]->c->def.ntypes; j++)
             if (o->cv[i]->c->def.types[j].keep > 0)
-                ctree_row_expire(o->cv[i]->c, j, &o->cv[i]->rows[j], now);
+                dropped += ctree_row_expire(o->cv[i]->c, j, &o->cv[i]->rows[j], now);
+    ctree_subvals_add(o, -(int64_t)dropped);
     ctree_cvs_prune(o);
 }
 
@@ -666,6 +668,38 @@ static enum ctree_result ctree_limits_valid(const struct ctree_limit *l, size_t 
     return r;
 }
 
+bool ctree_gone(const struct ctree_obj *o) {
+    for (; o != NULL; o = o->parent)
+        if (o->closed)
+            return true;
+    return false;
+}
+
+void ctree_subvals_add(struct ctree_obj *o, int64_t d) {
+    for (; d != 0 && o != NULL; o = o->parent)
+        o->nsubvals += (uint64_t)d;
+}
+
+/* o's subtree leaves the totals and its ancestors' subtree counts. */
+static void ctree_counts_leave(struct ctree_obj *o) {
+    struct ctree_obj *a;
+
+    for (a = o->parent; a != NULL; a = a->parent) {
+        a->nsub -= o->nsub;
+        a->nsubvals -= o->nsubvals;
+    }
+    ctree_nobjs -= o->nsub;
+    __atomic_sub_fetch(&ctree_nvalues, o->nsubvals, __ATOMIC_RELAXED);
+}
+
+/* A new object, o, is in p's subtree and in the totals. */
+static void ctree_counts_join(struct ctree_obj *o, struct ctree_obj *p) {
+    o->nsub = 1;
+    for (; p != NULL; p = p->parent)
+        p->nsub++;
+    ctree_nobjs++;
+}
+
 void *ctree_obj_make(const char *key, size_t nkey, item *self, void *arg) {
     struct ctree_new *nw = arg;
     struct ctree_obj *o = calloc(1, sizeof(*o));
@@ -677,7 +711,7 @@ void *ctree_obj_make(const char *key, size_t nkey, item *self, void *arg) {
     o->self = self;
     o->quantize = nw->quantize;
     pthread_rwlock_wrlock(&ctree_lock);
-    nw->r = nw->parent != NULL && nw->parent->closed ? CTREE_PARENT_GONE
+    nw->r = nw->parent != NULL && ctree_gone(nw->parent) ? CTREE_PARENT_GONE
             : ctree_limits_valid(nw->limits, nw->nlimits);
     if (nw->r == CTREE_OK)
         nw->r = ctree_limits_apply(o, nw->limits, nw->nlimits, false);
@@ -693,7 +727,7 @@ void *ctree_obj_make(const char *key, size_t nkey, item *self, void *arg) {
         ctree_child_link(nw->parent, o);
     }
     ctree_act_push_back(o);
-    ctree_nobjs++;
+    ctree_counts_join(o, nw->parent);
     ctlog_obj(key, nkey, nw->parent != NULL ? item_key(nw->parent->self) : NULL,
               nw->parent != NULL ? nw->parent->self->nkey : 0, o->quantize, nw->limits, nw->nlimits);
     pthread_rwlock_unlock(&ctree_lock);
@@ -704,38 +738,49 @@ bool ctree_obj_live(struct ctree_obj *o) {
     bool live;
 
     pthread_rwlock_rdlock(&ctree_lock);
-    live = !o->closed;
+    live = !ctree_gone(o);
     pthread_rwlock_unlock(&ctree_lock);
     return live;
 }
 
+/* Takes o's values r (counter c, type j) out of every ancestor; the
+ * ancestors' subtree value counts follow. */
+static void ctree_subtract_row(struct ctree_obj *o, struct ctree_counter *c, int j, const struct ctree_row *r,
+                               int64_t now) {
+    int64_t moved = 0;
+    struct ctree_obj *a;
+    uint32_t k;
+
+    for (a = o->parent; a != NULL; a = a->parent) {
+        struct ctree_cval *acv = ctree_cv_find(a, c);
+        for (k = 0; acv != NULL && k < r->n; k++) {
+            int change;
+            if (!ctree_kept(c, j, r->v[k].idx, now) ||
+                ctree_row_reserve_at(&acv->rows[j], r->v[k].idx) < 0 ||
+                ctree_row_reserve_at(&c->active[j], r->v[k].idx) < 0)
+                continue;
+            change = ctree_row_add(&acv->rows[j], r->v[k].idx, -r->v[k].total);
+            ctree_value_moved(c, j, r->v[k].idx, change);
+            moved -= change;
+        }
+        a->nsubvals += (uint64_t)moved;     /* the values that moved in a and below it */
+    }
+}
 
 /* Takes o's values out of every ancestor (aggregating counters). */
 static void ctree_subtract_from_ancestors(struct ctree_obj *o, int64_t now) {
-    uint32_t i, k;
+    struct ctree_obj *a;
+    uint32_t i;
     int j;
 
     for (i = 0; i < o->ncv; i++) {
         struct ctree_counter *c = o->cv[i]->c;
-        struct ctree_obj *a;
         if (!c->def.aggregate)
             continue;
-        for (a = o->parent; a != NULL; a = a->parent) {
-            struct ctree_cval *acv = ctree_cv_find(a, c);
-            if (acv == NULL)
-                continue;
-            for (j = 0; j < c->def.ntypes; j++) {
-                struct ctree_row *r = &o->cv[i]->rows[j];
-                for (k = 0; k < r->n; k++) {
-                    if (!ctree_kept(c, j, r->v[k].idx, now) ||
-                        ctree_row_reserve_at(&acv->rows[j], r->v[k].idx) < 0 ||
-                        ctree_row_reserve_at(&c->active[j], r->v[k].idx) < 0)
-                        continue;
-                    ctree_value_moved(c, j, r->v[k].idx, ctree_row_add(&acv->rows[j], r->v[k].idx, -r->v[k].total));
-                }
-            }
+        for (j = 0; j < c->def.ntypes; j++)
+            ctree_subtract_row(o, c, j, &o->cv[i]->rows[j], now);
+        for (a = o->parent; a != NULL; a = a->parent)
             ctree_cv_prune(a, c);
-        }
     }
 }
 
@@ -747,44 +792,54 @@ struct ctree_obj *ctree_preorder_next(struct ctree_obj *n, struct ctree_obj *roo
     return n == root ? NULL : n->next_sib;
 }
 
-/* o stops serving: values freed, off the active list. */
-static void ctree_close_one(struct ctree_obj *o) {
+/* o's values, its place in the active list and in its parent's children
+ * let go (its counts already left the totals). */
+static void ctree_let_go(struct ctree_obj *o) {
     ctree_cvs_free(o);
     ctree_act_unlink(o);
-    o->closed = true;
-    ctree_nobjs--;
+    ctree_child_unlink(o);
+    o->closed = o->released = true;
 }
 
-void ctree_obj_closed(struct ctree_obj *o) {
-    struct ctree_obj *n;
+void ctree_retire(struct ctree_obj *o) {
+    ctree_let_go(o);
+    ctree_nreleasing--;
+}
 
+/* The first part of a delete: what a reader can see leaves at once; the
+ * subtree's objects are released later, in steps (ctree_release.c). */
+void ctree_obj_closed(struct ctree_obj *o) {
     pthread_rwlock_wrlock(&ctree_lock);
-    if (o->closed || ctree_stopping) {
+    if (ctree_stopping || ctree_gone(o)) {
         pthread_rwlock_unlock(&ctree_lock);
         return;
     }
     ctlog_drop(item_key(o->self), o->self->nkey);
     ctree_subtract_from_ancestors(o, ctree_now());
+    ctree_counts_leave(o);
     ctree_child_unlink(o);
-    for (n = o; n != NULL; n = ctree_preorder_next(n, o)) {
-        ctree_close_one(n);
-        if (n != o) {
-            item_incref(n->self);
-            n->grave_next = ctree_graves;
-            ctree_graves = n;
-        }
-    }
+    o->closed = true;
+    ctree_release_add(o);
     pthread_rwlock_unlock(&ctree_lock);
 }
 
+/* The last reference to o's item went. A released object holds nothing
+ * else, and nothing reaches it: no lock. A gone one not yet released is
+ * released here; a live one (shutdown, or an item never linked) has no
+ * children (they hold references) and leaves the totals. */
 static void ctree_obj_free(item *it) {
     struct ctree_obj *o = item_struct(it), *p = o->parent;
 
-    pthread_rwlock_wrlock(&ctree_lock);
-    if (!o->closed)
-        ctree_close_one(o);
-    ctree_child_unlink(o);
-    pthread_rwlock_unlock(&ctree_lock);
+    if (!o->released) {
+        pthread_rwlock_wrlock(&ctree_lock);
+        if (ctree_gone(o)) {
+            ctree_retire(o);
+        } else {
+            ctree_counts_leave(o);
+            ctree_let_go(o);
+        }
+        pthread_rwlock_unlock(&ctree_lock);
+    }
     ctree_charge(-(long)sizeof(*o));
     free(o);
     if (p != NULL)
@@ -798,7 +853,7 @@ enum ctree_result ctree_obj_set(struct ctree_obj *o, const struct ctree_limit *l
     int j;
 
     pthread_rwlock_wrlock(&ctree_lock);
-    r = o->closed ? CTREE_NOT_FOUND : ctree_limits_valid(l, n);
+    r = ctree_gone(o) ? CTREE_NOT_FOUND : ctree_limits_valid(l, n);
     if (r == CTREE_OK && !raise) {
         for (i = 0; i < o->ncv; i++)
             for (j = 0; j < o->cv[i]->c->def.ntypes; j++)
@@ -824,7 +879,7 @@ enum ctree_result ctree_obj_info(struct ctree_obj *o, struct ctree_info *info,
     int j;
 
     tree = ctree_lock_tree(o);
-    if (o->closed) {
+    if (ctree_gone(o)) {
         ctree_unlock_tree(tree);
         return CTREE_NOT_FOUND;
     }
@@ -867,6 +922,7 @@ void ctree_report(const struct ctree_obj *o, const struct ctree_counter *c, uint
 }
 
 bool ctree_make_room(size_t need) {
+    ctree_release_finish();     /* what deleted subtrees hold goes before cache values */
     return ctree_ks->reserve(need);
 }
 
@@ -883,7 +939,7 @@ enum ctree_result ctree_get(struct ctree_obj *o, uint32_t counter, uint32_t code
 
     tree = ctree_lock_tree(o);
     c = ctree_counter_find(counter);
-    if (o->closed)
+    if (ctree_gone(o))
         r = CTREE_NOT_FOUND;
     else if (c == NULL)
         r = CTREE_NO_COUNTER;
@@ -1012,7 +1068,7 @@ enum ctree_result ctree_values(struct ctree_obj *o, const struct ctree_filter *f
 
     cur->more = false;
     tree = ctree_lock_tree(o);
-    if (o->closed) {
+    if (ctree_gone(o)) {
         ctree_unlock_tree(tree);
         return CTREE_NOT_FOUND;
     }
@@ -1041,7 +1097,7 @@ void ctree_periods(const struct ctree_filter *f, ctree_value_fn fn, void *arg, s
     int j;
 
     cur->more = false;
-    pthread_rwlock_wrlock(&ctree_lock);
+    ctree_wrlock_released();
     e.now = ctree_now();
     for (i = 0; i < ctree_ncounters; i++) {
         struct ctree_counter *c = ctree_counters[i];
@@ -1066,7 +1122,7 @@ enum ctree_result ctree_children(struct ctree_obj *o, struct ctree_obj *after, u
 
     *more = false;
     pthread_rwlock_wrlock(&ctree_lock);
-    if (o->closed || (after != NULL && (after->closed || after->parent != o || !after->attached))) {
+    if (ctree_gone(o) || (after != NULL && (after->closed || after->parent != o || !after->attached))) {
         pthread_rwlock_unlock(&ctree_lock);
         return CTREE_NOT_FOUND;
     }
@@ -1089,8 +1145,8 @@ void ctree_active(int64_t since, struct ctree_obj *after, uint64_t max,
     uint64_t n = 0;
 
     *more = false;
-    pthread_rwlock_wrlock(&ctree_lock);
-    o = after == NULL ? ctree_act_head : after->closed ? NULL : after->act_next;
+    ctree_wrlock_released();
+    o = after == NULL ? ctree_act_head : ctree_gone(after) ? NULL : after->act_next;
     for (; o != NULL && o->changed != 0 && o->changed >= since; o = o->act_next) {
         if (n == max) {
             *more = true;
@@ -1113,7 +1169,7 @@ void ctree_active_sort(void) {
     size_t n = 0, i;
 
     pthread_rwlock_wrlock(&ctree_lock);
-    v = malloc((ctree_nobjs + 1) * sizeof(*v));
+    v = malloc((ctree_nobjs + ctree_nreleasing + 1) * sizeof(*v));
     if (v != NULL) {
         for (o = ctree_act_head; o != NULL; o = o->act_next)
             v[n++] = o;
@@ -1126,48 +1182,23 @@ void ctree_active_sort(void) {
     pthread_rwlock_unlock(&ctree_lock);
 }
 
-void ctree_totals(uint64_t *counters, uint64_t *objects, uint64_t *values) {
+void ctree_totals(uint64_t *counters, uint64_t *objects, uint64_t *values, uint64_t *releasing) {
     pthread_rwlock_wrlock(&ctree_lock);
     *counters = ctree_ncounters;
     *objects = ctree_nobjs;
     *values = ctree_nvalues;
+    *releasing = ctree_nreleasing;
     pthread_rwlock_unlock(&ctree_lock);
 }
 
 /* ---- timers and life cycle ---- */
 
-/* Unlinks the keys of objects removed with a subtree, a batch at a time,
- * with no lock held (a key still holding that very item goes). */
-static void ctree_bury(void) {
-    struct ctree_obj *batch[CTREE_GRAVE_BATCH];
-    size_t n = 0, i;
-
-    pthread_rwlock_wrlock(&ctree_lock);
-    while (ctree_graves != NULL && n < CTREE_GRAVE_BATCH) {
-        batch[n++] = ctree_graves;
-        ctree_graves = ctree_graves->grave_next;
-    }
-    pthread_rwlock_unlock(&ctree_lock);
-    for (i = 0; i < n; i++) {
-        item *it = batch[i]->self;
-        ctree_ks->unlink(item_key(it), it->nkey, item_cas(it));
-        item_release(it);
-    }
+void ctree_key_unlink(item *it) {
+    ctree_ks->unlink(item_key(it), it->nkey, item_cas(it));
 }
 
-void ctree_bury_all(void) {
-    for (;;) {
-        bool more;
-        pthread_rwlock_rdlock(&ctree_lock);
-        more = ctree_graves != NULL;
-        pthread_rwlock_unlock(&ctree_lock);
-        if (!more)
-            return;
-        ctree_bury();
-    }
-}
-
-/* Retention: a bounded step of the sweep over every object. */
+/* Retention: a bounded step of the sweep over every object (those of a
+ * deleted subtree, still listed until released, are passed over). */
 static void ctree_sweep(void) {
     int64_t now = ctree_now();
     int i;
@@ -1176,7 +1207,8 @@ static void ctree_sweep(void) {
     for (i = 0; i < CTREE_SWEEP_BATCH && ctree_act_head != NULL; i++) {
         if (ctree_sweep_at == NULL)
             ctree_sweep_at = ctree_act_head;
-        ctree_obj_expire(ctree_sweep_at, now);
+        if (!ctree_gone(ctree_sweep_at))
+            ctree_obj_expire(ctree_sweep_at, now);
         ctree_sweep_at = ctree_sweep_at->act_next;
     }
     pthread_rwlock_unlock(&ctree_lock);
@@ -1184,22 +1216,24 @@ static void ctree_sweep(void) {
 
 void ctree_tick(void) {
     ctree_sweep();
-    ctree_bury();
+    ctree_release_tick();
 }
 
-/* `stats`: counters defined, live objects, non-zero values. */
+/* `stats`: counters defined, live objects, non-zero values, objects of
+ * deleted subtrees not yet released. */
 static void ctree_stats_emit(stats_emit_fn emit, void *ctx) {
-    uint64_t counters, objects, values;
+    uint64_t counters, objects, values, releasing;
 
-    ctree_totals(&counters, &objects, &values);
+    ctree_totals(&counters, &objects, &values, &releasing);
     stats_emit_u64(emit, ctx, "ctree_counters", counters);
     stats_emit_u64(emit, ctx, "ctree_objects", objects);
     stats_emit_u64(emit, ctx, "ctree_values", values);
+    stats_emit_u64(emit, ctx, "ctree_releasing", releasing);
 }
 
 static const struct stats_provider ctree_stats_provider = { "ctree", STATS_PLACE_MCDS, 30, ctree_stats_emit };
 
-void ctree_init(const struct ctree_keyspace *ks) {
+void ctree_init(const struct ctree_keyspace *ks, struct event_base *base) {
     int i;
 
     for (i = 0; i < CTREE_TREE_LOCKS; i++)
@@ -1207,17 +1241,14 @@ void ctree_init(const struct ctree_keyspace *ks) {
     ctree_ks = ks;
     stats_provide(&ctree_stats_provider);
     item_set_free_hook(ITEM_CTREE, ctree_obj_free);
+    ctree_release_init(base);
 }
 
 void ctree_shutdown(void) {
     pthread_rwlock_wrlock(&ctree_lock);
     ctree_stopping = true;
     pthread_rwlock_unlock(&ctree_lock);
-    while (ctree_graves != NULL) {
-        struct ctree_obj *o = ctree_graves;
-        ctree_graves = o->grave_next;
-        item_release(o->self);
-    }
+    ctree_release_shutdown();
 }
 
 void ctree_destroy(void) {

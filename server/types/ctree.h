@@ -101,16 +101,18 @@ struct ctree_keyspace {
     bool (*reserve)(size_t need);
     void (*unlink)(const char *key, size_t nkey, uint64_t cas);
 };
-void ctree_init(const struct ctree_keyspace *ks);
+struct event_base;
+/* base: the main thread's, where deleted subtrees are released in steps. */
+void ctree_init(const struct ctree_keyspace *ks, struct event_base *base);
 /* Before the keyspace is freed: removals stop, pending keys are let go. */
 void ctree_shutdown(void);
 /* After the keyspace is freed: the counter table. */
 void ctree_destroy(void);
 /* Once a second: retention of old periods, keys of deleted subtrees. */
 void ctree_tick(void);
-/* Every key of removed subtrees unlinked now (a replica, after applying
- * its primary's records, so that its keyspace is the primary's). */
-void ctree_bury_all(void);
+/* debugctreehold: the release of deleted subtrees stops after n more
+ * objects (n < 0: goes on); what reads per counter still finishes it. */
+void ctree_debug_hold(int64_t n);
 
 /* ---- counters ---- */
 
@@ -139,7 +141,8 @@ struct ctree_new {
 void *ctree_obj_make(const char *key, size_t nkey, item *self, void *arg);
 /* The object's key left the keyspace (delete, flush, TTL): the object and
  * its whole subtree are removed, and what they counted is taken out of
- * the ancestors. Called with the key's stripe lock held. */
+ * the ancestors, at once; their memory is released later, in steps.
+ * Called with the key's stripe lock held. */
 void ctree_obj_closed(struct ctree_obj *o);
 /* Whether o is still in its tree (not removed with a subtree). */
 bool ctree_obj_live(struct ctree_obj *o);
@@ -227,8 +230,9 @@ void ctree_active(int64_t since, struct ctree_obj *after, uint64_t max,
                   void (*fn)(void *arg, const char *key, size_t nkey, int64_t changed), void *arg,
                   bool *more);
 
-/* Memory and counts for `stats`. */
-void ctree_totals(uint64_t *counters, uint64_t *objects, uint64_t *values);
+/* Memory and counts for `stats` (releasing: objects of deleted subtrees
+ * whose memory is not yet released). */
+void ctree_totals(uint64_t *counters, uint64_t *objects, uint64_t *values, uint64_t *releasing);
 
 /* Unix time now, on the server clock (debugtime moves it). */
 int64_t ctree_now(void);

@@ -124,21 +124,30 @@ static enum ctree_result ctree_incr_reserve(struct ctree_obj *o, struct ctree_co
     return ctree_incr_reserve_active(c, tg) < 0 ? CTREE_NOMEM : CTREE_OK;
 }
 
+/* Adds the delta on the path. moved: the values that appeared (+) or went
+ * (-) in p and the path below it, the change to p's subtree count. */
 static void ctree_incr_apply(struct ctree_obj *o, struct ctree_counter *c, const struct ctree_targets *tg,
                              const struct ctree_incr *in, int64_t now) {
-    struct ctree_obj *p;
+    struct ctree_obj *p, *last = o;
+    int64_t moved = 0;
     int k;
 
     for (p = o; p != NULL; p = ctree_up(c, p)) {
         struct ctree_cval *cv = ctree_cv_find(p, c);
         for (k = 0; k < tg->n; k++) {
             struct ctree_row *r = &cv->rows[tg->j[k]];
+            int change;
             if (c->def.types[tg->j[k]].keep > 0)
-                ctree_row_expire(c, tg->j[k], r, now);
-            ctree_value_moved(c, tg->j[k], tg->idx[k], ctree_row_add(r, tg->idx[k], in->delta));
+                moved -= ctree_row_expire(c, tg->j[k], r, now);
+            change = ctree_row_add(r, tg->idx[k], in->delta);
+            ctree_value_moved(c, tg->j[k], tg->idx[k], change);
+            moved -= change;
         }
+        p->nsubvals += (uint64_t)moved;
         ctree_touched(p, in->replay ? in->when : now);
+        last = p;
     }
+    ctree_subvals_add(last->parent, moved);     /* above the path (a counter that does not aggregate) */
 }
 
 /* The new value of the increment's own period, in o and each ancestor. */
@@ -167,7 +176,7 @@ static enum ctree_result ctree_incr_locked(struct ctree_obj *o, const struct ctr
     int ti;
 
     *need = 0;
-    if (o->closed)
+    if (ctree_gone(o))
         return CTREE_NOT_FOUND;
     if ((c = ctree_counter_find(in->counter)) == NULL)
         return CTREE_NO_COUNTER;
@@ -286,7 +295,7 @@ static enum ctree_result ctree_one_resolve(struct ctree_obj *o, const struct ctr
                                            struct ctree_one *one) {
     one->o = o;
     one->delta = in->delta;
-    if (o->closed)
+    if (ctree_gone(o))
         return CTREE_NOT_FOUND;
     if ((one->c = ctree_counter_find(in->counter)) == NULL)
         return CTREE_NO_COUNTER;

@@ -264,12 +264,15 @@ static void cp_dump_obj(struct cp_buf *b, const struct ctree_obj *o) {
     free(buf);
 }
 
-/* Every live object, parents before children (pre-order from each root). */
+/* Every live object, parents before children (pre-order from each root).
+ * A deleted subtree not yet released is still on the active list, but
+ * out of its parent's children: only its root, when that was a root of
+ * the forest, needs passing over. */
 static void cp_dump_objs(struct cp_buf *b) {
     struct ctree_obj *root, *n;
 
     for (root = ctree_act_head; root != NULL && !b->oom; root = root->act_next) {
-        if (root->parent != NULL)
+        if (root->parent != NULL || root->closed)
             continue;
         for (n = root; n != NULL && !b->oom; n = ctree_preorder_next(n, root))
             cp_dump_obj(b, n);

@@ -17,13 +17,13 @@
  * freed on another thread meanwhile is never used.
  */
 #include <event2/event.h>
-#include <fcntl.h>
 #include <stddef.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/clock.h"
+#include "base/kick.h"
 #include "base/reaper.h"
 #include "base/stats.h"
 #include "types/queue.h"
@@ -38,8 +38,7 @@ static uint64_t queue_ids;
 static void (*queue_id_block_hook)(uint64_t upto);
 static struct event *queue_timer;
 static bool queue_frozen;           /* atomic: a replica's queues change only by records */
-static struct event *queue_kick_ev;
-static int queue_kick_fd[2] = { -1, -1 };
+static struct kick queue_kick_w = { { -1, -1 }, NULL, NULL, NULL };
 static pthread_t queue_main_thread;
 static uint64_t queue_armed_at = UINT64_MAX;
 static queue_dead_fn queue_dead_hook;
@@ -91,9 +90,10 @@ int queue_ready_add(struct queue *q, struct qmsg *m) {
     size_t room = q->ready.n + q->move_reserved + 1;
 
     if (qheap_reserve(&q->ready_age, room) < 0 || qheap_reserve(&q->ready, room) < 0 ||
-        qheap_push(&q->ready, m) < 0)
+        queue_ttl_reserve(q, m) < 0 || qheap_push(&q->ready, m) < 0)
         return -1;
     qheap_push(&q->ready_age, m);
+    queue_ttl_add(q, m);
     return 0;
 }
 
@@ -152,6 +152,7 @@ struct qmsg *queue_ready_take(struct queue *q) {
     if (m != NULL) {
         qheap_pop(&q->ready);
         qheap_remove(&q->ready_age, m);
+        queue_ttl_remove(q, m);
     }
     return m;
 }
@@ -254,6 +255,7 @@ void queue_msg_detach(struct queue *q, struct qmsg *m) {
     case QMSG_READY:
         qheap_remove(&q->ready, m);
         qheap_remove(&q->ready_age, m);
+        queue_ttl_remove(q, m);
         break;
     case QMSG_DELAYED: qheap_remove(&q->delayed, m); break;
     case QMSG_INFLIGHT: qheap_remove(&q->inflight, m); break;
@@ -358,14 +360,9 @@ static bool queue_on_main(void) {
     return pthread_equal(pthread_self(), queue_main_thread);
 }
 
-/* Asks the main thread to re-arm the timer. A full pipe already holds a
- * kick, so a failed write loses nothing. */
+/* Asks the main thread to re-arm the timer. */
 static void queue_kick(void) {
-    char why = 'a';
-
-    if (write(queue_kick_fd[1], &why, 1) < 0) {
-        /* EAGAIN: a kick is pending anyway */
-    }
+    kick_send(&queue_kick_w);
 }
 
 static void queue_arm(uint64_t due) {
@@ -405,6 +402,8 @@ void queue_update_due(struct queue *q) {
         next = q->bury_retry_at;
     if (queue_age_due(q) < next)
         next = queue_age_due(q);
+    if (queue_ttl_due(q) < next)
+        next = queue_ttl_due(q);
     if (qdedup_next_expiry(&q->dedup) < next)
         next = qdedup_next_expiry(&q->dedup);
     if (q->paused_until != 0 && q->paused_until < next)
@@ -529,7 +528,7 @@ void queue_requeue(struct queue *q, struct qmsg *m, uint64_t due_ms, uint64_t no
 
 /* Room in dl for one more, and in buried for every message on its way to
  * a dead-letter queue, so one that comes back can always be buried. */
-static bool queue_dead_room(struct queue *q, struct queue_dead_list *dl) {
+bool queue_dead_room(struct queue *q, struct queue_dead_list *dl) {
     if (dl->n == dl->cap) {
         size_t cap = dl->cap ? dl->cap * 2 : 8;
         struct queue_dead *v = realloc(dl->v, cap * sizeof(*v));
@@ -543,11 +542,12 @@ static bool queue_dead_room(struct queue *q, struct queue_dead_list *dl) {
 
 /* Puts m on its way to the dead-letter queue; without room for that it
  * goes back to ready and tries again after its next delivery. */
-static void queue_dead_add(struct queue *q, struct qmsg *m, struct queue_dead_list *dl, uint64_t now) {
+void queue_dead_add(struct queue *q, struct qmsg *m, struct queue_dead_list *dl, uint64_t now) {
     if (!queue_dead_room(q, dl)) {
         queue_requeue(q, m, now, now);
         return;
     }
+    queue_msg_forget_ttl(m);
     dl->v[dl->n].m = m;
     dl->v[dl->n].src = m->src;
     memcpy(dl->v[dl->n].dlq, q->opts.dlq, q->opts.ndlq);
@@ -579,24 +579,38 @@ static void queue_unbury(struct queue *q, uint64_t now, struct queue_dead_list *
     }
 }
 
-/* Ready messages past the queue's max_age_ms go to dl, as dead letters
- * past max_deliveries do (a delayed one is checked when it comes due, an
- * in-flight one when its lease runs out or it is released). Without room
- * to send one off, it stays ready and is tried at the next catch-up. */
-static void queue_expire_aged(struct queue *q, uint64_t now, struct queue_dead_list *dl) {
+/* Sends off the oldest ready message (past the queue's max_age_ms):
+ * false without room or memory to, tried again at the next catch-up. */
+static bool queue_expire_aged_one(struct queue *q, uint64_t now, struct queue_dead_list *dl) {
+    struct qmsg *m = qheap_top(&q->ready_age);
     struct qpack_entry e;
-    struct qmsg *m;
 
-    while (queue_age_due(q) <= now && queue_dead_room(q, dl)) {
-        m = qheap_top(&q->ready_age);
-        if (qpack_head(&q->pack, &e) && (m == NULL || e.pushed_ms <= m->pushed_ms)) {
-            if ((m = queue_unpack_head(q, &e)) == NULL)
-                break;      /* no memory: tried again at the next catch-up */
-        } else {
-            queue_msg_detach(q, m);
-        }
-        q->counts.expired_age++;
-        queue_dead_add(q, m, dl, now);
+    if (!queue_expire_room(q, dl))
+        return false;
+    if (qpack_head(&q->pack, &e) && (m == NULL || e.pushed_ms <= m->pushed_ms)) {
+        if ((m = queue_unpack_head(q, &e)) == NULL)
+            return false;
+    } else {
+        queue_msg_detach(q, m);
+    }
+    q->counts.expired_age++;
+    queue_expire_send(q, m, dl, now);
+    return true;
+}
+
+/* Ready messages past the queue's max_age_ms or their own ttl, whichever
+ * comes first, go to dl as dead letters past max_deliveries do, or are
+ * dropped (queue_expire.c). A delayed one is checked when it comes due,
+ * an in-flight one when its lease runs out or it is released. */
+static void queue_expire_ready(struct queue *q, uint64_t now, struct queue_dead_list *dl) {
+    if (__atomic_load_n(&queue_frozen, __ATOMIC_ACQUIRE))
+        return;     /* a replica: expiries come as its primary's records */
+    for (;;) {
+        uint64_t age = queue_age_due(q), ttl = queue_ttl_due(q);
+        if (age > now && ttl > now)
+            return;
+        if (!(ttl < age ? queue_expire_ttl_one(q, now, dl) : queue_expire_aged_one(q, now, dl)))
+            return;
     }
 }
 
@@ -624,7 +638,7 @@ static void queue_catch_up(struct queue *q, uint64_t now, struct queue_dead_list
             queue_dead_add(q, m, dl, now);
         }
     }
-    queue_expire_aged(q, now, dl);
+    queue_expire_ready(q, now, dl);
     queue_unbury(q, now, dl);
     queue_group_retry(q);
     qdedup_expire(&q->dedup, now, QDEDUP_SWEEP_MAX);
@@ -701,12 +715,14 @@ void queue_lock(struct queue *q, uint64_t now, struct queue_dead_list *dl) {
 static void queue_heaps_fit(struct queue *q) {
     qheap_fit(&q->ready, q->move_reserved);
     qheap_fit(&q->ready_age, q->move_reserved);
+    qheap_fit(&q->ready_ttl, q->move_reserved);
     qheap_fit(&q->delayed, 0);
     qheap_fit(&q->inflight, 0);
     qheap_fit(&q->buried, q->bury_reserved);
 }
 
 void queue_unlock(struct queue *q, struct queue_dead_list *dl) {
+    queue_expire_ready(q, clock_now_ms(), dl);  /* a release may have brought back an expired one */
     queue_serve(q);
     queue_update_due(q);
     queue_heaps_fit(q);
@@ -772,6 +788,7 @@ struct queue *queue_new(const char *name, size_t nname, const struct queue_opts 
     qpack_init(&q->pack);
     qheap_init(&q->ready, queue_ready_less, offsetof(struct qmsg, hpos));
     qheap_init(&q->ready_age, queue_age_less, offsetof(struct qmsg, apos));
+    queue_ttl_init(&q->ready_ttl);
     qheap_init(&q->delayed, queue_due_less, offsetof(struct qmsg, hpos));
     qheap_init(&q->inflight, queue_due_less, offsetof(struct qmsg, hpos));
     qheap_init(&q->buried, queue_ready_less, offsetof(struct qmsg, hpos));
@@ -796,7 +813,7 @@ struct queue *queue_new(const char *name, size_t nname, const struct queue_opts 
 
 void queue_msg_free(struct qmsg *m) {
     item_release(m->payload);
-    item_mem_charge(-(long)sizeof(*m));
+    item_mem_charge(-(long)queue_msg_size(m));
     free(m);
 }
 
@@ -812,6 +829,7 @@ static void queue_free_heap(struct qheap *h) {
 static void queue_free_unlisted(struct queue *q) {
     qpack_clear(&q->pack);
     qheap_free(&q->ready_age);
+    qheap_free(&q->ready_ttl);
     queue_free_heap(&q->ready);
     queue_free_heap(&q->delayed);
     queue_free_heap(&q->inflight);
@@ -914,7 +932,7 @@ static int queue_seq_cmp(const void *a, const void *b) {
 
 /* Whether ready message m is one a push would have packed. */
 static bool queue_packable(const struct qmsg *m) {
-    return m->pri == QUEUE_DEFAULT_PRI && m->deliveries == 0 && m->src == 0;
+    return m->pri == QUEUE_DEFAULT_PRI && m->deliveries == 0 && m->src == 0 && queue_msg_expires(m) == 0;
 }
 
 /* Replay restores every message whole, in the heaps: once it is done,
@@ -1009,12 +1027,13 @@ enum queue_result queue_push(struct queue *q, item *payload, uint32_t pri, uint6
 
 /* ---- several messages in one push ---- */
 
-/* n new messages, or none (NULL in m[0]) without memory. */
-static bool queue_new_msgs(struct qmsg **m, int n) {
+/* n new messages expiring at expires_ms (0: never), or none (NULL in
+ * m[0]) without memory. */
+static bool queue_new_msgs(struct qmsg **m, int n, uint64_t expires_ms) {
     int i;
 
     for (i = 0; i < n; i++) {
-        if ((m[i] = calloc(1, sizeof(**m))) == NULL) {
+        if ((m[i] = queue_msg_alloc(expires_ms)) == NULL) {
             while (i > 0)
                 free(m[--i]);
             return false;
@@ -1023,13 +1042,15 @@ static bool queue_new_msgs(struct qmsg **m, int n) {
     return true;
 }
 
-/* Room for n more messages in the heap(s) a push due at due_ms goes to. */
-static bool queue_push_room(struct queue *q, int n, bool delayed) {
+/* Room for n more messages in the heap(s) a push due at due_ms goes to
+ * (ready_ttl too for messages with a ttl). */
+static bool queue_push_room(struct queue *q, int n, bool delayed, bool ttl) {
     size_t room = q->ready.n + q->move_reserved + (size_t)n;
 
     if (delayed)
         return qheap_reserve(&q->delayed, q->delayed.n + (size_t)n) == 0;
-    return qheap_reserve(&q->ready, room) == 0 && qheap_reserve(&q->ready_age, room) == 0;
+    return qheap_reserve(&q->ready, room) == 0 && qheap_reserve(&q->ready_age, room) == 0 &&
+           (!ttl || queue_ttl_room(q, (size_t)n) == 0);
 }
 
 /* What a push remembers of its deduplication id: the entry of each
@@ -1097,21 +1118,23 @@ static bool queue_packs(const struct queue *q, uint32_t pri, bool delayed) {
     return !delayed && pri == QUEUE_DEFAULT_PRI && q->whead == NULL;
 }
 
-/* Pushes n messages into the heaps, all or none, or into group grp (not
- * NULL: ready now, or held behind the group's head); q locked. */
+/* Pushes n messages, expiring at expires_ms (0: never), into the heaps,
+ * all or none, or into group grp (not NULL: ready now, or held behind the
+ * group's head); q locked. */
 static enum queue_result queue_push_heaps(struct queue *q, item **payloads, int n, uint32_t pri,
-                                          uint64_t due_ms, uint64_t now, uint64_t *ids,
-                                          const struct queue_group_id *grp, struct queue_push_dedup *pd) {
+                                          uint64_t due_ms, uint64_t expires_ms, uint64_t now,
+                                          uint64_t *ids, const struct queue_group_id *grp,
+                                          struct queue_push_dedup *pd) {
     bool delayed = grp == NULL && due_ms > now;
     struct qmsg *m[QUEUE_PUSH_MAX];
     struct qgroup *g = NULL;
     int i;
 
-    if (!queue_push_room(q, n, delayed))
+    if (!queue_push_room(q, n, delayed, expires_ms != 0))
         return QUEUE_NOMEM;
     if (grp != NULL && (g = queue_group_prepare(q, grp->id, grp->n, n)) == NULL)
         return QUEUE_NOMEM;
-    if (!queue_new_msgs(m, n)) {
+    if (!queue_new_msgs(m, n, expires_ms)) {
         if (g != NULL)
             queue_group_unprepare(q, g);
         return QUEUE_NOMEM;
@@ -1130,7 +1153,7 @@ static enum queue_result queue_push_heaps(struct queue *q, item **payloads, int 
             qheap_push(&q->delayed, m[i]);
         else
             queue_ready_add(q, m[i]);
-        item_mem_charge((long)sizeof(*m[i]));
+        item_mem_charge((long)queue_msg_size(m[i]));
         q->counts.pushed++;
         queue_push_log(q, m[i], g, pd, i);
         ids[i] = m[i]->id;
@@ -1139,22 +1162,30 @@ static enum queue_result queue_push_heaps(struct queue *q, item **payloads, int 
     return QUEUE_OK;
 }
 
-/* Pushes n fresh messages (none of them a duplicate); q locked. */
+/* Pushes n fresh messages (none of them a duplicate) living ttl_ms (0:
+ * no limit); q locked. A message with a ttl is never packed. */
 static enum queue_result queue_push_fresh(struct queue *q, item **payloads, int n, uint32_t pri,
-                                          uint64_t due_ms, uint64_t *ids, const struct queue_group_id *grp,
+                                          uint64_t due_ms, uint64_t ttl_ms, uint64_t *ids,
+                                          const struct queue_group_id *grp,
                                           struct queue_push_dedup *pd) {
     uint64_t now = clock_now_ms();
 
     if (q->opts.max_length != 0 && queue_length(q) + (size_t)n > q->opts.max_length)
         return QUEUE_FULL;
-    if (grp == NULL && queue_packs(q, pri, due_ms > now))
+    if (ttl_ms == 0 && grp == NULL && queue_packs(q, pri, due_ms > now))
         return queue_push_packed(q, payloads, n, now, ids, pd) ? QUEUE_OK : QUEUE_NOMEM;
-    return queue_push_heaps(q, payloads, n, pri, due_ms, now, ids, grp, pd);
+    return queue_push_heaps(q, payloads, n, pri, due_ms, ttl_ms != 0 ? now + ttl_ms : 0, now, ids, grp, pd);
 }
 
 enum queue_result queue_push_many(struct queue *q, item **payloads, int n, uint32_t pri,
                                   uint64_t due_ms, uint64_t *ids) {
     return queue_push_dedup(q, payloads, n, pri, due_ms, NULL, NULL, ids, NULL);
+}
+
+enum queue_result queue_push_dedup(struct queue *q, item **payloads, int n, uint32_t pri,
+                                   uint64_t due_ms, const struct queue_dedup_id *dd,
+                                   const struct queue_group_id *grp, uint64_t *ids, bool *dup) {
+    return queue_push_ttl(q, payloads, n, pri, due_ms, dd, grp, 0, ids, dup);
 }
 
 /* The entries of dd for the messages of a push that are not duplicates
@@ -1186,9 +1217,10 @@ static void queue_dedup_unused(struct queue_push_dedup *pd, int n) {
             qdedup_entry_drop(pd->e[j]);
 }
 
-enum queue_result queue_push_dedup(struct queue *q, item **payloads, int n, uint32_t pri,
-                                   uint64_t due_ms, const struct queue_dedup_id *dd,
-                                   const struct queue_group_id *grp, uint64_t *ids, bool *dup) {
+enum queue_result queue_push_ttl(struct queue *q, item **payloads, int n, uint32_t pri,
+                                 uint64_t due_ms, const struct queue_dedup_id *dd,
+                                 const struct queue_group_id *grp, uint64_t ttl_ms,
+                                 uint64_t *ids, bool *dup) {
     item *fresh[QUEUE_PUSH_MAX];
     uint64_t fids[QUEUE_PUSH_MAX];
     int pos[QUEUE_PUSH_MAX], nfresh = 0, i;
@@ -1215,7 +1247,7 @@ enum queue_result queue_push_dedup(struct queue *q, item **payloads, int n, uint
     if (nfresh > 0 && dd != NULL && !queue_dedup_prepare(q, dd, pos, nfresh, &pd)) {
         r = QUEUE_NOMEM;
     } else if (nfresh > 0) {
-        r = queue_push_fresh(q, fresh, nfresh, pri, due_ms, fids, grp, dd != NULL ? &pd : NULL);
+        r = queue_push_fresh(q, fresh, nfresh, pri, due_ms, ttl_ms, fids, grp, dd != NULL ? &pd : NULL);
         if (dd != NULL && r != QUEUE_OK)
             queue_dedup_unused(&pd, nfresh);
     }
@@ -1294,7 +1326,7 @@ int queue_take(struct queue *q, struct qdelivery *out) {
         out->deliveries = m->deliveries + 1;
         out->lease_left_ms = 0;
         out->payload = m->payload;
-        item_mem_charge(-(long)sizeof(*m));
+        item_mem_charge(-(long)queue_msg_size(m));
         free(m);
     }
     queue_unlock(q, &dl);
@@ -1462,6 +1494,7 @@ static bool queue_purge_to_reaper(struct queue *q) {
     q->pack.bytes = 0;
     queue_heap_hand_over(&q->ready, &b->ready);
     queue_heap_hand_over(&q->ready_age, &b->ready_age);
+    qheap_free(&q->ready_ttl);      /* its messages are in ready */
     queue_heap_hand_over(&q->delayed, &b->delayed);
     queue_heap_hand_over(&q->buried, &b->buried);
     __atomic_add_fetch(&queue_nreclaiming, 1, __ATOMIC_RELAXED);
@@ -1612,6 +1645,8 @@ static void queue_totals_add(const char *name, size_t nname, const struct queue_
     total->dead += st->dead;
     total->purged += st->purged;
     total->expired_age += st->expired_age;
+    total->expired_ttl += st->expired_ttl;
+    total->dropped += st->dropped;
     total->redriven += st->redriven;
     total->kicked += st->kicked;
     total->grouped += st->grouped;
@@ -1692,12 +1727,10 @@ static void queue_on_timer(evutil_socket_t fd, short what, void *arg) {
     queue_run_due();
 }
 
-static void queue_on_kick(evutil_socket_t fd, short what, void *arg) {
+static void queue_on_kick(void *arg) {
     uint64_t due;
-    char buf[64];
 
-    while (read(fd, buf, sizeof(buf)) > 0)
-        ;
+    (void)arg;
     due = __atomic_load_n(&queue_armed_at, __ATOMIC_ACQUIRE);
     if (due != UINT64_MAX)
         queue_timer_set(due);
@@ -1721,6 +1754,8 @@ static void queue_stats_emit(stats_emit_fn emit, void *ctx) {
     stats_emit_u64(emit, ctx, "queue_released", q.released);
     stats_emit_u64(emit, ctx, "queue_lease_expired", q.expired);
     stats_emit_u64(emit, ctx, "queue_dead", q.dead);
+    stats_emit_u64(emit, ctx, "queue_expired_ttl", q.expired_ttl);
+    stats_emit_u64(emit, ctx, "queue_dropped", q.dropped);
     stats_emit_u64(emit, ctx, "queue_reclaiming", __atomic_load_n(&queue_nreclaiming, __ATOMIC_RELAXED));
     stats_emit_u64(emit, ctx, "queue_grouped", q.grouped);
     stats_emit_u64(emit, ctx, "queue_groups", q.groups);
@@ -1733,12 +1768,7 @@ void queue_system_init(struct event_base *timer_base, queue_dead_fn dead_hook) {
     queue_main_thread = pthread_self();
     queue_ids = 0;          /* message ids start anew with the keyspace (the fuzz harness rebuilds it) */
     queue_timer = evtimer_new(timer_base, queue_on_timer, NULL);
-    if (pipe(queue_kick_fd) == 0) {
-        fcntl(queue_kick_fd[0], F_SETFL, O_NONBLOCK);
-        fcntl(queue_kick_fd[1], F_SETFL, O_NONBLOCK);
-        queue_kick_ev = event_new(timer_base, queue_kick_fd[0], EV_READ | EV_PERSIST, queue_on_kick, NULL);
-        event_add(queue_kick_ev, NULL);
-    }
+    kick_init(&queue_kick_w, timer_base, queue_on_kick, NULL);
     queue_dead_hook = dead_hook;
     queue_armed_at = UINT64_MAX;
     reaper_start();
@@ -1747,15 +1777,8 @@ void queue_system_init(struct event_base *timer_base, queue_dead_fn dead_hook) {
 void queue_system_shutdown(void) {
     if (queue_timer != NULL)
         event_free(queue_timer);
-    if (queue_kick_ev != NULL)
-        event_free(queue_kick_ev);
-    if (queue_kick_fd[0] >= 0) {
-        close(queue_kick_fd[0]);
-        close(queue_kick_fd[1]);
-    }
+    kick_free(&queue_kick_w);
     queue_timer = NULL;
-    queue_kick_ev = NULL;
-    queue_kick_fd[0] = queue_kick_fd[1] = -1;
     reaper_stop();
 }
 

@@ -8,7 +8,8 @@
  * message the hook cannot place (its dead-letter queue is full, holds
  * another type, or finds no memory) is buried: kept in this queue, never
  * delivered, and offered to the hook again a second later. A message
- * leaves only by an ack, a purge, or the queue's own end.
+ * leaves only by an ack, a purge, the queue's own end, or an expiry on a
+ * queue that drops expired messages (queue_expire.c).
  * Consumers that found nothing may wait: a waiter is served, in arrival
  * order, as soon as messages are ready, and woken through its callback.
  *
@@ -51,6 +52,8 @@ struct qmsg {
     struct qmsg *id_next;   /* in-flight id map chain */
     item *payload;          /* client flags and value with "\r\n" */
     uint8_t state;
+    uint8_t ttl;            /* allocated as a struct qmsg_ttl (pushed with a
+                               ttl, queue_expire.c); fits in what was padding */
     uint32_t src;           /* a dead letter: the queue it came from, an
                                index into its queue's source table (1 up;
                                0: none); fits in what was padding */
@@ -72,7 +75,11 @@ struct queue_opts {
                                    push is dead-lettered; 0: no limit */
     uint64_t dedup_window_ms;   /* how long a push's deduplication id is
                                    remembered (queue_dedup.h) */
+    uint8_t expired;            /* where a message past its ttl or max_age_ms
+                                   goes: QUEUE_EXPIRED_DEAD or _DROP */
 };
+
+enum queue_expired { QUEUE_EXPIRED_DEAD, QUEUE_EXPIRED_DROP };
 
 /* Names one delivery of a message: its id and, when delivery is not 0,
  * which delivery (the message's delivery count when it was handed out).
@@ -118,12 +125,14 @@ struct queue_stats {
     uint64_t ready, delayed, inflight, buried, waiters;
     uint64_t pushed, popped, acked, released, expired, dead, purged;
     uint64_t oldest_ready_ms;   /* age of the oldest ready message */
-    uint64_t expired_age;       /* dead-lettered for their age (max_age_ms) */
+    uint64_t expired_age;       /* sent off for their age (max_age_ms; dead or dropped) */
     uint64_t redriven, kicked;  /* sent back by queue_redrive, made ready by queue_kick */
     uint64_t deduplicated;      /* pushed messages a deduplication id found
                                    already queued (not pushed again) */
     uint64_t dedup_entries;     /* deduplication ids remembered now */
     uint64_t paused_ms_left;    /* until pops deliver again (0: not paused) */
+    uint64_t expired_ttl;       /* sent off past their own ttl (dead or dropped) */
+    uint64_t dropped;           /* expired and dropped (expired=drop) */
     uint64_t grouped;           /* messages waiting behind their group's head */
     uint64_t groups;            /* FIFO groups with messages */
 };
@@ -159,6 +168,8 @@ void queue_close_all(void);
  * flush_all come due: store.c looks at each). */
 void queue_each_key(void (*fn)(const char *key, size_t nkey));
 void queue_msg_free(struct qmsg *m);
+/* When m's ttl runs out (server clock), 0: never (queue_expire.c). */
+uint64_t queue_msg_expires(const struct qmsg *m);
 const struct queue_opts *queue_options(const struct queue *q);
 
 /* On QUEUE_OK the queue owns the payload reference. */
@@ -190,6 +201,13 @@ struct queue_group_id {
 enum queue_result queue_push_dedup(struct queue *q, item **payloads, int n, uint32_t pri,
                                    uint64_t due_ms, const struct queue_dedup_id *dd,
                                    const struct queue_group_id *grp, uint64_t *ids, bool *dup);
+/* queue_push_dedup with a time to live (qpush and qpushn ttl=): each
+ * message pushed expires ttl_ms after the push (0: never) unless it is
+ * acked first, as for the queue's max_age_ms. */
+enum queue_result queue_push_ttl(struct queue *q, item **payloads, int n, uint32_t pri,
+                                 uint64_t due_ms, const struct queue_dedup_id *dd,
+                                 const struct queue_group_id *grp, uint64_t ttl_ms,
+                                 uint64_t *ids, bool *dup);
 /* Takes over a whole message from queue src (a dead letter): ready now,
  * its id kept, its delivery count starting again. */
 enum queue_result queue_push_msg(struct queue *q, struct qmsg *m, const char *src, size_t nsrc);

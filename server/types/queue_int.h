@@ -29,6 +29,7 @@ struct queue {
     struct qheap ready;         /* every other ready message: by priority,
                                    then push order */
     struct qheap ready_age;     /* the same messages by push order (oldest first) */
+    struct qheap ready_ttl;     /* those of them with a ttl, by expiry (queue_expire.c) */
     struct qheap delayed;       /* by due time */
     struct qheap inflight;      /* by lease end */
     struct qheap buried;        /* dead letters not yet placed: by priority, push order */
@@ -131,7 +132,44 @@ struct qmsg *queue_id_take(struct queue *q, uint64_t id);
 void queue_requeue(struct queue *q, struct qmsg *m, uint64_t due_ms, uint64_t now);
 /* Takes m out of the heap its state says it is in (not the id map). */
 void queue_msg_detach(struct queue *q, struct qmsg *m);
+/* Room in dl, and in buried, for one more dead letter; m (in no heap)
+ * onto dl as a dead letter (back to ready without that room), its ttl
+ * forgotten. */
+bool queue_dead_room(struct queue *q, struct queue_dead_list *dl);
+void queue_dead_add(struct queue *q, struct qmsg *m, struct queue_dead_list *dl, uint64_t now);
 /* Recomputes when q next needs the timer. */
 void queue_update_due(struct queue *q);
+
+/* ---- messages with a ttl and where expired messages go (queue_expire.c) ---- */
+
+/* A new message, zeroed: a struct qmsg_ttl expiring at expires_ms, or a
+ * struct qmsg when expires_ms is 0. NULL without memory; not charged. */
+struct qmsg *queue_msg_alloc(uint64_t expires_ms);
+/* The bytes m was allocated with (what -m is charged for it). */
+size_t queue_msg_size(const struct qmsg *m);
+/* m, in no ready heap, no longer expires (it is a dead letter now). */
+void queue_msg_forget_ttl(struct qmsg *m);
+
+/* q's ready_ttl heap, made empty. */
+void queue_ttl_init(struct qheap *h);
+/* Room in q's ready_ttl for n more messages (and those out on a move). */
+int queue_ttl_room(struct queue *q, size_t n);
+/* ready_ttl's side of queue_ready_add and queue_ready_take: a message
+ * without a ttl is not in it. queue_ttl_add needs the room made first. */
+int queue_ttl_reserve(struct queue *q, const struct qmsg *m);
+void queue_ttl_add(struct queue *q, struct qmsg *m);
+void queue_ttl_remove(struct queue *q, struct qmsg *m);
+/* When the first ready message with a ttl expires (UINT64_MAX: none). */
+uint64_t queue_ttl_due(const struct queue *q);
+
+/* Whether an expired message can be sent off now (dropping needs no
+ * room; a dead letter needs room in dl and in buried). */
+bool queue_expire_room(struct queue *q, struct queue_dead_list *dl);
+/* m, out of every heap of q, expired: onto dl, or dropped (after
+ * queue_expire_room said yes). */
+void queue_expire_send(struct queue *q, struct qmsg *m, struct queue_dead_list *dl, uint64_t now);
+/* Sends off the first ready message past its ttl at now: false when
+ * none is, or there is no room to. */
+bool queue_expire_ttl_one(struct queue *q, uint64_t now, struct queue_dead_list *dl);
 
 #endif

@@ -132,7 +132,8 @@ static void queue_move_register(struct queue *q, struct queue_move_list *l, bool
 }
 
 /* Takes up to max ready messages out of q onto out, keeping room in q's
- * ready heaps for each to come back; returns how many. */
+ * ready heaps (ready_ttl too: a message pushed onto q with a ttl) for
+ * each to come back; returns how many. */
 static size_t queue_redrive_take(struct queue *q, size_t max, struct queue_move_list *out) {
     struct queue_dead_list dl;
     size_t n = 0, room;
@@ -141,7 +142,7 @@ static size_t queue_redrive_take(struct queue *q, size_t max, struct queue_move_
     queue_lock(q, clock_now_ms(), &dl);
     room = q->ready.n + q->move_reserved + max;    /* packed ones come back to the heaps */
     if (!q->closed && queue_move_room(out, max) && qheap_reserve(&q->ready, room) == 0 &&
-        qheap_reserve(&q->ready_age, room) == 0) {
+        qheap_reserve(&q->ready_age, room) == 0 && queue_ttl_room(q, max) == 0) {
         while (n < max && (m = queue_ready_take(q)) != NULL) {
             m->state = QMSG_READY;
             out->v[out->n] = m;

@@ -9,7 +9,7 @@
  *   Q_CREATE  lease_ms u64, max_deliveries u32, max_length u64, dlq key,
  *             max_age_ms u64 (left out by logs written before it existed:
  *             read as 0, no limit), dedup_window_ms u64 (likewise: read
- *             as the default)
+ *             as the default), expired u8 (likewise: read as 0, dead)
  *   Q_DROP    -
  *   Q_TTL     exptime (Unix seconds, 0 never) u64
  *   Q_PUSH    a message (below), then, for a push with a deduplication
@@ -33,20 +33,26 @@
  *             behind the group's head)
  *   Q_GNEXT   the group id (as a key): the group's first waiting message
  *             is now its head, ready
+ *   Q_PUSH_TTL, Q_GPUSH_TTL  the push of a message with a ttl: as Q_PUSH
+ *             and Q_GPUSH with, right after the message, when its ttl
+ *             ends (Unix ms) u64
+ *   Q_EXPIRE  id u64: expired (its ttl or max_age_ms) and dropped
  * A message: id u64, seq u64, state u8, priority u32, deliveries u32,
  * due u64 (Unix ms; a lease end for in-flight, UINT64_MAX when held by a
  * Kestrel open read), pushed (Unix ms) u64, flags u32, data length u32,
  * data. Snapshot entries: S_QUEUE (the Q_CREATE fields but max_age_ms,
  * exptime, seq, totals, the log position it was dumped at, then max_age_ms,
- * dedup_window_ms and paused until (Unix ms, 0: not paused), which older
- * snapshots leave out), S_MSG (queue key,
+ * dedup_window_ms, paused until (Unix ms, 0: not paused), expired u8 and
+ * the dropped total u64, which older snapshots leave out), S_MSG (queue key,
  * message, then for a dead letter the key of its source queue, which older
- * snapshots and messages with none leave out) and S_DEDUP (queue key, a
+ * snapshots and messages with none leave out), S_MSG_TTL (S_MSG with
+ * the message's expiry, Unix ms u64, after the message) and S_DEDUP (queue key, a
  * deduplication id as a key, its index u8, its message's id u64, when it
  * expires (Unix ms) u64), in the order the queue remembers them, and
  * S_GMSG (queue key, group id as a key, message) for each message of a
  * FIFO group: its head (in whatever state) and, after every S_MSG and
- * S_GMSG of a head, each group's waiting messages in their order.
+ * S_GMSG of a head, each group's waiting messages in their order;
+ * S_GMSG_TTL is S_GMSG with the message's expiry after it, as S_MSG_TTL.
  */
 
 #include <stdlib.h>
@@ -141,6 +147,7 @@ void qlog_create(struct queue *q) {
     qp_put_opts(&o, &q->opts);
     codec_put_u64(&o, q->opts.max_age_ms);
     codec_put_u64(&o, q->opts.dedup_window_ms);
+    codec_put_u8(&o, q->opts.expired);
     qp_log(Q_CREATE, &o, NULL);
 }
 
@@ -170,8 +177,16 @@ static void qp_log_msg(uint8_t op, struct queue *q, const struct qmsg *m) {
     qp_log(op, &o, m);
 }
 
+/* The push op of m into group g (NULL: none): with or without a ttl. */
+static uint8_t qp_push_op(const struct qmsg *m, const struct qgroup *g) {
+    if (queue_msg_expires(m) != 0)
+        return g != NULL ? Q_GPUSH_TTL : Q_PUSH_TTL;
+    return g != NULL ? Q_GPUSH : Q_PUSH;
+}
+
 void qlog_push(struct queue *q, const struct qmsg *m, const struct qgroup *g, const struct qdedup_entry *e) {
-    uint8_t buf[QP_FIXED + QGROUP_ID_MAX + 1], tail[QDEDUP_ID_MAX + 16];
+    uint8_t buf[QP_FIXED + QGROUP_ID_MAX + 1], tail[8 + QDEDUP_ID_MAX + 16];
+    uint64_t expires = queue_msg_expires(m);
     struct codec_out o, t;
 
     if (!persist_on())
@@ -182,12 +197,14 @@ void qlog_push(struct queue *q, const struct qmsg *m, const struct qgroup *g, co
         codec_put_key(&o, g->name, g->nname);
     qp_put_msg(&o, m);
     codec_out_init(&t, tail, sizeof(tail));
+    if (expires != 0)
+        codec_put_u64(&t, clock_to_unix_ms(expires));
     if (e != NULL) {
         codec_put_key(&t, e->id, e->n);
         codec_put_u8(&t, e->index);
         codec_put_u64(&t, clock_to_unix_ms(e->expires_ms));
     }
-    qp_log_tail(g != NULL ? Q_GPUSH : Q_PUSH, &o, m, e != NULL ? &t : NULL);
+    qp_log_tail(qp_push_op(m, g), &o, m, t.n > 0 ? &t : NULL);
 }
 
 void qlog_gnext(struct queue *q, const struct qgroup *g) {
@@ -219,7 +236,8 @@ void qlog_bury(struct queue *q, const struct qmsg *m) {
     qp_log_msg(Q_BURY, q, m);
 }
 
-void qlog_ack(struct queue *q, uint64_t id) {
+/* Q_ACK or Q_EXPIRE: message id left q. */
+static void qp_log_gone(uint8_t op, struct queue *q, uint64_t id) {
     uint8_t buf[QP_FIXED];
     struct codec_out o;
 
@@ -227,7 +245,15 @@ void qlog_ack(struct queue *q, uint64_t id) {
         return;
     qp_start(&o, buf, q);
     codec_put_u64(&o, id);
-    qp_log(Q_ACK, &o, NULL);
+    qp_log(op, &o, NULL);
+}
+
+void qlog_ack(struct queue *q, uint64_t id) {
+    qp_log_gone(Q_ACK, q, id);
+}
+
+void qlog_expire(struct queue *q, uint64_t id) {
+    qp_log_gone(Q_EXPIRE, q, id);
 }
 
 /* The end of q's pause as Unix ms (0: none). */
@@ -298,6 +324,7 @@ struct qp_copy {
     uint8_t (*fixed)[64];           /* each message's fixed part */
     item **payloads;
     uint32_t *src;                  /* each message's source (index into srcs) */
+    uint64_t *expires;              /* each message's expiry (Unix ms, 0: none) */
     struct queue_src *srcs;         /* the queue's source table */
     uint32_t nsrcs;
     size_t n;
@@ -324,6 +351,7 @@ static void qp_copy_one(struct qp_copy *c, const struct qmsg *m, const struct qg
     qp_put_msg(&o, m);
     item_incref(m->payload);
     c->src[c->n] = m->src;
+    c->expires[c->n] = queue_msg_expires(m) != 0 ? clock_to_unix_ms(queue_msg_expires(m)) : 0;
     c->gix[c->n] = g != NULL ? g->mark : 0;
     c->payloads[c->n++] = m->payload;
 }
@@ -405,10 +433,11 @@ static int qp_copy(struct queue *q, item *self, struct qp_copy *c) {
     c->fixed = malloc((total + 1) * sizeof(*c->fixed));
     c->payloads = malloc((total + 1) * sizeof(*c->payloads));
     c->src = malloc((total + 1) * sizeof(*c->src));
+    c->expires = malloc((total + 1) * sizeof(*c->expires));
     c->srcs = malloc((q->nsrcs + 1) * sizeof(*c->srcs));
     c->dedup = malloc((q->dedup.n + 1) * sizeof(*c->dedup));
     c->ndedup_entry = malloc((q->dedup.n + 1) * sizeof(*c->ndedup_entry));
-    if (c->fixed == NULL || c->payloads == NULL || c->src == NULL || c->srcs == NULL
+    if (c->fixed == NULL || c->payloads == NULL || c->src == NULL || c->expires == NULL || c->srcs == NULL
         || c->dedup == NULL || c->ndedup_entry == NULL || c->gix == NULL || c->gkey == NULL) {
         pthread_mutex_unlock(&q->lock);
         return -1;
@@ -427,6 +456,8 @@ static int qp_copy(struct queue *q, item *self, struct qp_copy *c) {
     codec_put_u64(&o, q->opts.max_age_ms);
     codec_put_u64(&o, q->opts.dedup_window_ms);
     codec_put_u64(&o, qp_paused_out(q));
+    codec_put_u8(&o, q->opts.expired);
+    codec_put_u64(&o, q->counts.dropped);
     c->nhead = o.n;
     qp_copy_dedup(q, c);
     c->n = 0;
@@ -467,10 +498,18 @@ static int qp_write_packed(struct snap_writer *w, uint8_t *key, size_t nkey, con
     return rc;
 }
 
-/* The S_MSG (or S_GMSG, in a group) of copied message i of the queue
- * whose encoded key is key (nkey bytes). */
+/* The snapshot entry of copied message i: S_MSG, S_GMSG in a group, and
+ * their _TTL forms for a message with a ttl. */
+static uint8_t qp_msg_op(const struct qp_copy *c, size_t i) {
+    if (c->expires[i] != 0)
+        return c->gix[i] != 0 ? S_GMSG_TTL : S_MSG_TTL;
+    return c->gix[i] != 0 ? S_GMSG : S_MSG;
+}
+
+/* The entry (qp_msg_op) of copied message i of the queue whose encoded
+ * key is key (nkey bytes). */
 static int qp_write_msg(struct snap_writer *w, uint8_t *key, size_t nkey, const struct qp_copy *c, size_t i) {
-    uint8_t src[ITEM_KEY_MAX + 1];
+    uint8_t src[8 + ITEM_KEY_MAX + 1];
     struct codec_out so;
     uint32_t g = c->gix[i];
     struct iovec m[5] = {
@@ -482,11 +521,12 @@ static int qp_write_msg(struct snap_writer *w, uint8_t *key, size_t nkey, const 
     };
 
     codec_out_init(&so, src, sizeof(src));
-    if (c->src[i] != 0 && c->src[i] <= c->nsrcs && c->srcs[c->src[i] - 1].nname > 0) {
+    if (c->expires[i] != 0)
+        codec_put_u64(&so, c->expires[i]);
+    if (c->src[i] != 0 && c->src[i] <= c->nsrcs && c->srcs[c->src[i] - 1].nname > 0)
         codec_put_key(&so, c->srcs[c->src[i] - 1].name, c->srcs[c->src[i] - 1].nname);
-        m[4].iov_len = so.n;
-    }
-    return snap_put(w, PERSIST_QUEUE, g != 0 ? S_GMSG : S_MSG, m, 5);
+    m[4].iov_len = so.n;
+    return snap_put(w, PERSIST_QUEUE, qp_msg_op(c, i), m, 5);
 }
 
 static int qp_write_copy(struct snap_writer *w, const struct queue *q, struct qp_copy *c) {
@@ -511,7 +551,7 @@ static int qp_write_copy(struct snap_writer *w, const struct queue *q, struct qp
 
 int queue_persist_dump(struct snap_writer *w, item *it) {
     struct queue *q = item_struct(it);
-    struct qp_copy c = { .fixed = NULL, .payloads = NULL, .src = NULL, .srcs = NULL, .n = 0,
+    struct qp_copy c = { .fixed = NULL, .payloads = NULL, .src = NULL, .expires = NULL, .srcs = NULL, .n = 0,
                          .dedup = NULL, .ndedup_entry = NULL, .ndedup = 0, .gix = NULL, .gkey = NULL };
     size_t i;
     int rc;
@@ -527,6 +567,7 @@ int queue_persist_dump(struct snap_writer *w, item *it) {
     free(c.fixed);
     free(c.payloads);
     free(c.src);
+    free(c.expires);
     free(c.srcs);
     free(c.dedup);
     free(c.ndedup_entry);

@@ -24,8 +24,8 @@ struct snap_writer;
 /* The operations of records (Q_) and snapshot entries (S_). */
 enum qp_op {
     Q_CREATE = 1, Q_DROP, Q_TTL, Q_PUSH, Q_STATE, Q_ACK, Q_PURGE, Q_DEAD,
-    Q_REDRIVE, Q_KICK, Q_BURY, Q_PAUSE, Q_GPUSH, Q_GNEXT,
-    S_QUEUE = 20, S_MSG, S_DEDUP, S_GMSG
+    Q_REDRIVE, Q_KICK, Q_BURY, Q_PAUSE, Q_GPUSH, Q_GNEXT, Q_PUSH_TTL, Q_EXPIRE, Q_GPUSH_TTL,
+    S_QUEUE = 20, S_MSG, S_DEDUP, S_GMSG, S_MSG_TTL, S_GMSG_TTL
 };
 
 #define QP_FIXED 640                /* room for every fixed part (two keys) */
@@ -48,6 +48,8 @@ void qlog_state(struct queue *q, const struct qmsg *m);
  * since a snapshot may have been written while it was on its way. */
 void qlog_bury(struct queue *q, const struct qmsg *m);
 void qlog_ack(struct queue *q, uint64_t id);
+/* Message id expired and was dropped (expired=drop). */
+void qlog_expire(struct queue *q, uint64_t id);
 void qlog_purge(struct queue *q);
 /* q's pops were paused until q->paused_until (0: resumed). */
 void qlog_pause(struct queue *q);

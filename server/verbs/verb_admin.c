@@ -26,6 +26,7 @@
 #include "base/stats.h"
 #include "ops/stats_report.h"
 #include "store/store.h"
+#include "types/ctree.h"
 #include "types/queue.h"
 #include "verbs/verb_admin.h"
 
@@ -227,6 +228,24 @@ enum conn_parse_result admin_debughashpause(conn *c, struct cmd_line *t) {
     return PARSE_DONE;
 }
 
+/* debugctreehold <n>|off (--debug): the release of deleted tree-counter
+ * subtrees stops after n more objects, or goes on again (tests of what is
+ * seen while a release is under way). */
+enum conn_parse_result admin_debugctreehold(conn *c, struct cmd_line *t) {
+    uint32_t n;
+
+    if (strcmp(t->v[1], "off") == 0) {
+        ctree_debug_hold(-1);
+    } else if (parse_u32_exact(t->v[1], &n)) {
+        ctree_debug_hold(n);
+    } else {
+        conn_out_reply(c, REPLY_BAD_FORMAT);
+        return PARSE_DONE;
+    }
+    conn_out_reply(c, REPLY_OK);
+    return PARSE_DONE;
+}
+
 /* debugsnappause cut|copy <ms> (--debug): the next snapshot waits that
  * long after choosing its log position, before the log is cut there (cut)
  * or before it copies anything (copy): tests of changes made meanwhile. */
@@ -330,6 +349,7 @@ const struct cmd_def admin_cmds[] = {
     { "debugtime", admin_debugtime, 2, 2, CMD_DEBUG | CMD_ADMIN, 0, "move the clock (with --debug)" },
     { "debugdeadpause", admin_debugdeadpause, 2, 2, CMD_DEBUG | CMD_ADMIN, 0, "hold the next dead letters on their way (with --debug)" },
     { "debughashpause", admin_debughashpause, 2, 2, CMD_DEBUG | CMD_ADMIN, 0, "hold the next growth of the hash table once begun (with --debug)" },
+    { "debugctreehold", admin_debugctreehold, 2, 2, CMD_DEBUG | CMD_ADMIN, 0, "hold the release of deleted counter subtrees after n more objects: debugctreehold <n>|off (with --debug)" },
     { "debugsnappause", admin_debugsnappause, 3, 3, CMD_DEBUG | CMD_ADMIN, 0, "hold the next snapshot before its log cut or its copy: debugsnappause cut|copy <ms> (with --debug)" },
     { "debugfault", admin_debugfault, 2, 5, CMD_DEBUG | CMD_ADMIN, 0, "make persistence's file calls fail: debugfault <op> <error> [<skip> [<count>]] | clear (with --debug)" },
     { "debugrecord", admin_debugrecord, 4, 4, CMD_DEBUG | CMD_ADMIN, 0, "append a raw log record: debugrecord <type> <op> <hex> (with --debug)" },

@@ -2,7 +2,9 @@
  * verb_queue: the queue verbs, as entries of the command table.
  *
  *   qcreate <q> [lease=<s>] [maxdeliver=<n>] [maxlen=<n>] [dlq=<key>] [maxage=<s>] [dedup=<s>]
- *   qpush <q> <flags> <delay> <bytes> [<priority>] [dedup=<id>] [group=<id>] [noreply]  + data block
+ *           [expired=dead|drop]
+ *   qpush <q> <flags> <delay> <bytes> [<priority>] [dedup=<id>] [group=<id>] [ttl=<s>] [noreply]
+ *         + data block
  *   qpop <q> [<count>] [lease=<s>] [wait=<s>] [ack=<id>[:<n>]]
  *   qack <q> <id>[:<n>] [noreply]    qrelease <q> <id>[:<n>] [<delay>] [noreply]
  *   qtouch <q> <id>[:<n>] [<lease>] [noreply]
@@ -135,6 +137,12 @@ static bool qverb_create_option(conn *c, struct queue_opts *o, const char *tok) 
         if (cmd_parse_ms(v, &o->dedup_window_ms) && o->dedup_window_ms > 0)
             return true;
         cmd_bad_value(c, "dedup");
+    } else if ((v = cmd_option(tok, "expired")) != NULL) {
+        if (strcmp(v, "dead") == 0 || strcmp(v, "drop") == 0) {
+            o->expired = strcmp(v, "drop") == 0 ? QUEUE_EXPIRED_DROP : QUEUE_EXPIRED_DEAD;
+            return true;
+        }
+        cmd_bad_value(c, "expired");
     } else if ((v = cmd_option(tok, "maxdeliver")) != NULL) {
         if (cmd_parse_count(v, UINT32_MAX, &n32)) {
             o->max_deliveries = n32;
@@ -208,11 +216,21 @@ struct qverb_push_args {
     size_t ndedup;
     const char *group;          /* group=<id> (NULL: none) */
     size_t ngroup;
+    uint64_t ttl_ms;            /* ttl=<secs> (0: none) */
     int unknown;                /* the token that is no option (0: none) */
 };
 
-/* The tokens after <bytes>: [<priority>] [dedup=<id>] [group=<id>] (the
- * options in any order), noreply left out
+bool qverb_parse_ttl(const char *v, uint64_t *ttl_ms) {
+    uint64_t ms;
+
+    if (*ttl_ms != 0 || !cmd_parse_ms(v, &ms) || ms == 0)
+        return false;
+    *ttl_ms = ms;
+    return true;
+}
+
+/* The tokens after <bytes>: [<priority>] [dedup=<id>] [group=<id>]
+ * [ttl=<secs>] (the options in any order), noreply left out
  * (n tokens in all). REPLY_OK, or the first wrong one (REPLY_ERROR with
  * a->unknown set: an unknown option). */
 static enum reply_id qverb_push_rest(struct cmd_line *t, int n, struct qverb_push_args *a) {
@@ -235,6 +253,9 @@ static enum reply_id qverb_push_rest(struct cmd_line *t, int n, struct qverb_pus
                 return REPLY_X_BAD_GROUP;
             a->group = v;
             a->ngroup = t->vlen[i] - 6;
+        } else if ((v = cmd_option(tok, "ttl")) != NULL) {
+            if (!qverb_parse_ttl(v, &a->ttl_ms))
+                return REPLY_X_BAD_TTL;
         } else if (strchr(tok, '=') != NULL) {
             a->unknown = i;
             return REPLY_ERROR;
@@ -271,7 +292,7 @@ static void qverb_push_refuse(conn *c, struct cmd_line *t, enum reply_id bad, co
 }
 
 enum conn_parse_result qverb_push(conn *c, struct cmd_line *t) {
-    struct qverb_push_args a = { 0, QUEUE_DEFAULT_PRI, 0, NULL, 0, NULL, 0, 0 };
+    struct qverb_push_args a = { 0, QUEUE_DEFAULT_PRI, 0, NULL, 0, NULL, 0, 0, 0 };
     int32_t vlen = 0;
     enum reply_id bad;
     bool vlen_ok;
@@ -304,6 +325,7 @@ enum conn_parse_result qverb_push(conn *c, struct cmd_line *t) {
     c->nread.finish = qverb_push_done;
     c->nread.push_due_ms = clock_now_ms() + qverb_delay_ms(a.delay);
     c->nread.push_pri = a.pri;
+    c->nread.push_ttl_ms = a.ttl_ms;
     c->nread.push_ndedup = (uint8_t)a.ndedup;
     if (a.ndedup > 0)
         memcpy(c->nread.push_dedup, a.dedup, a.ndedup);
@@ -341,7 +363,8 @@ static void qverb_push_done(conn *c) {
         return;
     }
     r = store_queue_push_dedup(pin, &it, 1, c->nread.push_pri, c->nread.push_due_ms,
-                               dd.n > 0 ? &dd : NULL, grp.n > 0 ? &grp : NULL, &id, &dup);
+                               dd.n > 0 ? &dd : NULL, grp.n > 0 ? &grp : NULL, c->nread.push_ttl_ms,
+                               &id, &dup);
     item_release(pin);
     if (r != QUEUE_OK || dup)
         item_release(it);
@@ -650,6 +673,11 @@ enum conn_parse_result qverb_stats(conn *c, struct cmd_line *t) {
     qverb_stat(c, "paused_ms_left", st.paused_ms_left);
     qverb_stat(c, "grouped", st.grouped);
     qverb_stat(c, "groups", st.groups);
+    p = conn_out_reserve(c, 32);
+    conn_out_commit(c, (size_t)sprintf(p, "STAT expired %s\r\n",
+                                       o->expired == QUEUE_EXPIRED_DROP ? "drop" : "dead"));
+    qverb_stat(c, "expired_ttl", st.expired_ttl);
+    qverb_stat(c, "dropped", st.dropped);
     conn_out_reply(c, REPLY_END);
     item_release(pin);
     return PARSE_DONE;
@@ -707,8 +735,8 @@ enum conn_parse_result qverb_pause(conn *c, struct cmd_line *t) {
 
 /* The command table's entries of the queue verbs (proto/cmd.h). */
 const struct cmd_def qverb_cmds[] = {
-    { "qcreate", qverb_create, 2, 8, 0, 0, "create a queue: qcreate <q> [lease=] [maxdeliver=] [maxlen=] [dlq=] [maxage=] [dedup=]" },
-    { "qpush", qverb_push, 5, CMD_ANY, CMD_DATA | CMD_NOREPLY, 0, "push a message: qpush <q> <flags> <delay> <bytes> [<priority>] [dedup=<id>] [group=<id>]" },
+    { "qcreate", qverb_create, 2, 9, 0, 0, "create a queue: qcreate <q> [lease=] [maxdeliver=] [maxlen=] [dlq=] [maxage=] [dedup=] [expired=]" },
+    { "qpush", qverb_push, 5, CMD_ANY, CMD_DATA | CMD_NOREPLY, 0, "push a message: qpush <q> <flags> <delay> <bytes> [<priority>] [dedup=<id>] [group=<id>] [ttl=<secs>]" },
     { "qpop", qverb_pop, 2, 6, 0, 0, "pop messages: qpop <q> [<count>] [lease=] [wait=] [ack=]" },
     { "qack", qbatch_run, 1, CMD_ANY, CMD_RAW | CMD_NOREPLY, QVERB_ACK, "acknowledge popped messages: qack <q> <id> [<id>...]" },
     { "qrelease", qbatch_run, 1, CMD_ANY, CMD_RAW | CMD_NOREPLY, QVERB_RELEASE, "give popped messages back: qrelease <q> <id> [<delay>] | <id>... [delay=]" },

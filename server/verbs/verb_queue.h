@@ -43,6 +43,9 @@ item *qverb_queue(conn *c, struct cmd_line *t, bool create, enum reply_id missin
 /* A delay in exptime terms (0 now, up to 30 days relative, above that a
  * Unix time) in milliseconds from now. */
 uint64_t qverb_delay_ms(int32_t delay);
+/* A push's ttl=<secs> into *ttl_ms (0 until given): false when it is not
+ * 0.001 to 100000000 seconds, or was given already. */
+bool qverb_parse_ttl(const char *v, uint64_t *ttl_ms);
 
 /* This file's entries of the command table, ended by one with no name. */
 extern const struct cmd_def qverb_cmds[];

@@ -36,6 +36,7 @@
 /* One message's figures, copied under the queue's lock. */
 struct qinfo_copy {
     uint64_t id, pushed_ms, due_ms, holder;
+    uint64_t expires_ms;        /* its ttl's end (0: none) */
     uint32_t pri, flags, bytes, deliveries, first, last;   /* first, last: as in qmsg */
     uint8_t state;
     size_t ngroup;                  /* its FIFO group (0: none) */
@@ -51,6 +52,7 @@ static void qinfo_copy_one(const struct qmsg *m, void *arg) {
     k->first = m->first_delivery;
     k->last = m->last_delivery;
     k->holder = m->holder;
+    k->expires_ms = queue_msg_expires(m);
     k->pri = m->pri;
     k->flags = item_flags(m->payload);
     k->bytes = m->payload->nbytes - 2;
@@ -138,6 +140,12 @@ static void qinfo_out(conn *c, const struct qinfo_copy *k, uint64_t now) {
     qinfo_stat(c, "holder", holder);
     if (k->ngroup > 0)
         qinfo_stat(c, "group", k->group);
+    if (k->expires_ms == 0)
+        snprintf(left, sizeof(left), "-1");
+    else
+        snprintf(left, sizeof(left), "%llu",
+                 (unsigned long long)(k->expires_ms > now ? k->expires_ms - now : 0));
+    qinfo_stat(c, "ttl_ms_left", left);
     conn_out_reply(c, REPLY_END);
 }
 

@@ -1,7 +1,8 @@
 /*
  * verb_queue_move: moving several messages in one request.
  *
- *   qpushn <queue> <flags> <delay> <priority> <bytes> [<bytes> ...] [dedup=<id>] [group=<id>] [noreply]
+ *   qpushn <queue> <flags> <delay> <priority> <bytes> [<bytes> ...] [dedup=<id>] [group=<id>]
+ *          [ttl=<s>] [noreply]
  *          + one data block per message      -> PUSHED <id> [<id> ...]
  *   qpopany <q1> [<q2> ...] [count=<n>] [lease=<s>] [wait=<s>]
  *          -> ITEM <id> <flags> <bytes> <deliveries> <queue> ... END
@@ -47,6 +48,7 @@ struct qpushn_req {
     char dedup[QDEDUP_ID_MAX];
     uint8_t ngroup;                 /* group=<id>: the messages' FIFO group */
     char group[QGROUP_ID_MAX];
+    uint64_t ttl_ms;                /* ttl=<secs>: each message's (0: none) */
     int unknown;                    /* the token that is no option (0: none) */
 };
 
@@ -58,7 +60,10 @@ static void qmverb_pushn_done(conn *c);
  * what is wrong with it (REPLY_ERROR with r->unknown: no such option). */
 static enum reply_id qmverb_pushn_option(char **v, size_t *vlen, int i, struct qpushn_req *r) {
     const char *id = cmd_option(v[i], "dedup"), *grp = cmd_option(v[i], "group");
+    const char *ttl = cmd_option(v[i], "ttl");
 
+    if (ttl != NULL)
+        return qverb_parse_ttl(ttl, &r->ttl_ms) ? REPLY_OK : REPLY_X_BAD_TTL;
     if (grp != NULL) {
         if (r->ngroup > 0 || vlen[i] - 6 == 0 || vlen[i] - 6 > QGROUP_ID_MAX)
             return REPLY_X_BAD_GROUP;
@@ -91,6 +96,7 @@ static enum reply_id qmverb_lengths(char **v, size_t *vlen, int from, int to, st
     r->n = 0;
     r->ndedup = 0;
     r->ngroup = 0;
+    r->ttl_ms = 0;
     r->unknown = 0;
     *total = 0;
     for (i = from; i < to; i++) {
@@ -244,7 +250,7 @@ static void qmverb_pushn_apply(conn *c, const char *key, size_t nkey, const stru
 
     if (pin != NULL) {
         res = store_queue_push_dedup(pin, payloads, r->n, r->pri, r->due_ms, r->ndedup > 0 ? &dd : NULL,
-                                     r->ngroup > 0 ? &grp : NULL, ids, dup);
+                                     r->ngroup > 0 ? &grp : NULL, r->ttl_ms, ids, dup);
         item_release(pin);
     }
     for (i = 0; i < r->n && res == QUEUE_OK; i++)

@@ -179,6 +179,26 @@ def queues(c, mcds, E):
     raises("a group id of 129 bytes is refused before sending", E.MemcacheIllegalInputError,
            c.qpush, "pq:g", b"x", group="g" * 129)
     check("qpush returns an id with a group", isinstance(g1, int), True)
+    # Messages' ttls: past it, to the dead-letter queue, or dropped.
+    check("qcreate expired=drop", [c.qcreate("pq:t", expired="drop"), c.qstats("pq:t")["expired"]],
+          [True, "drop"])
+    t1 = c.qpush("pq:t", b"brief", ttl=0.2)
+    t2 = c.qpush("pq:t", b"long", ttl=1000, priority=5, dedup="t-2")
+    check("qpush ttl= with dedup=: the first id again", c.qpush("pq:t", b"x", dedup="t-2", ttl=1000), t2)
+    tn = c.qpushn("pq:t", [b"a", b"b"], ttl=0.2)
+    check("qinfo ttl_ms_left", [0 < c.qinfo("pq:t", t2)["ttl_ms_left"] <= 1000000,
+                                c.qinfo("pq:t", c.qpush("pq:t", b"plain"))["ttl_ms_left"]], [True, -1])
+    until("the brief ones dropped", lambda: c.qstats("pq:t")["dropped"] == 3, 30)
+    s = c.qstats("pq:t")
+    check("ttl: pushed, dropped, expired_ttl, ready; none dead",
+          [s["pushed"], s["dropped"], s["expired_ttl"], s["ready"], s["dead"], len(tn), t1 > 0],
+          [5, 3, 3, 2, 0, 2, True])
+    c.qpush("pq:td", b"to the dlq", ttl=0.2)
+    until("expired=dead: to the dead-letter queue", lambda: c.qstats("pq:td")["dead"] == 1, 30)
+    check("the dead letter is there", [m.data for m in c.qpeek("pq:td:dead")], [b"to the dlq"])
+    raises("qpush with ttl=0: CLIENT_ERROR", E.MemcacheClientError, c.qpush, "pq:t", b"x", ttl=0)
+    raises("qcreate with expired=later: CLIENT_ERROR", E.MemcacheClientError, c.qcreate, "pq:t2",
+           expired="later")
 
     # Pauses: pops find nothing, pushes go on.
     check("qpause of no queue: None", c.qpause("pq:none", 5), None)

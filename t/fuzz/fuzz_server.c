@@ -70,7 +70,7 @@ static void fuzz_server_once(void) {
     stats_init(1);
     stats_thread_init(0);
     verbs_init();
-    store_ctree_init();
+    store_ctree_init(NULL);
     /* The list reaper thread is stopped at once: lists are freed inline. */
     store_list_init();
     store_list_shutdown();
@@ -186,7 +186,8 @@ void fuzz_server_stop(void) {
     fuzz_check_buffers();
     fuzz_check_store();
     store_queue_shutdown();
-    ctree_tick();           /* buries closed counter objects */
+    ctree_debug_hold(-1);   /* a debugctreehold of the last input */
+    ctree_tick();           /* releases deleted subtrees, buries their objects */
     scan_shutdown();
     store_destroy();
     ctree_destroy();

@@ -532,8 +532,8 @@ puts -nonewline $f [wal_record 3 1 $old_create]
 close $f
 with_data_dir $d13 {} {
     set fd [mc_connect]
-    test {persistence: a create record from before maxage= is read as no maximum age} {
+    test {persistence: a create record from before maxage= is read as no maximum age (and expired=dead)} {
         set s [q_stats $fd oldmq]
-        lmap k {lease_ms max_deliveries max_length dlq max_age_ms} { dict get $s $k }
-    } {7000 2 50 oldmq:rip 0}
+        lmap k {lease_ms max_deliveries max_length dlq max_age_ms dedup_window_ms expired} { dict get $s $k }
+    } {7000 2 50 oldmq:rip 0 300000 dead}
 }

@@ -145,3 +145,97 @@ with_ctree_dir $d9 {} {
         mc_exchange [mc_connect] "ctget p.k 1 104 20210101\r\n"
     } [set ::recreated]
 }
+
+# ---- a subtree delete whose release is under way (debugctreehold) ----
+# The delete is logged when it answers; its objects are released after.
+# A restart from the log alone (kill -9 mid-release), or from a snapshot
+# taken before the delete plus the log, removes the subtree again; a
+# snapshot taken mid-release holds none of its objects.
+
+# What a client reads of p's tree without finishing a release (ctperiods
+# and ctcounters would): the live objects, the counts, deleted keys.
+proc ctd_reads {fd live gone} {
+    set out {}
+    foreach o $live { lappend out $o [mc_exchange $fd "ctinfo $o\r\nctvalues $o count=10000\r\n"] }
+    lappend out [mc_stat $fd ctree_objects] [mc_stat $fd ctree_values]
+    foreach k $gone { lappend out $k [mc_exchange $fd "ctinfo $k\r\n"] [ct_kscan $fd $k] }
+    return $out
+}
+
+# After a restart: the same reads, p's values those of p.keep (p.big is
+# gone with what it counted), and ctperiods counting the live objects'
+# values (it waits for the release the replayed delete started).
+proc ctd_check_restart {fd live gone reads} {
+    assert_equal [ctd_reads $fd $live $gone] $reads
+    assert_equal [ct_lines [ct_values $fd p]] [ct_lines [ct_values $fd p.keep]]
+    set model [dict create]
+    foreach o $live { dict for {k v} [ct_values $fd $o] { dict set model [list $o {*}$k] $v } }
+    assert_equal [ct_server_periods $fd] [ct_model_periods $model]
+    mc_stat $fd ctree_releasing
+}
+
+set d10 [tmpdir persist-ctree-release]
+set live10 {p p.keep q}
+set gone10 {p.big p.big.0 p.big.9.199 p.big.3.50}
+set ::reads10 {}
+with_ctree_dir $d10 {} {
+    set fd [mc_connect]
+    test {ctree persistence: a snapshot, then a subtree delete held mid-release, then kill -9} {
+        assert_equal [mc_exchange $fd "ctdef 1 103,104,107\r\nctobj p\r\nctobj p.keep parent=p\r\nctobj q\r\nctobj p.big parent=p\r\n"] \
+            [string repeat "CREATED\r\n" 5]
+        assert_equal [mc_exchange $fd "ctincr p.keep 1 103 @1609459200 5\r\nctincr q 1 103 @1609462800 3\r\n"] "STORED\r\nSTORED\r\n"
+        ct_build_subtree $fd p.big 10 200
+        snapshot_done $fd
+        assert_equal [mc_exchange $fd "debugctreehold 0\r\ndelete p.big\r\ndebugctreehold 500\r\n"] "OK\r\nDELETED\r\nOK\r\n"
+        wait_for {[mc_stat $fd ctree_releasing] == 2011 - 500}
+        set ::reads10 [ctd_reads $fd $live10 $gone10]
+        lrange $::reads10 end-13 end-12
+    } {3 9}
+}
+
+with_ctree_dir $d10 {} {
+    set fd [mc_connect]
+    test {ctree persistence: the snapshot with the subtree plus the logged delete restore the world without it} {
+        ctd_check_restart $fd $live10 $gone10 $::reads10
+    } 0
+
+    test {ctree persistence: a snapshot taken while a subtree delete is held mid-release; a deleted key reused after it} {
+        assert_equal [mc_exchange $fd "ctobj p.big2 parent=p\r\n"] "CREATED\r\n"
+        ct_build_subtree $fd p.big2 10 200
+        assert_equal [mc_exchange $fd "debugctreehold 0\r\ndelete p.big2\r\ndebugctreehold 700\r\n"] "OK\r\nDELETED\r\nOK\r\n"
+        wait_for {[mc_stat $fd ctree_releasing] == 2011 - 700}
+        snapshot_done $fd
+        assert_equal [mc_exchange $fd "ctobj p.big2.0.0\r\nctincr p.big2.0.0 1 103 @1609459200 4\r\n"] "CREATED\r\nSTORED\r\n"
+        set ::reads10 [ctd_reads $fd [concat $live10 p.big2.0.0] [concat $gone10 p.big2 p.big2.9.199 p.big2.0]]
+        mc_stat $fd ctree_objects
+    } 4
+}
+
+with_ctree_dir $d10 {} {
+    set fd [mc_connect]
+    test {ctree persistence: the mid-release snapshot holds no deleted object; the log after it adds the reused key} {
+        assert_equal [mc_stat $fd ctree_releasing] 0
+        ctd_check_restart $fd [concat $live10 p.big2.0.0] [concat $gone10 p.big2 p.big2.9.199 p.big2.0] $::reads10
+    } 0
+}
+
+set d11 [tmpdir persist-ctree-release]
+with_ctree_dir $d11 {} {
+    set fd [mc_connect]
+    test {ctree persistence: kill -9 with a subtree delete held mid-release (no snapshot)} {
+        assert_equal [mc_exchange $fd "ctdef 1 103,104,107\r\nctobj p\r\nctobj p.keep parent=p\r\nctobj q\r\nctobj p.big parent=p\r\n"] \
+            [string repeat "CREATED\r\n" 5]
+        assert_equal [mc_exchange $fd "ctincr p.keep 1 103 @1609459200 5\r\nctincr q 1 103 @1609462800 3\r\n"] "STORED\r\nSTORED\r\n"
+        ct_build_subtree $fd p.big 10 200
+        assert_equal [mc_exchange $fd "debugctreehold 0\r\ndelete p.big\r\ndebugctreehold 1000\r\n"] "OK\r\nDELETED\r\nOK\r\n"
+        wait_for {[mc_stat $fd ctree_releasing] == 2011 - 1000}
+        set ::reads10 [ctd_reads $fd $live10 $gone10]
+        llength [glob -nocomplain -directory $d11 snap.*]
+    } 0
+}
+
+with_ctree_dir $d11 {} {
+    test {ctree persistence: the log replays the delete; the world is the same without the subtree} {
+        ctd_check_restart [mc_connect] $live10 $gone10 $::reads10
+    } 0
+}

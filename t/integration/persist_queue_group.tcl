@@ -93,7 +93,7 @@ foreach policy {always no} {
         } [dict create ready 0 delayed 0 in_flight 1 buried 0 waiters 0 pushed 3 popped 1 acked 0 released 0 \
                lease_expired 0 dead 0 purged 2 age_oldest_ready 0 lease_ms 30000 max_deliveries 0 max_length 0 \
                dlq pg2:dead max_age_ms 0 expired_age 0 redriven 0 kicked 0 dedup_window_ms 300000 \
-               dedup_entries 0 deduplicated 0 paused_ms_left 0 grouped 0 groups 1]
+               dedup_entries 0 deduplicated 0 paused_ms_left 0 grouped 0 groups 1 expired dead expired_ttl 0 dropped 0]
     }
     with_data_dir $dir [list --fsync $policy] {
         set fd [mc_connect]

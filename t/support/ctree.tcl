@@ -82,3 +82,82 @@ proc ct_lines {d} {
     dict for {k v} $d { lappend out "[join $k /]=$v" }
     return [lsort $out]
 }
+
+# ---- big subtrees (deletes released in steps) ----
+
+# ct_bulk fd lines reply: sends every line at once; each answer must be reply.
+proc ct_bulk {fd lines reply} {
+    mc_send $fd [join [lmap l $lines { string cat $l "\r\n" }] ""]
+    foreach l $lines {
+        set got [mc_readline $fd]
+        if {$got ne $reply} { fail "$l: [visible $got]" }
+    }
+}
+
+# ct_build_subtree fd root nmid nleaf: under the existing object root,
+# nmid children root.M with nleaf leaves root.M.L each, and one increment
+# of 1 per leaf (counter 1, type 103) over the 48 hours from 2021-01-01.
+proc ct_build_subtree {fd root nmid nleaf} {
+    set objs {}
+    set incrs {}
+    for {set m 0} {$m < $nmid} {incr m} {
+        lappend objs "ctobj $root.$m parent=$root"
+        for {set l 0} {$l < $nleaf} {incr l} {
+            lappend objs "ctobj $root.$m.$l parent=$root.$m"
+            lappend incrs "ctincr $root.$m.$l 1 103 @[expr {1609459200 + 3600 * ($l % 48)}] 1"
+        }
+    }
+    ct_bulk $fd $objs CREATED
+    ct_bulk $fd $incrs STORED
+}
+
+# ct_kscan fd glob -> the keys of tree-counter objects matching glob, by a
+# whole kscan.
+proc ct_kscan {fd glob} {
+    set keys {}
+    set req "kscan 0 count=10000 type=ctree match=$glob\r\n"
+    while 1 {
+        set r [mc_exchange $fd $req]
+        foreach {- k} [regexp -all -inline {KEY (\S+) ctree} $r] { lappend keys $k }
+        if {![regexp {CURSOR (\d+)\r\nEND\r\n$} $r -> cur]} { fail "kscan: [visible $r]" }
+        if {$cur == 0} { return $keys }
+        set req "kscan $cur count=10000\r\n"
+    }
+}
+
+# ct_model_periods model -> sorted "counter type period objects" lines: how
+# many objects of the model hold a value in each period, as ctperiods
+# lists them (ct_server_periods).
+proc ct_model_periods {model} {
+    set n [dict create]
+    foreach k [dict keys $model] { dict incr n [lrange $k 1 end] }
+    set out {}
+    foreach k [dict keys $n] { lappend out "[join $k { }] [dict get $n $k]" }
+    return [lsort $out]
+}
+
+proc ct_server_periods {fd} {
+    set out {}
+    foreach {- c t p n} [regexp -all -inline {PERIOD (\d+) (\d+) (\d+) (\d+)\r\n} [mc_exchange $fd "ctperiods count=10000\r\n"]] {
+        lappend out "$c $t $p $n"
+    }
+    return [lsort $out]
+}
+
+# ct_fill fd key t0 -> {n last}: increments of 1 to key (counter 1, type
+# 101), one new second from t0 each, 1000 at a time, until one is not
+# STORED (at most 200,000): how many were, and the first answer that was not.
+proc ct_fill {fd key t0} {
+    set n 0
+    set last {}
+    for {set batch 0} {$batch < 200 && $last eq {}} {incr batch} {
+        set b {}
+        for {set i 0} {$i < 1000} {incr i} { append b "ctincr $key 1 101 @[expr {$t0 + $batch * 1000 + $i}] 1\r\n" }
+        mc_send $fd $b
+        for {set i 0} {$i < 1000} {incr i} {
+            set l [mc_readline $fd]
+            if {$l eq "STORED" && $last eq {}} { incr n } elseif {$last eq {}} { set last $l }
+        }
+    }
+    return [list $n $last]
+}

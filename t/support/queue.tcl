@@ -100,15 +100,27 @@ proc q_pending {fd q} {
 proc q_stats_reply {args} {
     set names {ready delayed in_flight buried waiters pushed popped acked released lease_expired
         dead purged age_oldest_ready lease_ms max_deliveries max_length dlq max_age_ms expired_age
-        redriven kicked dedup_window_ms dedup_entries deduplicated paused_ms_left grouped groups}
+        redriven kicked dedup_window_ms dedup_entries deduplicated paused_ms_left grouped groups
+        expired expired_ttl dropped}
     set out {}
     # max_age_ms, expired_age, redriven and kicked default to 0, then
     # dedup_window_ms to 300000, dedup_entries, deduplicated,
-    # paused_ms_left, grouped and groups to 0.
-    foreach name $names value [concat $args [lrange {0 0 0 0 300000 0 0 0 0 0} [expr {[llength $args] - 17}] end]] {
+    # paused_ms_left, grouped and groups to 0, expired to dead, expired_ttl
+    # and dropped to 0.
+    foreach name $names value [concat $args [lrange {0 0 0 0 300000 0 0 0 0 0 dead 0 0} [expr {[llength $args] - 17}] end]] {
         append out "STAT $name $value\r\n"
     }
     return "${out}END\r\n"
+}
+
+# q_balanced fd queue -> whether every message the queue was pushed is
+# accounted for: pushed = acked + dead + dropped + purged + the messages
+# still in it (ready, delayed, in flight, buried).
+proc q_balanced {fd q} {
+    set s [q_stats $fd $q]
+    set in [expr {[dict get $s ready] + [dict get $s delayed] + [dict get $s in_flight] + [dict get $s buried]}]
+    expr {[dict get $s pushed] == [dict get $s acked] + [dict get $s dead] + [dict get $s dropped] \
+              + [dict get $s purged] + $in}
 }
 
 # Wait until the queue has n parked consumers.

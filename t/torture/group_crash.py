@@ -66,28 +66,26 @@ class Conn:
         except OSError as e:
             raise Gone() from e
 
+    def _more(self):
+        """Reads what the server sent next into the buffer."""
+        try:
+            d = self.sock.recv(65536)
+        except OSError as e:
+            raise Gone() from e
+        if not d:
+            raise Gone()
+        self.buf += d
+
     def line(self):
         while b"\r\n" not in self.buf:
-            try:
-                d = self.sock.recv(65536)
-            except OSError as e:
-                raise Gone() from e
-            if not d:
-                raise Gone()
-            self.buf += d
+            self._more()
         i = self.buf.index(b"\r\n")
         out, self.buf = self.buf[:i], self.buf[i + 2:]
         return out
 
     def block(self, n):
         while len(self.buf) < n + 2:
-            try:
-                d = self.sock.recv(65536)
-            except OSError as e:
-                raise Gone() from e
-            if not d:
-                raise Gone()
-            self.buf += d
+            self._more()
         out, self.buf = self.buf[:n], self.buf[n + 2:]
         return out
 

@@ -437,17 +437,7 @@ start_server {tags {ctree mcds-only} args {-m 2 -I 512k}} {
         set blob [string repeat x 1000]
         for {set i 0} {$i < 200} {incr i} { mc_set $fd cache$i $blob }
         set t0 1609459200
-        set n 0
-        set last {}
-        for {set batch 0} {$batch < 200 && $last eq {}} {incr batch} {
-            set b {}
-            for {set i 0} {$i < 1000} {incr i} { append b "ctincr m.c 1 101 @[expr {$t0 + $batch * 1000 + $i}] 1\r\n" }
-            mc_send $fd $b
-            for {set i 0} {$i < 1000} {incr i} {
-                set l [mc_readline $fd]
-                if {$l eq "STORED" && $last eq {}} { incr n } elseif {$last eq {}} { set last $l }
-            }
-        }
+        lassign [ct_fill $fd m.c $t0] n last
         assert_equal $last "SERVER_ERROR out of memory storing object"
         assert_true {[mc_stat $fd evictions] > 0} "no cache value was evicted"
         assert_equal [mc_exchange $fd "ctget m.c 1 107 1\r\nctget m 1 107 1\r\n"] \

@@ -126,3 +126,14 @@ start_server {tags {libmcds queue mcds-only}} {
         libmcds_run test_queue_group 127.0.0.1:[srv port] $::queue_group_checks
     } $::queue_group_checks
 }
+
+# Messages' ttls and expired=drop (mcds_queue_push_opts,
+# mcds_queue_push_many_opts, mcds_queue_opts_t.expired_drop:
+# client/queue.c, client/queue_move.c), run by client/tests/test_queue_ttl.
+set ::queue_ttl_checks 3
+
+start_server {tags {libmcds queue mcds-only}} {
+    test {libmcds queue: ttls on pushes and batches, with dedup ids; expiry to the dead-letter queue or dropped; bad options} {
+        libmcds_run test_queue_ttl 127.0.0.1:[srv port] $::queue_ttl_checks
+    } $::queue_ttl_checks
+}

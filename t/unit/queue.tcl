@@ -53,7 +53,7 @@ start_server {tags {queue mcds-only}} {
     } "CREATED\r\nCLIENT_ERROR key too long\r\nEXISTS\r\n"
 
     test {qcreate: wrong token counts are ERROR} {
-        mc_exchange $fd "qcreate\r\nqcreate c5 lease=1 maxdeliver=1 maxlen=1 dlq=a maxage=1 dedup=1 lease=2\r\nqstats c5\r\n"
+        mc_exchange $fd "qcreate\r\nqcreate c5 lease=1 maxdeliver=1 maxlen=1 dlq=a maxage=1 dedup=1 expired=dead lease=2\r\nqstats c5\r\n"
     } "ERROR\r\nERROR\r\nNOT_FOUND\r\n"
 
     test {qcreate on a key holding a cache value: wrong type, the value is kept} {
@@ -580,7 +580,7 @@ start_server {tags {queue mcds-only}} {
         set r [mc_exchange $fd "qpush m1 0 0 1 noreply\r\nd\r\nqpush m1 0 0 1 3\r\nd\r\nqpeek m1 5\r\n"]
         assert_equal $r "NOT_STORED\r\n[q_item $c 0 c 0]END\r\n"
         q_stats $fd m1
-    } {ready 1 delayed 1 in_flight 0 buried 0 waiters 0 pushed 3 popped 1 acked 1 released 0 lease_expired 0 dead 0 purged 0 age_oldest_ready 0 lease_ms 30000 max_deliveries 0 max_length 2 dlq m1:dead max_age_ms 0 expired_age 0 redriven 0 kicked 0 dedup_window_ms 300000 dedup_entries 0 deduplicated 0 paused_ms_left 0 grouped 0 groups 0}
+    } {ready 1 delayed 1 in_flight 0 buried 0 waiters 0 pushed 3 popped 1 acked 1 released 0 lease_expired 0 dead 0 purged 0 age_oldest_ready 0 lease_ms 30000 max_deliveries 0 max_length 2 dlq m1:dead max_age_ms 0 expired_age 0 redriven 0 kicked 0 dedup_window_ms 300000 dedup_entries 0 deduplicated 0 paused_ms_left 0 grouped 0 groups 0 expired dead expired_ttl 0 dropped 0}
 
     # ---- malformed and hostile input ----
 

@@ -150,7 +150,7 @@ start_server {tags {queue mcds-only}} {
             "qpush d11 0 0 9 dedup=\r\nflush_all\r\n" \
             "qpush d11 0 0 9 dedup=[string repeat y 129]\r\nflush_all\r\n" \
             "qpush d11 0 0 9 dedup=a dedup=b\r\nflush_all\r\n" \
-            "qpush d11 0 0 9 ttl=5\r\nflush_all\r\n" \
+            "qpush d11 0 0 9 color=5\r\nflush_all\r\n" \
             "qpush d11 0 0 9 DEDUP=5\r\nflush_all\r\n" \
             "qpush d11 0 0 9 dedup=a 5\r\nflush_all\r\n" \
             "qpush d11 0 0 9 5 dedup=a extra\r\nflush_all\r\n" \
@@ -159,7 +159,7 @@ start_server {tags {queue mcds-only}} {
             "qpush d11 0 0 9 dedup=a noreply\r\nflush_all\r\n"]]
         list $out [dd_ready_data $fd d11] [q_stat $fd d11 dedup_entries]
     } [list [string cat [string repeat "CLIENT_ERROR bad value for dedup\r\n" 3] \
-                 "CLIENT_ERROR unknown option ttl\r\nCLIENT_ERROR unknown option DEDUP\r\n" \
+                 "CLIENT_ERROR unknown option color\r\nCLIENT_ERROR unknown option DEDUP\r\n" \
                  "CLIENT_ERROR too many tokens\r\nCLIENT_ERROR too many tokens\r\n" \
                  "CLIENT_ERROR noreply must be the last token\r\nCLIENT_ERROR bad priority\r\n"] \
            {a flush_all} 2]
@@ -199,14 +199,14 @@ start_server {tags {queue mcds-only}} {
             "qpushn n4 0 0 1024 1 dedup=o 2\r\nx\r\nyy\r\n" \
             "qpushn n4 0 0 1024 5 dedup= 5\r\nflush\r\nflush\r\n" \
             "qpushn n4 0 0 1024 5 dedup=a dedup=b\r\nflush\r\n" \
-            "qpushn n4 0 0 1024 5 ttl=1\r\nflush\r\n" \
+            "qpushn n4 0 0 1024 5 color=1\r\nflush\r\n" \
             "qpushn n4 0 0 1024 5 DEDUP=1 noreply\r\nflush\r\n" \
             "qpushn n4 0 0 1024 5 dedup=[string repeat z 129]\r\nflush\r\n" \
             "qpushn n4 0 0 1024 dedup=a\r\n" \
             "qpushn n4 0 0 1024 dedup=a noreply\r\n"]]
         list [expr {$out eq [string cat "PUSHED $a $b\r\n" \
                                  [string repeat "CLIENT_ERROR bad value for dedup\r\n" 2] \
-                                 "CLIENT_ERROR unknown option ttl\r\n" \
+                                 "CLIENT_ERROR unknown option color\r\n" \
                                  "CLIENT_ERROR bad value for dedup\r\n" "ERROR\r\nERROR\r\n"]}] \
             [dd_ready_data $fd n4]
     } {1 {a bb}}

@@ -37,7 +37,7 @@ start_server {tags {queue mcds-only}} {
         assert_equal [regsub {STAT age_ms \d+\r\n} $r "STAT age_ms A\r\n"] [string cat \
             "STAT id $id\r\nSTAT state ready\r\nSTAT priority 55\r\nSTAT flags 7\r\nSTAT bytes 5\r\n" \
             "STAT deliveries 0\r\nSTAT age_ms A\r\nSTAT first_delivery_ms 0\r\nSTAT last_delivery_ms 0\r\n" \
-            "STAT delay_ms_left 0\r\nSTAT lease_ms_left 0\r\nSTAT holder -\r\nEND\r\n"]
+            "STAT delay_ms_left 0\r\nSTAT lease_ms_left 0\r\nSTAT holder -\r\nSTAT ttl_ms_left -1\r\nEND\r\n"]
     }
 
     test {qinfo: age_ms counts from the push on the server clock} {

@@ -271,3 +271,29 @@ t('dedup ids: a push retried with its id adds nothing; qpause holds deliveries',
   await assert.rejects(c.qpush(q, 'x', { dedup: 'a b' }), InvalidArgumentError);
   await assert.rejects(c.qpush(q, 'x', { dedup: 'x'.repeat(129) }), InvalidArgumentError);
 });
+
+t('ttl: a message past its ttl is dropped (expired: drop) or dead-lettered; qinfo ttl_ms_left; errors', async () => {
+  const q = uniq('q');
+  const until = async (fn) => {
+    for (let i = 0; i < 600 && !(await fn()); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(await fn());
+  };
+  assert.strictEqual(await c.qcreate(q, { expired: 'drop' }), true);
+  assert.strictEqual((await c.qstats(q)).expired, 'drop');
+  await c.qpush(q, 'brief', { ttl: 0.2 });
+  const long = await c.qpush(q, 'long', { ttl: 1000, dedup: 't-1', priority: 5 });
+  assert.strictEqual(await c.qpush(q, 'again', { ttl: 1000, dedup: 't-1' }), long);
+  await c.qpushMany(q, ['a', 'b'], { ttl: 0.2 });
+  const info = await c.qinfo(q, long);
+  assert.ok(info.ttl_ms_left > 0 && info.ttl_ms_left <= 1000000);
+  await until(async () => (await c.qstats(q)).dropped === 3);
+  const s = await c.qstats(q);
+  assert.deepStrictEqual([s.pushed, s.dropped, s.expired_ttl, s.ready, s.dead], [4, 3, 3, 1, 0]);
+  const d = uniq('q');
+  await c.qpush(d, 'to the dlq', { ttl: 0.2 });
+  await until(async () => (await c.qstats(d)).dead === 1);
+  assert.deepStrictEqual((await c.qpeek(`${d}:dead`)).map((m) => m.data.toString()), ['to the dlq']);
+  await assert.rejects(c.qpush(q, 'x', { ttl: -1 }), InvalidArgumentError);
+  await assert.rejects(c.qpush(q, 'x', { ttl: 0 }), ClientError);
+  await assert.rejects(c.qcreate(uniq('q'), { expired: 'later' }), InvalidArgumentError);
+});

@@ -86,16 +86,19 @@ class QueueVerbs:
     # ---- creating and pushing ----
 
     def qcreate(self, queue, lease=None, maxdeliver=None, maxlen=None, dlq=None, maxage=None,
-                dedup=None):
+                dedup=None, expired=None):
         """Creates a queue: True, or False if it exists (options unchanged).
-        dedup: how long (seconds) a push's deduplication id is remembered."""
+        dedup: how long (seconds) a push's deduplication id is remembered.
+        expired: "dead" (the default) or "drop", where a message past its
+        ttl or maxage goes."""
         line = b"qcreate " + wire.key(queue, "queue") + wire.options(
-            lease=lease, maxdeliver=maxdeliver, maxlen=maxlen, maxage=maxage, dedup=dedup)
+            lease=lease, maxdeliver=maxdeliver, maxlen=maxlen, maxage=maxage, dedup=dedup,
+            expired=expired)
         if dlq is not None:
             line += b" dlq=" + wire.key(dlq, "dlq")
         return self._mcds_simple(line, {b"CREATED": True, b"EXISTS": False})
 
-    def qpush(self, queue, data, flags=0, delay=0, priority=None, dedup=None, group=None):
+    def qpush(self, queue, data, flags=0, delay=0, priority=None, dedup=None, group=None, ttl=None):
         """Queues data (bytes): its id, or None when the queue is at its
         maxlen. delay follows exptime rules; lower priority comes first.
         With dedup (1..128 bytes, no space or control byte), a push of an id
@@ -103,13 +106,15 @@ class QueueVerbs:
         push's id: push again with the same id after a lost reply. With
         group (likewise), the message joins that FIFO group: a group's
         messages are delivered one at a time, in push order, the next once
-        the one before is acked (no delay then)."""
+        the one before is acked (no delay then). With ttl (seconds, a
+        fraction allowed), the message not acked that long after its push
+        goes to the dead-letter queue, or away (qcreate expired=)."""
         data = wire.data(data)
         line = b"qpush %s %s %s %d" % (wire.key(queue, "queue"), wire.integer(flags, "flags"),
                                       wire.integer(delay, "delay"), len(data))
         if priority is not None:
             line += b" " + wire.integer(priority, "priority")
-        line += _push_options(dedup, group, delay)
+        line += _push_options(dedup, group, delay) + wire.options(ttl=ttl)
         reply = self._mcds_call(line, [data])
         if reply.startswith(b"PUSHED "):
             return int(reply[7:])
@@ -117,20 +122,23 @@ class QueueVerbs:
             return None
         return self._mcds_unexpected(line, reply)
 
-    def qpushn(self, queue, messages, flags=0, delay=0, priority=1024, dedup=None, group=None):
+    def qpushn(self, queue, messages, flags=0, delay=0, priority=1024, dedup=None, group=None,
+               ttl=None):
         """Queues every message of a list in one request, all or nothing:
         their ids, in order. Raises Full when the queue's maxlen cannot
         take them all (none queued). With dedup, message i is remembered as
         (dedup, i): a batch pushed again whole queues only what is missing,
         and the ids are those of the first push where it had one. With
-        group, the batch joins that FIFO group in order."""
+        group, the batch joins that FIFO group in order. ttl is each
+        message's, as for qpush."""
         blocks = [wire.data(m) for m in messages]
         if not blocks:
             raise MemcacheIllegalInputError("qpushn: no messages")
         line = b"qpushn %s %s %s %s " % (wire.key(queue, "queue"), wire.integer(flags, "flags"),
                                          wire.integer(delay, "delay"),
                                          wire.integer(priority, "priority"))
-        line += b" ".join(b"%d" % len(b) for b in blocks) + _push_options(dedup, group, delay)
+        line += b" ".join(b"%d" % len(b) for b in blocks) + _push_options(dedup, group, delay) \
+            + wire.options(ttl=ttl)
         reply = self._mcds_call(line, blocks)
         if reply.startswith(b"PUSHED "):
             return [int(i) for i in reply[7:].split(b" ")]

@@ -41,11 +41,16 @@ function createOptions(opts = {}) {
   if (opts.dlq !== undefined) t.push(Buffer.concat([Buffer.from('dlq='), A.key(opts.dlq, 'dlq')]));
   if (opts.maxage !== undefined) t.push(`maxage=${A.seconds('maxage', opts.maxage)}`);
   if (opts.dedup !== undefined) t.push(`dedup=${A.seconds('dedup', opts.dedup)}`);
+  if (opts.expired !== undefined) {
+    if (opts.expired !== 'dead' && opts.expired !== 'drop') A.fail(`expired must be 'dead' or 'drop', not ${opts.expired}`);
+    t.push(`expired=${opts.expired}`);
+  }
   return t;
 }
 
 // dedup=<id>: a producer's deduplication id; group=<id>: a FIFO group
-// (1 to 128 bytes each; a grouped push takes no delay).
+// (1 to 128 bytes each; a grouped push takes no delay); ttl=<secs>: each
+// message's time to live.
 function pushOptionTokens(opts) {
   const t = [];
   if (opts.dedup !== undefined) t.push(Buffer.concat([Buffer.from('dedup='), A.word('dedup', opts.dedup, 128)]));
@@ -53,6 +58,7 @@ function pushOptionTokens(opts) {
     if ((opts.delay ?? 0) > 0) A.fail('a grouped message cannot be delayed');
     t.push(Buffer.concat([Buffer.from('group='), A.word('group', opts.group, 128)]));
   }
+  if (opts.ttl !== undefined) t.push(`ttl=${A.seconds('ttl', opts.ttl)}`);
   return t;
 }
 

@@ -8,6 +8,8 @@ async function main(): Promise<void> {
   const v: Buffer | null = await c.get('k');
   const n: bigint | null = await c.incr('n', 5n);
   const id: bigint | false = await c.qpush('{jobs}', Buffer.from('x'), { priority: 1 });
+  await c.qcreate('{quotes}', { expired: 'drop' });
+  await c.qpushMany('{quotes}', ['a', 'b'], { ttl: 30, dedup: 'q-1' });
   const ms: Message[] = await c.qpop('{jobs}', { count: 10, wait: 20 });
   const acked: boolean[] = await c.qackMany('{jobs}', ms);
   const len: number | false = await c.rpush('feed', ['a', 'b']);
