@@ -44,7 +44,7 @@ proc repl_diff {a b} {
         set y [split [lindex $b $i] \n]
         if {$x ne $y} {
             for {set j 0} {[lindex $x $j] eq [lindex $y $j]} {incr j} {}
-            return [list element $i line $j: [lindex $x $j] vs [lindex $y $j]]
+            return [list element $i after [lrange $a [expr {$i > 30 ? $i - 30 : 0}] [expr {$i - 1}]] line $j: [lindex $x $j] vs [lindex $y $j]]
         }
     }
     return {}
@@ -162,6 +162,21 @@ start_server [list tags {repl persist mcds-only} args [list --data-dir $dp --per
                 repl_caught_up $pfd $r1
                 list [dict get [q_stats $r1 lq] ready] [dict get [q_stats $r1 lq] in_flight]
             } {1 0}
+
+            test {replication: message ttls that run out on the primary reach the replicas as records} {
+                assert_equal [mc_exchange $pfd "qcreate tdrop expired=drop\r\n"] "CREATED\r\n"
+                assert_match "PUSHED *" [mc_exchange $pfd "qpush tdrop 0 0 1 ttl=1\r\na\r\nqpush tdead 0 0 1 ttl=1\r\nb\r\n"]
+                repl_caught_up $pfd $r1
+                assert_equal [dict get [q_stats $r1 tdead] ready] 1
+                wait_for {[dict get [q_stats $pfd tdead] ready] == 0 && [dict get [q_stats $pfd tdrop] ready] == 0} 50 100
+                repl_caught_up $pfd $r1
+                repl_caught_up $pfd $r2
+                set want [repl_dump $pfd]
+                assert_equal [repl_diff [repl_dump $r1] $want] {}
+                assert_equal [repl_diff [repl_dump $r2] $want] {}
+                list [dict get [q_stats $r1 tdead] ready] [dict get [q_stats $r1 tdead:dead] ready] \
+                    [dict get [q_stats $r1 tdrop] ready] [mc_stat $r1 repl_local_records]
+            } {0 1 0 0}
 
             test {replication: the primary lists its replicas in stats} {
                 set lines [mc_exchange $pfd "stats\r\n"]
