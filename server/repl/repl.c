@@ -76,24 +76,27 @@ int repl_configure(char **argv) {
     return 0;
 }
 
-/* The lineage at start-up: the directory's, or a new one; a new one too
- * after a start-up that cut a torn tail (bytes replicas may have had). A
- * new one is written into the directory only once replication uses it
- * (repl_lineage_keep): a server that never replicates keeps no file. */
+/* The lineage at start-up. A primary starts a new one at every start-up,
+ * at the position its log ends at, the one before ending there: what the
+ * restart replayed is all of the old history a replica may continue from
+ * (a machine that died may have lost the end of a log its replicas had;
+ * a replica past that end resyncs in full). It goes into the directory
+ * now if replication used the directory before, else once replication
+ * uses it (repl_lineage_keep): a server that never replicates keeps no
+ * file. A replica keeps its primary's. */
 static int repl_load_lineage(void) {
     bool have = lineage_load(settings.data_dir, &repl.lineage) == 0;
 
     if (repl.replica)
-        return 0;       /* a replica takes its primary's */
-    if (have && persist_torn_cut() == 0)
         return 0;
     lineage_fork(&repl.lineage, persist_position());
     if (!have) {
         repl.unsaved = true;
         return 0;
     }
-    log_msg(0, "replication: the start-up cut the log: a new lineage %s starts at %llu", repl.lineage.id,
-            (unsigned long long)repl.lineage.start);
+    log_msg(0, "replication: lineage %s starts at %llu; %s ends there%s", repl.lineage.id,
+            (unsigned long long)repl.lineage.start, repl.lineage.prev,
+            persist_torn_cut() > 0 ? " (the start-up cut a torn tail off the log)" : "");
     return lineage_save(settings.data_dir, &repl.lineage);
 }
 

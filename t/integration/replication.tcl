@@ -364,3 +364,35 @@ start_server [list tags {repl persist mcds-only} args [list --data-dir $dq --per
         } {1 {} kept 1}
     }
 }
+
+# A primary killed and started again (on its port) starts a new lineage
+# at the end of the log it replayed; its replica, at or before that end,
+# continues partially.
+set dp3 [tmpdir repl_primary_c]
+set dr3 [tmpdir repl_replica_c]
+set ::pport [free_port]
+start_server [list tags {repl persist mcds-only} args [list --data-dir $dr3 --persist-items --replicaof 127.0.0.1:$::pport]] {
+    start_server [list tags {repl} args [list --data-dir $dp3 --persist-items -p $::pport]] {
+        set pfd [mc_connect]
+        test {replication: a replica follows a primary that is then killed} {
+            repl_setup_ctree $pfd
+            repl_work $pfd 31 300
+            set rfd [repl_connect_caught_up -1 $pfd]
+            set ::lineage_c [mc_stat $pfd repl_lineage]
+            assert_equal [repl_diff [repl_dump $rfd] [repl_dump $pfd]] {}
+            kill_pid [srv pid] KILL
+            wait_server_exit
+        } SIGKILL
+    }
+    start_server [list tags {repl} args [list --data-dir $dp3 --persist-items -p $::pport]] {
+        set pfd [mc_connect]
+        test {replication: after the primary's restart (a new lineage) its replica continues partially} {
+            repl_work $pfd 32 100
+            set rfd [repl_connect_caught_up -1 $pfd]
+            assert_equal [repl_diff [repl_dump $rfd] [repl_dump $pfd]] {}
+            list [mc_stat $rfd repl_full_syncs] [expr {[mc_stat $rfd repl_partial_syncs] >= 2}] \
+                [expr {[mc_stat $pfd repl_lineage] ne $::lineage_c}] \
+                [expr {[mc_stat $rfd repl_lineage] eq [mc_stat $pfd repl_lineage]}]
+        } {0 1 1 1}
+    }
+}
