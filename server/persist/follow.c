@@ -85,6 +85,11 @@ void persist_follow_marks(uint64_t *cas, uint64_t *ids) {
     *ids = follow.id_seen;
 }
 
+void persist_follow_skipped(uint64_t *skipped, uint64_t *quarantined) {
+    *skipped = follow.replay != NULL ? replay_skipped(follow.replay) : 0;
+    *quarantined = follow.replay != NULL ? replay_quarantined(follow.replay) : 0;
+}
+
 void persist_follow_free(void) {
     replay_free(follow.replay);
     follow.replay = NULL;

@@ -150,6 +150,9 @@ uint64_t persist_local_dropped(void);
 int persist_follow_apply(const uint8_t *p, size_t n, uint64_t *records);
 /* The highest CAS and id marks the records applied so far held. */
 void persist_follow_marks(uint64_t *cas, uint64_t *ids);
+/* Records applied that did not apply (or were of a quarantined key), and
+ * keys quarantined, as a restart's replay counts them (replay.h). */
+void persist_follow_skipped(uint64_t *skipped, uint64_t *quarantined);
 /* Shutdown: frees what applying kept (persist_stop calls it). */
 void persist_follow_free(void);
 /* Records up to lsn written (and synced under --fsync always): 0 or -1. */

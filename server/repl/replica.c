@@ -29,7 +29,8 @@
 
 #define REPLICA_BACKOFF_MAX_MS 30000
 #define REPLICA_ACK_MS 500      /* REPLACK at least this often (the primary's timeout counts from it) */
-#define REPLICA_HOLD_MS 200     /* a hold that fails is tried again (a promotion waits for it) */
+#define REPLICA_HOLD_MS 200
+#define REPLICA_FRAME_MAX (2ULL * 1024 * 1024 * 1024)   /* a frame is a chunk, or one record (at most 1 GB and its fields) */     /* a hold that fails is tried again (a promotion waits for it) */
 
 static struct {
     pthread_mutex_t lock;
@@ -150,7 +151,7 @@ static int replica_frames(struct stream_in *in, size_t *want) {
         }
         if ((line = stream_in_line(in, &bad)) == NULL)
             return bad ? -1 : applied;
-        if (sscanf(line, "LOG %llu", &a) == 1 && a > 0)
+        if (sscanf(line, "LOG %llu", &a) == 1 && a > 0 && a <= REPLICA_FRAME_MAX)
             *want = (size_t)a;
         else if (sscanf(line, "PING %llu %llu", &a, &b) == 2)
             replica_note_primary(a);
@@ -315,7 +316,9 @@ void replica_stop(void) {
 }
 
 void replica_stats(stats_emit_fn emit, void *ctx) {
-    uint64_t pos = persist_position(), now = stream_now_ms();
+    uint64_t pos = persist_position(), now = stream_now_ms(), skipped, quarantined;
+
+    persist_follow_skipped(&skipped, &quarantined);
 
     pthread_mutex_lock(&replica.lock);
     emit(ctx, "repl_link", replica.link);
@@ -324,6 +327,8 @@ void replica_stats(stats_emit_fn emit, void *ctx) {
     stats_emit_u64(emit, ctx, "repl_lag_seconds",
                    replica.primary_pos <= pos ? 0 : (now - replica.caught_up_ms) / 1000);
     stats_emit_u64(emit, ctx, "repl_records_applied", replica.applied);
+    stats_emit_u64(emit, ctx, "repl_records_skipped", skipped);
+    stats_emit_u64(emit, ctx, "repl_keys_quarantined", quarantined);
     stats_emit_u64(emit, ctx, "repl_full_syncs", replica.full_syncs);
     stats_emit_u64(emit, ctx, "repl_partial_syncs", replica.partial_syncs);
     pthread_mutex_unlock(&replica.lock);

@@ -150,8 +150,9 @@ start_server [list tags {repl persist mcds-only} args [list --data-dir $dp --per
                 set want [repl_dump $pfd]
                 assert_equal [repl_diff [repl_dump $r1] $want] {}
                 assert_equal [repl_diff [repl_dump $r2] $want] {}
-                list [mc_stat $r1 repl_lag_bytes] [mc_stat $r1 repl_local_records] [mc_stat $r2 repl_local_records]
-            } {0 0 0}
+                list [mc_stat $r1 repl_lag_bytes] [mc_stat $r1 repl_local_records] [mc_stat $r2 repl_local_records] \
+                    [mc_stat $r1 repl_records_skipped] [mc_stat $r2 repl_keys_quarantined]
+            } {0 0 0 0 0}
 
             test {replication: a lease that runs out on the primary reaches the replicas as its record} {
                 q_push $pfd lq hello
