@@ -395,5 +395,17 @@ start_server [list tags {repl persist mcds-only} args [list --data-dir $dr3 --pe
                 [expr {[mc_stat $pfd repl_lineage] ne $::lineage_c}] \
                 [expr {[mc_stat $rfd repl_lineage] eq [mc_stat $pfd repl_lineage]}]
         } {0 1 1 1}
+
+        test {replication: a record that does not apply quarantines its key on the replica, as a restart does} {
+            l_push $pfd rpush QL {a b c}
+            # an lset at a position QL does not have, as a writer with a bug would log it
+            binary scan [binary format "c a* w i a*" 2 QL 10 1 z] H* hex
+            assert_equal [mc_exchange $pfd "debugrecord 4 6 $hex\r\n"] "OK\r\n"
+            l_push $pfd rpush QL {d}
+            l_push $pfd rpush OK {y}
+            set rfd [repl_connect_caught_up -1 $pfd]
+            list [l_all $rfd QL] [l_all $rfd OK] [mc_stat $rfd repl_records_skipped] [mc_stat $rfd repl_keys_quarantined] \
+                [mc_stat $rfd repl_link]
+        } {{a b c} y 2 1 up}
     }
 }
