@@ -20,6 +20,7 @@
 #include "persist/persist.h"
 #include "repl/fullsync.h"
 #include "repl/lineage.h"
+#include "repl/primary.h"
 #include "repl/repl.h"
 
 #define FULLSYNC_ENV "MCDS_REPLICAOF"
@@ -146,6 +147,7 @@ static int fullsync_freeze(const bool *stop) {
     }
     while (persist_snapshot_running())
         usleep(10000);
+    primary_stop();         /* its senders read the log and own sockets: gone before the exec */
     persist_stop();
     return 0;
 }

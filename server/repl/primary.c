@@ -280,7 +280,6 @@ static void primary_peer_name(int fd, char *buf, size_t n) {
 
 int primary_attach(int fd, const char *lineage, uint64_t pos) {
     struct primary_peer *p;
-    int fl;
 
     primary_reap(false);
     if ((p = calloc(1, sizeof(*p))) == NULL) {
@@ -292,8 +291,10 @@ int primary_attach(int fd, const char *lineage, uint64_t pos) {
     if (lineage != NULL)
         snprintf(p->lineage, sizeof(p->lineage), "%s", lineage);
     primary_peer_name(fd, p->addr, sizeof(p->addr));
-    fl = fcntl(fd, F_GETFL);
-    fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    /* fd is a dup of the worker's socket and shares its file status
+     * flags: it stays non-blocking (stream.c polls, then sends and
+     * receives with MSG_DONTWAIT), or a reply the worker still had queued
+     * would be written on a blocking socket. */
     pthread_mutex_lock(&primary.lock);
     if (pthread_create(&p->thread, NULL, primary_main, p) != 0) {
         pthread_mutex_unlock(&primary.lock);
