@@ -448,7 +448,7 @@ static int qp_apply_move(const char *key, size_t nkey, struct codec_in *in, uint
         pthread_mutex_lock(&q->lock);
         if (lsn >= q->replay_lsn) {
             rc = qp_add_msg(q, &r, src, redrive ? 0 : nsrc);
-            q->counts.pushed += redrive ? 1 : 0;
+            q->counts.pushed++;     /* as live: a dead letter and a redriven message count as pushed where they arrive */
         }
         pthread_mutex_unlock(&q->lock);
         item_release(pin);

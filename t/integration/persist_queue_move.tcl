@@ -60,10 +60,18 @@ pm_server $d1 {
         set ::pm_n [string cat [q_item $a 7 a 0] [q_item $b 7 bb 0] [q_item $c 7 {} 0] END\r\n]
         expr {[mc_exchange $fd "qpeek pn 5\r\n"] eq $::pm_n}
     } 1
+
+    test {queue moves persistence: pushed counts dead letters and redriven messages where they arrive} {
+        set ::pm_pushed [list [q_stat $fd pdlq pushed] [q_stat $fd pa pushed]]
+    } {5 4}
 }
 
 pm_server $d1 {
     set fd [mc_connect]
+    test {queue moves persistence: after the restart, pushed counts are as they were (replay counts a dead letter too)} {
+        list [q_stat $fd pdlq pushed] [q_stat $fd pa pushed]
+    } $::pm_pushed
+
     test {queue moves persistence: the qpushn batch is back after the restart} {
         expr {[mc_exchange $fd "qpeek pn 5\r\n"] eq $::pm_n}
     } 1
