@@ -18,6 +18,7 @@
 #include "config.h"
 #include "proto/auth.h"
 #include "base/clock.h"
+#include "base/crash.h"
 #include "proto/proto_text.h"
 #include "verbs/verbs.h"
 #include "net/conn_names.h"
@@ -278,6 +279,7 @@ int main(int argc, char **argv) {
         return rc > 0 ? 0 : 64;
     }
     log_set_level(settings.verbose);
+    crash_init();
     if (settings.check_dir != NULL)
         return main_check();
     if (settings.log_file != NULL && log_open(settings.log_file) < 0) {

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/crash.h"
 #include "base/log.h"
 
 #define LOG_LINE_MAX 1024
@@ -45,6 +46,7 @@ int log_open(const char *path) {
     if (log_file != NULL)
         fclose(log_file);
     log_file = f;
+    crash_log_fd(fileno(f));
     if (path != log_path) {
         free(log_path);
         log_path = strdup(path);
@@ -66,6 +68,7 @@ void log_reopen(void) {
 
 void log_close(void) {
     pthread_mutex_lock(&log_lock);
+    crash_log_fd(-1);
     if (log_file != NULL)
         fclose(log_file);
     log_file = NULL;

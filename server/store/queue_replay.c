@@ -246,18 +246,19 @@ static int qp_add_grouped(struct queue *q, const struct qp_msg *r, const char *g
  * ready (it is in the id map already); q locked. */
 static int qp_group_next(struct queue *q, const char *gid, size_t ngid) {
     struct qgroup *g = gid != NULL ? qgroup_find(q, gid, ngid) : NULL;
-    struct qmsg *m = g != NULL ? qgroup_unhold_first(q, g) : NULL;
+    struct qmsg *m = g != NULL && g->n > 0 ? qgroup_held_at(g, 0) : NULL;
 
     if (m == NULL)
         return gid != NULL ? 0 : -1;
     m->state = QMSG_READY;
     m->due_ms = 0;
     if (queue_ready_add(q, m) < 0) {
-        log_msg(0, "persistence: no memory to restore message %llu", (unsigned long long)m->id);
-        queue_id_take(q, m->id);
-        queue_msg_free(m);
-        return -1;
+        /* It stays first in its group: the end of replay makes it the head. */
+        m->state = QMSG_GROUPED;
+        log_msg(0, "persistence: no memory yet to make message %llu ready", (unsigned long long)m->id);
+        return 0;
     }
+    qgroup_unhold_first(q, g);
     qgroup_set_head(q, g, m->id);
     return 0;
 }

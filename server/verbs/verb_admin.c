@@ -246,6 +246,14 @@ enum conn_parse_result admin_debugctreehold(conn *c, struct cmd_line *t) {
     return PARSE_DONE;
 }
 
+/* debugcrash (--debug): the worker faults (SIGSEGV), for the test of the
+ * crash report (base/crash.c). */
+enum conn_parse_result admin_debugcrash(conn *c, struct cmd_line *t) {
+    log_msg(0, "debugcrash: crashing on purpose");
+    raise(SIGSEGV);
+    return PARSE_CLOSE;
+}
+
 /* debugsnappause cut|copy <ms> (--debug): the next snapshot waits that
  * long after choosing its log position, before the log is cut there (cut)
  * or before it copies anything (copy): tests of changes made meanwhile. */
@@ -350,6 +358,7 @@ const struct cmd_def admin_cmds[] = {
     { "debugdeadpause", admin_debugdeadpause, 2, 2, CMD_DEBUG | CMD_ADMIN, 0, "hold the next dead letters on their way (with --debug)" },
     { "debughashpause", admin_debughashpause, 2, 2, CMD_DEBUG | CMD_ADMIN, 0, "hold the next growth of the hash table once begun (with --debug)" },
     { "debugctreehold", admin_debugctreehold, 2, 2, CMD_DEBUG | CMD_ADMIN, 0, "hold the release of deleted counter subtrees after n more objects: debugctreehold <n>|off (with --debug)" },
+    { "debugcrash", admin_debugcrash, 1, 1, CMD_DEBUG | CMD_ADMIN, 0, "crash the server with SIGSEGV, for tests of the crash report (with --debug)" },
     { "debugsnappause", admin_debugsnappause, 3, 3, CMD_DEBUG | CMD_ADMIN, 0, "hold the next snapshot before its log cut or its copy: debugsnappause cut|copy <ms> (with --debug)" },
     { "debugfault", admin_debugfault, 2, 5, CMD_DEBUG | CMD_ADMIN, 0, "make persistence's file calls fail: debugfault <op> <error> [<skip> [<count>]] | clear (with --debug)" },
     { "debugrecord", admin_debugrecord, 4, 4, CMD_DEBUG | CMD_ADMIN, 0, "append a raw log record: debugrecord <type> <op> <hex> (with --debug)" },

@@ -16,6 +16,7 @@ enum conn_parse_result admin_shutdown(conn *c, struct cmd_line *l);
 enum conn_parse_result admin_cache_memlimit(conn *c, struct cmd_line *l);
 enum conn_parse_result admin_debugtime(conn *c, struct cmd_line *l);
 enum conn_parse_result admin_debugdeadpause(conn *c, struct cmd_line *l);
+enum conn_parse_result admin_debugcrash(conn *c, struct cmd_line *l);
 enum conn_parse_result admin_debugsnappause(conn *c, struct cmd_line *l);
 enum conn_parse_result admin_debughashpause(conn *c, struct cmd_line *l);
 enum conn_parse_result admin_debugctreehold(conn *c, struct cmd_line *l);

@@ -278,7 +278,7 @@ proc server_death_note {} {
             set ::srvinfo($id,death_noted) 1
             set status [server__reap $id]
             append note "\nserver [server__describe $id] (pid $::srvinfo($id,pid)) died, status $status; stderr tail:\n"
-            append note [file_tail $::srvinfo($id,stderr) 15]
+            append note [file_tail $::srvinfo($id,stderr) 40]
             set vg [server__valgrind_problems $id]
             if {$vg ne {}} { append note \n$vg }
         }

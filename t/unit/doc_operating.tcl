@@ -117,11 +117,38 @@ start_server {tags {operating mcds-only}} {
         list [pid_alive [srv pid]] [mc_cmd $fd version]
     } {1 {VERSION 1.6.18}}
 
-    test {operating.md:9-17: only HUP INT QUIT USR1 USR2 TERM are caught; PIPE is ignored} {
+    test {operating.md:9-18: only HUP INT QUIT USR1 USR2 TERM and the faults SEGV BUS FPE ILL ABRT are caught; PIPE is ignored} {
         set cgt [op_sig_names [op_proc_status [srv pid] SigCgt]]
         set ign [op_sig_names [op_proc_status [srv pid] SigIgn]]
         list [lsort $cgt] [expr {"PIPE" in $ign}]
-    } [list [lsort {HUP INT QUIT USR1 USR2 TERM}] 1] {runtime:signals}
+    } [list [lsort {HUP INT QUIT USR1 USR2 TERM SEGV BUS FPE ILL ABRT}] 1] {runtime:signals}
+}
+
+start_server {tags {operating mcds-only} args {--debug}} {
+    test {operating.md:16: a fault writes a crash report (signal, address, the faulting thread's stack) on stderr, then the server dies of it} {
+        set fd [mc_connect]
+        mc_send $fd "debugcrash\r\n"
+        set status [wait_server_exit 0 10]
+        set err [read_file [srv stderr]]
+        list $status [regexp {=== mcds-server crashed: signal SIGSEGV, address 0x[0-9a-f]+; stack of the faulting thread} $err] \
+            [regexp {mcds-server\(admin_debugcrash\+0x[0-9a-f]+\)} $err] [regexp {=== end of the crash report} $err]
+    } {SIGSEGV 1 1 1} {runtime:signals}
+}
+
+# A server logging to a file is started with -d (the harness finds its
+# servers' ports in their stderr).
+tags {operating mcds-only} {
+    test {operating.md:16: the crash report goes to the --log-file too} {
+        set dir [tmpdir crashlog]
+        set port [free_port]
+        set pid [op_daemon [file join $dir pid] -p $port -l 127.0.0.1 --debug --log-file [file join $dir mcds.log]]
+        set fd [mc_connect_addr 127.0.0.1 $port]
+        mc_send $fd "debugcrash\r\n"
+        op_wait_gone $pid
+        set log [read_file [file join $dir mcds.log]]
+        list [regexp {debugcrash: crashing on purpose} $log] [regexp {=== mcds-server crashed: signal SIGSEGV} $log] \
+            [regexp {admin_debugcrash} $log] [regexp {=== end of the crash report} $log]
+    } {1 1 1 1} {runtime:signals}
 }
 
 start_server {tags {operating mcds-only} args {-A}} {
