@@ -30,9 +30,11 @@ libmemcached-dev libssl-dev"
 # nodejs, npm, node-typescript: t/unit/node_client.tcl runs contrib/node's
 # tests, npm pack and tsc on its declarations (each skipped, saying why,
 # without); a node or npm already on the PATH (NodeSource's nodejs, which
-# conflicts with Debian's npm) is kept.
+# conflicts with Debian's npm) is kept. keepalived: t/integration/
+# failover.tcl checks the example configuration with keepalived -t.
 TEST_PKGS="tcl procps groff-base libmemcached-tools memcached valgrind
-python3-pymemcache nutcracker openssl tcl-tls prometheus nodejs npm node-typescript"
+python3-pymemcache nutcracker openssl tcl-tls prometheus nodejs npm node-typescript
+keepalived"
 # make fuzz: clang and its libFuzzer and sanitizer runtimes.
 FUZZ_PKGS="clang libclang-rt-14-dev"
 
