@@ -417,6 +417,12 @@ static void persist_sync_round(void) {
         pthread_mutex_unlock(&persist.lock);
         if (want > wal_synced() && wal_write_upto(want) == 0)
             wal_sync();
+        /* records nobody waits for (the start-up's marks, a lease run
+         * out, a dead letter) are written and synced within a second
+         * too: replicas get them from the written log */
+        wal_write_some();
+        if (wal_written() > wal_synced())
+            wal_sync();
     } else {
         wal_write_some();
         if (settings.fsync_policy == PERSIST_FSYNC_EVERYSEC && wal_written() > wal_synced())

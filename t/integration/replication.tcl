@@ -306,3 +306,30 @@ start_server [list tags {repl persist mcds-only} args [list --data-dir $dr3 --pe
         } {{a b c} y 2 1 up}
     }
 }
+
+# Under --fsync always a record no client waits for (the start-up's marks,
+# a lease that runs out) is written within a second all the same, so an
+# idle primary's replicas get it.
+set dpa [tmpdir repl_primary_always]
+set dra [tmpdir repl_replica_always]
+start_server [list tags {repl persist mcds-only} args [list --data-dir $dpa --fsync always]] {
+    set pfd [mc_connect]
+    set ::pport_a [srv port]
+    start_server [list tags {repl} args [list --data-dir $dra --fsync always --replicaof 127.0.0.1:$::pport_a]] {
+        set rfd [mc_connect]
+        test {replication: under --fsync always an idle primary's start-up record reaches the replica} {
+            repl_caught_up $pfd $rfd
+            list [mc_stat $rfd repl_position] [expr {[mc_stat $pfd persist_log_position] > 0}]
+        } [list [mc_stat $pfd persist_log_position] 1]
+
+        test {replication: under --fsync always a lease that runs out on an idle primary reaches the replica} {
+            q_push $pfd aq hello
+            q_pop $pfd aq lease=1
+            repl_caught_up $pfd $rfd
+            assert_equal [dict get [q_stats $rfd aq] in_flight] 1
+            wait_for {[dict get [q_stats $pfd aq] ready] == 1} 50 100
+            repl_caught_up $pfd $rfd
+            list [dict get [q_stats $rfd aq] ready] [dict get [q_stats $rfd aq] in_flight]
+        } {1 0}
+    }
+}
