@@ -1,0 +1,494 @@
+#!/usr/bin/env python3
+"""Failover torture of replication (doc/replication.md, "Failover").
+
+Three mcds-servers on their own data directories: a primary and two
+replicas. Each replica reaches the primary through a small fault-injecting
+TCP proxy of this script, which plays the service address of a keepalived
+set-up: the replicas follow the proxy, and the proxy forwards to whichever
+server is the primary. While K client threads push to their queues, pop
+with leases and ack, the proxies delay, stall, cut, and pass bytes one way
+only. At a random moment the primary is killed with SIGKILL; then, as
+keepalived's hooks would, contrib/failover/mcds-failover picks the most
+advanced replica and promotes it (notify MASTER), the proxies forward to
+it, the other replica follows it (notify BACKUP), and the old primary,
+started again on its directory, follows it too (notify BACKUP: a restart in
+place and a resync). Once all three have caught up, the queues are read
+on every server and checked:
+
+- the three servers hold the same messages (ready and in flight);
+- no message is there twice, and none that was never pushed;
+- --mode sync (the servers run with --min-replicas-ack 1): every push whose
+  PUSHED came back is there unless its ack came back, and no message whose
+  ACKED came back is there: nothing acknowledged is lost;
+- --mode async: the acknowledged pushes missing and the acked messages
+  back are counted and printed beside the lag the primary reported for the
+  promoted replica just before the kill.
+
+The next cycle goes on with the new primary and fresh queues. Prints one
+line per cycle and a summary; exits 1 at the first violation. Python 3
+standard library only.
+"""
+
+import argparse
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+from group_crash import Conn, Gone, Violation   # noqa: E402  (the same wire code)
+
+LEASE = 30                      # pops lease long: in-flight messages stay in flight across the failover
+BACKLOG = 60                    # a thread pushes while its queue holds fewer
+CATCH_UP = 60.0                 # seconds the servers have to catch up after a failover
+FAULTS = ("delay", "stall", "cut", "up-only", "down-only")
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
+
+
+# ---------------------------------------------------------------------------
+# The fault-injecting proxy
+
+
+class Proxy:
+    """Accepts on its own port and forwards each connection to target (a
+    port, changed at a failover). fault: None, or one of FAULTS: "delay"
+    holds each chunk 1-40 ms, "stall" forwards nothing (the bytes wait in
+    the sockets), "cut" closes every connection, "up-only" forwards only
+    replica -> primary, "down-only" only primary -> replica (the other
+    direction's bytes are dropped: the link breaks and comes back)."""
+
+    def __init__(self, rng):
+        self.rng = rng
+        self.target = None
+        self.fault = None
+        self.lock = threading.Lock()
+        self.socks = []
+        self.lsock = socket.socket()
+        self.lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.lsock.bind(("127.0.0.1", 0))
+        self.lsock.listen(16)
+        self.port = self.lsock.getsockname()[1]
+        self.closed = False
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while not self.closed:
+            try:
+                c, _ = self.lsock.accept()
+            except OSError:
+                return
+            try:
+                u = socket.create_connection(("127.0.0.1", self.target), timeout=2)
+                u.settimeout(None)
+            except (OSError, TypeError):
+                c.close()
+                continue
+            with self.lock:
+                self.socks += [c, u]
+            threading.Thread(target=self._pump, args=(c, u, "up"), daemon=True).start()
+            threading.Thread(target=self._pump, args=(u, c, "down"), daemon=True).start()
+
+    def _pump(self, src, dst, way):
+        try:
+            while True:
+                f = self.fault
+                if f == "stall":
+                    time.sleep(0.01)
+                    continue
+                d = src.recv(65536)
+                if not d:
+                    break
+                f = self.fault
+                if f == "delay":
+                    time.sleep(self.rng.uniform(0.001, 0.04))
+                if (f == "up-only" and way == "down") or (f == "down-only" and way == "up"):
+                    continue    # dropped
+                dst.sendall(d)
+        except OSError:
+            pass
+        for s in (src, dst):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def cut(self):
+        with self.lock:
+            socks, self.socks = self.socks, []
+        for s in socks:
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+                s.close()
+            except OSError:
+                pass
+
+    def close(self):
+        self.closed = True
+        self.lsock.close()
+        self.cut()
+
+
+def inject_faults(proxies, rng, stop, log):
+    while not stop.is_set():
+        stop.wait(rng.uniform(0.1, 0.6))
+        p = rng.choice(proxies)
+        f = rng.choice(FAULTS)
+        log.append(f)
+        if f == "cut":
+            p.cut()
+            continue
+        p.fault = f
+        stop.wait(rng.uniform(0.05, 0.8))
+        p.fault = None
+        if f in ("up-only", "down-only"):
+            p.cut()     # the dropped bytes broke the stream: the link starts again
+
+
+# ---------------------------------------------------------------------------
+# Servers
+
+
+class Node:
+    def __init__(self, binary, ddir, extra):
+        self.binary, self.ddir, self.extra = binary, ddir, extra
+        self.port = free_port()
+        self.proc = None
+
+    def start(self, replicaof=None):
+        args = [self.binary, "-p", str(self.port), "-l", "127.0.0.1", "-U", "0", "-t", "2",
+                "--data-dir", self.ddir, "--repl-timeout", "5"] + self.extra
+        if replicaof is not None:
+            args += ["--replicaof", "127.0.0.1:%d" % replicaof]
+        self.log = open(os.path.join(self.ddir, "..", os.path.basename(self.ddir) + ".log"), "ab")
+        self.proc = subprocess.Popen(args, stdout=self.log, stderr=self.log)
+        deadline = time.time() + 60
+        while time.time() < deadline and self.proc.poll() is None:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("mcds-server did not start on %s" % self.ddir)
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def kill(self):
+        if self.alive():
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait()
+
+    def stop(self):
+        if self.alive():
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+    def addr(self):
+        return "127.0.0.1:%d" % self.port
+
+
+def stats(port):
+    c = Conn(port)
+    c.send(b"stats\r\n")
+    st = {}
+    while True:
+        l = c.line()
+        if l == b"END":
+            break
+        _, k, v = l.split(b" ", 2)
+        st[k.decode()] = v.decode()
+    c.close()
+    return st
+
+
+def failover(*args):
+    p = subprocess.run(["bash", os.path.join(REPO, "contrib", "failover", "mcds-failover")] + list(args),
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60)
+    return p.returncode, p.stdout.decode().strip()
+
+
+def wait_until(what, pred, seconds):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        try:
+            if pred():
+                return
+        except (OSError, Gone):
+            pass
+        time.sleep(0.1)
+    raise Violation("%s: not after %d s" % (what, seconds))
+
+
+# ---------------------------------------------------------------------------
+# Clients
+
+
+class Book:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.pushed = set()     # PUSHED came back
+        self.maybe = set()      # cut off by the kill, or not confirmed by a replica
+        self.acked = set()      # ACKED came back
+        self.ack_sent = set()   # an ack went out (its answer may have been cut off)
+
+
+class Worker(threading.Thread):
+    def __init__(self, queue, port, book, rng, stop):
+        super().__init__(daemon=True)
+        self.queue, self.port, self.book, self.rng, self.stop = queue, port, book, rng, stop
+        self.seq = 0
+        self.error = None
+        self.held = 0           # messages this thread believes are in its queue
+
+    def run(self):
+        try:
+            c = Conn(self.port)
+            while not self.stop.is_set():
+                self.step(c)
+        except Gone:
+            pass
+        except Violation as e:
+            self.error = e
+
+    def push(self, c):
+        data = b"%s:%07d" % (self.queue, self.seq)
+        self.seq += 1
+        with self.book.lock:
+            self.book.maybe.add(data)
+        c.send(b"qpush %s 0 0 %d\r\n%s\r\n" % (self.queue, len(data), data))
+        reply = c.line()
+        if reply.startswith(b"PUSHED "):
+            with self.book.lock:
+                self.book.pushed.add(data)
+                self.book.maybe.discard(data)
+            self.held += 1
+        elif not reply.startswith(b"SERVER_ERROR"):     # not confirmed: stays "maybe"
+            raise Violation("push answered %r" % reply)
+
+    def step(self, c):
+        if self.held < BACKLOG and self.rng.random() < 0.6:
+            self.push(c)
+            return
+        c.send(b"qpop %s %d lease=%d\r\n" % (self.queue, self.rng.randint(1, 4), LEASE))
+        for mid, deliveries, data in c.items():
+            if self.rng.random() < 0.3:
+                continue        # left in flight
+            with self.book.lock:
+                if data in self.book.acked:
+                    raise Violation("%r delivered after its ACKED came back" % data)
+                self.book.ack_sent.add(data)
+            c.send(b"qack %s %d:%d\r\n" % (self.queue, mid, deliveries))
+            reply = c.line()
+            if reply == b"ACKED":
+                with self.book.lock:
+                    self.book.acked.add(data)
+                self.held -= 1
+            elif reply != b"NOT_FOUND" and not reply.startswith(b"SERVER_ERROR"):
+                raise Violation("ack answered %r" % reply)
+
+
+def read_queue(port, queue):
+    """The messages of queue, ready (qpeek) and in flight (qpending values):
+    a sorted list of data."""
+    c = Conn(port)
+    out = []
+    c.send(b"qpeek %s 100\r\nqpending %s values 10000\r\n" % (queue, queue))
+    for want in (b"ITEM", b"PENDING"):
+        while True:
+            l = c.line()
+            if l in (b"END", b"NOT_FOUND"):
+                break
+            p = l.split(b" ")
+            if p[0] != want:
+                raise Violation("reading %r: unexpected line %r" % (queue, l))
+            out.append(c.block(int(p[3])))
+    c.close()
+    if len(out) >= 100:
+        raise Violation("%r holds more than qpeek reads" % queue)
+    return sorted(out)
+
+
+def check(book, queue, got, mode):
+    """Returns (lost, back) for queue: acknowledged pushes missing, acked
+    messages back."""
+    seen = set()
+    for d in got:
+        if d in seen:
+            raise Violation("%r is there twice" % d)
+        seen.add(d)
+        if d not in book.pushed and d not in book.maybe:
+            raise Violation("%r was never pushed" % d)
+    mine = queue + b":"
+    lost = [d for d in book.pushed if d.startswith(mine) and d not in book.ack_sent and d not in seen]
+    back = [d for d in book.acked if d in seen]
+    if mode == "sync" and lost:
+        raise Violation("%d acknowledged pushes lost, e.g. %r" % (len(lost), lost[:3]))
+    if mode == "sync" and back:
+        raise Violation("%d acked messages are back, e.g. %r" % (len(back), back[:3]))
+    return len(lost), len(back)
+
+
+# ---------------------------------------------------------------------------
+# A cycle
+
+
+def replica_lags(primary):
+    """The lag in records of each replica the primary has (stats
+    repl_replica_<i>), as "a/b"."""
+    try:
+        st = stats(primary.port)
+    except (OSError, Gone):
+        return "?"
+    return "/".join(v.split()[4] for k, v in sorted(st.items()) if k.startswith("repl_replica_")) or "-"
+
+
+def caught_up(primary, nodes):
+    want = stats(primary.port)["persist_log_position"]
+    for n in nodes:
+        st = stats(n.port)
+        if st.get("repl_link") != "up" or st.get("repl_position") != want:
+            return False
+    return True
+
+
+def cycle(args, n, rng, nodes, proxies, state):
+    primary = state["primary"]
+    replicas = [x for x in nodes if x is not primary]
+    book, stop, fstop, faults = Book(), threading.Event(), threading.Event(), []
+    queues = [b"c%dq%d" % (n, t) for t in range(args.threads)]
+    workers = [Worker(q, primary.port, book, random.Random(rng.random()), stop) for q in queues]
+    for w in workers:
+        w.start()
+    injector = threading.Thread(target=inject_faults, args=(proxies, random.Random(rng.random()), fstop, faults),
+                                daemon=True)
+    injector.start()
+    alive = rng.uniform(1.0, 3.0)
+    time.sleep(alive)
+    lag = replica_lags(primary)
+    primary.kill()
+    stop.set()
+    fstop.set()
+    injector.join(5)
+    for w in workers:
+        w.join(30)
+        if w.error is not None:
+            raise w.error
+    for p in proxies:
+        p.fault = None
+        p.cut()
+
+    # keepalived's part: the most advanced replica takes over
+    rc, new_addr = failover("pick", *[r.addr() for r in replicas])
+    if rc != 0:
+        raise Violation("pick failed: %s" % new_addr)
+    new = next(r for r in replicas if r.addr() == new_addr)
+    rc, out = failover("notify", new.addr(), "127.0.0.1:%d" % proxies[nodes.index(new)].port, "MASTER")
+    if rc != 0:
+        raise Violation("notify MASTER failed: %s" % out)
+    for p in proxies:
+        p.target = new.port
+    other = next(r for r in replicas if r is not new)
+    rc, out = failover("notify", other.addr(), "127.0.0.1:%d" % proxies[nodes.index(other)].port, "BACKUP")
+    if rc != 0:
+        raise Violation("notify BACKUP of the other replica failed: %s" % out)
+    primary.start()
+    rc, out = failover("notify", primary.addr(), "127.0.0.1:%d" % proxies[nodes.index(primary)].port, "BACKUP")
+    if rc != 0:
+        raise Violation("notify BACKUP of the old primary failed: %s" % out)
+    followers = [other, primary]
+    wait_until("the servers catching up with the new primary", lambda: caught_up(new, followers), CATCH_UP)
+
+    lost = back = 0
+    for q in queues:
+        got = read_queue(new.port, q)
+        for f in followers:
+            if read_queue(f.port, q) != got:
+                raise Violation("queue %r differs on %s from the new primary" % (q, f.addr()))
+        l, b = check(book, q, got, args.mode)
+        lost += l
+        back += b
+    state["primary"] = new
+    print("cycle %d: killed after %.2fs (faults %s), pushes acked %d, acks acked %d, promoted %s, "
+          "replicas' lag at the kill %s records, acknowledged pushes lost %d, acked back %d, ok"
+          % (n, alive, ",".join(faults) or "none", len(book.pushed), len(book.acked), new.addr(),
+             lag, lost, back), flush=True)
+    return lost, back
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--server", default=os.path.join(REPO, "server", "mcds-server"))
+    ap.add_argument("--mode", choices=("sync", "async"), default="sync")
+    ap.add_argument("--cycles", type=int, default=1000)
+    ap.add_argument("--seconds", type=float, default=120)
+    ap.add_argument("--threads", type=int, default=4)
+    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--tmp-dir", default=None)
+    ap.add_argument("--keep-dir", action="store_true")
+    ap.add_argument("--self-test", action="store_true",
+                    help="the sync checks on servers without --min-replicas-ack: the run must fail")
+    args = ap.parse_args()
+    seed = args.seed if args.seed is not None else random.randrange(1, 2000000000)
+    rng = random.Random(seed)
+    extra = ["--fsync", "always"]
+    if args.mode == "sync" and not args.self_test:
+        extra += ["--min-replicas-ack", "1", "--min-replicas-timeout", "2000"]
+    print("failover_torture: seed %d, mode %s%s, %d threads, server %s" % (
+        seed, args.mode, " (self-test: without --min-replicas-ack)" if args.self_test else "", args.threads,
+        args.server), flush=True)
+    tmp = tempfile.mkdtemp(prefix="failover.", dir=args.tmp_dir)
+    nodes = [Node(args.server, os.path.join(tmp, "n%d" % i), extra) for i in range(3)]
+    proxies = [Proxy(random.Random(rng.random())) for _ in nodes]
+    for p in proxies:
+        p.target = nodes[0].port
+    t0, done, rc = time.time(), 0, 0
+    totals = [0, 0]
+    try:
+        for i, node in enumerate(nodes):
+            os.makedirs(node.ddir)
+            node.start(None if i == 0 else proxies[i].port)
+        state = {"primary": nodes[0]}
+        wait_until("the replicas' first sync", lambda: caught_up(nodes[0], nodes[1:]), CATCH_UP)
+        while done < args.cycles and time.time() - t0 < args.seconds - 10:
+            lost, back = cycle(args, done + 1, rng, nodes, proxies, state)
+            totals[0] += lost
+            totals[1] += back
+            done += 1
+    except Violation as e:
+        print("VIOLATION (seed %d, cycle %d): %s" % (seed, done + 1, e), flush=True)
+        rc = 1
+    finally:
+        for node in nodes:
+            node.stop()
+        for p in proxies:
+            p.close()
+        if rc == 0 or not args.keep_dir:
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            print("failover_torture: the data directories and logs are kept in %s" % tmp, flush=True)
+    if rc == 0:
+        print("failover_torture: %d cycles, mode %s, 0 violations (acknowledged pushes lost %d, acked back %d), "
+              "seed %d, %d s" % (done, args.mode, totals[0], totals[1], seed, time.time() - t0), flush=True)
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())
