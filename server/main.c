@@ -19,6 +19,7 @@
 #include "proto/auth.h"
 #include "base/clock.h"
 #include "base/crash.h"
+#include "proto/readonly.h"
 #include "proto/proto_text.h"
 #include "verbs/verbs.h"
 #include "net/conn_names.h"
@@ -172,6 +173,10 @@ static int main_setup(void) {
     lru_init();
     store_init();
     verbs_init();
+    if (readonly_check() > 0 && settings.debug) {
+        log_msg(0, "--debug: every verb must be a read or a write for replicas");
+        return -1;
+    }
     listener_set_protocol(proto_choose);
     signal(SIGPIPE, SIG_IGN);
     signal(SIGXFSZ, SIG_IGN);   /* a log past the file size limit is a write error, not a kill */

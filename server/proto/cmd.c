@@ -53,6 +53,15 @@ void cmd_init(void) {
     cmd_quick_store = NULL;
 }
 
+void cmd_each(void (*fn)(const struct cmd_def *d, void *ctx), void *ctx) {
+    const struct cmd_def *d;
+    int t;
+
+    for (t = 0; t < cmd_ntables; t++)
+        for (d = cmd_tables[t]; d->name != NULL; d++)
+            fn(d, ctx);
+}
+
 void cmd_register(const struct cmd_def *table) {
     const struct cmd_def *d;
 

@@ -45,6 +45,8 @@ void cmd_init(void);
 /* Adds a family's entries (ended by one with a NULL name; the array must
  * outlive the server): `help` lists them in registration order. */
 void cmd_register(const struct cmd_def *table);
+/* Calls fn for every registered verb, in registration order. */
+void cmd_each(void (*fn)(const struct cmd_def *d, void *ctx), void *ctx);
 struct ahead_set;
 /* The quick path of a plain set that ahead.c recognised (the storage
  * verbs' own). */

@@ -16,6 +16,8 @@
  * *res the parse result (its blocks skipped, or the connection closed
  * when their lengths cannot be read). l: its line, not yet tokenized. */
 bool readonly_refuse(conn *c, const struct cmd_def *d, struct cmd_line *l, enum conn_parse_result *res);
+/* The registered verbs in neither list (each logged as a bug): 0. */
+int readonly_check(void);
 /* Whether binary opcode cmd (quiet ones folded) changes the keyspace. */
 bool readonly_bin_write(uint8_t cmd);
 
