@@ -40,6 +40,7 @@
 #include "store/store_list.h"
 #include "store/store_queue.h"
 #include "types/ctree.h"
+#include "types/table.h"
 #include "net/tls.h"
 #include "store/ctree_replay.h"
 #include "store/list_replay.h"
@@ -185,6 +186,7 @@ static int main_setup(void) {
     store_queue_init(main_base);
     store_ctree_init(main_base);
     store_list_init();
+    table_system_init(store_reserve);
     return 0;
 }
 
@@ -235,6 +237,7 @@ static void main_teardown(void) {
     store_queue_shutdown();
     ctree_shutdown();
     store_list_shutdown();
+    table_system_shutdown();
     scan_shutdown();
     conn_names_free();
     store_destroy();
