@@ -118,9 +118,11 @@ static int tbl_pfactor(struct tbl_pparse *ps) {
         ps->depth--;
         return tbl_pnew(ps, TP_NOT, a, -1);
     }
-    if (tbl_ptok(ps, "(")) {
-        if (++ps->depth > TBL_PRED_DEPTH)
+    if (ps->at < ps->ntok && strcmp(ps->tok[ps->at], "(") == 0) {
+        if (ps->depth + 1 > TBL_PRED_DEPTH)
             return tbl_pfail(ps);
+        ps->at++;
+        ps->depth++;
         if ((a = tbl_por(ps)) < 0 || !tbl_ptok(ps, ")"))
             return tbl_pfail(ps);
         ps->depth--;

@@ -129,7 +129,7 @@ static enum conn_parse_result tverb_create(conn *c, struct cmd_line *l) {
     struct tbl_schema s;
     const char *bad;
 
-    if (!tverb_tokenize(c, l, &t, 4))
+    if (!tverb_tokenize(c, l, &t, 3))
         return PARSE_DONE;
     if (t.vlen[1] > TBL_TABLE_NAME_MAX)
         cmd_reply(c, REPLY_T_BAD_TABLE);
