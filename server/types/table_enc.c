@@ -113,6 +113,8 @@ bool table_value_parse(char *tok, size_t n, enum tbl_type type, struct tbl_val *
     }
     if (type == TBL_INT)
         return n > 0 && parse_i64_digits(tok, &v->i);
+    if (n == 1 && tok[0] == '%')
+        n = 0;                  /* the empty value as a token of its own */
     for (i = 0; i < n; i++) {
         if (tok[i] != '%') {
             tok[o++] = tok[i];

@@ -3,10 +3,11 @@
 
 # A value as a request token: %XX for a space, a control byte, '%' and
 # bytes over 0x7e; "null" for the Tcl value ~null~, the bytes "null" as
-# %6eull.
+# %6eull, the empty value as %.
 proc t_tok {v} {
     if {$v eq "~null~"} { return null }
     if {$v eq "null"} { return %6eull }
+    if {$v eq ""} { return % }
     set out {}
     foreach ch [split $v {}] {
         scan $ch %c code

@@ -46,8 +46,8 @@ start_server {tags {table mcds-only}} {
     } "STORED 7\r\nSTORED 8\r\nROW 7 2\r\nF city 5\r\nParis\r\nF age 2\r\n35\r\nEND\r\nROW 8 1\r\nF city null\r\nEND\r\n"
 
     test {values are binary-safe: escapes in, data blocks out; the bytes null} {
-        mc_exchange $fd "tput users id=5 name=a%00b%0d%0A%25%20z city=null\r\ntget users 5 fields=name\r\ntput users id=6 name=%6eull city=\r\ntget users 6 fields=name,city\r\n"
-    } "STORED 9\r\nROW 9 1\r\nF name 8\r\na\0b\r\n% z\r\nEND\r\nSTORED 10\r\nROW 10 2\r\nF name 4\r\nnull\r\nF city 0\r\n\r\nEND\r\n"
+        mc_exchange $fd "tput users id=5 name=a%00b%0d%0A%25%20z city=null\r\ntget users 5 fields=name\r\ntput users id=6 name=%6eull city=\r\ntget users 6 fields=name,city\r\ntput users id=7 name=% city=%\r\ntscan users fields=id where name = % and city = %\r\ntdel users 7\r\n"
+    } "STORED 9\r\nROW 9 1\r\nF name 8\r\na\0b\r\n% z\r\nEND\r\nSTORED 10\r\nROW 10 2\r\nF name 4\r\nnull\r\nF city 0\r\n\r\nEND\r\nSTORED 11\r\nROW 11 1\r\nF id 1\r\n7\r\nCURSOR 0\r\nEND\r\nDELETED\r\n"
 
     test {errors of writes and reads, each one line, nothing changed} {
         mc_exchange $fd [join {
@@ -317,7 +317,7 @@ start_server {tags {table mcds-only}} {
     } [list [join {
         "FIELD id int key" "FIELD name bytes" "FIELD city bytes" "FIELD age int"
         "INDEX primary id ready 5" "INDEX by_city city+age:desc ready 5"
-        "STAT rows 5" "STAT bytes B" "STAT version 10" END "TABLE users 5" END ""
+        "STAT rows 5" "STAT bytes B" "STAT version 12" END "TABLE users 5" END ""
     } "\r\n"] 1 5 10 1 "NOT_FOUND\r\n"]
 
     test {tindex, tdropindex and their errors} {
