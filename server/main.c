@@ -209,6 +209,7 @@ static void main_persist_types(void) {
     list_replay_init();
     item_persist_init();
     ctree_replay_init();
+    table_persist_init();
 }
 
 /* With --data-dir: restores the keyspace (not held to -m: what was stored

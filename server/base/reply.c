@@ -131,7 +131,6 @@ const struct reply_line reply_lines[REPLY_COUNT] = {
     [REPLY_X_TOO_MANY_QUEUES] = REPLY("CLIENT_ERROR too many queues\r\n"),
     [REPLY_X_LEFT_RIGHT] = REPLY("CLIENT_ERROR expected left or right\r\n"),
     [REPLY_X_TOO_MANY_KEYS] = REPLY("CLIENT_ERROR too many keys\r\n"),
-    [REPLY_T_NOT_PERSISTED] = REPLY("SERVER_ERROR tables are not persisted yet (start without --data-dir)\r\n"),
     [REPLY_T_BAD_TABLE] = REPLY("CLIENT_ERROR bad table name\r\n"),
     [REPLY_T_BUILDING] = REPLY("CLIENT_ERROR index is being built\r\n"),
     [REPLY_T_TOO_MANY_EQ] = REPLY("CLIENT_ERROR too many eq values\r\n"),

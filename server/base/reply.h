@@ -139,7 +139,6 @@ enum reply_id {
     /* lmove, lmpop */
     REPLY_X_LEFT_RIGHT,
     REPLY_X_TOO_MANY_KEYS,
-    REPLY_T_NOT_PERSISTED,
     REPLY_T_BAD_TABLE,
     REPLY_T_BUILDING,
     REPLY_T_TOO_MANY_EQ,

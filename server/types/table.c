@@ -15,6 +15,7 @@
 
 #include "base/stats.h"
 #include "cache/item.h"
+#include "persist/persist.h"
 #include "types/table_int.h"
 
 #define TBL_BUCKETS 1024
@@ -218,6 +219,7 @@ enum tbl_result table_create(const char *name, size_t nname, const struct tbl_sc
     if (*p == NULL) {
         *p = t;
         __atomic_add_fetch(&table_ntables, 1, __ATOMIC_RELAXED);
+        table_persist_create(t);
     }
     pthread_mutex_unlock(&table_reg_lock);
     if (*p != t) {
@@ -236,6 +238,7 @@ enum tbl_result table_drop(const char *name, size_t nname) {
         *p = t->hnext;
         t->dropped = true;
         __atomic_sub_fetch(&table_ntables, 1, __ATOMIC_RELAXED);
+        table_persist_drop(t);
     }
     pthread_mutex_unlock(&table_reg_lock);
     if (t == NULL)
@@ -255,6 +258,18 @@ void table_system_shutdown(void) {
 
             table_drop(t->name, t->nname);
         }
+}
+
+int table_each(int (*fn)(void *arg, struct table *t), void *arg) {
+    struct table *t;
+    int b, rc = 0;
+
+    pthread_mutex_lock(&table_reg_lock);
+    for (b = 0; b < TBL_BUCKETS && rc == 0; b++)
+        for (t = table_buckets[b]; t != NULL && rc == 0; t = t->hnext)
+            rc = fn(arg, t);
+    pthread_mutex_unlock(&table_reg_lock);
+    return rc;
 }
 
 void table_list(void (*fn)(void *arg, const char *name, size_t nname, uint64_t rows), void *arg) {
@@ -306,7 +321,10 @@ enum tbl_result table_add_index(struct table *t, const struct tbl_index_def *d) 
     else {
         ix->building = t->idx[0]->sl.n > 0;
         t->idx[t->nidx++] = ix;
-        if (ix->building)
+        table_persist_index(t, d, true);
+        if (ix->building && persist_replaying())
+            table_build_now(t, ix);
+        else if (ix->building)
             table_build_start(t, ix);
     }
     pthread_rwlock_unlock(&t->lock);
@@ -319,6 +337,7 @@ enum tbl_result table_drop_index(struct table *t, const char *name) {
     pthread_rwlock_wrlock(&t->lock);
     i = table_index_find(t, name);
     if (i > 0) {
+        table_persist_index(t, &t->idx[i]->def, false);
         table_index_free(t, t->idx[i]);
         memmove(&t->idx[i], &t->idx[i + 1], (size_t)(t->nidx - i - 1) * sizeof(t->idx[0]));
         t->nidx--;

@@ -82,6 +82,8 @@ struct tbl_schema {
 /* room: makes room under -m for need more bytes (evicting cache values). */
 void table_system_init(bool (*room)(size_t need));
 void table_system_shutdown(void);
+/* Registers the table records with persistence (before persist_start). */
+void table_persist_init(void);
 
 /* ---- schema (table_schema.c) ---- */
 

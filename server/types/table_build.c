@@ -20,12 +20,28 @@ struct tbl_job {
 };
 
 static pthread_mutex_t tb_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Held through each step, and by a fork (a snapshot): the child never
+ * sees an index half linked. */
+static pthread_mutex_t tb_step_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t tb_once = PTHREAD_ONCE_INIT;
 static pthread_cond_t tb_cond = PTHREAD_COND_INITIALIZER;
 static struct tbl_job *tb_head, *tb_tail;
 static pthread_t tb_thread;
 static bool tb_running, tb_stop;
 
 static void *tb_main(void *arg);
+
+static void tb_fork_prepare(void) {
+    pthread_mutex_lock(&tb_step_lock);
+}
+
+static void tb_fork_done(void) {
+    pthread_mutex_unlock(&tb_step_lock);
+}
+
+static void tb_atfork(void) {
+    pthread_atfork(tb_fork_prepare, tb_fork_done, tb_fork_done);
+}
 
 void table_build_start(struct table *t, struct tbl_index *ix) {
     struct tbl_job *j = calloc(1, sizeof(*j));
@@ -36,6 +52,7 @@ void table_build_start(struct table *t, struct tbl_index *ix) {
                 ix->def.name);
         return;
     }
+    pthread_once(&tb_once, tb_atfork);
     table_ref(t);
     j->t = t;
     j->ixid = ix->id;
@@ -106,6 +123,11 @@ static bool tb_step(struct table *t, uint64_t ixid) {
     return true;
 }
 
+void table_build_now(struct table *t, struct tbl_index *ix) {
+    while (!tb_step(t, ix->id))
+        ;
+}
+
 static void *tb_main(void *arg) {
     (void)arg;
     pthread_mutex_lock(&tb_lock);
@@ -123,9 +145,11 @@ static void *tb_main(void *arg) {
             tb_tail = NULL;
         j->next = NULL;
         pthread_mutex_unlock(&tb_lock);
+        pthread_mutex_lock(&tb_step_lock);
         pthread_rwlock_wrlock(&j->t->lock);
         over = tb_step(j->t, j->ixid);
         pthread_rwlock_unlock(&j->t->lock);
+        pthread_mutex_unlock(&tb_step_lock);
         if (over) {
             table_put(j->t);
             free(j);

@@ -78,9 +78,26 @@ size_t table_vals_size(const struct table *t, const struct tbl_val *v);
 struct tskip_node *table_entry_node(struct table *t, struct tbl_index *ix, const struct tbl_val *v, struct tbl_row *r);
 void table_row_free(struct table *t, struct tbl_row *r);
 
+/* Replay: the row with values v gets version ver, and the table's version
+ * becomes the larger of before and ver. 0, or -1 when there is no row. */
+int table_restore_version(struct table *t, const struct tbl_val *v, uint64_t ver, uint64_t before);
+
+/* ---- table_persist.c: records (no-ops without --data-dir), under the
+ * lock that orders the change ---- */
+void table_persist_create(const struct table *t);
+void table_persist_drop(const struct table *t);
+void table_persist_index(const struct table *t, const struct tbl_index_def *d, bool add);
+void table_persist_put(const struct table *t, uint64_t ver, const struct tbl_val *v);
+void table_persist_del(const struct table *t, const struct tbl_val *key);
+
+/* Calls fn on every table (a snapshot's child): the first non-zero return. */
+int table_each(int (*fn)(void *arg, struct table *t), void *arg);
+
 /* ---- table_build.c ---- */
 /* Queues a background build of ix (t referenced by the builder). */
 void table_build_start(struct table *t, struct tbl_index *ix);
+/* Builds ix whole now (replay), under t's write lock. */
+void table_build_now(struct table *t, struct tbl_index *ix);
 void table_build_shutdown(void);
 
 /* ---- table_cursor.c ---- */

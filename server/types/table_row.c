@@ -218,6 +218,7 @@ static enum tbl_result table_write_locked(struct table *t, enum tbl_write op, co
     r->vsize = vsize;
     table_charge(t, (long)vsize);
     *ver_out = r->ver = ++t->ver;
+    table_persist_put(t, r->ver, r->v);
     return TBL_OK;
 }
 
@@ -269,10 +270,27 @@ enum tbl_result table_delete(struct table *t, const struct tbl_val *key, uint64_
         table_row_free(t, r);
         table_stat_rows(-1);
         t->ver++;
+        table_persist_del(t, key);
     }
     pthread_rwlock_unlock(&t->lock);
     free(pk);
     return res;
+}
+
+int table_restore_version(struct table *t, const struct tbl_val *v, uint64_t ver, uint64_t before) {
+    struct tskip_node *pn;
+    size_t npk;
+    uint8_t *pk = table_pk(t, v, &npk);
+
+    if (pk == NULL)
+        return -1;
+    pthread_rwlock_wrlock(&t->lock);
+    if ((pn = tskip_find(&t->idx[0]->sl, pk, npk)) != NULL)
+        ((struct tbl_row *)pn->val)->ver = ver;
+    t->ver = before > ver ? before : ver;
+    pthread_rwlock_unlock(&t->lock);
+    free(pk);
+    return pn != NULL ? 0 : -1;
 }
 
 enum tbl_result table_read(struct table *t, const struct tbl_val *key, uint64_t mask, tbl_row_fn fn, void *arg) {

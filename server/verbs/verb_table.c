@@ -135,9 +135,7 @@ static enum conn_parse_result tverb_create(conn *c, struct cmd_line *l) {
         cmd_reply(c, REPLY_T_BAD_TABLE);
     else if (!table_schema_parse(&s, t.v + 2, t.n - 2, &bad))
         cmd_client_error(c, "bad schema ", bad, strlen(bad));
-    else if (settings.data_dir != NULL)
-        cmd_reply(c, REPLY_T_NOT_PERSISTED);
-    else
+    else if (cmd_log_ok(c))
         switch (table_create(t.v[1], t.vlen[1], &s)) {
         case TBL_OK:
             cmd_reply(c, REPLY_CREATED);
@@ -155,7 +153,7 @@ static enum conn_parse_result tverb_create(conn *c, struct cmd_line *l) {
 static enum conn_parse_result tverb_drop(conn *c, struct cmd_line *l) {
     if (l->vlen[1] > TBL_TABLE_NAME_MAX)
         cmd_reply(c, REPLY_T_BAD_TABLE);
-    else
+    else if (cmd_log_ok(c))
         cmd_reply(c, table_drop(l->v[1], l->vlen[1]) == TBL_OK ? REPLY_DELETED : REPLY_NOT_FOUND);
     return PARSE_DONE;
 }
@@ -172,6 +170,8 @@ static enum conn_parse_result tverb_index(conn *c, struct cmd_line *l) {
         return PARSE_DONE;
     if (!table_index_parse(table_schema(tb), l->v[2], l->v[3], &d)) {
         cmd_client_error(c, "bad index ", l->v[3], l->vlen[3]);
+    } else if (!cmd_log_ok(c)) {
+        ;
     } else if ((r = table_add_index(tb, &d)) == TBL_BAD) {
         cmd_client_error(c, "bad index ", l->v[2], l->vlen[2]);
     } else if (r == TBL_OK) {
@@ -192,8 +192,10 @@ static enum conn_parse_result tverb_drop_index(conn *c, struct cmd_line *l) {
     memcpy(t.vlen, l->vlen, sizeof(l->vlen));
     if ((tb = tverb_table(c, &t, 1)) == NULL)
         return PARSE_DONE;
-    r = table_drop_index(tb, l->v[2]);
-    cmd_reply(c, r == TBL_OK ? REPLY_DELETED : r == TBL_BAD ? REPLY_T_PRIMARY : REPLY_NOT_FOUND);
+    if (cmd_log_ok(c)) {
+        r = table_drop_index(tb, l->v[2]);
+        cmd_reply(c, r == TBL_OK ? REPLY_DELETED : r == TBL_BAD ? REPLY_T_PRIMARY : REPLY_NOT_FOUND);
+    }
     table_put(tb);
     return PARSE_DONE;
 }
@@ -286,7 +288,7 @@ static enum conn_parse_result tverb_write(conn *c, struct cmd_line *l) {
             goto out;
         }
     }
-    if (!tverb_key_given(c, tb, given))
+    if (!tverb_key_given(c, tb, given) || !cmd_log_ok(c))
         goto out;
     r = table_write(tb, (enum tbl_write)l->arg, given, vals, ver, &nver);
     if (r == TBL_OK)
@@ -346,6 +348,8 @@ static enum conn_parse_result tverb_del(conn *c, struct cmd_line *l) {
         if (!tverb_ver(c, v, &ver))
             goto out;
     }
+    if (!cmd_log_ok(c))
+        goto out;
     r = table_delete(tb, key, ver);
     if (r == TBL_OK)
         cmd_reply(c, REPLY_DELETED);

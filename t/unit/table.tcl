@@ -1,8 +1,8 @@
 # Tables (doc/protocol.md, "9. Tables"): every verb with its exact
 # replies, every error, NULL ordering, the separator case, descending
 # parts, ranges, cursors continued from another connection and expiring,
-# background index builds, -m refusal with nothing lost, and tcreate
-# refused with --data-dir.
+# background index builds, and -m refusal with nothing lost (persistence:
+# t/integration/persist_table.tcl).
 
 source [file join [srcdir] t support table.tcl]
 
@@ -388,13 +388,4 @@ start_server {args {-m 8} tags {table mcds-only}} {
         mc_close $fd
         string range [mc_exchange [set fd [mc_connect]] "tinsert m id=$i v=x\r\n"] 0 5
     } "STORED"
-}
-
-set t_dir [file join [tmpdir] table_data]
-file mkdir $t_dir
-start_server [list args [list --data-dir $t_dir] tags {table mcds-only}] {
-    test {with --data-dir, tcreate is refused (tables are not persisted yet)} {
-        set fd [mc_connect]
-        mc_exchange $fd "tcreate p id:int key=id\r\ntinsert p id=1\r\n"
-    } "SERVER_ERROR tables are not persisted yet (start without --data-dir)\r\nNOT_FOUND\r\n"
 }
