@@ -333,6 +333,7 @@ start_server {tags {table mcds-only}} {
 
     test {a cursor through a dropped index or table ends with an empty page} {
         mc_exchange $fd "tindex users by_age age\r\n"
+        wait_for {[string match "*by_age age ready*" [mc_exchange $fd "tinfo users\r\n"]]}
         lassign [t_rows $fd "tselect users by_age count=1"] rows cur
         mc_exchange $fd "tdropindex users by_age\r\n"
         set a [mc_exchange $fd "tnext $cur\r\n"]
