@@ -237,16 +237,17 @@ enum tbl_result table_write(struct table *t, enum tbl_write op, const bool *give
     return r;
 }
 
-/* The key values (in the key's order) spread over a row's fields. */
-static void table_key_vals(const struct table *t, const struct tbl_val *key, struct tbl_val *v) {
+/* The primary key entry of key values in the key's order (as table_pk). */
+static uint8_t *table_key_pk(const struct table *t, const struct tbl_val *key, size_t *n) {
+    struct tbl_val v[TBL_FIELDS_MAX];
     int k;
 
     for (k = 0; k < t->s.nkey; k++)
         v[t->s.key[k]] = key[k];
+    return table_pk(t, v, n);
 }
 
 enum tbl_result table_delete(struct table *t, const struct tbl_val *key, uint64_t ver) {
-    struct tbl_val v[TBL_FIELDS_MAX];
     struct tbl_plan plan;
     struct tskip_node *pn;
     struct tbl_row *r;
@@ -254,8 +255,7 @@ enum tbl_result table_delete(struct table *t, const struct tbl_val *key, uint64_
     size_t npk;
     uint8_t *pk;
 
-    table_key_vals(t, key, v);
-    if ((pk = table_pk(t, v, &npk)) == NULL)
+    if ((pk = table_key_pk(t, key, &npk)) == NULL)
         return TBL_NOMEM;
     pthread_rwlock_wrlock(&t->lock);
     if ((pn = tskip_find(&t->idx[0]->sl, pk, npk)) == NULL)
@@ -294,13 +294,11 @@ int table_restore_version(struct table *t, const struct tbl_val *v, uint64_t ver
 }
 
 enum tbl_result table_read(struct table *t, const struct tbl_val *key, uint64_t mask, tbl_row_fn fn, void *arg) {
-    struct tbl_val v[TBL_FIELDS_MAX];
     struct tskip_node *pn;
     size_t npk;
-    uint8_t *pk;
+    uint8_t *pk = table_key_pk(t, key, &npk);
 
-    table_key_vals(t, key, v);
-    if ((pk = table_pk(t, v, &npk)) == NULL)
+    if (pk == NULL)
         return TBL_NOMEM;
     pthread_rwlock_rdlock(&t->lock);
     if ((pn = tskip_find(&t->idx[0]->sl, pk, npk)) != NULL)

@@ -122,6 +122,15 @@ static uint64_t tverb_all(const struct table *t) {
     return nf == 64 ? ~UINT64_C(0) : (UINT64_C(1) << nf) - 1;
 }
 
+/* The table named by l's token 1 (a verb of the command table's tokens). */
+static struct table *tverb_line_table(conn *c, const struct cmd_line *l) {
+    struct tverb_line t = { .n = l->n };
+
+    memcpy(t.v, l->v, sizeof(l->v));
+    memcpy(t.vlen, l->vlen, sizeof(l->vlen));
+    return tverb_table(c, &t, 1);
+}
+
 /* ---- tables and indexes ---- */
 
 static enum conn_parse_result tverb_create(conn *c, struct cmd_line *l) {
@@ -159,14 +168,11 @@ static enum conn_parse_result tverb_drop(conn *c, struct cmd_line *l) {
 }
 
 static enum conn_parse_result tverb_index(conn *c, struct cmd_line *l) {
-    struct tverb_line t = { .n = l->n };
     struct tbl_index_def d;
     struct table *tb;
     enum tbl_result r;
 
-    memcpy(t.v, l->v, sizeof(l->v));
-    memcpy(t.vlen, l->vlen, sizeof(l->vlen));
-    if ((tb = tverb_table(c, &t, 1)) == NULL)
+    if ((tb = tverb_line_table(c, l)) == NULL)
         return PARSE_DONE;
     if (!table_index_parse(table_schema(tb), l->v[2], l->v[3], &d)) {
         cmd_client_error(c, "bad index ", l->v[3], l->vlen[3]);
@@ -184,13 +190,10 @@ static enum conn_parse_result tverb_index(conn *c, struct cmd_line *l) {
 }
 
 static enum conn_parse_result tverb_drop_index(conn *c, struct cmd_line *l) {
-    struct tverb_line t = { .n = l->n };
     struct table *tb;
     enum tbl_result r;
 
-    memcpy(t.v, l->v, sizeof(l->v));
-    memcpy(t.vlen, l->vlen, sizeof(l->vlen));
-    if ((tb = tverb_table(c, &t, 1)) == NULL)
+    if ((tb = tverb_line_table(c, l)) == NULL)
         return PARSE_DONE;
     if (cmd_log_ok(c)) {
         r = table_drop_index(tb, l->v[2]);
@@ -254,11 +257,23 @@ static bool tverb_noreply_misplaced(conn *c, const struct tverb_line *t, int i) 
     return true;
 }
 
-static void tverb_stored(conn *c, uint64_t ver) {
+/* STORED <ver>, or the reply for r. */
+static void tverb_stored(conn *c, enum tbl_result r, uint64_t ver) {
     char buf[40];
 
-    if (!c->noreply)
+    tverb_result(c, r);
+    if (r == TBL_OK && !c->noreply)
         conn_out(c, buf, (size_t)snprintf(buf, sizeof(buf), "STORED %llu\r\n", (unsigned long long)ver));
+}
+
+/* A write's line split, its noreply noted (*end: where the tokens before
+ * it end), its table referenced; NULL with the reply made. */
+static struct table *tverb_write_start(conn *c, struct cmd_line *l, struct tverb_line *t, int *end) {
+    if (!tverb_tokenize(c, l, t, 3))
+        return NULL;
+    c->noreply = strcmp(t->v[t->n - 1], "noreply") == 0;
+    *end = t->n - (c->noreply ? 1 : 0);
+    return tverb_table(c, t, 1);
 }
 
 /* tinsert, tput, tupdate (arg: enum tbl_write) */
@@ -272,11 +287,7 @@ static enum conn_parse_result tverb_write(conn *c, struct cmd_line *l) {
     const char *v;
     int i, end;
 
-    if (!tverb_tokenize(c, l, &t, 3))
-        return PARSE_DONE;
-    c->noreply = strcmp(t.v[t.n - 1], "noreply") == 0;
-    end = t.n - (c->noreply ? 1 : 0);
-    if ((tb = tverb_table(c, &t, 1)) == NULL)
+    if ((tb = tverb_write_start(c, l, &t, &end)) == NULL)
         return PARSE_DONE;
     for (i = 2; i < end; i++) {
         if (tverb_noreply_misplaced(c, &t, i))
@@ -291,10 +302,7 @@ static enum conn_parse_result tverb_write(conn *c, struct cmd_line *l) {
     if (!tverb_key_given(c, tb, given) || !cmd_log_ok(c))
         goto out;
     r = table_write(tb, (enum tbl_write)l->arg, given, vals, ver, &nver);
-    if (r == TBL_OK)
-        tverb_stored(c, nver);
-    else
-        tverb_result(c, r);
+    tverb_stored(c, r, nver);
 out:
     table_put(tb);
     return PARSE_DONE;
@@ -330,11 +338,7 @@ static enum conn_parse_result tverb_del(conn *c, struct cmd_line *l) {
     const char *v;
     int i, end;
 
-    if (!tverb_tokenize(c, l, &t, 3))
-        return PARSE_DONE;
-    c->noreply = strcmp(t.v[t.n - 1], "noreply") == 0;
-    end = t.n - (c->noreply ? 1 : 0);
-    if ((tb = tverb_table(c, &t, 1)) == NULL)
+    if ((tb = tverb_write_start(c, l, &t, &end)) == NULL)
         return PARSE_DONE;
     if (!tverb_key_values(c, tb, &t, end, key))
         goto out;
@@ -350,11 +354,9 @@ static enum conn_parse_result tverb_del(conn *c, struct cmd_line *l) {
     }
     if (!cmd_log_ok(c))
         goto out;
-    r = table_delete(tb, key, ver);
-    if (r == TBL_OK)
+    if ((r = table_delete(tb, key, ver)) == TBL_OK)
         cmd_reply(c, REPLY_DELETED);
-    else
-        tverb_result(c, r);
+    tverb_result(c, r);
 out:
     table_put(tb);
     return PARSE_DONE;
@@ -400,12 +402,9 @@ static void tverb_info_line(void *arg, const char *s, size_t n) {
 }
 
 static enum conn_parse_result tverb_info(conn *c, struct cmd_line *l) {
-    struct tverb_line t = { .n = l->n };
     struct table *tb;
 
-    memcpy(t.v, l->v, sizeof(l->v));
-    memcpy(t.vlen, l->vlen, sizeof(l->vlen));
-    if ((tb = tverb_table(c, &t, 1)) == NULL)
+    if ((tb = tverb_line_table(c, l)) == NULL)
         return PARSE_DONE;
     table_info(tb, tverb_info_line, c);
     conn_out_reply(c, REPLY_END);
