@@ -3,8 +3,9 @@
 # while this process runs selections through an index and predicate scans
 # page after page. Every page's rows satisfy the selection and come in the
 # index's order, across pages too; once the writers are done the table
-# equals their models. Bounded in operations and time
-# (t/helpers/table_worker.tcl).
+# equals their models. An index added to a table of 100,000 rows answers at
+# once and is built in steps while other clients are served. Bounded in
+# operations and time (t/helpers/table_worker.tcl).
 
 source [file join [srcdir] t support table.tcl]
 set ::tc_worker [file join [srcdir] t helpers table_worker.tcl]
@@ -88,4 +89,22 @@ start_server {tags {table concurrency mcds-only}} {
         verbose "$selections selections and scans during the writes"
         expr {$selections >= 5}
     } 1
+
+    test {an index added to 100,000 rows answers at once; other clients are served while it is built} {
+        mc_exchange $fd "tcreate big id:int,k:int key=id\r\n"
+        for {set i 0} {$i < 100000} {incr i 1000} {
+            set batch {}
+            for {set j $i} {$j < $i + 1000} {incr j} { append batch "tput big id=$j k=[expr {$j % 97}] noreply\r\n" }
+            mc_send $fd $batch
+        }
+        mc_exchange $fd ""
+        set other [mc_connect]
+        mc_send $fd "tindex big byk k\r\n"
+        assert_equal [mc_readline $fd] OK
+        set during [mc_exchange $other "tinfo big\r\ntget big 5 fields=k\r\ntselect big byk\r\n"]
+        assert_match "*INDEX byk k building *ROW 6 1\r\nF k 1\r\n5\r\nEND\r\nCLIENT_ERROR index is being built\r\n" $during
+        wait_for {[string match "*byk k ready 100000*" [mc_exchange $other "tinfo big\r\n"]]} 200 50
+        mc_close $other
+        llength [t_all $fd "tselect big byk eq=5 count=1000 fields=id"]
+    } [llength [lmap i [t_seq 100000] { if {$i % 97 == 5} { set i } else continue }]]
 }
