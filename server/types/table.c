@@ -229,7 +229,9 @@ enum tbl_result table_create(const char *name, size_t nname, const struct tbl_sc
     return TBL_OK;
 }
 
-enum tbl_result table_drop(const char *name, size_t nname) {
+/* Takes the table out of the registry (logging its drop when log) and
+ * gives back the registry's reference. */
+static enum tbl_result table_unregister(const char *name, size_t nname, bool log) {
     struct table *t, **p;
 
     pthread_mutex_lock(&table_reg_lock);
@@ -238,7 +240,8 @@ enum tbl_result table_drop(const char *name, size_t nname) {
         *p = t->hnext;
         t->dropped = true;
         __atomic_sub_fetch(&table_ntables, 1, __ATOMIC_RELAXED);
-        table_persist_drop(t);
+        if (log)
+            table_persist_drop(t);
     }
     pthread_mutex_unlock(&table_reg_lock);
     if (t == NULL)
@@ -247,6 +250,11 @@ enum tbl_result table_drop(const char *name, size_t nname) {
     return TBL_OK;
 }
 
+enum tbl_result table_drop(const char *name, size_t nname) {
+    return table_unregister(name, nname, true);
+}
+
+/* Frees every table; a shutdown logs nothing. */
 void table_system_shutdown(void) {
     int b;
 
@@ -256,7 +264,7 @@ void table_system_shutdown(void) {
         while (table_buckets[b] != NULL) {
             struct table *t = table_buckets[b];
 
-            table_drop(t->name, t->nname);
+            table_unregister(t->name, t->nname, false);
         }
 }
 

@@ -117,3 +117,17 @@ tp_server $d2 {
         llength [t_all $fd "tselect big byk eq=5 count=1000 fields=id"]
     } [llength [lmap i [t_seq 20000] { if {$i % 13 == 5} { set i } else continue }]]
 }
+
+set d3 [tmpdir persist_table_clean]
+start_server [list tags {persist table mcds-only} args [list --data-dir $d3]] {
+    test {table persistence: a clean stop (SIGTERM) keeps the tables} {
+        set fd [mc_connect]
+        mc_exchange $fd "tcreate kept id:int,v:bytes key=id index=v:v\r\ntput kept id=1 v=x\r\n"
+    } "CREATED\r\nSTORED 1\r\n"
+}
+start_server [list tags {persist table mcds-only} args [list --data-dir $d3]] {
+    test {table persistence: after the clean stop the table is back} {
+        set fd [mc_connect]
+        mc_exchange $fd "tselect kept v fields=id\r\n"
+    } "ROW 1 1\r\nF id 1\r\n1\r\nCURSOR 0\r\nEND\r\n"
+}
