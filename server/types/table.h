@@ -156,6 +156,9 @@ bool table_index_lookup(struct table *t, const char *n, struct tbl_index_def *d,
  * NULL for every row, with scan true); the cursor takes pred. */
 enum tbl_result table_cursor_open(struct table *t, const struct tbl_select *sel, bool scan, struct tbl_pred *pred,
                                   uint64_t mask, uint32_t ttl_s, uint64_t *id);
+/* The first page of a selection or scan, with no cursor kept. */
+enum tbl_result table_select_once(struct table *t, const struct tbl_select *sel, bool scan, struct tbl_pred *pred,
+                                  uint64_t mask, uint32_t count, tbl_row_fn fn, void *arg);
 /* Answers a page of up to count rows through fn; *next: the cursor id to
  * continue with, 0 when the selection is complete (the cursor is then
  * closed). */

@@ -189,8 +189,9 @@ static struct tbl_cursor *tcur_new(struct table *t, const struct tbl_select *sel
     return c;
 }
 
-enum tbl_result table_cursor_open(struct table *t, const struct tbl_select *sel, bool scan, struct tbl_pred *pred,
-                                  uint64_t mask, uint32_t ttl_s, uint64_t *id) {
+/* A cursor for the selection (not registered) in *out; it takes pred. */
+static enum tbl_result tcur_prepare(struct table *t, const struct tbl_select *sel, bool scan, struct tbl_pred *pred,
+                                    uint64_t mask, uint32_t ttl_s, struct tbl_cursor **out) {
     struct tbl_cursor *c = tcur_new(t, sel, scan, mask, ttl_s);
     enum tbl_result r = TBL_OK;
     int i;
@@ -214,6 +215,17 @@ enum tbl_result table_cursor_open(struct table *t, const struct tbl_select *sel,
             r = TBL_NOMEM;
     }
     pthread_rwlock_unlock(&t->lock);
+    if (r != TBL_OK)
+        tcur_free(c);
+    *out = r == TBL_OK ? c : NULL;
+    return r;
+}
+
+enum tbl_result table_cursor_open(struct table *t, const struct tbl_select *sel, bool scan, struct tbl_pred *pred,
+                                  uint64_t mask, uint32_t ttl_s, uint64_t *id) {
+    struct tbl_cursor *c;
+    enum tbl_result r = tcur_prepare(t, sel, scan, pred, mask, ttl_s, &c);
+
     if (r == TBL_OK) {
         pthread_mutex_lock(&tcur_lock);
         tcur_sweep(clock_now_ms());
@@ -225,9 +237,9 @@ enum tbl_result table_cursor_open(struct table *t, const struct tbl_select *sel,
             table_stat_cursors(1);
         }
         pthread_mutex_unlock(&tcur_lock);
+        if (r != TBL_OK)
+            tcur_free(c);
     }
-    if (r != TBL_OK)
-        tcur_free(c);
     return r;
 }
 
@@ -313,6 +325,22 @@ enum tbl_result table_cursor_page(uint64_t id, uint32_t count, tbl_row_fn fn, vo
     *next = done || c->closed ? 0 : id;
     if (done || c->closed)
         tcur_free(c);
+    return TBL_OK;
+}
+
+enum tbl_result table_select_once(struct table *t, const struct tbl_select *sel, bool scan, struct tbl_pred *pred,
+                                  uint64_t mask, uint32_t count, tbl_row_fn fn, void *arg) {
+    struct tbl_cursor *c;
+    struct tbl_index *ix;
+    enum tbl_result r = tcur_prepare(t, sel, scan, pred, mask, 1, &c);
+
+    if (r != TBL_OK)
+        return r;
+    pthread_rwlock_rdlock(&t->lock);
+    if ((ix = tcur_index(t, c->ixid)) != NULL)
+        tcur_walk(c, t, ix, count, fn, arg);
+    pthread_rwlock_unlock(&t->lock);
+    tcur_free(c);
     return TBL_OK;
 }
 

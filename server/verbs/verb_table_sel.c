@@ -19,13 +19,18 @@
 struct tverb_opts {
     uint32_t count, ttl;
     uint64_t mask;
+    bool nocursor;
 };
 
-/* count=, fields=, ttl= in tok: 1 when taken, 0 when not one of them,
+/* count=, fields=, ttl=, nocursor in tok: 1 when taken, 0 when not one of them,
  * -1 when wrong (the reply made). */
 static int tverb_common_option(conn *c, const struct table *tb, const char *tok, struct tverb_opts *o) {
     const char *v;
 
+    if (strcmp(tok, "nocursor") == 0) {
+        o->nocursor = true;
+        return 1;
+    }
     if ((v = cmd_option(tok, "count")) != NULL) {
         if (cmd_parse_count(v, TBL_COUNT_MAX, &o->count) && o->count > 0)
             return 1;
@@ -46,6 +51,7 @@ static int tverb_common_option(conn *c, const struct table *tb, const char *tok,
 static void tverb_opts_init(const struct table *tb, struct tverb_opts *o) {
     int nf = table_schema(tb)->nf;
 
+    o->nocursor = false;
     o->count = TBL_COUNT_DEFAULT;
     o->ttl = TBL_TTL_DEFAULT;
     o->mask = nf == 64 ? ~UINT64_C(0) : (UINT64_C(1) << nf) - 1;
@@ -68,12 +74,15 @@ static void tverb_page(conn *c, uint64_t id, uint32_t count) {
 static void tverb_start(conn *c, struct table *tb, const struct tbl_select *sel, bool scan, struct tbl_pred *pred,
                         const struct tverb_opts *o) {
     uint64_t id = 0;
-    enum tbl_result r = table_cursor_open(tb, sel, scan, pred, o->mask, o->ttl, &id);
+    enum tbl_result r = o->nocursor ? table_select_once(tb, sel, scan, pred, o->mask, o->count, tverb_out_row, c)
+                                    : table_cursor_open(tb, sel, scan, pred, o->mask, o->ttl, &id);
 
     if (r == TBL_NOT_FOUND)
         cmd_client_error(c, "no such index ", sel->index, strlen(sel->index));
     else if (r != TBL_OK)
         tverb_result(c, r);
+    else if (o->nocursor)
+        conn_out(c, "CURSOR 0\r\nEND\r\n", 15);
     else
         tverb_page(c, id, o->count);
 }

@@ -289,6 +289,14 @@ start_server {tags {table mcds-only}} {
         lindex [t_rows $fd "tselect c primary count=25 fields=id"] 1
     } 0
 
+    test {nocursor: the first page only, no cursor kept} {
+        set before [mc_stat $fd table_cursors]
+        lassign [t_rows $fd "tselect c primary count=3 desc nocursor fields=id"] rows cur
+        lassign [t_rows $fd "tscan c count=2 nocursor fields=id where id > 20"] rows2 cur2
+        assert_equal [mc_stat $fd table_cursors] $before
+        list [lmap r $rows { dict get [lindex $r 1] id }] $cur [lmap r $rows2 { dict get [lindex $r 1] id }] $cur2
+    } {{25 24 23} 0 {21 22} 0}
+
     test {rows changed during a selection: the unchanged ones come exactly once} {
         lassign [t_rows $fd "tselect c primary count=10 fields=id"] rows cur
         mc_exchange $fd "tdel c 3\r\ntdel c 15\r\ntput c id=100\r\ntput c id=0\r\n"

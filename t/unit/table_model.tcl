@@ -4,7 +4,8 @@
 # composite indexes (descending parts, NULLS LAST), each write's reply
 # checked, and every read compared with the model: tget, selections
 # through every index with random eq prefixes, ranges, directions and page
-# sizes, and predicate scans with random predicates. A failure names its
+# sizes (and first pages with nocursor), and predicate scans with random
+# predicates. A failure names its
 # seed.
 
 source [file join [srcdir] t support table.tcl]
@@ -222,6 +223,16 @@ proc tm_select {fd} {
         if {$ok} { lappend want $row }
     }
     if {$desc} { set want [lreverse $want] }
+    if {rand() < 0.2} {
+        # nocursor: the first page only
+        set n [expr {1 + int(rand() * 7)}]
+        set line [string map [list %COUNT% "count=$n nocursor"] $line]
+        lassign [t_rows $fd $line] rows cursor
+        set got [lmap r $rows { lindex $r 1 }]
+        set want [lrange $want 0 [expr {$n - 1}]]
+        if {$cursor != 0 || $got ne $want} { fail "seed $::tm_seed '[visible $line]': got [visible $got] $cursor, the model [visible $want]" }
+        return
+    }
     set got [tm_pages $fd $line]
     if {$got ne $want} { fail "seed $::tm_seed '[visible $line]': got [visible $got], the model [visible $want]" }
 }
