@@ -95,7 +95,8 @@ void table_cursor_shutdown(void) {
 
 /* ---- bounds ---- */
 
-/* A copy of p[0..n) and extra (when not 0); NULL when no memory. */
+/* A copy of p[0..n), then the byte extra unless it is -1; NULL when no
+ * memory. */
 static uint8_t *tcur_bound(const uint8_t *p, size_t n, int extra, size_t *nout) {
     uint8_t *b = malloc(n + 1);
 
@@ -204,8 +205,9 @@ static enum tbl_result tcur_prepare(struct table *t, const struct tbl_select *se
     pthread_rwlock_rdlock(&t->lock);
     for (i = 0; !scan && i < t->nidx && strcmp(t->idx[i]->def.name, sel->index) != 0; i++)
         ;
-    if (i == t->nidx)
-        r = TBL_NOT_FOUND;
+    if (i == t->nidx || (!scan && (sel->neq > t->idx[i]->def.nparts ||
+                                    ((sel->has_lo || sel->has_hi) && sel->neq >= t->idx[i]->def.nparts))))
+        r = TBL_NOT_FOUND;      /* none, or one of that name with fewer parts since the line was read */
     else if (t->idx[i]->building)
         r = TBL_BUILDING;
     else {

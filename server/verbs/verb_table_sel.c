@@ -96,7 +96,7 @@ static int tverb_range(conn *c, const struct tbl_schema *s, int f, char *tok, si
     int i;
 
     for (i = 0; i < 4; i++)
-        if (ntok > 3 && memcmp(tok, names[i], 2) == 0 && tok[2] == '=')
+        if (ntok >= 3 && memcmp(tok, names[i], 2) == 0 && tok[2] == '=')
             break;
     if (i == 4)
         return 0;

@@ -170,8 +170,9 @@ start_server {tags {table mcds-only}} {
         mc_exchange $fd "tcreate bo id:int,x:bytes key=id index=x:x\r\n"
         foreach {id x} {1 a 2 a%00 3 a%00%00 4 %ff 5 ab 6 {} 7 a%01} { mc_exchange $fd "tput bo id=$id x=$x\r\n" }
         set asc [t_col [t_all $fd "tselect bo x fields=id"] id]
-        list $asc [t_col [t_all $fd "tselect bo x desc fields=id"] id]
-    } {{6 1 2 3 7 5 4} {4 5 7 3 2 1 6}}
+        list $asc [t_col [t_all $fd "tselect bo x desc fields=id"] id] \
+            [t_col [t_all $fd "tselect bo x gt= fields=id"] id] [t_col [t_all $fd "tselect bo x le=% fields=id"] id]
+    } {{6 1 2 3 7 5 4} {4 5 7 3 2 1 6} {1 2 3 7 5 4} 6}
 
     test {ranges: ge gt le lt on an ascending and a descending part, NULL never in a range} {
         mc_exchange $fd "tcreate r id:int,g:int,v:int key=id index=gv:g+v index=gvd:g+v:desc\r\n"
@@ -196,6 +197,7 @@ start_server {tags {table mcds-only}} {
             "tselect r gv ge=null"
             "tselect r gv ge=1 eq=1"
             "tselect r gv eq=x"
+            "tselect r gv eq=1 ge="
             "tselect r gv count=0"
             "tselect r gv count=1001"
             "tselect r gv ttl=3601"
@@ -214,6 +216,7 @@ start_server {tags {table mcds-only}} {
         "CLIENT_ERROR bad range"
         "CLIENT_ERROR bad range"
         "CLIENT_ERROR bad value for g"
+        "CLIENT_ERROR bad value for v"
         "CLIENT_ERROR bad value for count"
         "CLIENT_ERROR bad value for count"
         "CLIENT_ERROR bad value for ttl"
