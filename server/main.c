@@ -42,6 +42,7 @@
 #include "store/store_list.h"
 #include "store/store_queue.h"
 #include "types/ctree.h"
+#include "types/table.h"
 #include "net/tls.h"
 #include "repl/repl.h"
 #include "store/ctree_replay.h"
@@ -192,6 +193,7 @@ static int main_setup(void) {
     store_queue_init(main_base);
     store_ctree_init(main_base);
     store_list_init();
+    table_system_init(store_reserve);
     return 0;
 }
 
@@ -214,6 +216,7 @@ static void main_persist_types(void) {
     list_replay_init();
     item_persist_init();
     ctree_replay_init();
+    table_persist_init();
 }
 
 /* With --data-dir: restores the keyspace (not held to -m: what was stored
@@ -244,6 +247,7 @@ static void main_teardown(void) {
     store_queue_shutdown();
     ctree_shutdown();
     store_list_shutdown();
+    table_system_shutdown();
     scan_shutdown();
     conn_names_free();
     store_destroy();

@@ -92,7 +92,8 @@ void persist_init(const struct persist_host *h) {
 
 void persist_register(enum persist_type t, enum item_type it, const struct persist_type_ops *ops) {
     persist_types[t] = ops;
-    persist_by_item[it] = ops;
+    if (it < ITEM_NTYPES)
+        persist_by_item[it] = ops;
 }
 
 const char *persist_type_name(uint8_t type) {

@@ -29,6 +29,7 @@ enum persist_type {
     PERSIST_QUEUE = 3,
     PERSIST_LIST = 4,
     PERSIST_CTREE = 5,
+    PERSIST_TABLE = 6,
     PERSIST_NTYPES
 };
 
@@ -57,6 +58,8 @@ struct persist_type_ops {
     int (*dump_all)(struct snap_writer *w);
 };
 
+/* it: the item type whose items dump_item writes; ITEM_NTYPES for a type
+ * that holds nothing in the keyspace (tables). */
 void persist_register(enum persist_type t, enum item_type it, const struct persist_type_ops *ops);
 
 /* What persistence needs from the layers above it (the workers, the

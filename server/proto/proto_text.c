@@ -33,7 +33,8 @@ static void text_nread_done(conn *c) {
  * answered as they arrive. */
 static const char *const text_long_verbs[] = {
     "get", "gets", "gat", "gats", "bget", "qack", "qrelease", "qtouch", "lpush", "rpush", "lpushx", "rpushx",
-    "qpopany", "ctobj", "ctlimits", "ctraise", "ctvalues", "ctperiods", "ctincrn", "lmpop", NULL
+    "qpopany", "ctobj", "ctlimits", "ctraise", "ctvalues", "ctperiods", "ctincrn", "lmpop",
+    "tcreate", "tinsert", "tput", "tupdate", "tdel", "tget", "tselect", "tscan", NULL
 };
 
 /* The index in text_long_verbs of the line's verb, or -1. */

@@ -39,6 +39,9 @@ static const struct readonly_verb readonly_verbs[] = {
     /* tree counters */
     { "ctdef", 0, 0 }, { "ctundef", 0, 0 }, { "ctobj", 0, 0 }, { "ctlimits", 0, 0 }, { "ctraise", 0, 0 },
     { "ctincr", 0, 0 }, { "ctincrn", 0, 0 },
+    /* tables (their values are tokens of the line: no data blocks) */
+    { "tcreate", 0, 0 }, { "tindex", 0, 0 }, { "tdropindex", 0, 0 }, { "tdrop", 0, 0 }, { "tinsert", 0, 0 },
+    { "tput", 0, 0 }, { "tupdate", 0, 0 }, { "tdel", 0, 0 },
     /* a raw record would not be the primary's */
     { "debugrecord", 0, 0 },
 };
@@ -56,6 +59,8 @@ static const char *const readonly_reads[] = {
     "qpeek", "qpending", "qstats", "qinfo", "qlist",
     "llen", "lrange", "lindex", "lexists", "lpos",
     "ctcounter", "ctcounters", "ctinfo", "ctchildren", "ctget", "ctvalues", "ctactive", "ctperiods",
+    /* tables: reads, and cursors (the replica's own) */
+    "tget", "tselect", "tscan", "tnext", "tclose", "tcursors", "tinfo", "tlist",
 };
 
 #define READONLY_TOKENS 64

@@ -24,6 +24,7 @@
 #include "verbs/verb_queue_move.h"
 #include "verbs/verb_repl.h"
 #include "verbs/verb_scan.h"
+#include "verbs/verb_table.h"
 #include "verbs/verb_tls.h"
 #include "verbs/verbs.h"
 
@@ -41,6 +42,7 @@ void verbs_init(void) {
     cmd_register(lverb_cmds);
     cmd_register(lmverb_cmds);
     cmd_register(sverb_cmds);
+    cmd_register(tverb_cmds);
     cmd_register(tls_cmds);
     cmd_register(repl_cmds);
     cmd_set_quick_store(classic_set_quick);
