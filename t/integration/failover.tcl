@@ -40,6 +40,7 @@ start_server [list tags {repl persist mcds-only} args [list --data-dir $df_1 --p
 
             test {failover: role and check of a primary and its replicas} {
                 repl_setup_ctree $pfd
+                repl_setup_table $pfd
                 repl_work $pfd 41 300
                 repl_caught_up $pfd $r1
                 repl_caught_up $pfd $r2

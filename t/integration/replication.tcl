@@ -18,6 +18,7 @@ start_server [list tags {repl persist mcds-only} args [list --data-dir $dp --per
     set ::primary_port [srv port]
     test {replication: writers of every structure on the primary} {
         repl_setup_ctree $pfd
+        repl_setup_table $pfd
         repl_work $pfd 11 600
         mc_stat $pfd repl_role
     } primary
@@ -50,6 +51,24 @@ start_server [list tags {repl persist mcds-only} args [list --data-dir $dp --per
                 list [mc_stat $r1 repl_lag_bytes] [mc_stat $r1 repl_local_records] [mc_stat $r2 repl_local_records] \
                     [mc_stat $r1 repl_records_skipped] [mc_stat $r2 repl_keys_quarantined]
             } {0 0 0 0 0}
+
+            test {replication: tables, their rows and an index added later reach the replicas; a replica refuses table writes} {
+                for {set i 0} {$i < 300} {incr i} {
+                    append batch "tput rt id=[expr {100 + $i}] name=n$i city=c[expr {$i % 7}] age=[expr {$i % 50}] noreply\r\n"
+                }
+                mc_exchange $pfd $batch
+                assert_equal [mc_exchange $pfd "tindex rt by_age age+name\r\n"] "OK\r\n"
+                wait_for {[regexp {INDEX by_age \S+ ready} [mc_exchange $pfd "tinfo rt\r\n"]]} 100 50
+                mc_exchange $pfd "tdel rt 105\r\ntupdate rt id=106 age=49\r\n"
+                repl_caught_up $pfd $r1
+                repl_caught_up $pfd $r2
+                set sel "tselect rt by_age ge=40 count=1000 fields=id,age"
+                list [expr {[llength [lindex [repl_dump_tables $pfd] 2]] > 300}] \
+                    [repl_diff [repl_dump_tables $r1] [repl_dump_tables $pfd]] \
+                    [expr {[t_all $r2 $sel] eq [t_all $pfd $sel]}] [expr {[llength [t_all $r2 $sel]] >= 60}] \
+                    [string match "SERVER_ERROR read-only replica of *" [mc_exchange $r1 "tput rt id=1 name=x\r\n"]] \
+                    [string match "SERVER_ERROR read-only replica of *" [mc_exchange $r2 "tindex rt x name\r\n"]]
+            } {1 {} 1 1 1 1}
 
             test {replication: a lease that runs out on the primary reaches the replicas as its record} {
                 q_push $pfd lq hello
@@ -230,6 +249,7 @@ start_server [list tags {repl persist mcds-only} args [list --data-dir $dq --per
     set pfd [mc_connect]
     set ::primary_b [srv port]
     repl_setup_ctree $pfd
+    repl_setup_table $pfd
     repl_work $pfd 21 300
     start_server [list tags {repl} args [list --data-dir $dq1 --persist-items --replicaof 127.0.0.1:$::primary_b]] {
         set rfd [repl_connect_caught_up 0 $pfd]
@@ -274,6 +294,7 @@ start_server [list tags {repl persist mcds-only} args [list --data-dir $dr3 --pe
         set pfd [mc_connect]
         test {replication: a replica follows a primary that is then killed} {
             repl_setup_ctree $pfd
+            repl_setup_table $pfd
             repl_work $pfd 31 300
             set rfd [repl_connect_caught_up -1 $pfd]
             set ::lineage_c [mc_stat $pfd repl_lineage]

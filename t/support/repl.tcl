@@ -4,13 +4,26 @@
 
 source [file join [srcdir] t support ctree.tcl]
 source [file join [srcdir] t support list.tcl]
+source [file join [srcdir] t support table.tcl]
+
+# Every table: its description (its byte count left out: a replica's
+# allocations may differ) and every row through its primary key, in order.
+proc repl_dump_tables {fd} {
+    set out {}
+    set names [lsort [regexp -all -inline -line {^TABLE (\S+)} [mc_exchange $fd "tlist\r\n"]]]
+    foreach {line name} $names {
+        lappend out $name [regsub {STAT bytes \d+\r\n} [mc_exchange $fd "tinfo $name\r\n"] {}]
+        lappend out [t_all $fd "tscan $name count=1000"]
+    }
+    return $out
+}
 
 # Everything a client can read, in an order that does not depend on the
 # server: each key (kscan), read by its type, then the tree counters'
 # definitions. Fields that count since a start or depend on the clock
 # (popped, released, ages, leases left, TTLs) are left out.
 proc repl_dump {fd} {
-    set out [list [mc_exchange $fd "ctcounters\r\n"]]
+    set out [list [mc_exchange $fd "ctcounters\r\n"] [repl_dump_tables $fd]]
     foreach k [lsort -index 0 [k_all $fd count=1000]] {
         lassign $k key type ttl
         lappend out $key $type [expr {$ttl < 0 ? "none" : "ttl"}]
@@ -53,7 +66,7 @@ proc repl_work {fd seed steps} {
     for {set i 0} {$i < $steps} {incr i} {
         set n [expr {int(rand() * 20)}]
         set v "v$i.[string repeat x [expr {int(rand() * 200)}]]"
-        switch [expr {int(rand() * 12)}] {
+        switch [expr {int(rand() * 14)}] {
             0 { mc_set $fd k$n $v [expr {$i % 7}] }
             1 { mc_exchange $fd "append k$n 0 0 3\r\nabc\r\nincr n$n 5\r\n" }
             2 { mc_exchange $fd "delete k$n\r\nset n$n 0 0 1\r\n7\r\n" }
@@ -75,8 +88,15 @@ proc repl_work {fd seed steps} {
             10 - 11 {
                 mc_exchange $fd "ctincr c[expr {$n % 3}] 1 103 @[expr {1609459200 + $i * 600}] [expr {$n - 5}]\r\n"
             }
+            12 { mc_exchange $fd "tput rt id=$n name=[t_tok $v] city=c[expr {$n % 4}] age=[expr {$i % 90}]\r\n" }
+            13 { mc_exchange $fd "tupdate rt id=$n age=[expr {$i % 70}]\r\ntdel rt [expr {($n + 7) % 20}]\r\n" }
         }
     }
+}
+
+# The table repl_work writes (and the tree counters' definitions below).
+proc repl_setup_table {fd} {
+    assert_equal [mc_exchange $fd "tcreate rt id:int,name:bytes,city:bytes,age:int key=id index=by_city:city+age:desc\r\n"] "CREATED\r\n"
 }
 
 proc repl_setup_ctree {fd} {
