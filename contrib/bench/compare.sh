@@ -197,20 +197,6 @@ stop_server() {
 
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 
-# stat_of PORT NAME: one value of "stats".
-stat_of() {
-    local line v rest
-    exec 3<>"/dev/tcp/127.0.0.1/$1" || return 1
-    printf 'stats\r\n' >&3
-    while IFS= read -r -t 5 line <&3; do
-        line=${line%$'\r'}
-        [ "$line" = END ] && break
-        read -r _ v rest <<<"$line"
-        [ "$v" = "$2" ] && echo "$rest"
-    done
-    exec 3<&- 3>&-
-}
-
 # ---- bench runs ----
 
 hdr=$("$bench" --csv-header)

@@ -85,3 +85,17 @@ median() { sort -g | awk -v f="$1" '{ v[NR] = $1 } END {
 # ratio A B: A / B with two decimals, or NA.
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {
     if (a == "NA" || b == "NA" || b + 0 == 0) print "NA"; else printf "%.2f", a / b }'; }
+
+# stat_of PORT NAME: one value of "stats" of the server on 127.0.0.1:PORT.
+stat_of() {
+    local line v rest
+    exec 3<>"/dev/tcp/127.0.0.1/$1" || return 1
+    printf 'stats\r\n' >&3
+    while IFS= read -r -t 5 line <&3; do
+        line=${line%$'\r'}
+        [ "$line" = END ] && break
+        read -r _ v rest <<<"$line"
+        [ "$v" = "$2" ] && echo "$rest"
+    done
+    exec 3<&- 3>&-
+}

@@ -74,20 +74,6 @@ ROWS=(
     "queue-32-split|-W queue -S 32 --queues 1 --producers 1"
 )
 
-# stat_of PORT NAME: one value of "stats".
-stat_of() {
-    local line v rest
-    exec 3<>"/dev/tcp/127.0.0.1/$1" || return 1
-    printf 'stats\r\n' >&3
-    while IFS= read -r -t 5 line <&3; do
-        line=${line%$'\r'}
-        [ "$line" = END ] && break
-        read -r _ v rest <<<"$line"
-        [ "$v" = "$2" ] && echo "$rest"
-    done
-    exec 3<&- 3>&-
-}
-
 # caught_up PRIMARY_PORT REPLICA_PORT: the replica has all the primary wrote.
 caught_up() {
     [ "$(stat_of "$2" repl_link)" = up ] &&

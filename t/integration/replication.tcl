@@ -29,11 +29,7 @@ start_server [list tags {repl persist mcds-only} args [list --data-dir $dp --per
             set r2 [repl_connect 0]
 
             test {replication: two replicas catch up and equal the primary} {
-                repl_caught_up $pfd $r1
-                repl_caught_up $pfd $r2
-                set want [repl_dump $pfd]
-                assert_equal [repl_diff [repl_dump $r1] $want] {}
-                assert_equal [repl_diff [repl_dump $r2] $want] {}
+                repl_assert_equal $pfd $r1 $r2
                 list [mc_stat $r1 repl_role] [mc_stat $r1 repl_primary] [mc_stat $r2 repl_partial_syncs] \
                     [mc_stat $r2 repl_full_syncs] [mc_stat $pfd repl_replicas] [mc_stat $r1 repl_lineage] \
                     [mc_stat $r1 repl_local_records]
@@ -43,11 +39,7 @@ start_server [list tags {repl persist mcds-only} args [list --data-dir $dp --per
                 repl_work $pfd 12 400
                 mc_exchange $pfd "flush_all\r\n"
                 repl_work $pfd 13 300
-                repl_caught_up $pfd $r1
-                repl_caught_up $pfd $r2
-                set want [repl_dump $pfd]
-                assert_equal [repl_diff [repl_dump $r1] $want] {}
-                assert_equal [repl_diff [repl_dump $r2] $want] {}
+                repl_assert_equal $pfd $r1 $r2
                 list [mc_stat $r1 repl_lag_bytes] [mc_stat $r1 repl_local_records] [mc_stat $r2 repl_local_records] \
                     [mc_stat $r1 repl_records_skipped] [mc_stat $r2 repl_keys_quarantined]
             } {0 0 0 0 0}
@@ -86,11 +78,7 @@ start_server [list tags {repl persist mcds-only} args [list --data-dir $dp --per
                 repl_caught_up $pfd $r1
                 assert_equal [dict get [q_stats $r1 tdead] ready] 1
                 wait_for {[dict get [q_stats $pfd tdead] ready] == 0 && [dict get [q_stats $pfd tdrop] ready] == 0} 50 100
-                repl_caught_up $pfd $r1
-                repl_caught_up $pfd $r2
-                set want [repl_dump $pfd]
-                assert_equal [repl_diff [repl_dump $r1] $want] {}
-                assert_equal [repl_diff [repl_dump $r2] $want] {}
+                repl_assert_equal $pfd $r1 $r2
                 list [dict get [q_stats $r1 tdead] ready] [dict get [q_stats $r1 tdead:dead] ready] \
                     [dict get [q_stats $r1 tdrop] ready] [mc_stat $r1 repl_local_records]
             } {0 1 0 0}

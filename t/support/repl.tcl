@@ -126,3 +126,11 @@ proc repl_connect_caught_up {level pfd} {
                              [mc_stat $::repl_fd repl_position] == [mc_stat $pfd persist_log_position]}} ok] && $ok} 200 50
     return $::repl_fd
 }
+
+# Waits until each replica (fds) has what the primary on pfd has written,
+# then fails unless each one's dump equals the primary's.
+proc repl_assert_equal {pfd args} {
+    foreach rfd $args { repl_caught_up $pfd $rfd }
+    set want [repl_dump $pfd]
+    foreach rfd $args { assert_equal [repl_diff [repl_dump $rfd] $want] {} }
+}
