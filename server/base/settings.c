@@ -28,7 +28,7 @@ enum {
     SETTINGS_OPT_STRICT_REPLAY, SETTINGS_OPT_STALL_TIMEOUT, SETTINGS_OPT_CHECK_DIR,
     SETTINGS_OPT_ADMIN_USERS, SETTINGS_OPT_DEBUG, SETTINGS_OPT_METRICS_PORT,
     SETTINGS_OPT_METRICS_LISTEN, SETTINGS_OPT_METRICS_TOP, SETTINGS_OPT_RECEIPTS_ONLY,
-    SETTINGS_OPT_REPLICAOF, SETTINGS_OPT_REPL_TIMEOUT
+    SETTINGS_OPT_REPLICAOF, SETTINGS_OPT_REPL_TIMEOUT, SETTINGS_OPT_SERVE_STALE
 };
 #define SETTINGS_ITEM_MAX (1024UL * 1024 * 1024)
 
@@ -109,6 +109,8 @@ static const struct settings_option settings_options[] = {
       "with --data-dir: start as a read-only replica of that primary (doc/replication.md)" },
     { SETTINGS_OPT_REPL_TIMEOUT, "repl-timeout", required_argument, "<secs>",
       "a replication link silent this long is closed (default 60)" },
+    { SETTINGS_OPT_SERVE_STALE, "replica-serve-stale", required_argument, "<yes|no>",
+      "no: a replica whose link to its primary is not up refuses reads (default yes)" },
     { SETTINGS_OPT_CHECK_DIR, "check-data-dir", required_argument, "<dir>",
       "read the snapshot and logs of <dir> without starting, report, exit 0 if sound" },
     { SETTINGS_OPT_METRICS_PORT, "metrics-port", required_argument, "<num>",
@@ -151,6 +153,7 @@ void settings_init(void) {
     settings.log_buffer = 16UL * 1024 * 1024;
     settings.log_stall_timeout = 30;
     settings.repl_timeout = 60;
+    settings.repl_serve_stale = true;
     settings.backlog = 1024;
     settings.lru_crawler = true;
     settings.watcher_logbuf = 256 * 1024;
@@ -467,6 +470,10 @@ static int settings_apply_persist(int letter, const char *arg) {
         if (settings_number(arg, 1, 86400, &v) < 0) return -1;
         settings.repl_timeout = (int)v;
         return 0;
+    case SETTINGS_OPT_SERVE_STALE:
+        if (strcmp(arg, "yes") != 0 && strcmp(arg, "no") != 0) return -1;
+        settings.repl_serve_stale = strcmp(arg, "yes") == 0;
+        return 0;
     }
     return -1;
 }
@@ -540,6 +547,7 @@ static int settings_apply(int letter, const char *arg) {
     case SETTINGS_OPT_RECOVER_PARTIAL: case SETTINGS_OPT_SNAP_MIN: case SETTINGS_OPT_SNAP_GROWTH:
     case SETTINGS_OPT_LOG_BUFFER: case SETTINGS_OPT_STRICT_REPLAY: case SETTINGS_OPT_STALL_TIMEOUT:
     case SETTINGS_OPT_CHECK_DIR: case SETTINGS_OPT_REPLICAOF: case SETTINGS_OPT_REPL_TIMEOUT:
+    case SETTINGS_OPT_SERVE_STALE:
         return settings_apply_persist(letter, arg);
     default:
         return settings_apply_memcached(letter, arg);

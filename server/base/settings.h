@@ -47,6 +47,7 @@ struct settings {
     char *check_dir;          /* --check-data-dir: check this directory and exit */
     char *replicaof;          /* --replicaof: HOST:PORT of the primary (doc/replication.md) */
     int repl_timeout;         /* --repl-timeout: seconds a silent replication link lives */
+    bool repl_serve_stale;    /* --replica-serve-stale: reads served while the link is not up */
     char *auth_file;          /* -Y, --auth-file: connections must authenticate (auth.c) */
     char *admin_users;        /* --admin-users: comma-separated users allowed admin commands */
     int metrics_port;         /* --metrics-port: Prometheus metrics over HTTP, 0 = off */

@@ -123,6 +123,8 @@ static bool cmd_quick(conn *c, const char *line, size_t len) {
     uint32_t hv;
     bool with_cas;
 
+    if (readonly_stale_replica())
+        return false;       /* its reads take the whole way, to their refusal */
     if (ahead_get_line(c, line, len, &key, &nkey, &hv, &with_cas))
         return get_quick(c, key, nkey, hv, with_cas);
     if (cmd_quick_store == NULL || repl_is_replica() || !ahead_set_line(c, line, len, &set))

@@ -52,6 +52,7 @@ enum bin_error {
     BIN_ERR_OOM_INCR,
     BIN_ERR_LOG_FAILED,
     BIN_ERR_READ_ONLY,
+    BIN_ERR_STALE,
     BIN_ERR_COUNT
 };
 
@@ -72,6 +73,7 @@ static const struct {
     [BIN_ERR_OOM_INCR] = { BIN_STATUS_ENOMEM, "Out of memory incrementing value" },
     [BIN_ERR_LOG_FAILED] = { BIN_STATUS_EINTERNAL, "Internal error: log write failed" },
     [BIN_ERR_READ_ONLY] = { BIN_STATUS_EINTERNAL, "Internal error: read-only replica" },
+    [BIN_ERR_STALE] = { BIN_STATUS_EINTERNAL, "Internal error: stale replica" },
 };
 
 /* ---- byte order ---- */
@@ -623,6 +625,10 @@ static enum conn_parse_result bin_dispatch(conn *c, const struct bin_req *r) {
         bin_error(c, h, BIN_ERR_AUTH);
         log_msg(1, "<%d binary request before authentication, closing", c->fd);
         return PARSE_CLOSE;
+    }
+    if (repl_is_replica() && readonly_bin_stale_read(r->cmd)) {
+        bin_error(c, h, BIN_ERR_STALE);
+        return PARSE_DONE;
     }
     if (repl_is_replica() && readonly_bin_write(r->cmd)) {
         size_t rest = (size_t)h->bodylen - h->extlen - h->keylen;

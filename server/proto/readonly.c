@@ -12,6 +12,9 @@
 
 #include "base/log.h"
 #include "base/parse.h"
+#include "base/settings.h"
+#include "repl/repl.h"
+#include "repl/replica.h"
 #include "proto/proto_bin.h"
 #include "proto/readonly.h"
 
@@ -46,16 +49,19 @@ static const struct readonly_verb readonly_verbs[] = {
     { "debugrecord", 0, 0 },
 };
 
-/* The verbs that change no keyspace: served on a replica. */
-static const char *const readonly_reads[] = {
-    /* cache values, server */
-    "get", "gets", "bget", "mn", "me", "stats", "version", "verbosity", "quit", "shutdown", "help",
-    "cache_memlimit", "snapshot", "lru_crawler", "slabs", "lru", "watch", "refresh_certs",
-    "replicaof", "psync", "kscan", "kscanclose",
+/* The verbs of the server itself: served on a replica, stale or not. */
+static const char *const readonly_server[] = {
+    "mn", "stats", "version", "verbosity", "quit", "shutdown", "help", "cache_memlimit", "snapshot",
+    "lru_crawler", "slabs", "lru", "watch", "refresh_certs", "replicaof", "psync",
     /* test hooks of the server's own (not the keyspace's) */
     "debugtime", "debugdeadpause", "debughashpause", "debugctreehold", "debugcrash", "debugsnappause",
     "debugfault",
-    /* queues, lists, tree counters */
+};
+
+/* The verbs that read the keyspace: served on a replica, unless its link
+ * is not up and --replica-serve-stale is no. */
+static const char *const readonly_reads[] = {
+    "get", "gets", "bget", "me", "kscan", "kscanclose",     /* and mg without T or N */
     "qpeek", "qpending", "qstats", "qinfo", "qlist",
     "llen", "lrange", "lindex", "lexists", "lpos",
     "ctcounter", "ctcounters", "ctinfo", "ctchildren", "ctget", "ctvalues", "ctactive", "ctperiods",
@@ -125,13 +131,30 @@ static bool readonly_mg_writes(char **v, int n) {
     return false;
 }
 
-static bool readonly_is_read(const char *name) {
+static bool readonly_in(const char *const *list, size_t n, const char *name) {
     size_t i;
 
-    for (i = 0; i < sizeof(readonly_reads) / sizeof(readonly_reads[0]); i++)
-        if (strcmp(readonly_reads[i], name) == 0)
+    for (i = 0; i < n; i++)
+        if (strcmp(list[i], name) == 0)
             return true;
     return false;
+}
+
+static bool readonly_is_read(const char *name) {
+    return readonly_in(readonly_reads, sizeof(readonly_reads) / sizeof(readonly_reads[0]), name);
+}
+
+static bool readonly_is_server(const char *name) {
+    return readonly_in(readonly_server, sizeof(readonly_server) / sizeof(readonly_server[0]), name);
+}
+
+/* A replica that serves no stale reads and whose link is not up. */
+static bool readonly_stale(void) {
+    return !settings.repl_serve_stale && !replica_link_up();
+}
+
+bool readonly_stale_replica(void) {
+    return !settings.repl_serve_stale && repl_is_replica() && !replica_link_up();
 }
 
 bool readonly_refuse(conn *c, const struct cmd_def *d, struct cmd_line *l, enum conn_parse_result *res) {
@@ -141,9 +164,16 @@ bool readonly_refuse(conn *c, const struct cmd_def *d, struct cmd_line *l, enum 
     bool framed;
     int n;
 
-    if (w == NULL && readonly_is_read(d->name))
+    if (w == NULL && readonly_is_server(d->name))
         return false;
-    if (w == NULL) {        /* in neither list (a bug readonly_check reports): refused */
+    if (w == NULL && readonly_is_read(d->name)) {
+        if (!readonly_stale())
+            return false;
+        cmd_reply(c, REPLY_REPL_STALE);     /* reads have no data blocks */
+        *res = PARSE_DONE;
+        return true;
+    }
+    if (w == NULL) {        /* in no list (a bug readonly_check reports): refused */
         *res = cmd_refuse_unframed(c, REPLY_READ_ONLY);
         return true;
     }
@@ -155,7 +185,11 @@ bool readonly_refuse(conn *c, const struct cmd_def *d, struct cmd_line *l, enum 
     n = readonly_tokens(line, l->len, v);
     if (w->nblocks == READONLY_MG && !readonly_mg_writes(v, n)) {
         free(line);
-        return false;
+        if (!readonly_stale())
+            return false;
+        cmd_reply(c, REPLY_REPL_STALE);
+        *res = PARSE_DONE;
+        return true;
     }
     c->noreply = (d->flags & CMD_NOREPLY) && n > 1 && strcmp(v[n - 1], "noreply") == 0;
     framed = readonly_blocks(w, v, n, &total);
@@ -174,7 +208,7 @@ bool readonly_refuse(conn *c, const struct cmd_def *d, struct cmd_line *l, enum 
 static void readonly_check_one(const struct cmd_def *d, void *ctx) {
     int *unclassified = ctx;
 
-    if (readonly_find(d->name) == NULL && !readonly_is_read(d->name)) {
+    if (readonly_find(d->name) == NULL && !readonly_is_read(d->name) && !readonly_is_server(d->name)) {
         log_msg(0, "BUG: verb %s is neither a read nor a write for replicas (proto/readonly.c)", d->name);
         (*unclassified)++;
     }
@@ -185,6 +219,14 @@ int readonly_check(void) {
 
     cmd_each(readonly_check_one, &unclassified);
     return unclassified;
+}
+
+bool readonly_bin_stale_read(uint8_t cmd) {
+    switch (cmd) {
+    case BIN_CMD_GET: case BIN_CMD_GETK:
+        return readonly_stale();
+    }
+    return false;
 }
 
 bool readonly_bin_write(uint8_t cmd) {

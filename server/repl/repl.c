@@ -248,6 +248,7 @@ static void repl_stats(stats_emit_fn emit, void *ctx) {
     if (repl_is_replica()) {
         repl_primary_name(primary, sizeof(primary));
         emit(ctx, "repl_primary", primary);
+        emit(ctx, "repl_serve_stale", settings.repl_serve_stale ? "yes" : "no");
         replica_stats(emit, ctx);
     }
     primary_stats(emit, ctx);

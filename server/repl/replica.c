@@ -42,6 +42,7 @@ static struct {
     char host[REPL_HOST_MAX];
     int port;
     const char *link;           /* connecting, sync, up, down */
+    bool up;                    /* atomic: link is "up" */
     uint64_t primary_pos, caught_up_ms, applied;
     uint64_t full_syncs, partial_syncs;
 } replica = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .fd = -1, .link = "down" };
@@ -53,7 +54,12 @@ static int replica_timeout_ms(void) {
 static void replica_set_link(const char *link) {
     pthread_mutex_lock(&replica.lock);
     replica.link = link;
+    __atomic_store_n(&replica.up, strcmp(link, "up") == 0, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&replica.lock);
+}
+
+bool replica_link_up(void) {
+    return __atomic_load_n(&replica.up, __ATOMIC_ACQUIRE);
 }
 
 static bool replica_stopping(void) {
@@ -312,7 +318,7 @@ void replica_stop(void) {
     pthread_mutex_unlock(&replica.lock);
     pthread_join(replica.thread, NULL);
     replica.running = false;
-    replica.link = "down";
+    replica_set_link("down");
 }
 
 void replica_stats(stats_emit_fn emit, void *ctx) {

@@ -9,6 +9,8 @@
 #ifndef MCDS_REPL_REPLICA_H
 #define MCDS_REPL_REPLICA_H
 
+#include <stdbool.h>
+
 #include "base/stats.h"
 
 /* Starts following host:port: 0, or -1 (no thread). */
@@ -17,5 +19,7 @@ int replica_start(const char *host, int port);
 void replica_stop(void);
 /* stats: the link, the primary's position, lag, counts. */
 void replica_stats(stats_emit_fn emit, void *ctx);
+/* Whether the link to the primary is up (applying its log). */
+bool replica_link_up(void);
 
 #endif

@@ -342,3 +342,43 @@ start_server [list tags {repl persist mcds-only} args [list --data-dir $dpa --fs
         } {1 0}
     }
 }
+
+# --replica-serve-stale no: while its link is not up a replica refuses
+# every read of the keyspace (text, meta, binary) and still answers stats;
+# once the link is up again it serves them.
+set dps [tmpdir repl_primary_stale]
+set drs [tmpdir repl_replica_stale]
+set ::pport_s [free_port]
+source [file join [srcdir] t support bin.tcl]
+start_server [list tags {repl persist mcds-only} args [list --data-dir $drs --replica-serve-stale no --replicaof 127.0.0.1:$::pport_s]] {
+    set rfd [mc_connect]
+    start_server [list tags {repl} args [list --data-dir $dps -p $::pport_s]] {
+        set pfd [mc_connect]
+        test {replication: --replica-serve-stale no: a replica whose link is up serves reads} {
+            q_push $pfd sq hello
+            l_push $pfd rpush sl {a b}
+            repl_caught_up $pfd $rfd
+            list [mc_exchange $rfd "qpeek sq\r\nllen sl\r\n"] [mc_stat $rfd repl_serve_stale]
+        } [list "ITEM 1 0 5 0\r\nhello\r\nEND\r\n2\r\n" no]
+        kill_pid [srv pid] KILL
+        wait_server_exit
+    }
+    test {replication: --replica-serve-stale no: with its link down a replica refuses reads, serves stats} {
+        wait_for {[mc_stat $rfd repl_link] ne "up"} 100 50
+        set stale "SERVER_ERROR stale replica: its link to its primary is not up\r\n"
+        set out {}
+        foreach line {"get a" "gets a b" "mg a v" "me a" "qpeek sq" "qstats sq" "qlist" "llen sl" "lrange sl 0 10"
+                      "ctget c 1 103 x" "kscan 0" "tget t 1" "tlist"} {
+            lappend out [expr {[mc_exchange $rfd "$line\r\n"] eq $stale}]
+        }
+        set g [bin_cmd [mc_connect] [bin_pkt GET -key a]]
+        list [lsort -unique $out] [dict get $g value] [string match "SERVER_ERROR read-only*" [mc_exchange $rfd "set a 0 0 1\r\nx\r\n"]] \
+            [mc_exchange $rfd "mn\r\n"] [expr {[mc_stat $rfd repl_link] ne "up"}]
+    } [list 1 {Internal error: stale replica} 1 "MN\r\n" 1]
+    start_server [list tags {repl} args [list --data-dir $dps -p $::pport_s]] {
+        test {replication: --replica-serve-stale no: once the link is up again reads are served} {
+            wait_for {[mc_stat $rfd repl_link] eq "up"} 400 50
+            mc_exchange $rfd "llen sl\r\n"
+        } "2\r\n"
+    }
+}
