@@ -299,6 +299,7 @@ int main(int argc, char **argv) {
     /* Signals are watched before the port opens: one sent as soon as the
      * server says it listens is handled once the loop runs, never by the
      * default action. */
+    repl_set_exec_hook(daemon_mark_in_place);
     if (daemon_start() < 0 || main_fd_limit() < 0 || auth_load() < 0 || main_setup() < 0 ||
         main_watch_signals() < 0 || tls_init() < 0 || repl_configure(argv) < 0 || main_restore() < 0 ||
         metrics_http_start(&main_metrics_auth) < 0 || listener_open(main_base) < 0 || daemon_write_pid() < 0 ||

@@ -57,12 +57,28 @@ static void daemon_detach(void) {
         close(fd);
 }
 
+#define DAEMON_IN_PLACE_ENV "MCDS_IN_PLACE"    /* the pid that exec'd itself */
+
+void daemon_mark_in_place(void) {
+    char pid[24];
+
+    snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+    setenv(DAEMON_IN_PLACE_ENV, pid, 1);
+}
+
+/* This image was exec'd by the same process (daemon_mark_in_place). */
+static bool daemon_in_place(void) {
+    const char *e = getenv(DAEMON_IN_PLACE_ENV);
+
+    return e != NULL && atol(e) == (long)getpid();
+}
+
 int daemon_start(void) {
     int p[2];
     pid_t pid;
 
-    if (!settings.daemonize)
-        return 0;
+    if (!settings.daemonize || daemon_in_place())
+        return 0;       /* a restart in place is in the background already */
     if (pipe(p) < 0)
         return -1;
     pid = fork();
@@ -84,6 +100,10 @@ int daemon_write_pid(void) {
 
     if (settings.pid_file == NULL)
         return 0;
+    if (daemon_in_place()) {        /* the file holds this pid (-u may forbid writing it again) */
+        daemon_pid_written = true;
+        return 0;
+    }
     f = fopen(settings.pid_file, "w");
 
     if (f == NULL) {

@@ -31,6 +31,11 @@ static char **fullsync_argv;
 static char **fullsync_exec_argv;       /* what the exec runs with */
 static char fullsync_self[PATH_MAX];    /* this program, resolved at start-up */
 static pthread_t fullsync_main;         /* the thread that calls exec */
+static void (*fullsync_before_exec)(void);
+
+void fullsync_set_exec_hook(void (*fn)(void)) {
+    fullsync_before_exec = fn;
+}
 
 void fullsync_set_argv(char **argv) {
     ssize_t n = readlink("/proc/self/exe", fullsync_self, sizeof(fullsync_self) - 1);
@@ -172,6 +177,8 @@ static void fullsync_exec(const char *primary) {
         argv[n++] = port;
     }
     setenv(FULLSYNC_ENV, primary, 1);
+    if (fullsync_before_exec != NULL)
+        fullsync_before_exec();
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
         max = (int)rl.rlim_cur;
     log_msg(0, "replication: restarting in place as a replica of %s", primary);

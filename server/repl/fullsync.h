@@ -16,6 +16,8 @@
 
 /* The restart's arguments (main's argv). */
 void fullsync_set_argv(char **argv);
+/* fn runs right before the exec of a restart in place. */
+void fullsync_set_exec_hook(void (*fn)(void));
 /* Receives bytes of snapshot from in (the snapshot at pos of lineage),
  * installs it and restarts as a replica of primary ("HOST:PORT"); returns
  * only on failure (-1), or when *stop is set meanwhile. */

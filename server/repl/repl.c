@@ -54,6 +54,10 @@ static int repl_parse_hostport(const char *s, char *host, int *port) {
     return 0;
 }
 
+void repl_set_exec_hook(void (*fn)(void)) {
+    fullsync_set_exec_hook(fn);
+}
+
 int repl_configure(char **argv) {
     char primary[REPL_HOST_MAX + 8];
     const char *to = fullsync_env() != NULL ? fullsync_env() : settings.replicaof;

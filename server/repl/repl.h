@@ -18,6 +18,9 @@
 /* Before the keyspace is restored: the role from --replicaof (or from a
  * restart in place), argv for such a restart. -1 when HOST:PORT is bad. */
 int repl_configure(char **argv);
+/* fn runs right before the exec of a restart in place (the daemon's
+ * mark that the new image is the same process). */
+void repl_set_exec_hook(void (*fn)(void));
 /* After the restore, once the server serves: the lineage, and the link
  * to the primary of a replica. -1 when the lineage cannot be written. */
 int repl_start(void);

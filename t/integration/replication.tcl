@@ -382,3 +382,31 @@ start_server [list tags {repl persist mcds-only} args [list --data-dir $drs --re
         } "2\r\n"
     }
 }
+
+# A server started with -d (in the background) and -P that is made a
+# replica restarts in place: the same pid, in the background, its pid file
+# unchanged (it does not fork again, as -d would).
+set dpd [tmpdir repl_primary_d]
+set drd [tmpdir repl_daemon_d]
+start_server [list tags {repl persist mcds-only} args [list --data-dir $dpd]] {
+    set pfd [mc_connect]
+    test {replication: a -d server made a replica restarts in place with its pid, not forking again} {
+        q_push $pfd dq one
+        set port [free_port]
+        set pidfile [file join $drd pid]
+        lassign [run_server_cmd -d -P $pidfile -p $port -l 127.0.0.1 --data-dir [file join $drd data] --log-file [file join $drd log]] status out
+        assert_equal $status 0 $out
+        set pid [string trim [read_file $pidfile]]
+        register_pid $pid
+        set dfd [mc_connect_addr 127.0.0.1 $port]
+        assert_equal [mc_exchange $dfd "replicaof 127.0.0.1 [srv port]\r\n"] "OK\r\n"
+        wait_for {![catch {set dfd [mc_connect_addr 127.0.0.1 $port]
+                           expr {[mc_stat $dfd repl_link] eq "up"}} ok] && $ok} 200 50
+        set out [list [pid_alive $pid] [string trim [read_file $pidfile]] [mc_stat $dfd pid] \
+                     [dict get [q_stats $dfd dq] ready] [regexp {restarting in place} [read_file [file join $drd log]]]]
+        kill_pid $pid TERM
+        wait_for {![pid_alive $pid]} 100 50
+        unregister_pid $pid
+        expr {$out eq [list 1 $pid $pid 1 1]}
+    } 1
+}
