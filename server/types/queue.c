@@ -978,9 +978,9 @@ static struct qmsg *queue_held_msg(struct queue *q) {
 
 /* Messages a Kestrel open read held when the server stopped: the
  * connection that held each is gone, so it goes back to the queue as when
- * that connection closes (released, its delivery counted). Their records
- * still say held: each start-up gives them back again, until a later
- * record moves them. q locked, before its id map is rebuilt. */
+ * that connection closes (released, its delivery counted), by a record
+ * (replicas apply it; the next start-up finds it back). q locked, before
+ * its id map is rebuilt. */
 static void queue_release_held(struct queue *q, uint64_t now) {
     struct qmsg *m;
 
@@ -988,6 +988,7 @@ static void queue_release_held(struct queue *q, uint64_t now) {
         qheap_remove(&q->inflight, m);
         queue_requeue(q, m, now, now);
         q->counts.released++;
+        qlog_state(q, m);
     }
 }
 

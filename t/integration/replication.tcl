@@ -410,3 +410,37 @@ start_server [list tags {repl persist mcds-only} args [list --data-dir $dpd]] {
         expr {$out eq [list 1 $pid $pid 1 1]}
     } 1
 }
+
+# A message a Kestrel open read held when the primary was killed goes
+# back to its queue at the primary's restart, by a record its replicas
+# apply too.
+set dpk [tmpdir repl_primary_k]
+set drk [tmpdir repl_replica_k]
+set ::pport_k [free_port]
+start_server [list tags {repl persist mcds-only} args [list --data-dir $drk --replicaof 127.0.0.1:$::pport_k]] {
+    set rfd [mc_connect]
+    start_server [list tags {repl} args [list --data-dir $dpk -p $::pport_k]] {
+        set pfd [mc_connect]
+        test {replication: a Kestrel open read held at the primary's kill} {
+            q_push $pfd kq one
+            q_push $pfd kq two
+            set kfd [mc_connect]
+            assert_match "VALUE kq/open 0 3*" [mc_exchange $kfd "get kq/open\r\n"]
+            repl_caught_up $pfd $rfd
+            set st [q_stats $rfd kq]
+            kill_pid [srv pid] KILL
+            wait_server_exit
+            list [dict get $st ready] [dict get $st in_flight]
+        } {1 1}
+    }
+    start_server [list tags {repl} args [list --data-dir $dpk -p $::pport_k]] {
+        set pfd [mc_connect]
+        test {replication: ... is given back at the primary's restart, on the replica too} {
+            wait_for {[mc_stat $rfd repl_link] eq "up"} 400 50
+            repl_caught_up $pfd $rfd
+            list [dict get [q_stats $pfd kq] ready] [dict get [q_stats $pfd kq] in_flight] \
+                [dict get [q_stats $rfd kq] ready] [dict get [q_stats $rfd kq] in_flight] \
+                [expr {[mc_exchange $rfd "qpeek kq 5\r\n"] eq [mc_exchange $pfd "qpeek kq 5\r\n"]}]
+        } {2 0 2 0 1}
+    }
+}
