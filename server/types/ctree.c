@@ -798,7 +798,8 @@ static void ctree_let_go(struct ctree_obj *o) {
     ctree_cvs_free(o);
     ctree_act_unlink(o);
     ctree_child_unlink(o);
-    o->closed = o->released = true;
+    o->closed = true;
+    __atomic_store_n(&o->released, true, __ATOMIC_RELEASE);
 }
 
 void ctree_retire(struct ctree_obj *o) {
@@ -823,21 +824,31 @@ void ctree_obj_closed(struct ctree_obj *o) {
     pthread_rwlock_unlock(&ctree_lock);
 }
 
+/* What ctree_obj_free does under the lock: nothing when o's subtree's
+ * release released it meanwhile. */
+static void ctree_obj_end_locked(struct ctree_obj *o) {
+    if (o->released)
+        return;
+    if (ctree_gone(o)) {
+        ctree_retire(o);
+    } else {
+        ctree_counts_leave(o);
+        ctree_let_go(o);
+    }
+}
+
 /* The last reference to o's item went. A released object holds nothing
  * else, and nothing reaches it: no lock. A gone one not yet released is
  * released here; a live one (shutdown, or an item never linked) has no
- * children (they hold references) and leaves the totals. */
+ * children (they hold references) and leaves the totals. The release of
+ * its deleted subtree may have released it while this thread waited for
+ * the lock (ctree_release.c): then there is nothing left to do but free. */
 static void ctree_obj_free(item *it) {
     struct ctree_obj *o = item_struct(it), *p = o->parent;
 
-    if (!o->released) {
+    if (!__atomic_load_n(&o->released, __ATOMIC_ACQUIRE)) {
         pthread_rwlock_wrlock(&ctree_lock);
-        if (ctree_gone(o)) {
-            ctree_retire(o);
-        } else {
-            ctree_counts_leave(o);
-            ctree_let_go(o);
-        }
+        ctree_obj_end_locked(o);
         pthread_rwlock_unlock(&ctree_lock);
     }
     ctree_charge(-(long)sizeof(*o));

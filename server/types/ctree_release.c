@@ -55,8 +55,13 @@ static size_t ctree_release_subtree(size_t max) {
             ctree_grave_push(root);     /* the list's reference goes with it */
             break;
         }
-        item_incref(o->self);
-        ctree_grave_push(o);
+        /* Its key still to leave the keyspace: a reference for the grave.
+         * Unless the last one already went (a flush or delete of its key
+         * on another thread, whose ctree_obj_free waits for this lock and
+         * will find it released): no grave, and no reference taken on an
+         * item that is being freed. */
+        if (item_tryref(o->self))
+            ctree_grave_push(o);
         o = up;
     }
     return n;

@@ -166,3 +166,24 @@ start_server {tags {ctree mcds-only} args {-m 2 -I 512k}} {
         mc_stat $fd ctree_releasing
     } 0
 }
+
+# flush_all takes every tree-counter object out of the keyspace while the
+# release of a deleted subtree runs on the main thread. A child whose last
+# reference the flush dropped waits for the ctree lock to end itself; the
+# release walking its subtree must not take a reference on it then (a
+# double free, the child's memory read after the release freed it: found
+# by ASan in the replication test's flush_all).
+start_server {tags {ctree mcds-only}} {
+    test {flush_all while deleted subtrees are released: no crash, every object gone, nothing left to release} {
+        set fd [mc_connect]
+        mc_exchange $fd "ctdef 1 103,104\r\n"
+        for {set r 0} {$r < 12} {incr r} {
+            set batch "ctobj root$r\r\n"
+            for {set i 0} {$i < 1500} {incr i} { append batch "ctobj k${r}_$i parent=root$r\r\n" }
+            assert_equal [mc_exchange $fd $batch] [string repeat "CREATED\r\n" 1501]
+            mc_exchange $fd "delete root$r\r\nflush_all\r\n"
+        }
+        wait_for {[mc_stat $fd ctree_releasing] == 0} 200 50
+        list [mc_stat $fd ctree_objects] [mc_stat $fd ctree_releasing] [mc_exchange $fd "ctinfo k0_1\r\n"]
+    } [list 0 0 "NOT_FOUND\r\n"]
+}
