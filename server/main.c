@@ -42,6 +42,7 @@
 #include "types/ctree.h"
 #include "net/tls.h"
 #include "repl/repl.h"
+#include "repl/sync.h"
 #include "store/ctree_replay.h"
 #include "store/list_replay.h"
 #include "store/queue_replay.h"
@@ -204,6 +205,7 @@ static const struct persist_host main_persist_host = {
 
 static void main_persist_types(void) {
     persist_init(&main_persist_host);
+    sync_set_waker(workers_wake_held);
     queue_replay_init();
     list_replay_init();
     item_persist_init();

@@ -140,6 +140,7 @@ const struct reply_line reply_lines[REPLY_COUNT] = {
     [REPLY_REPL_TLS] = REPLY("SERVER_ERROR replication over TLS is not supported yet\r\n"),
     [REPLY_REPL_RESTARTING] = REPLY("SERVER_ERROR a restart in place as a replica is on its way\r\n"),
     [REPLY_REPL_NO_THREAD] = REPLY("SERVER_ERROR cannot start a replication thread\r\n"),
+    [REPLY_UNCONFIRMED] = REPLY("SERVER_ERROR changed on the primary, not confirmed by enough replicas\r\n"),
 };
 
 /* REPLY_READ_ONLY with its primary: two buffers, the one in use named by

@@ -146,6 +146,7 @@ enum reply_id {
     REPLY_REPL_TLS,
     REPLY_REPL_RESTARTING,
     REPLY_REPL_NO_THREAD,
+    REPLY_UNCONFIRMED,          /* --min-replicas-ack: the replicas did not confirm in time */
     REPLY_COUNT
 };
 

@@ -28,7 +28,8 @@ enum {
     SETTINGS_OPT_STRICT_REPLAY, SETTINGS_OPT_STALL_TIMEOUT, SETTINGS_OPT_CHECK_DIR,
     SETTINGS_OPT_ADMIN_USERS, SETTINGS_OPT_DEBUG, SETTINGS_OPT_METRICS_PORT,
     SETTINGS_OPT_METRICS_LISTEN, SETTINGS_OPT_METRICS_TOP, SETTINGS_OPT_RECEIPTS_ONLY,
-    SETTINGS_OPT_REPLICAOF, SETTINGS_OPT_REPL_TIMEOUT
+    SETTINGS_OPT_REPLICAOF, SETTINGS_OPT_REPL_TIMEOUT, SETTINGS_OPT_MIN_REPLICAS_ACK,
+    SETTINGS_OPT_MIN_REPLICAS_TIMEOUT
 };
 #define SETTINGS_ITEM_MAX (1024UL * 1024 * 1024)
 
@@ -109,6 +110,10 @@ static const struct settings_option settings_options[] = {
       "with --data-dir: start as a read-only replica of that primary (doc/replication.md)" },
     { SETTINGS_OPT_REPL_TIMEOUT, "repl-timeout", required_argument, "<secs>",
       "a replication link silent this long is closed (default 60)" },
+    { SETTINGS_OPT_MIN_REPLICAS_ACK, "min-replicas-ack", required_argument, "<n>",
+      "a change is answered once n replicas have it (default 0: asynchronous; doc/replication.md)" },
+    { SETTINGS_OPT_MIN_REPLICAS_TIMEOUT, "min-replicas-timeout", required_argument, "<ms>",
+      "... or after this long with an error: on the primary, not confirmed (default 1000)" },
     { SETTINGS_OPT_CHECK_DIR, "check-data-dir", required_argument, "<dir>",
       "read the snapshot and logs of <dir> without starting, report, exit 0 if sound" },
     { SETTINGS_OPT_METRICS_PORT, "metrics-port", required_argument, "<num>",
@@ -151,6 +156,7 @@ void settings_init(void) {
     settings.log_buffer = 16UL * 1024 * 1024;
     settings.log_stall_timeout = 30;
     settings.repl_timeout = 60;
+    settings.min_replicas_timeout = 1000;
     settings.backlog = 1024;
     settings.lru_crawler = true;
     settings.watcher_logbuf = 256 * 1024;
@@ -467,6 +473,14 @@ static int settings_apply_persist(int letter, const char *arg) {
         if (settings_number(arg, 1, 86400, &v) < 0) return -1;
         settings.repl_timeout = (int)v;
         return 0;
+    case SETTINGS_OPT_MIN_REPLICAS_ACK:
+        if (settings_number(arg, 0, 64, &v) < 0) return -1;
+        settings.min_replicas_ack = (int)v;
+        return 0;
+    case SETTINGS_OPT_MIN_REPLICAS_TIMEOUT:
+        if (settings_number(arg, 1, 3600000, &v) < 0) return -1;
+        settings.min_replicas_timeout = (int)v;
+        return 0;
     }
     return -1;
 }
@@ -540,6 +554,7 @@ static int settings_apply(int letter, const char *arg) {
     case SETTINGS_OPT_RECOVER_PARTIAL: case SETTINGS_OPT_SNAP_MIN: case SETTINGS_OPT_SNAP_GROWTH:
     case SETTINGS_OPT_LOG_BUFFER: case SETTINGS_OPT_STRICT_REPLAY: case SETTINGS_OPT_STALL_TIMEOUT:
     case SETTINGS_OPT_CHECK_DIR: case SETTINGS_OPT_REPLICAOF: case SETTINGS_OPT_REPL_TIMEOUT:
+    case SETTINGS_OPT_MIN_REPLICAS_ACK: case SETTINGS_OPT_MIN_REPLICAS_TIMEOUT:
         return settings_apply_persist(letter, arg);
     default:
         return settings_apply_memcached(letter, arg);
@@ -558,6 +573,8 @@ static const char *settings_check(void) {
                "of user:password lines, not from a SASL database";
     if (settings.item_size_max > SETTINGS_ITEM_MAX)
         return "cannot set item size limit higher than 1 gigabyte";
+    if (settings.min_replicas_ack > 0 && settings.data_dir == NULL)
+        return "--min-replicas-ack needs --data-dir (replicas stream the log)";
     if (settings.maxbytes < 1024 * 1024)
         return "memory limit must be at least 1 megabyte";
     if (settings.item_size_max > settings.maxbytes / 2)

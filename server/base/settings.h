@@ -47,6 +47,8 @@ struct settings {
     char *check_dir;          /* --check-data-dir: check this directory and exit */
     char *replicaof;          /* --replicaof: HOST:PORT of the primary (doc/replication.md) */
     int repl_timeout;         /* --repl-timeout: seconds a silent replication link lives */
+    int min_replicas_ack;     /* --min-replicas-ack: replicas a change waits for (0: none) */
+    int min_replicas_timeout; /* --min-replicas-timeout: milliseconds it waits at most */
     char *auth_file;          /* -Y, --auth-file: connections must authenticate (auth.c) */
     char *admin_users;        /* --admin-users: comma-separated users allowed admin commands */
     int metrics_port;         /* --metrics-port: Prometheus metrics over HTTP, 0 = off */

@@ -573,6 +573,10 @@ uint64_t persist_written(void) {
     return persist.on ? wal_written() : 0;
 }
 
+void persist_set_written_hook(void (*fn)(void)) {
+    wal_set_written_hook(fn);
+}
+
 uint64_t persist_torn_cut(void) {
     return persist.rec.torn;
 }

@@ -18,6 +18,7 @@
 #include "repl/primary.h"
 #include "repl/replica.h"
 #include "repl/repl.h"
+#include "repl/sync.h"
 #include "store/ctree_replay.h"
 #include "store/store.h"
 #include "types/queue.h"
@@ -59,8 +60,10 @@ int repl_configure(char **argv) {
     const char *to = fullsync_env() != NULL ? fullsync_env() : settings.replicaof;
 
     fullsync_set_argv(argv);
-    if (settings.data_dir != NULL)
+    if (settings.data_dir != NULL) {
         stats_provide(&repl_stats_provider);
+        persist_set_written_hook(primary_log_written);     /* senders wake on the log's writes */
+    }
     if (to == NULL)
         return 0;
     if (settings.data_dir == NULL || repl_parse_hostport(to, repl.host, &repl.port) < 0) {
@@ -126,6 +129,7 @@ int repl_start(void) {
 
 void repl_stop(void) {
     __atomic_store_n(&repl.stopping, true, __ATOMIC_RELEASE);
+    sync_set_stopping(true);    /* changes waiting for replicas are answered, unconfirmed */
     replica_stop();
     primary_stop();
 }
@@ -158,9 +162,12 @@ void repl_take_lineage(const struct lineage *l) {
 static void *repl_restart_main(void *arg) {
     char *to = arg;
 
+    sync_set_stopping(true);    /* changes waiting for replicas are answered before the restart */
     fullsync_restart(to, &repl.stopping);
-    if (!__atomic_load_n(&repl.stopping, __ATOMIC_ACQUIRE))
+    if (!__atomic_load_n(&repl.stopping, __ATOMIC_ACQUIRE)) {
         log_msg(0, "replication: the restart in place as a replica of %s failed", to);
+        sync_set_stopping(false);
+    }
     free(to);
     return NULL;
 }
@@ -251,4 +258,5 @@ static void repl_stats(stats_emit_fn emit, void *ctx) {
         replica_stats(emit, ctx);
     }
     primary_stats(emit, ctx);
+    sync_stats(emit, ctx);
 }
