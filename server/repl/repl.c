@@ -24,6 +24,8 @@
 #include "types/queue.h"
 #include "types/queue_persist.h"
 
+#define REPL_DRAIN_MS 1000     /* a restart in place waits this long for the answers of waiting changes */
+
 static struct {
     pthread_mutex_t lock;
     bool replica;               /* atomic */
@@ -163,6 +165,7 @@ static void *repl_restart_main(void *arg) {
     char *to = arg;
 
     sync_set_stopping(true);    /* changes waiting for replicas are answered before the restart */
+    sync_drain(REPL_DRAIN_MS);
     fullsync_restart(to, &repl.stopping);
     if (!__atomic_load_n(&repl.stopping, __ATOMIC_ACQUIRE)) {
         log_msg(0, "replication: the restart in place as a replica of %s failed", to);

@@ -2,6 +2,8 @@
  * repl/sync: the counts and the wake-up of synchronous acknowledgement.
  * The positions replicas acknowledged are the senders' (primary.c).
  */
+#include <unistd.h>
+
 #include "base/settings.h"
 #include "repl/primary.h"
 #include "repl/repl.h"
@@ -12,15 +14,15 @@ static struct {
     bool stopping;              /* atomic */
     int64_t waiting;            /* atomic: connections waiting */
     uint64_t timeouts;          /* atomic: changes answered unconfirmed */
-} sync;
+} syncack;
 
 void sync_set_waker(void (*wake)(void)) {
-    sync.wake = wake;
+    syncack.wake = wake;
 }
 
 void sync_wake(void) {
-    if (sync.wake != NULL && __atomic_load_n(&sync.waiting, __ATOMIC_ACQUIRE) > 0)
-        sync.wake();
+    if (syncack.wake != NULL && __atomic_load_n(&syncack.waiting, __ATOMIC_ACQUIRE) > 0)
+        syncack.wake();
 }
 
 bool sync_on(void) {
@@ -36,31 +38,40 @@ bool sync_confirmed(uint64_t lsn) {
 }
 
 bool sync_hopeless(void) {
-    return __atomic_load_n(&sync.stopping, __ATOMIC_ACQUIRE) || primary_connected() < settings.min_replicas_ack;
+    return __atomic_load_n(&syncack.stopping, __ATOMIC_ACQUIRE) || primary_connected() < settings.min_replicas_ack;
 }
 
 void sync_set_stopping(bool on) {
-    __atomic_store_n(&sync.stopping, on, __ATOMIC_RELEASE);
+    __atomic_store_n(&syncack.stopping, on, __ATOMIC_RELEASE);
     sync_wake();
 }
 
 bool sync_stopping(void) {
-    return __atomic_load_n(&sync.stopping, __ATOMIC_ACQUIRE);
+    return __atomic_load_n(&syncack.stopping, __ATOMIC_ACQUIRE);
+}
+
+void sync_drain(unsigned ms) {
+    unsigned waited = 0;
+
+    while (__atomic_load_n(&syncack.waiting, __ATOMIC_ACQUIRE) > 0 && waited < ms) {
+        usleep(1000);
+        waited++;
+    }
 }
 
 void sync_note_waiting(int delta) {
-    __atomic_add_fetch(&sync.waiting, delta, __ATOMIC_ACQ_REL);
+    __atomic_add_fetch(&syncack.waiting, delta, __ATOMIC_ACQ_REL);
 }
 
 void sync_note_timeout(void) {
-    __atomic_add_fetch(&sync.timeouts, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&syncack.timeouts, 1, __ATOMIC_RELAXED);
 }
 
 void sync_stats(stats_emit_fn emit, void *ctx) {
-    int64_t w = __atomic_load_n(&sync.waiting, __ATOMIC_RELAXED);
+    int64_t w = __atomic_load_n(&syncack.waiting, __ATOMIC_RELAXED);
 
     stats_emit_u64(emit, ctx, "repl_min_replicas_ack", (uint64_t)settings.min_replicas_ack);
     stats_emit_u64(emit, ctx, "repl_min_replicas_timeout_ms", (uint64_t)settings.min_replicas_timeout);
     stats_emit_u64(emit, ctx, "repl_sync_waiting", w > 0 ? (uint64_t)w : 0);
-    stats_emit_u64(emit, ctx, "repl_sync_timeouts", __atomic_load_n(&sync.timeouts, __ATOMIC_RELAXED));
+    stats_emit_u64(emit, ctx, "repl_sync_timeouts", __atomic_load_n(&syncack.timeouts, __ATOMIC_RELAXED));
 }

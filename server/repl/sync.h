@@ -35,6 +35,9 @@ int sync_count(uint64_t lsn);
  * wait ends now, and none begins. */
 void sync_set_stopping(bool on);
 bool sync_stopping(void);
+/* Waits (up to ms) until no connection waits for replicas any more: the
+ * answers of sync_set_stopping have gone out. */
+void sync_drain(unsigned ms);
 
 /* Counting, for stats: a connection begins (+1) or ends (-1) a wait; a
  * change was answered unconfirmed. */

@@ -9,6 +9,7 @@
 
 source [file join [srcdir] t support ctree.tcl]
 source [file join [srcdir] t support list.tcl]
+source [file join [srcdir] t support repl.tcl]
 
 # Everything a client can read, in an order that does not depend on the
 # server: each key (kscan), read by its type, then the tree counters'
@@ -100,17 +101,6 @@ proc repl_caught_up {pfd rfd} {
     mc_stat $rfd repl_position
 }
 
-proc repl_connect {level} { mc_connect_addr 127.0.0.1 [srv $level port] }
-
-# A connection to the replica at level once it has caught up with the
-# primary on pfd: a full resync restarts it in place (its clients'
-# connections close), so each try connects again.
-proc repl_connect_caught_up {level pfd} {
-    wait_for {![catch {set ::repl_fd [repl_connect $level]
-                       expr {[mc_stat $::repl_fd repl_link] eq "up" &&
-                             [mc_stat $::repl_fd repl_position] == [mc_stat $pfd persist_log_position]}} ok] && $ok} 200 50
-    return $::repl_fd
-}
 
 set dp [tmpdir repl_primary]
 set dr1 [tmpdir repl_replica1]

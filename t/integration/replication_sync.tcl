@@ -6,21 +6,19 @@
 # yet, one killed while changes wait) answer at once; `wait` counts; a
 # shutdown answers the changes that wait.
 
-source [file join [srcdir] t support bin.tcl]
-source [file join [srcdir] t support list.tcl]
+source [file join [srcdir] t support repl.tcl]
 
 set ::unconfirmed "SERVER_ERROR changed on the primary, not confirmed by enough replicas"
 set ::unconf "$::unconfirmed\r\n"
 
-proc rs_connect {level} { mc_connect_addr 127.0.0.1 [srv $level port] }
-
-# A connection to the replica at level once it follows the primary on pfd
-# and has everything it wrote.
-proc rs_caught_up {level pfd} {
-    wait_for {![catch {set ::rs_fd [rs_connect $level]
-                       expr {[mc_stat $::rs_fd repl_link] eq "up" &&
-                             [mc_stat $::rs_fd repl_position] == [mc_stat $pfd persist_log_position]}} ok] && $ok} 200 50
-    return $::rs_fd
+# The arguments of a primary in dir whose changes wait for n replicas
+# up to ms, and of a replica in dir of the primary on port.
+proc rs_primary {dir n ms} {
+    list tags {repl persist mcds-only} args [list --data-dir $dir --persist-items \
+        --min-replicas-ack $n --min-replicas-timeout $ms]
+}
+proc rs_replica {dir port} {
+    list tags {repl} args [list --data-dir $dir --persist-items --replicaof 127.0.0.1:$port]
 }
 
 # The reply to bytes on fd, and the milliseconds it took.
@@ -34,8 +32,7 @@ proc rs_timed {fd bytes} {
 # confirmed change is never a slow machine's accident.
 set da [tmpdir rsync_a]
 set da1 [tmpdir rsync_a1]
-start_server [list tags {repl persist mcds-only} args [list --data-dir $da --persist-items \
-        --min-replicas-ack 1 --min-replicas-timeout 10000]] {
+start_server [rs_primary $da 1 10000] {
     set pfd [mc_connect]
     set ::pa [srv port]
 
@@ -46,8 +43,8 @@ start_server [list tags {repl persist mcds-only} args [list --data-dir $da --per
             [mc_stat $pfd repl_min_replicas_timeout_ms]
     } [list $::unconf 1 x "END\r\n" 1 1 10000]
 
-    start_server [list tags {repl} args [list --data-dir $da1 --persist-items --replicaof 127.0.0.1:$::pa]] {
-        set rfd [rs_caught_up 0 $pfd]
+    start_server [rs_replica $da1 $::pa] {
+        set rfd [repl_connect_caught_up 0 $pfd]
         set rpid [srv pid]
 
         test {sync: every acknowledged change of every structure is on the replica when its reply comes} {
@@ -117,8 +114,8 @@ start_server [list tags {repl persist mcds-only} args [list --data-dir $da --per
         } [list $::unconfirmed 1 41 0 0]
     }
 
-    start_server [list tags {repl} args [list --data-dir $da1 --persist-items --replicaof 127.0.0.1:$::pa]] {
-        set rfd [rs_caught_up 0 $pfd]
+    start_server [rs_replica $da1 $::pa] {
+        set rfd [repl_connect_caught_up 0 $pfd]
         set rpid [srv pid]
 
         test {sync: a restarted replica catches up with what was not confirmed} {
@@ -141,14 +138,13 @@ start_server [list tags {repl persist mcds-only} args [list --data-dir $da --per
 set db [tmpdir rsync_b]
 set db1 [tmpdir rsync_b1]
 set db2 [tmpdir rsync_b2]
-start_server [list tags {repl persist mcds-only} args [list --data-dir $db --persist-items \
-        --min-replicas-ack 2 --min-replicas-timeout 600]] {
+start_server [rs_primary $db 2 600] {
     set pfd [mc_connect]
     set ::pb [srv port]
-    start_server [list tags {repl} args [list --data-dir $db1 --persist-items --replicaof 127.0.0.1:$::pb]] {
-        start_server [list tags {repl} args [list --data-dir $db2 --persist-items --replicaof 127.0.0.1:$::pb]] {
-            set r1 [rs_caught_up -1 $pfd]
-            set r2 [rs_caught_up 0 $pfd]
+    start_server [rs_replica $db1 $::pb] {
+        start_server [rs_replica $db2 $::pb] {
+            set r1 [repl_connect_caught_up -1 $pfd]
+            set r2 [repl_connect_caught_up 0 $pfd]
             set r2pid [srv pid]
 
             test {sync: N=2 with one replica stopped: changes time out with the error, on the primary and the live replica} {
@@ -171,7 +167,7 @@ start_server [list tags {repl persist mcds-only} args [list --data-dir $db --per
                    v3 v4 1 v4 6 0]
 
             test {sync: the stopped replica, continued, has every change that timed out} {
-                set r2 [rs_caught_up 0 $pfd]
+                set r2 [repl_connect_caught_up 0 $pfd]
                 list [mc_get $r2 s1] [mc_get $r2 s2] [mc_get $r2 s3] [mc_get $r2 s4] [dict get [q_stats $r2 bq] ready] \
                     [mc_set $pfd both ok] [mc_get $r1 both] [mc_get $r2 both]
             } {v1 v2 v3 v4 1 STORED ok ok}
@@ -184,5 +180,33 @@ start_server [list tags {repl persist mcds-only} args [list --data-dir $db --per
                 list $r [expr {$ms < 590}] [mc_exchange $pfd "wait 1 5000\r\n"] [mc_get $r1 d1]
             } [list $::unconf 1 "1\r\n" x]
         }
+    }
+}
+
+# Primary C: a change waits for its stopped replica when the primary is
+# told to become a replica (a restart in place): the change is answered
+# first, not confirmed.
+set dc [tmpdir rsync_c]
+set dc1 [tmpdir rsync_c1]
+start_server [rs_primary $dc 1 10000] {
+    set pfd [mc_connect]
+    set ::pc [srv port]
+    start_server [rs_replica $dc1 $::pc] {
+        set rfd [repl_connect_caught_up 0 $pfd]
+        set rpid [srv pid]
+
+        test {sync: a primary made a replica while a change waits answers it first, not confirmed} {
+            kill_pid $rpid STOP
+            set t0 [clock milliseconds]
+            mc_send $pfd "set c1 0 0 1\r\nx\r\n"
+            after 200
+            set other [mc_connect -1]
+            set out [list [mc_exchange $other "replicaof 127.0.0.1 [free_port]\r\n"] [mc_readline $pfd]]
+            lappend out [expr {[clock milliseconds] - $t0 < 8000}]
+            kill_pid $rpid CONT
+            # the restart in place is over (it is stopped only once it serves again)
+            wait_for {![catch {mc_stat [repl_connect -1] repl_role} role] && $role eq "replica"} 200 50
+            set out
+        } [list "OK\r\n" $::unconfirmed 1]
     }
 }
