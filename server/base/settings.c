@@ -29,7 +29,7 @@ enum {
     SETTINGS_OPT_ADMIN_USERS, SETTINGS_OPT_DEBUG, SETTINGS_OPT_METRICS_PORT,
     SETTINGS_OPT_METRICS_LISTEN, SETTINGS_OPT_METRICS_TOP, SETTINGS_OPT_RECEIPTS_ONLY,
     SETTINGS_OPT_REPLICAOF, SETTINGS_OPT_REPL_TIMEOUT, SETTINGS_OPT_MIN_REPLICAS_ACK,
-    SETTINGS_OPT_MIN_REPLICAS_TIMEOUT
+    SETTINGS_OPT_MIN_REPLICAS_TIMEOUT, SETTINGS_OPT_PRIMARY_AUTH
 };
 #define SETTINGS_ITEM_MAX (1024UL * 1024 * 1024)
 
@@ -110,6 +110,8 @@ static const struct settings_option settings_options[] = {
       "with --data-dir: start as a read-only replica of that primary (doc/replication.md)" },
     { SETTINGS_OPT_REPL_TIMEOUT, "repl-timeout", required_argument, "<secs>",
       "a replication link silent this long is closed (default 60)" },
+    { SETTINGS_OPT_PRIMARY_AUTH, "primary-auth-file", required_argument, "<file>",
+      "a replica authenticates to a primary started with -Y as the first user:password line of this file" },
     { SETTINGS_OPT_MIN_REPLICAS_ACK, "min-replicas-ack", required_argument, "<n>",
       "a change is answered once n replicas have it (default 0: asynchronous; doc/replication.md)" },
     { SETTINGS_OPT_MIN_REPLICAS_TIMEOUT, "min-replicas-timeout", required_argument, "<ms>",
@@ -175,6 +177,8 @@ void settings_free(void) {
     settings.check_dir = NULL;
     free(settings.replicaof);
     settings.replicaof = NULL;
+    free(settings.primary_auth_file);
+    settings.primary_auth_file = NULL;
     free(settings.auth_file);
     free(settings.admin_users);
     free(settings.metrics_listen);
@@ -473,6 +477,10 @@ static int settings_apply_persist(int letter, const char *arg) {
         if (settings_number(arg, 1, 86400, &v) < 0) return -1;
         settings.repl_timeout = (int)v;
         return 0;
+    case SETTINGS_OPT_PRIMARY_AUTH:
+        free(settings.primary_auth_file);
+        settings.primary_auth_file = strdup(arg);
+        return settings.primary_auth_file != NULL ? 0 : -1;
     case SETTINGS_OPT_MIN_REPLICAS_ACK:
         if (settings_number(arg, 0, 64, &v) < 0) return -1;
         settings.min_replicas_ack = (int)v;
@@ -554,7 +562,7 @@ static int settings_apply(int letter, const char *arg) {
     case SETTINGS_OPT_RECOVER_PARTIAL: case SETTINGS_OPT_SNAP_MIN: case SETTINGS_OPT_SNAP_GROWTH:
     case SETTINGS_OPT_LOG_BUFFER: case SETTINGS_OPT_STRICT_REPLAY: case SETTINGS_OPT_STALL_TIMEOUT:
     case SETTINGS_OPT_CHECK_DIR: case SETTINGS_OPT_REPLICAOF: case SETTINGS_OPT_REPL_TIMEOUT:
-    case SETTINGS_OPT_MIN_REPLICAS_ACK: case SETTINGS_OPT_MIN_REPLICAS_TIMEOUT:
+    case SETTINGS_OPT_MIN_REPLICAS_ACK: case SETTINGS_OPT_MIN_REPLICAS_TIMEOUT: case SETTINGS_OPT_PRIMARY_AUTH:
         return settings_apply_persist(letter, arg);
     default:
         return settings_apply_memcached(letter, arg);

@@ -47,6 +47,7 @@ struct settings {
     char *check_dir;          /* --check-data-dir: check this directory and exit */
     char *replicaof;          /* --replicaof: HOST:PORT of the primary (doc/replication.md) */
     int repl_timeout;         /* --repl-timeout: seconds a silent replication link lives */
+    char *primary_auth_file;  /* --primary-auth-file: a replica's user:password for its primary's -Y */
     int min_replicas_ack;     /* --min-replicas-ack: replicas a change waits for (0: none) */
     int min_replicas_timeout; /* --min-replicas-timeout: milliseconds it waits at most */
     char *auth_file;          /* -Y, --auth-file: connections must authenticate (auth.c) */
