@@ -34,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "net/conn.h"
 #include "net/conn_sync.h"
 #include "net/conn_names.h"
@@ -734,9 +735,7 @@ static short conn_events(conn *c) {
  * off (conn_event). */
 static void conn_hold(conn *c) {
     if (!c->held) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        c->held_since_us = (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+        c->held_since_us = clock_mono_us();
         c->held = true;
         worker_hold(c->worker, c);
     }

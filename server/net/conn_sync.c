@@ -2,20 +2,12 @@
  * net/conn_sync: what a held connection waits for from the replicas, and
  * what it answers when they do not confirm in time.
  */
-#include <time.h>
-
+#include "base/clock.h"
 #include "base/parse.h"
 #include "base/settings.h"
 #include "net/conn_sync.h"
 #include "persist/persist.h"
 #include "repl/sync.h"
-
-uint64_t conn_sync_now_us(void) {
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
 
 void conn_sync_begin(conn *c) {
     if (!sync_on())
@@ -117,7 +109,7 @@ void conn_sync_forget(conn *c) {
 void conn_sync_wait(conn *c, int n, uint64_t timeout_ms) {
     sync_note_waiting(1);       /* before the count: an acknowledgement after it wakes the worker */
     c->wait_n = n;
-    c->wait_until_us = conn_sync_now_us() + timeout_ms * 1000;
+    c->wait_until_us = clock_mono_us() + timeout_ms * 1000;
     if (n <= 0 || timeout_ms == 0)
         conn_sync_answer_wait(c, sync_count(c->last_change));
     else

@@ -41,6 +41,5 @@ void conn_sync_forget(conn *c);
  * change or timeout_ms is 0, else holds c until they do or the time is
  * up. */
 void conn_sync_wait(conn *c, int n, uint64_t timeout_ms);
-uint64_t conn_sync_now_us(void);
 
 #endif

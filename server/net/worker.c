@@ -142,8 +142,6 @@ void worker_unhold(struct worker *w, conn *c) {
     c->held_prev = c->held_next = NULL;
 }
 
-static uint64_t worker_now_us(void);
-
 /* The timer of the first held connection to give up waiting for
  * replicas (conn_sync.h), if any. */
 static void worker_arm_sync(struct worker *w, uint64_t now) {
@@ -169,7 +167,7 @@ static void worker_arm_sync(struct worker *w, uint64_t now) {
 static void worker_release_held(void *arg) {
     struct worker *w = arg;
     conn *c = w->held, *next;
-    uint64_t now = worker_now_us(), limit = (uint64_t)settings.log_stall_timeout * 1000000;
+    uint64_t now = clock_mono_us(), limit = (uint64_t)settings.log_stall_timeout * 1000000;
 
     __atomic_store_n(&w->held_posted, 0, __ATOMIC_SEQ_CST);
     for (; c != NULL; c = next) {
@@ -373,25 +371,18 @@ struct worker_slice {
     long slept;
 };
 
-static uint64_t worker_now_us(void) {
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
 /* After a turn of the loop: yields if the thread has not slept (no
  * voluntary context switch) for WORKER_SLICE_US. A yield with nothing
  * else runnable returns at once. */
 static void worker_slice_end(struct worker_slice *s) {
-    uint64_t now = worker_now_us();
+    uint64_t now = clock_mono_us();
     struct rusage ru;
 
     if (now - s->start_us < WORKER_SLICE_US || getrusage(RUSAGE_THREAD, &ru) != 0)
         return;
     if (ru.ru_nvcsw == s->slept) {
         sched_yield();
-        now = worker_now_us();
+        now = clock_mono_us();
     }
     s->slept = ru.ru_nvcsw;
     s->start_us = now;
@@ -399,7 +390,7 @@ static void worker_slice_end(struct worker_slice *s) {
 
 static void *worker_main(void *arg) {
     struct worker *w = arg;
-    struct worker_slice slice = { worker_now_us(), -1 };
+    struct worker_slice slice = { clock_mono_us(), -1 };
 
     worker_self = w;
     stats_thread_init(w->index);
