@@ -210,3 +210,27 @@ start_server [rs_primary $dc 1 10000] {
         } [list "OK\r\n" $::unconfirmed 1]
     }
 }
+
+# Primary D: --fsync always on both ends: a reply waits for the primary's
+# fsync and for the replica's acknowledgement, which comes after its own.
+set dd [tmpdir rsync_d]
+set dd1 [tmpdir rsync_d1]
+start_server [list tags {repl persist mcds-only} args [list --data-dir $dd --persist-items --fsync always \
+        --min-replicas-ack 1 --min-replicas-timeout 10000]] {
+    set pfd [mc_connect]
+    set ::pd [srv port]
+    start_server [list tags {repl} args [list --data-dir $dd1 --persist-items --fsync always --replicaof 127.0.0.1:$::pd]] {
+        set rfd [repl_connect_caught_up 0 $pfd]
+
+        test {sync: with --fsync always on both ends a confirmed change is synced on the primary and on the replica} {
+            set bad {}
+            for {set i 0} {$i < 20} {incr i} {
+                assert_equal [mc_set $pfd f$i v$i] STORED
+                if {[mc_get $rfd f$i] ne "v$i"} { lappend bad $i }
+                if {[mc_stat $pfd persist_log_synced] != [mc_stat $pfd persist_log_position]} { lappend bad p$i }
+            }
+            list $bad [expr {[mc_stat $rfd persist_log_synced] >= [mc_stat $rfd repl_position]}] \
+                [mc_stat $pfd repl_sync_timeouts] [mc_stat $pfd persist_replies_waiting]
+        } {{} 1 0 0}
+    }
+}
