@@ -21,6 +21,17 @@ proc rs_replica {dir port} {
     list tags {repl} args [list --data-dir $dir --persist-items --replicaof 127.0.0.1:$port]
 }
 
+# Runs body in the caller with process pid stopped (SIGSTOP), and lets
+# it go on whatever body does: body's result.
+proc rs_stopped {pid body} {
+    kill_pid $pid STOP
+    try {
+        return [uplevel 1 $body]
+    } finally {
+        kill_pid $pid CONT
+    }
+}
+
 # The reply to bytes on fd, and the milliseconds it took.
 proc rs_timed {fd bytes} {
     set t0 [clock milliseconds]
@@ -71,9 +82,7 @@ start_server [rs_primary $da 1 10000] {
         } {{} 7 hi {SET OK} bv 1 0}
 
         test {sync: reads and changes that change nothing do not wait for the replica} {
-            kill_pid $rpid STOP
-            lassign [rs_timed $pfd "get k1\r\nadd k1 0 0 1\r\nz\r\ndelete nope\r\nqpeek q 1\r\n"] r ms
-            kill_pid $rpid CONT
+            lassign [rs_stopped $rpid {rs_timed $pfd "get k1\r\nadd k1 0 0 1\r\nz\r\ndelete nope\r\nqpeek q 1\r\n"}] r ms
             list $r [expr {$ms < 5000}]
         } [list "VALUE k1 0 2\r\nv1\r\nEND\r\nNOT_STORED\r\nNOT_FOUND\r\nITEM 1 0 2 0\r\nm0\r\nEND\r\n" 1]
 
@@ -90,12 +99,12 @@ start_server [rs_primary $da 1 10000] {
                "SERVER_ERROR not a primary: a replica serves no replica\r\n"]
 
         test {sync: a noreply change held while the replica is stopped goes on once it acknowledges} {
-            kill_pid $rpid STOP
-            mc_send $pfd "set w 0 0 1 noreply\r\nx\r\n"
-            after 100
             set other [mc_connect -1]
-            set out [list [mc_stat $other repl_sync_waiting] [mc_get $other w]]
-            kill_pid $rpid CONT
+            set out [rs_stopped $rpid {
+                mc_send $pfd "set w 0 0 1 noreply\r\nx\r\n"
+                after 100
+                list [mc_stat $other repl_sync_waiting] [mc_get $other w]
+            }]
             lappend out [mc_exchange $pfd "wait 1 5000\r\n"] [mc_get $rfd w] [mc_stat $other repl_sync_timeouts]
             mc_close $other
             set out
@@ -123,12 +132,12 @@ start_server [rs_primary $da 1 10000] {
         } {41 x x}
 
         test {sync: a shutdown while a change waits answers it, not confirmed, and exits cleanly} {
-            kill_pid $rpid STOP
-            mc_send $pfd "set late 0 0 1\r\ny\r\n"
-            after 300
-            kill_pid [srv -1 pid] TERM
-            set r [mc_readline $pfd]
-            kill_pid $rpid CONT
+            set r [rs_stopped $rpid {
+                mc_send $pfd "set late 0 0 1\r\ny\r\n"
+                after 300
+                kill_pid [srv -1 pid] TERM
+                mc_readline $pfd
+            }]
             list $r [wait_server_exit -1]
         } [list $::unconfirmed 0]
     }
@@ -148,19 +157,18 @@ start_server [rs_primary $db 2 600] {
             set r2pid [srv pid]
 
             test {sync: N=2 with one replica stopped: changes time out with the error, on the primary and the live replica} {
-                kill_pid $r2pid STOP
-                lassign [rs_timed $pfd "set s1 0 0 2\r\nv1\r\n"] r ms
-                set out [list $r [expr {$ms >= 590}] [mc_get $r1 s1]]
-                lappend out [mc_exchange $pfd "set s2 0 0 2 noreply\r\nv2\r\nget s2\r\n"]
-                lappend out [mc_exchange $pfd "ms s3 2 q\r\nv3\r\nmn\r\n"]
-                lappend out [mc_exchange $pfd "qpush bq 0 0 2\r\nm1\r\nlpush bl 1\r\nx\r\n"]
-                set bfd [mc_connect -2]
-                lappend out [bin_exchange $bfd [bin_pkt SETQ -key s4 -ext [bin_store_ext] -value v4 -opaque 7]]
-                mc_close $bfd
-                lappend out [mc_get $pfd s3] [mc_get $pfd s4] [dict get [q_stats $pfd bq] ready] [mc_get $r1 s4]
-                lappend out [mc_stat $pfd repl_sync_timeouts] [mc_stat $pfd repl_sync_waiting]
-                kill_pid $r2pid CONT
-                set out
+                rs_stopped $r2pid {
+                    lassign [rs_timed $pfd "set s1 0 0 2\r\nv1\r\n"] r ms
+                    set out [list $r [expr {$ms >= 590}] [mc_get $r1 s1]]
+                    lappend out [mc_exchange $pfd "set s2 0 0 2 noreply\r\nv2\r\nget s2\r\n"]
+                    lappend out [mc_exchange $pfd "ms s3 2 q\r\nv3\r\nmn\r\n"]
+                    lappend out [mc_exchange $pfd "qpush bq 0 0 2\r\nm1\r\nlpush bl 1\r\nx\r\n"]
+                    set bfd [mc_connect -2]
+                    lappend out [bin_exchange $bfd [bin_pkt SETQ -key s4 -ext [bin_store_ext] -value v4 -opaque 7]]
+                    mc_close $bfd
+                    lappend out [mc_get $pfd s3] [mc_get $pfd s4] [dict get [q_stats $pfd bq] ready] [mc_get $r1 s4]
+                    lappend out [mc_stat $pfd repl_sync_timeouts] [mc_stat $pfd repl_sync_waiting]
+                }
             } [list $::unconf 1 v1 "VALUE s2 0 2\r\nv2\r\nEND\r\n" "${::unconf}MN\r\n" \
                    "$::unconf$::unconf" \
                    {{SETQ 132 {Internal error: changed on the primary, not confirmed by enough replicas}}} \
@@ -196,14 +204,14 @@ start_server [rs_primary $dc 1 10000] {
         set rpid [srv pid]
 
         test {sync: a primary made a replica while a change waits answers it first, not confirmed} {
-            kill_pid $rpid STOP
-            set t0 [clock milliseconds]
-            mc_send $pfd "set c1 0 0 1\r\nx\r\n"
-            after 200
-            set other [mc_connect -1]
-            set out [list [mc_exchange $other "replicaof 127.0.0.1 [free_port]\r\n"] [mc_readline $pfd]]
-            lappend out [expr {[clock milliseconds] - $t0 < 8000}]
-            kill_pid $rpid CONT
+            set out [rs_stopped $rpid {
+                set t0 [clock milliseconds]
+                mc_send $pfd "set c1 0 0 1\r\nx\r\n"
+                after 200
+                set other [mc_connect -1]
+                list [mc_exchange $other "replicaof 127.0.0.1 [free_port]\r\n"] [mc_readline $pfd] \
+                    [expr {[clock milliseconds] - $t0 < 8000}]
+            }]
             # the restart in place is over (it is stopped only once it serves again)
             wait_for {![catch {mc_stat [repl_connect -1] repl_role} role] && $role eq "replica"} 200 50
             set out
