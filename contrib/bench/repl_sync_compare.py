@@ -88,6 +88,17 @@ def run(port, make, lines, seconds):
     return n / seconds, lat[len(lat) // 2] * 1e6, lat[int(len(lat) * 0.99)] * 1e6
 
 
+def wait_up(port, question, answer, name):
+    """Until the replica on port says answer to question (10 s at most)."""
+    s = connect(port)
+    for _ in range(200):
+        if answer in ask(s, question):
+            s.close()
+            return
+        time.sleep(0.05)
+    sys.exit("the %s replica did not come up" % name)
+
+
 def mcds_pair(tmp, procs):
     p, r = free_port(), free_port()
     procs.append(subprocess.Popen([MCDS, "-p", str(p), "-l", "127.0.0.1", "--data-dir", os.path.join(tmp, "mp"),
@@ -95,12 +106,8 @@ def mcds_pair(tmp, procs):
     connect(p).close()
     procs.append(subprocess.Popen([MCDS, "-p", str(r), "-l", "127.0.0.1", "--data-dir", os.path.join(tmp, "mr"),
                                    "--persist-items", "--replicaof", "127.0.0.1:%d" % p], stderr=subprocess.DEVNULL))
-    s = connect(r)
-    for _ in range(200):
-        if b"STAT repl_link up" in ask(s, b"stats\r\n"):
-            return p
-        time.sleep(0.05)
-    sys.exit("the mcds replica did not come up")
+    wait_up(r, b"stats\r\n", b"STAT repl_link up", "mcds")
+    return p
 
 
 def redis_pair(tmp, procs):
@@ -110,12 +117,8 @@ def redis_pair(tmp, procs):
                                   stdout=subprocess.DEVNULL))
     procs.append(subprocess.Popen(["redis-server", "--port", str(r), "--dir", os.path.join(tmp, "rr"),
                                    "--replicaof", "127.0.0.1", str(p)] + common, stdout=subprocess.DEVNULL))
-    s = connect(r)
-    for _ in range(200):
-        if b"master_link_status:up" in ask(s, b"INFO replication\r\n"):
-            return p
-        time.sleep(0.05)
-    sys.exit("the Redis replica did not come up")
+    wait_up(r, b"INFO replication\r\n", b"master_link_status:up", "Redis")
+    return p
 
 
 def main():
