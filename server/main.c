@@ -45,6 +45,7 @@
 #include "types/table.h"
 #include "net/tls.h"
 #include "repl/repl.h"
+#include "repl/sync.h"
 #include "store/ctree_replay.h"
 #include "store/list_replay.h"
 #include "store/queue_replay.h"
@@ -212,6 +213,7 @@ static const struct persist_host main_persist_host = {
 
 static void main_persist_types(void) {
     persist_init(&main_persist_host);
+    sync_set_waker(workers_wake_held);
     queue_replay_init();
     list_replay_init();
     item_persist_init();

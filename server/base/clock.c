@@ -72,6 +72,13 @@ void clock_on_shift(void (*fn)(void)) {
     clock_shift_hook = fn;
 }
 
+uint64_t clock_mono_us(void) {
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
 uint64_t clock_now_ms(void) {
     struct timespec now;
     int64_t ms;

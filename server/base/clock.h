@@ -21,6 +21,9 @@ rel_time_t clock_now(void);
 /* Milliseconds on the same clock (shifted by debugtime too), for queue
  * delays and leases; read from the monotonic clock on each call. */
 uint64_t clock_now_ms(void);
+/* The monotonic clock in microseconds, never shifted: for waits that
+ * only measure time (held replies, time slices). */
+uint64_t clock_mono_us(void);
 /* Called after the clock was shifted (debugtime), from that thread. */
 void clock_on_shift(void (*fn)(void));
 time_t clock_started(void);

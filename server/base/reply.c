@@ -148,6 +148,7 @@ const struct reply_line reply_lines[REPLY_COUNT] = {
     [REPLY_T_PRIMARY] = REPLY("CLIENT_ERROR the primary index cannot be dropped\r\n"),
     [REPLY_T_TOO_MANY_CURSORS] = REPLY("SERVER_ERROR too many open cursors\r\n"),
     [REPLY_T_CURSOR_BUSY] = REPLY("SERVER_ERROR cursor in use by another connection\r\n"),
+    [REPLY_UNCONFIRMED] = REPLY("SERVER_ERROR changed on the primary, not confirmed by enough replicas\r\n"),
 };
 
 /* REPLY_READ_ONLY with its primary: two buffers, the one in use named by

@@ -154,6 +154,7 @@ enum reply_id {
     REPLY_T_PRIMARY,
     REPLY_T_TOO_MANY_CURSORS,
     REPLY_T_CURSOR_BUSY,
+    REPLY_UNCONFIRMED,          /* --min-replicas-ack: the replicas did not confirm in time */
     REPLY_COUNT
 };
 

@@ -28,7 +28,8 @@ enum {
     SETTINGS_OPT_STRICT_REPLAY, SETTINGS_OPT_STALL_TIMEOUT, SETTINGS_OPT_CHECK_DIR,
     SETTINGS_OPT_ADMIN_USERS, SETTINGS_OPT_DEBUG, SETTINGS_OPT_METRICS_PORT,
     SETTINGS_OPT_METRICS_LISTEN, SETTINGS_OPT_METRICS_TOP, SETTINGS_OPT_RECEIPTS_ONLY,
-    SETTINGS_OPT_REPLICAOF, SETTINGS_OPT_REPL_TIMEOUT, SETTINGS_OPT_SERVE_STALE
+    SETTINGS_OPT_REPLICAOF, SETTINGS_OPT_REPL_TIMEOUT, SETTINGS_OPT_MIN_REPLICAS_ACK,
+    SETTINGS_OPT_MIN_REPLICAS_TIMEOUT, SETTINGS_OPT_PRIMARY_AUTH, SETTINGS_OPT_SERVE_STALE
 };
 #define SETTINGS_ITEM_MAX (1024UL * 1024 * 1024)
 
@@ -111,6 +112,12 @@ static const struct settings_option settings_options[] = {
       "a replication link silent this long is closed (default 60)" },
     { SETTINGS_OPT_SERVE_STALE, "replica-serve-stale", required_argument, "<yes|no>",
       "no: a replica whose link to its primary is not up refuses reads (default yes)" },
+    { SETTINGS_OPT_PRIMARY_AUTH, "primary-auth-file", required_argument, "<file>",
+      "a replica authenticates to a primary started with -Y as the first user:password line of this file" },
+    { SETTINGS_OPT_MIN_REPLICAS_ACK, "min-replicas-ack", required_argument, "<n>",
+      "a change is answered once n replicas have it (default 0: asynchronous; doc/replication.md)" },
+    { SETTINGS_OPT_MIN_REPLICAS_TIMEOUT, "min-replicas-timeout", required_argument, "<ms>",
+      "... or after this long with an error: on the primary, not confirmed (default 1000)" },
     { SETTINGS_OPT_CHECK_DIR, "check-data-dir", required_argument, "<dir>",
       "read the snapshot and logs of <dir> without starting, report, exit 0 if sound" },
     { SETTINGS_OPT_METRICS_PORT, "metrics-port", required_argument, "<num>",
@@ -154,6 +161,7 @@ void settings_init(void) {
     settings.log_stall_timeout = 30;
     settings.repl_timeout = 60;
     settings.repl_serve_stale = true;
+    settings.min_replicas_timeout = 1000;
     settings.backlog = 1024;
     settings.lru_crawler = true;
     settings.watcher_logbuf = 256 * 1024;
@@ -172,6 +180,8 @@ void settings_free(void) {
     settings.check_dir = NULL;
     free(settings.replicaof);
     settings.replicaof = NULL;
+    free(settings.primary_auth_file);
+    settings.primary_auth_file = NULL;
     free(settings.auth_file);
     free(settings.admin_users);
     free(settings.metrics_listen);
@@ -474,6 +484,18 @@ static int settings_apply_persist(int letter, const char *arg) {
         if (strcmp(arg, "yes") != 0 && strcmp(arg, "no") != 0) return -1;
         settings.repl_serve_stale = strcmp(arg, "yes") == 0;
         return 0;
+    case SETTINGS_OPT_PRIMARY_AUTH:
+        free(settings.primary_auth_file);
+        settings.primary_auth_file = strdup(arg);
+        return settings.primary_auth_file != NULL ? 0 : -1;
+    case SETTINGS_OPT_MIN_REPLICAS_ACK:
+        if (settings_number(arg, 0, 64, &v) < 0) return -1;
+        settings.min_replicas_ack = (int)v;
+        return 0;
+    case SETTINGS_OPT_MIN_REPLICAS_TIMEOUT:
+        if (settings_number(arg, 1, 3600000, &v) < 0) return -1;
+        settings.min_replicas_timeout = (int)v;
+        return 0;
     }
     return -1;
 }
@@ -548,6 +570,7 @@ static int settings_apply(int letter, const char *arg) {
     case SETTINGS_OPT_LOG_BUFFER: case SETTINGS_OPT_STRICT_REPLAY: case SETTINGS_OPT_STALL_TIMEOUT:
     case SETTINGS_OPT_CHECK_DIR: case SETTINGS_OPT_REPLICAOF: case SETTINGS_OPT_REPL_TIMEOUT:
     case SETTINGS_OPT_SERVE_STALE:
+    case SETTINGS_OPT_MIN_REPLICAS_ACK: case SETTINGS_OPT_MIN_REPLICAS_TIMEOUT: case SETTINGS_OPT_PRIMARY_AUTH:
         return settings_apply_persist(letter, arg);
     default:
         return settings_apply_memcached(letter, arg);
@@ -566,6 +589,8 @@ static const char *settings_check(void) {
                "of user:password lines, not from a SASL database";
     if (settings.item_size_max > SETTINGS_ITEM_MAX)
         return "cannot set item size limit higher than 1 gigabyte";
+    if (settings.min_replicas_ack > 0 && settings.data_dir == NULL)
+        return "--min-replicas-ack needs --data-dir (replicas stream the log)";
     if (settings.maxbytes < 1024 * 1024)
         return "memory limit must be at least 1 megabyte";
     if (settings.item_size_max > settings.maxbytes / 2)

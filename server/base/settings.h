@@ -48,6 +48,9 @@ struct settings {
     char *replicaof;          /* --replicaof: HOST:PORT of the primary (doc/replication.md) */
     int repl_timeout;         /* --repl-timeout: seconds a silent replication link lives */
     bool repl_serve_stale;    /* --replica-serve-stale: reads served while the link is not up */
+    char *primary_auth_file;  /* --primary-auth-file: a replica's user:password for its primary's -Y */
+    int min_replicas_ack;     /* --min-replicas-ack: replicas a change waits for (0: none) */
+    int min_replicas_timeout; /* --min-replicas-timeout: milliseconds it waits at most */
     char *auth_file;          /* -Y, --auth-file: connections must authenticate (auth.c) */
     char *admin_users;        /* --admin-users: comma-separated users allowed admin commands */
     int metrics_port;         /* --metrics-port: Prometheus metrics over HTTP, 0 = off */

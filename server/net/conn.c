@@ -34,7 +34,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "net/conn.h"
+#include "net/conn_sync.h"
 #include "net/conn_names.h"
 #include "base/log.h"
 #include "net/park.h"
@@ -190,6 +192,7 @@ void conn_close(conn *c) {
     log_msg(1, "<%d connection closed", c->fd);
     if (c->held)
         worker_unhold(c->worker, c);
+    conn_sync_forget(c);
     event_free(c->ev);
     if (c->tls != NULL)
         tls_conn_free(c->tls);
@@ -209,6 +212,8 @@ void conn_close(conn *c) {
 }
 
 void conn_shutdown(conn *c) {
+    if (conn_sync_pending(c))
+        conn_sync_expire(c, UINT64_MAX);    /* a change not confirmed says so, a `wait` is answered */
     conn_flush(c);          /* what the socket takes now; never waits */
     conn_close(c);
 }
@@ -442,6 +447,7 @@ static int conn_flush(conn *c) {
     c->wseg_off = 0;
     c->wlen = 0;
     c->out_bytes = 0;
+    conn_mark_out(c, &c->sync_mark);    /* the current command's output starts at 0 now */
     conn_shrink_output(c);
     return 0;
 }
@@ -729,9 +735,7 @@ static short conn_events(conn *c) {
  * off (conn_event). */
 static void conn_hold(conn *c) {
     if (!c->held) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        c->held_since_us = (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+        c->held_since_us = clock_mono_us();
         c->held = true;
         worker_hold(c->worker, c);
     }
@@ -764,8 +768,8 @@ void conn_fail_stalled(conn *c) {
 static int conn_send(conn *c, uint64_t log_mark) {
     if (persist_thread_end() != log_mark)
         c->persist_need = persist_thread_end();
-    if (c->persist_need != 0) {
-        if (!persist_durable(c->persist_need)) {
+    if (c->persist_need != 0 || conn_sync_pending(c)) {
+        if (!persist_durable(c->persist_need) || !conn_sync_ready(c)) {
             conn_hold(c);
             return 1;
         }
@@ -786,7 +790,7 @@ static void conn_requeue(conn *c) {
 }
 
 static void conn_drive(conn *c) {
-    uint64_t log_mark = persist_thread_end();
+    uint64_t log_mark = persist_thread_end(), step_mark;
     int r = 0, yield = 0, sent;
 
     c->reqs = 0;
@@ -814,13 +818,16 @@ static void conn_drive(conn *c) {
             yield = 1;
             break;
         }
+        if (c->state == CONN_PARSE && c->resume == NULL)
+            conn_sync_begin(c);
+        step_mark = persist_thread_end();
         r = conn_step(c);
         if (r < 0) {
             /* EOF or a read error: send what is queued, then close. */
             c->state = CONN_CLOSING;
             continue;
         }
-        if (r == 0)
+        if (conn_sync_stop(c, step_mark) || r == 0)
             break;
     }
     conn_rbuf_give(c);

@@ -51,6 +51,9 @@ struct conn_proto {
     enum conn_parse_result (*parse)(struct conn *c);
     void (*nread_done)(struct conn *c);
     bool reply_lines;       /* an error can be told as a reply line (text, meta) */
+    /* The reply of the last command, a change that its replicas did not
+     * confirm in time (net/conn_sync.c): its own reply was taken back. */
+    void (*unconfirmed)(struct conn *c);
 };
 
 /* The protocol a new connection speaks, from its first byte: what its
@@ -100,6 +103,13 @@ struct conn_nread {
     char push_group[QGROUP_ID_MAX];
     uint32_t opaque;        /* binary protocol */
     uint8_t opcode;         /* binary protocol */
+};
+
+/* Marks a point in the output queue so a failed command can take back
+ * what it queued (a multi-get with a bad key answers only the error). */
+struct conn_mark {
+    int nsegs;
+    size_t wlen, out_bytes;
 };
 
 typedef struct conn {
@@ -183,15 +193,19 @@ typedef struct conn {
     bool held;
     struct conn *held_prev, *held_next;   /* the worker's held list */
 
+    /* Synchronous acknowledgement (net/conn_sync.c): */
+    uint64_t last_change;       /* log end of its last change (`wait`), 0: none */
+    struct conn_mark sync_mark; /* the output before the current command */
+    bool sync_logged;           /* the current command logged a change */
+    bool sync_change;           /* the held replies end with a change waiting for replicas */
+    int wait_n;                 /* `wait`: replicas asked for (0: no wait) */
+    uint64_t wait_until_us;     /* ... until then (monotonic) */
+    uint8_t bin_opcode;         /* binary protocol: the last request's opcode ... */
+    uint32_t bin_opaque;        /* ... and opaque */
+
     struct conn *prev, *next;   /* the worker's list */
 } conn;
 
-/* Marks a point in the output queue so a failed command can take back
- * what it queued (a multi-get with a bad key answers only the error). */
-struct conn_mark {
-    int nsegs;
-    size_t wlen, out_bytes;
-};
 
 /* tls: the socket came from a TLS listener. */
 conn *conn_new(int fd, struct worker *w, bool tls, conn_proto_choose_fn choose);

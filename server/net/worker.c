@@ -30,6 +30,7 @@
 
 #include "base/clock.h"
 #include "net/conn.h"
+#include "net/conn_sync.h"
 #include "cache/item_cache.h"
 #include "base/log.h"
 #include "cache/lru.h"
@@ -66,6 +67,7 @@ struct worker {
     struct worker_call held_call;
     int held_posted;            /* atomic: held_call is queued */
     struct event *commit_ev;    /* runs worker_commit once more, soon */
+    struct event *sync_ev;      /* the first wait for replicas gives up (conn_sync.h) */
     int notified;               /* atomic: a 'p' byte is on its way */
     struct worker_call *own, *own_tail;     /* posted by w's own thread */
     struct event *own_ev;       /* runs them */
@@ -140,30 +142,51 @@ void worker_unhold(struct worker *w, conn *c) {
     c->held_prev = c->held_next = NULL;
 }
 
-static uint64_t worker_now_us(void);
+/* The timer of the first held connection to give up waiting for
+ * replicas (conn_sync.h), if any. */
+static void worker_arm_sync(struct worker *w, uint64_t now) {
+    uint64_t first = 0, d;
+    struct timeval tv;
+    conn *c;
 
-/* On w's thread: drives every held connection whose records are durable,
+    for (c = w->held; c != NULL; c = c->held_next)
+        if ((d = conn_sync_deadline(c)) != 0 && (first == 0 || d < first))
+            first = d;
+    if (first == 0)
+        return;
+    d = first > now ? first - now : 0;
+    tv.tv_sec = (time_t)(d / 1000000);
+    tv.tv_usec = (suseconds_t)(d % 1000000);
+    evtimer_add(w->sync_ev, &tv);
+}
+
+/* On w's thread: drives every held connection whose records are durable
+ * (and, with replicas to wait for, confirmed or given up: conn_sync.h),
  * and closes those that waited --log-stall-timeout for a log that cannot
  * be written. */
 static void worker_release_held(void *arg) {
     struct worker *w = arg;
     conn *c = w->held, *next;
-    uint64_t now = 0, limit = (uint64_t)settings.log_stall_timeout * 1000000;
+    uint64_t now = clock_mono_us(), limit = (uint64_t)settings.log_stall_timeout * 1000000;
 
     __atomic_store_n(&w->held_posted, 0, __ATOMIC_SEQ_CST);
     for (; c != NULL; c = next) {
         next = c->held_next;
         if (persist_durable(c->persist_need)) {
-            conn_unhold(c);
+            if (conn_sync_ready(c) || conn_sync_expire(c, now))
+                conn_unhold(c);
         } else if (persist_stalled()) {
-            if (now == 0)
-                now = worker_now_us();
             if (now - c->held_since_us >= limit) {
                 __atomic_add_fetch(&workers_nstalled, 1, __ATOMIC_RELAXED);
                 conn_fail_stalled(c);
             }
         }
     }
+    worker_arm_sync(w, now);
+}
+
+static void worker_sync_cb(evutil_socket_t fd, short what, void *arg) {
+    worker_release_held(arg);
 }
 
 uint64_t workers_held_count(void) {
@@ -192,14 +215,18 @@ static uint64_t worker_held_need(struct worker *w) {
  * turns again (commit_ev) so that other connections are not starved.
  * With --fsync always the sync thread releases them (workers_wake_held). */
 static void worker_commit(struct worker *w) {
+    uint64_t need;
     int round;
 
     for (round = 0; round < 4 && w->held != NULL; round++) {
-        if (!persist_commit(worker_held_need(w)))
+        need = worker_held_need(w);
+        if (round > 0 && persist_durable(need))
+            return;     /* the rest wait for replicas: their acknowledgements wake them */
+        if (!persist_commit(need))
             return;
         worker_release_held(w);
     }
-    if (w->held != NULL)
+    if (w->held != NULL && !persist_durable(worker_held_need(w)))
         event_active(w->commit_ev, 0, 0);
 }
 
@@ -344,25 +371,18 @@ struct worker_slice {
     long slept;
 };
 
-static uint64_t worker_now_us(void) {
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
 /* After a turn of the loop: yields if the thread has not slept (no
  * voluntary context switch) for WORKER_SLICE_US. A yield with nothing
  * else runnable returns at once. */
 static void worker_slice_end(struct worker_slice *s) {
-    uint64_t now = worker_now_us();
+    uint64_t now = clock_mono_us();
     struct rusage ru;
 
     if (now - s->start_us < WORKER_SLICE_US || getrusage(RUSAGE_THREAD, &ru) != 0)
         return;
     if (ru.ru_nvcsw == s->slept) {
         sched_yield();
-        now = worker_now_us();
+        now = clock_mono_us();
     }
     s->slept = ru.ru_nvcsw;
     s->start_us = now;
@@ -370,7 +390,7 @@ static void worker_slice_end(struct worker_slice *s) {
 
 static void *worker_main(void *arg) {
     struct worker *w = arg;
-    struct worker_slice slice = { worker_now_us(), -1 };
+    struct worker_slice slice = { clock_mono_us(), -1 };
 
     worker_self = w;
     stats_thread_init(w->index);
@@ -407,7 +427,8 @@ static int worker_setup(struct worker *w, int index) {
         return -1;
     w->commit_ev = event_new(w->base, -1, 0, worker_commit_cb, w);
     w->own_ev = event_new(w->base, -1, 0, worker_own_cb, w);
-    if (w->commit_ev == NULL || w->own_ev == NULL)
+    w->sync_ev = evtimer_new(w->base, worker_sync_cb, w);
+    if (w->commit_ev == NULL || w->own_ev == NULL || w->sync_ev == NULL)
         return -1;
     w->quiesce = quiesce_join(w->base);
     if (w->quiesce == NULL)
@@ -522,6 +543,8 @@ void workers_free(void) {
         event_free(w->notify_ev);
         if (w->commit_ev != NULL)
             event_free(w->commit_ev);
+        if (w->sync_ev != NULL)
+            event_free(w->sync_ev);
         if (w->own_ev != NULL)
             event_free(w->own_ev);
         if (w->idle_ev != NULL)

@@ -408,7 +408,12 @@ static bool persist_snapshot_due(void) {
 
 /* ---- the sync thread ---- */
 
-static void persist_sync_round(void) {
+/* One round of the sync thread; tick: its second came (not a request).
+ * Under --fsync always, records no reply waits for (the start-up's
+ * marks, time-driven changes: a lease that ran out) are written and
+ * synced on the tick, so that they reach the disk and a primary's
+ * replicas within a second, not only with the next client's change. */
+static void persist_sync_round(bool tick) {
     bool was_failed = wal_failed();
 
     if (settings.fsync_policy == PERSIST_FSYNC_ALWAYS) {
@@ -416,14 +421,12 @@ static void persist_sync_round(void) {
         pthread_mutex_lock(&persist.lock);
         want = persist.sync_wanted;
         pthread_mutex_unlock(&persist.lock);
-        if (want > wal_synced() && wal_write_upto(want) == 0)
+        if (want > wal_synced() && wal_write_upto(want) == 0) {
             wal_sync();
-        /* records nobody waits for (the start-up's marks, a lease run
-         * out, a dead letter) are written and synced within a second
-         * too: replicas get them from the written log */
-        wal_write_some();
-        if (wal_written() > wal_synced())
+        } else if (tick && wal_reserved() > wal_synced()) {
+            wal_write_some();
             wal_sync();
+        }
     } else {
         wal_write_some();
         if (settings.fsync_policy == PERSIST_FSYNC_EVERYSEC && wal_written() > wal_synced())
@@ -441,15 +444,16 @@ static void *persist_sync_main(void *arg) {
     pthread_mutex_lock(&persist.lock);
     while (!persist.stop) {
         struct timespec now;
+        bool tick = false;
         clock_gettime(CLOCK_REALTIME, &now);
         if (now.tv_sec > next.tv_sec || (now.tv_sec == next.tv_sec && now.tv_nsec >= next.tv_nsec))
             next.tv_sec = now.tv_sec + 1;
         /* an fsync owed goes at once; a log that cannot be written is
          * tried again once a second, not in a loop */
         if (!(settings.fsync_policy == PERSIST_FSYNC_ALWAYS && persist.sync_wanted > wal_synced() && !wal_failed()))
-            pthread_cond_timedwait(&persist.cond, &persist.lock, &next);
+            tick = pthread_cond_timedwait(&persist.cond, &persist.lock, &next) == ETIMEDOUT;
         pthread_mutex_unlock(&persist.lock);
-        persist_sync_round();
+        persist_sync_round(tick);
         if (persist_snapshot_due())
             persist_snapshot(&why);
         pthread_mutex_lock(&persist.lock);
@@ -578,6 +582,10 @@ uint64_t persist_local_dropped(void) {
 
 uint64_t persist_written(void) {
     return persist.on ? wal_written() : 0;
+}
+
+void persist_set_written_hook(void (*fn)(void)) {
+    wal_set_written_hook(fn);
 }
 
 uint64_t persist_torn_cut(void) {

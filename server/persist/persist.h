@@ -166,6 +166,9 @@ int persist_flush_to(uint64_t lsn);
 void persist_promote(uint64_t cas_seen, uint64_t id_seen);
 /* The log written to the kernel up to here (what a primary may send). */
 uint64_t persist_written(void);
+/* fn runs each time more of the log is written (any thread, often: it
+ * must be short; a primary's senders are woken by it). */
+void persist_set_written_hook(void (*fn)(void));
 /* Bytes of torn tail the start-up cut off the log (0: none). */
 uint64_t persist_torn_cut(void);
 bool persist_snapshot_running(void);

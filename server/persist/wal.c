@@ -284,6 +284,12 @@ static ssize_t wal_pwrite_ring(uint64_t from, uint64_t to) {
     return persist_io_pwritev(wal.fd, iov, niov, (off_t)(from - wal.file_lsn));
 }
 
+static void (*wal_written_hook)(void);
+
+void wal_set_written_hook(void (*fn)(void)) {
+    wal_written_hook = fn;
+}
+
 /* Writes [written, limit) (limit at most the safe limit); write_lock held. */
 static int wal_write_locked(uint64_t limit) {
     uint64_t written = wal.written;
@@ -304,6 +310,8 @@ static int wal_write_locked(uint64_t limit) {
         }
         written += (uint64_t)w;
         __atomic_store_n(&wal.written, written, __ATOMIC_RELEASE);
+        if (wal_written_hook != NULL)
+            wal_written_hook();
     }
     if (written == wal.rotate_lsn && wal_rotate_locked() < 0)
         return -1;

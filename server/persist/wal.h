@@ -48,6 +48,10 @@ void wal_write_some(void);
 /* fdatasync of everything written so far: 0 or -1. */
 int wal_sync(void);
 
+/* fn runs each time more of the log is written to the file (on the
+ * writing thread, the writer's mutex held: it must be short). */
+void wal_set_written_hook(void (*fn)(void));
+
 uint64_t wal_reserved(void);
 uint64_t wal_written(void);
 uint64_t wal_synced(void);

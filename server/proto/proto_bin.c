@@ -53,6 +53,7 @@ enum bin_error {
     BIN_ERR_LOG_FAILED,
     BIN_ERR_READ_ONLY,
     BIN_ERR_STALE,
+    BIN_ERR_UNCONFIRMED,
     BIN_ERR_COUNT
 };
 
@@ -74,6 +75,8 @@ static const struct {
     [BIN_ERR_LOG_FAILED] = { BIN_STATUS_EINTERNAL, "Internal error: log write failed" },
     [BIN_ERR_READ_ONLY] = { BIN_STATUS_EINTERNAL, "Internal error: read-only replica" },
     [BIN_ERR_STALE] = { BIN_STATUS_EINTERNAL, "Internal error: stale replica" },
+    [BIN_ERR_UNCONFIRMED] = { BIN_STATUS_EINTERNAL,
+                              "Internal error: changed on the primary, not confirmed by enough replicas" },
 };
 
 /* ---- byte order ---- */
@@ -612,6 +615,8 @@ static bool bin_lengths_ok(const struct bin_req *r) {
 static enum conn_parse_result bin_dispatch(conn *c, const struct bin_req *r) {
     const struct bin_header *h = &r->h;
 
+    c->bin_opcode = h->opcode;      /* for a reply owed later (bin_unconfirmed) */
+    c->bin_opaque = h->opaque;
     if (h->keylen > h->bodylen || (uint64_t)h->keylen + h->extlen > h->bodylen) {
         bin_error(c, h, BIN_ERR_UNKNOWN);
         return PARSE_CLOSE;
@@ -712,8 +717,17 @@ static enum conn_parse_result bin_parse(conn *c) {
     return bin_dispatch(c, &r);
 }
 
+/* A change its replicas did not confirm in time: the error, quiet
+ * opcodes too (they hide only successes). */
+static void bin_unconfirmed(conn *c) {
+    struct bin_header h = { .opcode = c->bin_opcode, .opaque = c->bin_opaque };
+
+    bin_error(c, &h, BIN_ERR_UNCONFIRMED);
+}
+
 const struct conn_proto proto_bin = {
     .name = "binary",
     .parse = bin_parse,
     .nread_done = bin_nread_done,
+    .unconfirmed = bin_unconfirmed,
 };

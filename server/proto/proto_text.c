@@ -105,11 +105,18 @@ static enum conn_parse_result text_parse(conn *c) {
     return cmd_dispatch(c, line, len);
 }
 
+/* A change its replicas did not confirm in time: the error, unless the
+ * command said noreply (meta's q does not hide errors). */
+static void text_unconfirmed(conn *c) {
+    cmd_reply(c, REPLY_UNCONFIRMED);
+}
+
 const struct conn_proto proto_text = {
     .name = "ascii",
     .parse = text_parse,
     .nread_done = text_nread_done,
     .reply_lines = true,
+    .unconfirmed = text_unconfirmed,
 };
 
 /* Like memcached: with -B auto, a first byte of 0x80 (the binary request

@@ -52,7 +52,7 @@ static const struct readonly_verb readonly_verbs[] = {
 /* The verbs of the server itself: served on a replica, stale or not. */
 static const char *const readonly_server[] = {
     "mn", "stats", "version", "verbosity", "quit", "shutdown", "help", "cache_memlimit", "snapshot",
-    "lru_crawler", "slabs", "lru", "watch", "refresh_certs", "replicaof", "psync",
+    "lru_crawler", "slabs", "lru", "watch", "refresh_certs", "replicaof", "psync", "wait",
     /* test hooks of the server's own (not the keyspace's) */
     "debugtime", "debugdeadpause", "debughashpause", "debugctreehold", "debugcrash", "debugsnappause",
     "debugfault",

@@ -1,9 +1,14 @@
 /*
- * repl/primary: one sender thread per replica, in a list for `stats` and
- * shutdown. Finished senders are joined when the next replica comes, or
- * at shutdown.
+ * repl/primary: one sender thread per replica, in a list for `stats`,
+ * synchronous acknowledgement and shutdown. Finished senders are joined
+ * when the next replica comes, or at shutdown. A sender that has sent
+ * everything sleeps in poll() on its socket (REPLACKs) and on an eventfd
+ * that each write of the log signals (primary_log_written), at most until
+ * its next PING.
  */
+#include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <limits.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
@@ -12,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -24,6 +30,7 @@
 #include "repl/primary.h"
 #include "repl/repl.h"
 #include "repl/stream.h"
+#include "repl/sync.h"
 
 #define PRIMARY_CHECKPOINTS 64      /* frames remembered for the lag in records */
 
@@ -33,6 +40,8 @@ struct primary_peer {
     char lineage[LINEAGE_ID_LEN + 1];   /* what it asked for; "" none */
     uint64_t asked;
     pthread_t thread;
+    int wake_fd;                        /* eventfd: the log was written further */
+    int wake_pending;                   /* atomic: wake_fd was signalled and not read */
     bool stop, done;                    /* atomics */
     const char *state;                  /* "sync", "up" (under primary.lock) */
     uint64_t sent, acked, ack_ms;       /* positions; time of the last REPLACK */
@@ -45,6 +54,7 @@ struct primary_peer {
 static struct {
     pthread_mutex_t lock;
     struct primary_peer *peers;
+    int live;                           /* atomic: senders not done */
 } primary = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static int primary_timeout_ms(void) {
@@ -140,11 +150,11 @@ static int primary_begin(struct primary_peer *p) {
 /* ---- the stream ---- */
 
 /* REPLACK lines from the replica; -1 when it is gone or speaks otherwise. */
-static int primary_read_acks(struct primary_peer *p, struct stream_in *in, int wait_ms) {
+static int primary_read_acks(struct primary_peer *p, struct stream_in *in) {
     unsigned long long pos;
-    ssize_t r = stream_in_fill(in, wait_ms);
+    ssize_t r = stream_in_fill(in, 0);
+    bool bad, advanced = false;
     char *line;
-    bool bad;
     unsigned i;
 
     if (r == 0 || r == -1)
@@ -153,6 +163,7 @@ static int primary_read_acks(struct primary_peer *p, struct stream_in *in, int w
         if (sscanf(line, "REPLACK %llu", &pos) != 1 || pos > p->sent)
             return -1;
         pthread_mutex_lock(&primary.lock);
+        advanced = advanced || pos > p->acked;
         p->acked = pos;
         p->ack_ms = stream_now_ms();
         for (i = 0; i < p->ncp && i < PRIMARY_CHECKPOINTS; i++)
@@ -160,6 +171,8 @@ static int primary_read_acks(struct primary_peer *p, struct stream_in *in, int w
                 p->acked_records = p->cp[i].records;
         pthread_mutex_unlock(&primary.lock);
     }
+    if (advanced)
+        sync_wake();
     return bad ? -1 : 0;
 }
 
@@ -182,6 +195,35 @@ static int primary_send_log(struct primary_peer *p, struct stream_log *log) {
     p->ncp++;
     pthread_mutex_unlock(&primary.lock);
     return 1;
+}
+
+/* Milliseconds until the next PING is due. */
+static int primary_until_ping(uint64_t last_ping) {
+    uint64_t since = stream_now_ms() - last_ping;
+
+    return since >= 1000 ? 0 : (int)(1000 - since);
+}
+
+/* Sleeps until the replica sends something, the log is written further,
+ * or ms pass. */
+static void primary_sleep(struct primary_peer *p, int ms) {
+    struct pollfd f[2] = { { p->fd, POLLIN, 0 }, { p->wake_fd, POLLIN, 0 } };
+    uint64_t n;
+
+    if (poll(f, 2, ms) > 0 && (f[1].revents & POLLIN) && read(p->wake_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+        log_msg(1, "replication: replica %s: its wake-up cannot be read", p->addr);
+}
+
+/* Sends what the log has written, a few frames at most: 0 all of it, 1
+ * more may wait, -1 cut off. The wake is re-armed before the log is
+ * looked at, so a write after the look signals again. */
+static int primary_send_all(struct primary_peer *p, struct stream_log *log) {
+    int sent, n = 0;
+
+    __atomic_store_n(&p->wake_pending, 0, __ATOMIC_SEQ_CST);
+    while ((sent = primary_send_log(p, log)) > 0 && ++n < 16)
+        ;
+    return sent;
 }
 
 static void primary_stream(struct primary_peer *p) {
@@ -207,10 +249,12 @@ static void primary_stream(struct primary_peer *p) {
                 break;
             last_ping = now;
         }
-        if ((sent = primary_send_log(p, &log)) < 0)
+        if ((sent = primary_send_all(p, &log)) < 0)
             break;
-        if (primary_read_acks(p, &in, sent ? 0 : 5) < 0)
+        if (primary_read_acks(p, &in) < 0)
             break;
+        if (sent == 0)
+            primary_sleep(p, primary_until_ping(last_ping));
         if (stream_now_ms() - __atomic_load_n(&p->ack_ms, __ATOMIC_RELAXED) > (uint64_t)primary_timeout_ms())
             break;
     }
@@ -231,7 +275,9 @@ static void *primary_main(void *arg) {
         primary_stream(p);
     log_msg(1, "replication: replica %s gone", p->addr);
     shutdown(p->fd, SHUT_RDWR);
+    __atomic_sub_fetch(&primary.live, 1, __ATOMIC_ACQ_REL);
     __atomic_store_n(&p->done, true, __ATOMIC_RELEASE);
+    sync_wake();        /* changes waiting for it are answered at once if too few are left */
     return NULL;
 }
 
@@ -253,6 +299,7 @@ static void primary_reap(bool all) {
         shutdown(p->fd, SHUT_RDWR);
         pthread_join(p->thread, NULL);
         close(p->fd);
+        close(p->wake_fd);
         free(p);
         pthread_mutex_lock(&primary.lock);
         pp = &primary.peers;
@@ -288,6 +335,11 @@ int primary_attach(int fd, const char *lineage, uint64_t pos) {
     }
     p->fd = fd;
     p->asked = pos;
+    if ((p->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0) {
+        close(fd);
+        free(p);
+        return -1;
+    }
     if (lineage != NULL)
         snprintf(p->lineage, sizeof(p->lineage), "%s", lineage);
     primary_peer_name(fd, p->addr, sizeof(p->addr));
@@ -296,9 +348,12 @@ int primary_attach(int fd, const char *lineage, uint64_t pos) {
      * receives with MSG_DONTWAIT), or a reply the worker still had queued
      * would be written on a blocking socket. */
     pthread_mutex_lock(&primary.lock);
+    __atomic_add_fetch(&primary.live, 1, __ATOMIC_ACQ_REL);
     if (pthread_create(&p->thread, NULL, primary_main, p) != 0) {
+        __atomic_sub_fetch(&primary.live, 1, __ATOMIC_ACQ_REL);
         pthread_mutex_unlock(&primary.lock);
         close(fd);
+        close(p->wake_fd);
         free(p);
         return -1;
     }
@@ -310,6 +365,37 @@ int primary_attach(int fd, const char *lineage, uint64_t pos) {
 
 void primary_stop(void) {
     primary_reap(true);
+}
+
+void primary_log_written(void) {
+    struct primary_peer *p;
+    uint64_t one = 1;
+
+    if (__atomic_load_n(&primary.live, __ATOMIC_ACQUIRE) == 0)
+        return;
+    pthread_mutex_lock(&primary.lock);
+    for (p = primary.peers; p != NULL; p = p->next)
+        if (__atomic_exchange_n(&p->wake_pending, 1, __ATOMIC_SEQ_CST) == 0 &&
+            write(p->wake_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+            log_msg(1, "replication: replica %s cannot be woken", p->addr);
+    pthread_mutex_unlock(&primary.lock);
+}
+
+int primary_acked_count(uint64_t lsn) {
+    struct primary_peer *p;
+    int n = 0;
+
+    if (__atomic_load_n(&primary.live, __ATOMIC_ACQUIRE) == 0)
+        return 0;
+    pthread_mutex_lock(&primary.lock);
+    for (p = primary.peers; p != NULL; p = p->next)
+        n += !__atomic_load_n(&p->done, __ATOMIC_ACQUIRE) && p->acked >= lsn;
+    pthread_mutex_unlock(&primary.lock);
+    return n;
+}
+
+int primary_connected(void) {
+    return __atomic_load_n(&primary.live, __ATOMIC_ACQUIRE);
 }
 
 void primary_stats(stats_emit_fn emit, void *ctx) {

@@ -18,10 +18,13 @@
 #include "repl/primary.h"
 #include "repl/replica.h"
 #include "repl/repl.h"
+#include "repl/sync.h"
 #include "store/ctree_replay.h"
 #include "store/store.h"
 #include "types/queue.h"
 #include "types/queue_persist.h"
+
+#define REPL_DRAIN_MS 1000     /* a restart in place waits this long for the answers of waiting changes */
 
 static struct {
     pthread_mutex_t lock;
@@ -63,8 +66,10 @@ int repl_configure(char **argv) {
     const char *to = fullsync_env() != NULL ? fullsync_env() : settings.replicaof;
 
     fullsync_set_argv(argv);
-    if (settings.data_dir != NULL)
+    if (settings.data_dir != NULL) {
         stats_provide(&repl_stats_provider);
+        persist_set_written_hook(primary_log_written);     /* senders wake on the log's writes */
+    }
     if (to == NULL)
         return 0;
     if (settings.data_dir == NULL || repl_parse_hostport(to, repl.host, &repl.port) < 0) {
@@ -130,6 +135,7 @@ int repl_start(void) {
 
 void repl_stop(void) {
     __atomic_store_n(&repl.stopping, true, __ATOMIC_RELEASE);
+    sync_set_stopping(true);    /* changes waiting for replicas are answered, unconfirmed */
     replica_stop();
     primary_stop();
 }
@@ -162,9 +168,13 @@ void repl_take_lineage(const struct lineage *l) {
 static void *repl_restart_main(void *arg) {
     char *to = arg;
 
+    sync_set_stopping(true);    /* changes waiting for replicas are answered before the restart */
+    sync_drain(REPL_DRAIN_MS);
     fullsync_restart(to, &repl.stopping);
-    if (!__atomic_load_n(&repl.stopping, __ATOMIC_ACQUIRE))
+    if (!__atomic_load_n(&repl.stopping, __ATOMIC_ACQUIRE)) {
         log_msg(0, "replication: the restart in place as a replica of %s failed", to);
+        sync_set_stopping(false);
+    }
     free(to);
     return NULL;
 }
@@ -256,4 +266,5 @@ static void repl_stats(stats_emit_fn emit, void *ctx) {
         replica_stats(emit, ctx);
     }
     primary_stats(emit, ctx);
+    sync_stats(emit, ctx);
 }

@@ -30,6 +30,7 @@
 #define REPLICA_BACKOFF_MAX_MS 30000
 #define REPLICA_ACK_MS 500      /* REPLACK at least this often (the primary's timeout counts from it) */
 #define REPLICA_HOLD_MS 200
+#define REPLICA_AUTH_MAX 1000    /* a user:password line (the token limit is 1024) */
 #define REPLICA_FRAME_MAX (2ULL * 1024 * 1024 * 1024)   /* a frame is a chunk, or one record (at most 1 GB and its fields) */     /* a hold that fails is tried again (a promotion waits for it) */
 
 static struct {
@@ -200,6 +201,63 @@ static void replica_stream(struct stream_in *in) {
 
 /* ---- the session ---- */
 
+/* The primary's next line (waiting up to --repl-timeout), or NULL. */
+static char *replica_read_line(struct stream_in *in) {
+    char *line;
+    bool bad = false;
+    ssize_t r = 1;
+
+    while ((line = stream_in_line(in, &bad)) == NULL && !bad && !replica_stopping() && r != 0 && r != -1)
+        r = stream_in_fill(in, replica_timeout_ms());
+    return line;
+}
+
+/* The first line of --primary-auth-file as "<user> <password>" into
+ * cred: 0, or -1 (logged). */
+static int replica_auth_read(char *cred, size_t n) {
+    FILE *f = fopen(settings.primary_auth_file, "r");
+    char *colon;
+    int rc = -1;
+
+    if (f == NULL || fgets(cred, (int)n, f) == NULL) {
+        log_msg(0, "replication: --primary-auth-file %s cannot be read", settings.primary_auth_file);
+    } else {
+        cred[strcspn(cred, "\r\n")] = '\0';
+        colon = strchr(cred, ':');
+        if (colon == NULL || colon == cred) {
+            log_msg(0, "replication: the first line of --primary-auth-file %s is not user:password",
+                    settings.primary_auth_file);
+        } else {
+            *colon = ' ';
+            rc = 0;
+        }
+    }
+    if (f != NULL)
+        fclose(f);
+    return rc;
+}
+
+/* With --primary-auth-file: logs in to a primary started with -Y as the
+ * file's first "user:password" line, as a text client does (doc/protocol.md,
+ * "Authentication"): 0, or -1 (logged). Read at each connection, so that
+ * a changed file takes effect at the next one. */
+static int replica_auth(struct stream_in *in) {
+    char cred[REPLICA_AUTH_MAX], *reply;
+    int rc = -1;
+
+    if (settings.primary_auth_file == NULL)
+        return 0;
+    if (replica_auth_read(cred, sizeof(cred)) == 0 &&
+        stream_printf(in->fd, replica_timeout_ms(), "set auth 0 0 %zu\r\n%s\r\n", strlen(cred), cred) == 0 &&
+        (reply = replica_read_line(in)) != NULL) {
+        rc = strcmp(reply, "STORED") == 0 ? 0 : -1;
+        if (rc < 0)
+            log_msg(0, "replication: the primary refused the credentials of --primary-auth-file: '%.80s'", reply);
+    }
+    explicit_bzero(cred, sizeof(cred));
+    return rc;
+}
+
 /* One connection: psync, then a partial stream or a full resync. 0 when
  * it got as far as streaming (the next wait starts short again). */
 static int replica_session(int fd) {
@@ -207,18 +265,15 @@ static int replica_session(int fd) {
     struct stream_in in;
     char id[64], primary[REPL_HOST_MAX + 8], *line = NULL;
     unsigned long long pos = 0, bytes = 0;
-    bool bad = false;
-    ssize_t r = 1;
     int rc = -1;
 
     repl_lineage(&l);
     stream_in_init(&in, fd);
-    if (stream_printf(fd, replica_timeout_ms(), "psync %s %llu\r\n", l.id[0] ? l.id : "?",
+    if (replica_auth(&in) < 0 ||
+        stream_printf(fd, replica_timeout_ms(), "psync %s %llu\r\n", l.id[0] ? l.id : "?",
                       (unsigned long long)persist_position()) < 0)
         goto out;
-    while ((line = stream_in_line(&in, &bad)) == NULL && !bad && !replica_stopping() && r != 0 && r != -1)
-        r = stream_in_fill(&in, replica_timeout_ms());
-    if (line == NULL)
+    if ((line = replica_read_line(&in)) == NULL)
         goto out;
     repl_primary_name(primary, sizeof(primary));
     if (sscanf(line, "CONTINUE %63s %llu", id, &pos) == 2 && pos == persist_position() &&

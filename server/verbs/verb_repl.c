@@ -1,8 +1,11 @@
 /*
- * verb_repl: replicaof and psync. psync hands the connection's socket to
- * a sender thread (repl/primary.c) and closes the connection without a
- * byte more: from then on the link speaks only frames.
+ * verb_repl: replicaof, psync and wait. psync hands the connection's
+ * socket to a sender thread (repl/primary.c) and closes the connection
+ * without a byte more: from then on the link speaks only frames. wait
+ * holds the connection until enough replicas have its last change
+ * (net/conn_sync.c).
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -10,6 +13,7 @@
 #include "base/log.h"
 #include "base/parse.h"
 #include "base/settings.h"
+#include "net/conn_sync.h"
 #include "persist/persist.h"
 #include "repl/lineage.h"
 #include "repl/primary.h"
@@ -61,8 +65,27 @@ static enum conn_parse_result repl_cmd_psync(conn *c, struct cmd_line *l) {
     return PARSE_CLOSE;
 }
 
+#define REPL_WAIT_MAX_MS 3600000     /* an hour: every wait is bounded */
+
+/* wait <numreplicas> <timeout_ms> */
+static enum conn_parse_result repl_cmd_wait(conn *c, struct cmd_line *l) {
+    uint32_t n, ms;
+
+    if (!parse_u32(l->v[1], &n) || !parse_u32(l->v[2], &ms) || n > INT32_MAX || ms > REPL_WAIT_MAX_MS) {
+        conn_out_reply(c, REPLY_BAD_FORMAT);
+        return PARSE_DONE;
+    }
+    if (repl_is_replica()) {
+        conn_out_reply(c, REPLY_NOT_PRIMARY);
+        return PARSE_DONE;
+    }
+    conn_sync_wait(c, (int)n, persist_on() ? ms : 0);
+    return PARSE_DONE;
+}
+
 const struct cmd_def repl_cmds[] = {
     { "replicaof", repl_cmd_replicaof, 3, 3, CMD_ADMIN, 0, "follow a primary, or stop and take writes: replicaof <host> <port> | replicaof no one" },
     { "psync", repl_cmd_psync, 3, 3, CMD_ADMIN, 0, "a replica asks for the log: psync <lineage>|? <position>" },
+    { "wait", repl_cmd_wait, 3, 3, 0, 0, "how many replicas have this connection's last change, waiting for n of them at most timeout_ms: wait <n> <timeout_ms>" },
     { NULL, NULL, 0, 0, 0, 0, NULL },
 };
