@@ -197,6 +197,7 @@ typedef struct conn {
     uint64_t last_change;       /* log end of its last change (`wait`), 0: none */
     struct conn_mark sync_mark; /* the output before the current command */
     bool sync_logged;           /* the current command logged a change */
+    bool sync_exempt;           /* the current command's records are the server's own */
     bool sync_change;           /* the held replies end with a change waiting for replicas */
     int wait_n;                 /* `wait`: replicas asked for (0: no wait) */
     uint64_t wait_until_us;     /* ... until then (monotonic) */

@@ -17,8 +17,11 @@ void conn_sync_begin(conn *c) {
 }
 
 bool conn_sync_stop(conn *c, uint64_t step_mark) {
-    bool logged = persist_thread_end() != step_mark;
+    bool logged = persist_thread_end() != step_mark, exempt = c->sync_exempt;
 
+    c->sync_exempt = false;
+    if (logged && exempt)
+        return false;       /* a promotion's own records: its reply does not wait */
     if (logged)
         c->last_change = persist_thread_end();
     if (c->wait_n > 0)
@@ -33,6 +36,10 @@ bool conn_sync_stop(conn *c, uint64_t step_mark) {
     c->sync_change = true;
     sync_note_waiting(1);
     return true;
+}
+
+void conn_sync_exempt(conn *c) {
+    c->sync_exempt = true;
 }
 
 bool conn_sync_pending(const conn *c) {

@@ -25,6 +25,9 @@ void conn_sync_begin(conn *c);
  * it): whether the connection stops here, its replies held (a finished
  * change that waits for replicas, or a `wait`). */
 bool conn_sync_stop(conn *c, uint64_t step_mark);
+/* The command running on c logs records of the server's own (the marks
+ * of a promotion), not a client's change: its reply waits for no replica. */
+void conn_sync_exempt(conn *c);
 /* Whether c's held replies wait on replicas at all. */
 bool conn_sync_pending(const conn *c);
 /* Whether they may go as far as replicas go (a `wait` done is answered). */

@@ -24,9 +24,10 @@
 static enum conn_parse_result repl_cmd_replicaof(conn *c, struct cmd_line *l) {
     uint32_t port;
 
-    if (strcmp(l->v[1], "no") == 0 && strcmp(l->v[2], "one") == 0)
+    if (strcmp(l->v[1], "no") == 0 && strcmp(l->v[2], "one") == 0) {
+        conn_sync_exempt(c);    /* its marks are no client's change */
         conn_out_reply(c, repl_promote());
-    else if (l->vlen[1] == 0 || l->vlen[1] >= REPL_HOST_MAX || strspn(l->v[2], "0123456789") != l->vlen[2] ||
+    } else if (l->vlen[1] == 0 || l->vlen[1] >= REPL_HOST_MAX || strspn(l->v[2], "0123456789") != l->vlen[2] ||
              !parse_u32(l->v[2], &port) || port < 1 || port > 65535)
         conn_out_reply(c, REPLY_BAD_FORMAT);
     else

@@ -242,3 +242,23 @@ start_server [list tags {repl persist mcds-only} args [list --data-dir $dd --per
         } {{} 1 0 0}
     }
 }
+
+# A replica started with --min-replicas-ack (as every machine of a
+# failover set is) promoted while no replica follows it: the promotion's
+# own records wait for no replica, so replicaof no one answers OK (not the
+# "not confirmed" error its marks would get after the timeout);
+# its first client change then waits as any other.
+set de [tmpdir rsync_e]
+set de1 [tmpdir rsync_e1]
+start_server [rs_primary $de 1 2000] {
+    set pfd [mc_connect]
+    set ::pe [srv port]
+    start_server [list tags {repl} args [list --data-dir $de1 --persist-items --replicaof 127.0.0.1:$::pe \
+            --min-replicas-ack 1 --min-replicas-timeout 2000]] {
+        set rfd [repl_connect_caught_up 0 $pfd]
+        test {sync: a replica promoted with --min-replicas-ack answers OK at once; its first change waits as any} {
+            list [mc_exchange $rfd "replicaof no one\r\n"] [mc_stat $rfd repl_role] [mc_exchange $rfd "set z 0 0 1\r\nz\r\n"] \
+                [mc_stat $rfd repl_sync_timeouts]
+        } [list "OK\r\n" primary "SERVER_ERROR changed on the primary, not confirmed by enough replicas\r\n" 1]
+    }
+}
