@@ -5,6 +5,10 @@
 # no), and every acknowledged change must be there, the changes in flight a
 # prefix of what each connection sent (doc/persistence.md, "What each
 # --fsync policy guarantees"). `make torture` runs it for 10 minutes.
+# Then 25 s of the FIFO-group torture (group_crash.py) and of the failover
+# torture with sync acknowledgement (failover_torture.py: a primary killed
+# behind fault-injecting proxies, a replica promoted, nothing acknowledged
+# lost).
 #
 # The seed is printed (and comes from $TORTURE_SEED when set), so that a
 # failure can be replayed: python3 t/torture/torture.py --seed <seed>.
@@ -78,5 +82,17 @@ tags {persist mcds-only slow} {
             fail "group_crash.py --seed $seed exited with status $status:\n[string range $out end-3000 end]"
         }
         expr {$cycles >= 3}
+    } 1
+
+    test {failover_torture.py: kill -9 of a primary with sync acknowledgement, failover by mcds-failover, nothing acknowledged lost} {
+        set py [torture_guard]
+        set seed [torture_seed]
+        verbose "failover_torture seed $seed"
+        lassign [run_cmd 200 $py [file join [srcdir] t torture failover_torture.py] --server $::cfg(server) \
+                     --mode sync --seconds 25 --seed $seed --tmp-dir [tmpdir failover]] status out
+        if {$status ne "0" || ![regexp "failover_torture: (\\d+) cycles, mode sync, 0 violations \\(acknowledged pushes lost 0, acked back 0\\), seed $seed" $out -> cycles]} {
+            fail "failover_torture.py --mode sync --seed $seed exited with status $status:\n[string range $out end-3000 end]"
+        }
+        expr {$cycles >= 2}
     } 1
 }

@@ -250,6 +250,24 @@ class Book:
         self.ack_sent = set()   # an ack went out (its answer may have been cut off)
 
 
+def pop_items(c):
+    """A qpop's ITEM lines up to END: [(id, deliveries, data)]; none when
+    the pop was not confirmed by a replica (sync mode: the messages are in
+    flight on the primary, their delivery lost with the reply, and come
+    back when the lease runs out)."""
+    out = []
+    while True:
+        l = c.line()
+        if l == b"END":
+            return out
+        if l.startswith(b"SERVER_ERROR") and not out:
+            return out
+        p = l.split(b" ")
+        if p[0] != b"ITEM" or len(p) != 5:
+            raise Violation("unexpected pop line %r" % l)
+        out.append((int(p[1]), int(p[4]), c.block(int(p[3]))))
+
+
 class Worker(threading.Thread):
     def __init__(self, queue, port, book, rng, stop):
         super().__init__(daemon=True)
@@ -288,7 +306,7 @@ class Worker(threading.Thread):
             self.push(c)
             return
         c.send(b"qpop %s %d lease=%d\r\n" % (self.queue, self.rng.randint(1, 4), LEASE))
-        for mid, deliveries, data in c.items():
+        for mid, deliveries, data in pop_items(c):
             if self.rng.random() < 0.3:
                 continue        # left in flight
             with self.book.lock:
