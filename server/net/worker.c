@@ -164,12 +164,10 @@ static void worker_arm_sync(struct worker *w, uint64_t now) {
  * (and, with replicas to wait for, confirmed or given up: conn_sync.h),
  * and closes those that waited --log-stall-timeout for a log that cannot
  * be written. */
-static void worker_release_held(void *arg) {
-    struct worker *w = arg;
+static void worker_release_held(struct worker *w) {
     conn *c = w->held, *next;
     uint64_t now = clock_mono_us(), limit = (uint64_t)settings.log_stall_timeout * 1000000;
 
-    __atomic_store_n(&w->held_posted, 0, __ATOMIC_SEQ_CST);
     for (; c != NULL; c = next) {
         next = c->held_next;
         if (persist_durable(c->persist_need)) {
@@ -187,6 +185,16 @@ static void worker_release_held(void *arg) {
 
 static void worker_sync_cb(evutil_socket_t fd, short what, void *arg) {
     worker_release_held(arg);
+}
+
+/* held_call, posted by workers_wake_held: only its own run says it is no
+ * longer queued (a direct worker_release_held meanwhile must not, or a
+ * second post would link the queued call into the list again). */
+static void worker_held_posted(void *arg) {
+    struct worker *w = arg;
+
+    __atomic_store_n(&w->held_posted, 0, __ATOMIC_SEQ_CST);
+    worker_release_held(w);
 }
 
 uint64_t workers_held_count(void) {
@@ -411,7 +419,7 @@ static int worker_setup(struct worker *w, int index) {
     int fds[2];
 
     w->index = index;
-    w->held_call.fn = worker_release_held;
+    w->held_call.fn = worker_held_posted;
     w->held_call.arg = w;
     pthread_mutex_init(&w->qlock, NULL);
     if (pipe(fds) < 0)

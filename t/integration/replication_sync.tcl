@@ -262,3 +262,35 @@ start_server [rs_primary $de 1 2000] {
         } [list "OK\r\n" primary "SERVER_ERROR changed on the primary, not confirmed by enough replicas\r\n" 1]
     }
 }
+
+# Blocking pops and pushes from many connections while every change waits
+# for the replica: the replicas' acknowledgements wake the workers' held
+# connections from the senders' threads, while pushes wake parked pops.
+# The held connections' wake was queued twice in a worker's list of calls
+# (a direct release cleared its "queued" mark), which cut the list and
+# lost or freed parked pops' wakes: heap corruption (found by the
+# replication benchmark, ASan: use after free in worker_post).
+set df [tmpdir rsync_f]
+set df1 [tmpdir rsync_f1]
+start_server [rs_primary $df 1 5000] {
+    set pfd [mc_connect]
+    set ::pf [srv port]
+    start_server [rs_replica $df1 $::pf] {
+        set rfd [repl_connect_caught_up 0 $pfd]
+        test {sync: 50 connections pushing and blocking on pops for 4 s: no error, the server stays up, the replica equal} {
+            set bench [file join [builddir] contrib bench mcds-bench]
+            if {![file executable $bench]} { skip "mcds-bench is not built" }
+            set h [exec_bg $bench -s 127.0.0.1:$::pf -q --csv -t 2 -c 25 -d 4 -w 0 -W queue -S 32 --queues 1 --producers 1]
+            set line [lindex [split [string trim [wait_bg $h 60]] \n] end]
+            set names [split [string trim [exec $bench --csv-header]] ,]
+            set d [dict create]
+            foreach n $names v [split $line ,] { dict set d $n $v }
+            repl_caught_up $pfd $rfd
+            set same 1
+            foreach f {ready in_flight pushed acked} {
+                if {[dict get [q_stats $rfd q.0] $f] != [dict get [q_stats $pfd q.0] $f]} { set same 0 }
+            }
+            list [expr {[dict get $d ops] > 0}] [dict get $d errors] [mc_exchange $pfd "mn\r\n"] $same
+        } [list 1 0 "MN\r\n" 1]
+    }
+}
