@@ -7,14 +7,18 @@
 # row of mcds-bench against the primary, several rounds (the configurations
 # in turn within a round), medians and the ratio to "none":
 #
-#   none     the primary alone
-#   async2   two replicas, asynchronous
-#   sync1    one replica, --min-replicas-ack 1: a change is answered once the
-#            replica has written it
+#   none          the primary alone
+#   async2        two replicas, asynchronous
+#   sync1         one replica, --min-replicas-ack 1: a change is answered
+#                 once the replica has written it
+#   async2-sink   two sinks (repl_sink.py: replicas that apply nothing and
+#                 acknowledge each frame at once), asynchronous
+#   sync1-sink    one sink, --min-replicas-ack 1
 #
 # The replicas run on the same machine as the primary and the client: their
-# applying of records takes the same cores (the cost measured is an upper
-# bound of what a replica on its own machine costs the primary).
+# applying of records takes the same cores, so async2 and sync1 measure the
+# whole set-up on one machine. The sinks stand for replicas on machines of
+# their own: what the primary itself spends on its replicas.
 #
 # Resync (--resync N): a primary holding N queued 32-byte messages in
 # one queue writes a snapshot; a new replica is started and timed until it
@@ -33,7 +37,7 @@ rounds=3
 duration=3
 warmup=1
 rows_re=.
-configs="none async2 sync1"
+configs="none async2 sync1 async2-sink sync1-sink"
 resync=0
 do_tput=1
 mcds=$top/server/mcds-server
@@ -91,11 +95,13 @@ wait_caught_up() {
 
 # start_set CONFIG: a fresh primary (p_port) and its replicas (r_ports).
 start_set() {
-    local extra=() n=0 i
+    local extra=() n=0 i sink=0
     case "$1" in
     none) n=0 ;;
     async2) n=2 ;;
     sync1) n=1; extra=(--min-replicas-ack 1 --min-replicas-timeout 5000) ;;
+    async2-sink) n=2; sink=1 ;;
+    sync1-sink) n=1; sink=1; extra=(--min-replicas-ack 1 --min-replicas-timeout 5000) ;;
     *) die "unknown configuration $1" ;;
     esac
     bench_start "$tmp/server.log" "$mcds" -p @PORT@ -l 127.0.0.1 -t 2 -m 1024 \
@@ -103,6 +109,17 @@ start_set() {
         die "the primary did not start ($1): see above"
     p_port=$srv_port
     r_ports=()
+    if [ "$sink" = 1 ]; then
+        for ((i = 0; i < n; i++)); do
+            python3 "$here/repl_sink.py" 127.0.0.1 "$p_port" >>"$tmp/server.log" 2>&1 &
+            pids+=("$!")
+        done
+        for ((i = 0; i < 100; i++)); do
+            [ "$(stat_of "$p_port" repl_replicas)" = "$n" ] && return 0
+            sleep 0.05
+        done
+        die "the sinks did not connect"
+    fi
     for ((i = 0; i < n; i++)); do
         bench_start "$tmp/server.log" "$mcds" -p @PORT@ -l 127.0.0.1 -t 2 -m 1024 \
             --data-dir "$(mktemp -d "$tmp/r.XXXXXX")" --fsync everysec --persist-items \
