@@ -5,7 +5,6 @@
  * lines with data blocks, CURSOR, END) read into one block that
  * mcds_trows_free frees.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -100,15 +99,13 @@ static int tl_fields(tline_t *l, const mcds_tfield_t *f, size_t n)
 {
     size_t i;
 
-    if (f == NULL || n == 0)
-        return -1;
-    for (i = 0; i < n; i++) {
+    for (i = 0; f != NULL && i < n; i++) {
         if (!name_ok(f[i].name) || strchr(f[i].name, '=') != NULL)
             return -1;
         tl_add(l, " %s=", f[i].name);
         tl_value(l, f[i].data, f[i].len);
     }
-    return 0;
+    return f != NULL && n > 0 ? 0 : -1;
 }
 
 /* " value" for each key value (none may be NULL). */
@@ -116,15 +113,25 @@ static int tl_keys(tline_t *l, const mcds_item_t *keys, size_t n)
 {
     size_t i;
 
-    if (keys == NULL || n == 0)
-        return -1;
-    for (i = 0; i < n; i++) {
-        if (keys[i].data == NULL)
-            return -1;
+    for (i = 0; keys != NULL && i < n && keys[i].data != NULL; i++) {
         tl_add(l, " ");
         tl_value(l, keys[i].data, keys[i].len);
     }
-    return 0;
+    return keys != NULL && n > 0 && i == n ? 0 : -1;
+}
+
+/* Ends the line and sends it to table's server: a call to end with
+ * mcds__x_end whatever the status (nothing is sent for a line too long). */
+static mcds_status_t send_tline(xcall_t *x, mcds_t *h, const char *table, tline_t *l)
+{
+    mcds_status_t st;
+
+    memset(x, 0, sizeof *x);
+    tl_add(l, "\r\n");
+    if (l->over)
+        return MCDS_TOO_LARGE;
+    st = mcds__x_begin(x, h, table);
+    return st == MCDS_OK ? mcds__x_send_line(x, l->s, l->n) : st;
 }
 
 /* Sends the line (ended here) and reads a one-line reply: MCDS_OK for ok
@@ -135,14 +142,8 @@ static mcds_status_t one_line(mcds_t *h, const char *table, tline_t *l, const ch
 {
     size_t off, len;
     xcall_t x;
-    mcds_status_t st;
+    mcds_status_t st = send_tline(&x, h, table, l);
 
-    tl_add(l, "\r\n");
-    if (l->over)
-        return MCDS_TOO_LARGE;
-    st = mcds__x_begin(&x, h, table);
-    if (st == MCDS_OK)
-        st = mcds__x_send_line(&x, l->s, l->n);
     if (st == MCDS_OK)
         st = mcds__x_read_line(&x, &off, &len);
     if (st != MCDS_OK)
@@ -295,20 +296,6 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
     return 0;
 }
 
-/* A whole unsigned decimal at p (len bytes); 0 or -1. */
-static int parse_u64(const char *p, size_t len, uint64_t *v)
-{
-    char num[24], *e;
-
-    if (len == 0 || len >= sizeof num || p[0] < '0' || p[0] > '9')
-        return -1;
-    memcpy(num, p, len);
-    num[len] = '\0';
-    errno = 0;
-    *v = strtoull(num, &e, 10);
-    return *e == '\0' && errno == 0 ? 0 : -1;
-}
-
 /* The next space-separated word of [*p, end): its start and length. */
 static int next_word(const char **p, const char *end, const char **w, size_t *wlen)
 {
@@ -344,7 +331,7 @@ static mcds_status_t read_field(xcall_t *x, field_at_t *f)
     f->off = f->len = 0;
     if (f->null)
         return MCDS_OK;
-    if (parse_u64(w, wlen, &bytes) != 0 || bytes > INT32_MAX)
+    if (mcds__x_parse_u64(w, wlen, &bytes) != 0 || bytes > INT32_MAX)
         return mcds__x_reply_error(x, off, len, 1, 0);
     f->len = (size_t)bytes;
     return mcds__x_data_block(x, f->len, &f->off);
@@ -358,8 +345,8 @@ static mcds_status_t read_row(xcall_t *x, size_t off, size_t len, rows_in_t *in)
     size_t wlen;
     mcds_status_t st = MCDS_OK;
 
-    if (next_word(&p, end, &w, &wlen) < 0 || parse_u64(w, wlen, &version) != 0 ||
-        next_word(&p, end, &w, &wlen) < 0 || parse_u64(w, wlen, &n) != 0 || p != end || n > 64)
+    if (next_word(&p, end, &w, &wlen) < 0 || mcds__x_parse_u64(w, wlen, &version) != 0 ||
+        next_word(&p, end, &w, &wlen) < 0 || mcds__x_parse_u64(w, wlen, &n) != 0 || p != end || n > 64)
         return mcds__x_reply_error(x, off, len, 1, 0);
     if (grow((void **)&in->rows, &in->rcap, in->nrows + 1, sizeof *in->rows) < 0 ||
         grow((void **)&in->fields, &in->fcap, in->nfields + n, sizeof *in->fields) < 0)
@@ -433,7 +420,7 @@ static mcds_status_t read_rows(xcall_t *x, uint64_t *cursor, mcds_trow_t **rows,
         if (!have_cursor && mcds__x_line_starts(p, len, "ROW "))
             st = read_row(x, off, len, &in);
         else if (cursor != NULL && !have_cursor && mcds__x_line_starts(p, len, "CURSOR ") &&
-                 parse_u64(p + 7, len - 7, cursor) == 0)
+                 mcds__x_parse_u64(p + 7, len - 7, cursor) == 0)
             have_cursor = 1;
         else
             st = mcds__x_reply_error(x, off, len, 1, 0);
@@ -452,14 +439,8 @@ static mcds_status_t rows_call(mcds_t *h, const char *table, tline_t *l, uint64_
                                mcds_trow_t **rows, size_t *count)
 {
     xcall_t x;
-    mcds_status_t st;
+    mcds_status_t st = send_tline(&x, h, table, l);
 
-    tl_add(l, "\r\n");
-    if (l->over)
-        return MCDS_TOO_LARGE;
-    st = mcds__x_begin(&x, h, table);
-    if (st == MCDS_OK)
-        st = mcds__x_send_line(&x, l->s, l->n);
     if (st == MCDS_OK)
         st = read_rows(&x, cursor, rows, count);
     return mcds__x_end(&x, st);

@@ -50,20 +50,16 @@
  * req_per_s rows_per_s p50_ms p99_ms check"; --load prints "system load
  * conns rows seconds rows_per_s".
  */
-#include <errno.h>
 #include <hiredis/hiredis.h>
 #include <libpq-fe.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "bench_client.h"
 
 #define TB_CONNS_MAX 64
 #define TB_LAT_MAX 2000000
@@ -159,14 +155,6 @@ static void tb_shape(void)
     tb_next_id = tb.rows;
 }
 
-static uint64_t tb_rand(uint64_t *s)
-{
-    *s ^= *s << 13;
-    *s ^= *s >> 7;
-    *s ^= *s << 17;
-    return *s;
-}
-
 /* ---- a request and its answer ---- */
 
 struct tb_req {
@@ -185,7 +173,7 @@ static void tb_make(uint64_t *rng, enum tb_op op, struct tb_req *q)
 {
     memset(q, 0, sizeof *q);
     q->op = op;
-    q->id = (long long)(tb_rand(rng) % (uint64_t)tb.rows);
+    q->id = (long long)(bc_rand(rng) % (uint64_t)tb.rows);
     switch (op) {
     case OP_INSERT:
         q->id = __atomic_fetch_add(&tb_next_id, 1, __ATOMIC_RELAXED);
@@ -207,8 +195,8 @@ static void tb_make(uint64_t *rng, enum tb_op op, struct tb_req *q)
         q->c = __atomic_fetch_sub(&tb_next_c, 1, __ATOMIC_RELAXED);
         break;
     case OP_SCAN:
-        q->scan[0] = (char)('a' + tb_rand(rng) % 26);
-        q->scan[1] = (char)('a' + tb_rand(rng) % 26);
+        q->scan[0] = (char)('a' + bc_rand(rng) % 26);
+        q->scan[1] = (char)('a' + bc_rand(rng) % 26);
         break;
     default:
         break;
@@ -265,105 +253,6 @@ static int tb_verify(const struct tb_req *q, struct tb_res *r)
     }
 }
 
-/* ---- sockets (mcds, Tarantool) ---- */
-
-struct tb_sock {
-    int fd;
-    char buf[1 << 16];
-    size_t have, pos;
-};
-
-static int tb_connect_tcp(const char *addr)
-{
-    char host[256];
-    const char *colon = strrchr(addr, ':');
-    struct addrinfo hints = { 0 }, *ai;
-    int fd, one = 1;
-
-    if (colon == NULL || (size_t)(colon - addr) >= sizeof host)
-        return -1;
-    memcpy(host, addr, (size_t)(colon - addr));
-    host[colon - addr] = '\0';
-    hints.ai_socktype = SOCK_STREAM;
-    if (getaddrinfo(host, colon + 1, &hints, &ai) != 0)
-        return -1;
-    fd = socket(ai->ai_family, SOCK_STREAM, 0);
-    if (fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen) < 0) {
-        close(fd);
-        fd = -1;
-    }
-    freeaddrinfo(ai);
-    if (fd >= 0)
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    return fd;
-}
-
-static int tb_send_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-static int tb_fill(struct tb_sock *s)
-{
-    ssize_t r;
-
-    if (s->pos < s->have)
-        return 0;
-    r = read(s->fd, s->buf, sizeof s->buf);
-    if (r <= 0)
-        return -1;
-    s->have = (size_t)r;
-    s->pos = 0;
-    return 0;
-}
-
-/* Reads exactly n bytes into out. */
-static int tb_read(struct tb_sock *s, char *out, size_t n)
-{
-    while (n > 0) {
-        size_t k;
-        if (tb_fill(s) < 0)
-            return -1;
-        k = s->have - s->pos < n ? s->have - s->pos : n;
-        memcpy(out, s->buf + s->pos, k);
-        s->pos += k;
-        out += k;
-        n -= k;
-    }
-    return 0;
-}
-
-/* The next line (without "\r\n") into line; -1 on a closed socket. */
-static int tb_line(struct tb_sock *s, char *line, size_t cap)
-{
-    size_t n = 0;
-
-    for (;;) {
-        if (tb_fill(s) < 0)
-            return -1;
-        while (s->pos < s->have) {
-            char ch = s->buf[s->pos++];
-            if (ch == '\n') {
-                if (n > 0 && line[n - 1] == '\r')
-                    n--;
-                line[n] = '\0';
-                return 0;
-            }
-            if (n + 1 < cap)
-                line[n++] = ch;
-        }
-    }
-}
-
 /* ---- MessagePack: the little Tarantool's iproto needs ---- */
 
 struct tb_mp {
@@ -393,6 +282,12 @@ static unsigned char *mp_int(unsigned char *o, long long v)
         return o;
     }
     return mp_u(o, 0xd3, (uint64_t)v, 8);
+}
+
+/* A map entry of an integer key and an integer value. */
+static unsigned char *mp_kv(unsigned char *o, long long key, long long v)
+{
+    return mp_int(mp_int(o, key), v);
 }
 
 static unsigned char *mp_str(unsigned char *o, const char *s, size_t n)
@@ -494,7 +389,7 @@ static void mp_skip(struct tb_mp *m)
 #define TT_GE 5
 
 struct tb_tt {
-    struct tb_sock s;
+    struct bc_sock s;
     unsigned char out[1 << 20];
     size_t nout;
     unsigned char *in;
@@ -506,7 +401,7 @@ static int tt_greet(struct tb_tt *t)
 {
     char greeting[128];
 
-    return tb_read(&t->s, greeting, sizeof greeting);
+    return bc_read(&t->s, greeting, sizeof greeting);
 }
 
 /* Starts a request: a 5-byte size, patched by tt_end, and the header. */
@@ -515,10 +410,8 @@ static unsigned char *tt_begin(struct tb_tt *t, int code)
     unsigned char *o = t->out + t->nout + 5;
 
     o = mp_map(o, 2);
-    o = mp_int(o, 0x00);
-    o = mp_int(o, code);
-    o = mp_int(o, 0x01);
-    return mp_int(o, (long long)++t->sync);
+    o = mp_kv(o, 0x00, code);
+    return mp_kv(o, 0x01, (long long)++t->sync);
 }
 
 static void tt_end(struct tb_tt *t, unsigned char *o)
@@ -544,8 +437,7 @@ static void tt_insert(struct tb_tt *t, const struct tb_row *r)
     unsigned char *o = tt_begin(t, TT_INSERT);
 
     o = mp_map(o, 2);
-    o = mp_int(o, 0x10);
-    o = mp_int(o, TT_SPACE);
+    o = mp_kv(o, 0x10, TT_SPACE);
     o = mp_int(o, 0x21);
     tt_end(t, tt_tuple(o, r));
 }
@@ -555,16 +447,11 @@ static void tt_select(struct tb_tt *t, int index, int iterator, long limit, cons
     unsigned char *o = tt_begin(t, TT_SELECT);
 
     o = mp_map(o, 6);
-    o = mp_int(o, 0x10);
-    o = mp_int(o, TT_SPACE);
-    o = mp_int(o, 0x11);
-    o = mp_int(o, index);
-    o = mp_int(o, 0x12);
-    o = mp_int(o, limit);
-    o = mp_int(o, 0x13);
-    o = mp_int(o, 0);
-    o = mp_int(o, 0x14);
-    o = mp_int(o, iterator);
+    o = mp_kv(o, 0x10, TT_SPACE);
+    o = mp_kv(o, 0x11, index);
+    o = mp_kv(o, 0x12, limit);
+    o = mp_kv(o, 0x13, 0);
+    o = mp_kv(o, 0x14, iterator);
     o = mp_int(o, 0x20);
     if (q->op == OP_GET) {
         o = mp_arr(o, 2);
@@ -585,12 +472,9 @@ static void tt_update(struct tb_tt *t, const struct tb_req *q)
     unsigned char *o = tt_begin(t, TT_UPDATE);
 
     o = mp_map(o, 5);
-    o = mp_int(o, 0x10);
-    o = mp_int(o, TT_SPACE);
-    o = mp_int(o, 0x11);
-    o = mp_int(o, 0);
-    o = mp_int(o, 0x15);                /* index base 1: field 4 is c */
-    o = mp_int(o, 1);
+    o = mp_kv(o, 0x10, TT_SPACE);
+    o = mp_kv(o, 0x11, 0);
+    o = mp_kv(o, 0x15, 1);              /* index base 1: field 4 is c */
     o = mp_int(o, 0x20);
     o = mp_arr(o, 1);
     o = mp_int(o, q->id);
@@ -616,7 +500,7 @@ static void tt_call(struct tb_tt *t, const char *fn, const char *arg)
 
 static int tt_flush(struct tb_tt *t)
 {
-    int rc = tb_send_all(t->s.fd, (const char *)t->out, t->nout);
+    int rc = bc_send_all(t->s.fd, (const char *)t->out, t->nout);
 
     t->nout = 0;
     return rc;
@@ -630,7 +514,7 @@ static int tt_response(struct tb_tt *t, struct tb_mp *body)
     struct tb_mp m;
     size_t len;
 
-    if (tb_read(&t->s, (char *)hdr, 5) < 0 || hdr[0] != 0xce)
+    if (bc_read(&t->s, (char *)hdr, 5) < 0 || hdr[0] != 0xce)
         return -1;
     len = (size_t)hdr[1] << 24 | (size_t)hdr[2] << 16 | (size_t)hdr[3] << 8 | hdr[4];
     if (len > t->incap) {
@@ -640,7 +524,7 @@ static int tt_response(struct tb_tt *t, struct tb_mp *body)
         t->in = p;
         t->incap = len;
     }
-    if (tb_read(&t->s, (char *)t->in, len) < 0)
+    if (bc_read(&t->s, (char *)t->in, len) < 0)
         return -1;
     m.p = t->in;
     m.end = t->in + len;
@@ -1154,7 +1038,7 @@ static int pg_request(PGconn *c, const struct tb_req *q, struct tb_res *res)
  * its connection's next request (no round trip of its own): mc_send adds
  * the pending tclose lines and mc_reply reads their answers first. */
 struct tb_mc {
-    struct tb_sock s;
+    struct bc_sock s;
     char closes[64];
     int nclose;
 };
@@ -1169,20 +1053,20 @@ static int mc_send(struct tb_mc *m, const char *text, size_t n)
     size_t k = strlen(m->closes);
 
     if (k + n > sizeof buf)             /* a long line: two writes */
-        return tb_send_all(m->s.fd, m->closes, k) < 0 ? -1 : tb_send_all(m->s.fd, text, n);
+        return bc_send_all(m->s.fd, m->closes, k) < 0 ? -1 : bc_send_all(m->s.fd, text, n);
     memcpy(buf, m->closes, k);
     memcpy(buf + k, text, n);
-    return tb_send_all(m->s.fd, buf, k + n);
+    return bc_send_all(m->s.fd, buf, k + n);
 }
 
 /* The first line of a reply, after the answers to pending tclose lines. */
 static int mc_reply(struct tb_mc *m, char *line, size_t cap)
 {
     for (; m->nclose > 0; m->nclose--)
-        if (tb_line(&m->s, line, cap) < 0 || (strcmp(line, "DELETED") != 0 && strcmp(line, "NOT_FOUND") != 0))
+        if (bc_line(&m->s, line, cap) < 0 || (strcmp(line, "DELETED") != 0 && strcmp(line, "NOT_FOUND") != 0))
             return -1;
     m->closes[0] = '\0';
-    return tb_line(&m->s, line, cap);
+    return bc_line(&m->s, line, cap);
 }
 
 static void mc_tinsert(char *out, size_t *n, const struct tb_row *r)
@@ -1231,7 +1115,7 @@ static int mc_load(struct tb_mc *m, long long from, long long to)
             tb_row(id + k, &row);
             mc_tinsert(text, &n, &row);
         }
-        rc = tb_send_all(m->s.fd, text, n);
+        rc = bc_send_all(m->s.fd, text, n);
         for (k = 0; rc == 0 && k < cnt; k++)
             rc = mc_stored(m);
     }
@@ -1245,14 +1129,14 @@ static int mc_field(struct tb_mc *m, char *name, char *val, size_t cap)
     char line[256], crlf[2];
     long len;
 
-    if (tb_line(&m->s, line, sizeof line) < 0 || sscanf(line, "F %63s %ld", name, &len) != 2) {
+    if (bc_line(&m->s, line, sizeof line) < 0 || sscanf(line, "F %63s %ld", name, &len) != 2) {
         if (sscanf(line, "F %63s null", name) == 1) {
             val[0] = '\0';
             return 0;
         }
         return -1;
     }
-    if (len < 0 || (size_t)len >= cap || tb_read(&m->s, val, (size_t)len) < 0 || tb_read(&m->s, crlf, 2) < 0)
+    if (len < 0 || (size_t)len >= cap || bc_read(&m->s, val, (size_t)len) < 0 || bc_read(&m->s, crlf, 2) < 0)
         return -1;
     val[len] = '\0';
     return 0;
@@ -1276,10 +1160,10 @@ static int mc_page(struct tb_mc *m, struct tb_res *r, long long *cursor)
                 r->cs[r->n] = atoll(val);
         }
         r->n++;
-        if (tb_line(&m->s, line, sizeof line) < 0)
+        if (bc_line(&m->s, line, sizeof line) < 0)
             return -1;
     }
-    if (sscanf(line, "CURSOR %lld", cursor) != 1 || tb_line(&m->s, line, sizeof line) < 0 || strcmp(line, "END") != 0) {
+    if (sscanf(line, "CURSOR %lld", cursor) != 1 || bc_line(&m->s, line, sizeof line) < 0 || strcmp(line, "END") != 0) {
         fprintf(stderr, "table_bench: mcds answered %s\n", line);
         return -1;
     }
@@ -1313,7 +1197,7 @@ static int mc_scan(struct tb_mc *m, const struct tb_req *q, struct tb_res *r)
         return -1;
     while (cursor != 0) {
         n = (size_t)sprintf(text, "tnext %lld count=1000\r\n", cursor);
-        if (tb_send_all(m->s.fd, text, n) < 0 || mc_page(m, r, &cursor) < 0)
+        if (bc_send_all(m->s.fd, text, n) < 0 || mc_page(m, r, &cursor) < 0)
             return -1;
     }
     return 0;
@@ -1379,26 +1263,24 @@ struct tb_conn {
 static int tb_open(struct tb_conn *c)
 {
     char host[256];
-    const char *colon = strrchr(tb.addr, ':');
+    const char *port = bc_split(tb.addr, host, sizeof host);
 
     memset(c, 0, sizeof *c);
     switch (tb.sys) {
     case TB_MCDS:
         if ((c->mc = calloc(1, sizeof *c->mc)) == NULL)
             return -1;
-        c->mc->s.fd = tb_connect_tcp(tb.addr);
+        c->mc->s.fd = bc_connect_tcp(tb.addr);
         return c->mc->s.fd < 0 ? -1 : 0;
     case TB_TARANTOOL:
         if ((c->tt = calloc(1, sizeof *c->tt)) == NULL)
             return -1;
-        c->tt->s.fd = tb_connect_tcp(tb.addr);
+        c->tt->s.fd = bc_connect_tcp(tb.addr);
         return c->tt->s.fd < 0 ? -1 : tt_greet(c->tt);
     case TB_REDIS:
-        if (colon == NULL || (size_t)(colon - tb.addr) >= sizeof host)
+        if (port == NULL)
             return -1;
-        memcpy(host, tb.addr, (size_t)(colon - tb.addr));
-        host[colon - tb.addr] = '\0';
-        c->rd.c = redisConnect(host, atoi(colon + 1));
+        c->rd.c = redisConnect(host, atoi(port));
         return c->rd.c == NULL || c->rd.c->err ? -1 : rd_ready(&c->rd);
     default:
         c->pg = PQconnectdb(tb.addr);
@@ -1499,14 +1381,6 @@ struct tb_worker {
     struct tb_res res;
 };
 
-static double tb_now(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static double tb_deadline;
 
 static void *tb_work(void *arg)
@@ -1516,15 +1390,15 @@ static void *tb_work(void *arg)
     uint64_t rng = 0x9e3779b97f4a7c15ULL ^ ((uint64_t)tb.seed * 1000003u + (uint64_t)w->index * 7919u +
                                             (uint64_t)w->op * 104729u + 1);
 
-    while (tb_now() < tb_deadline) {
-        double t0 = tb_now();
+    while (bc_now() < tb_deadline) {
+        double t0 = bc_now();
         tb_make(&rng, w->op, &q);
         if (tb_request(&w->conn, &q, &w->res) < 0) {
             w->failed = 1;
             break;
         }
         if (w->nlat < TB_LAT_MAX)
-            w->lat[w->nlat++] = tb_now() - t0;
+            w->lat[w->nlat++] = bc_now() - t0;
         if (tb.check && !tb_verify(&q, &w->res)) {
             if (w->bad++ == 0)
                 fprintf(stderr, "table_bench: %s: a wrong answer to %s (id %lld key %lld b %s): %ld rows\n",
@@ -1554,7 +1428,7 @@ static void *tb_load_work(void *arg)
 static int tb_load_all(struct tb_worker *w, struct tb_conn *ctl)
 {
     struct tb_loader l[TB_CONNS_MAX];
-    double t0 = tb_now(), t1;
+    double t0 = bc_now(), t1;
     int k, failed = 0;
 
     long long before;
@@ -1572,7 +1446,7 @@ static int tb_load_all(struct tb_worker *w, struct tb_conn *ctl)
         pthread_join(l[k].t, NULL);
         failed |= l[k].failed;
     }
-    t1 = tb_now();
+    t1 = bc_now();
     printf("%s load %d %ld %.2f %.0f%s\n", tb_sys_names[tb.sys], tb.conns, tb.rows, t1 - t0,
            (double)tb.rows / (t1 - t0), failed ? " FAILED" : "");
     printf("%s mem %lld %lld\n", tb_sys_names[tb.sys], before, tb_mem(ctl));
@@ -1580,32 +1454,18 @@ static int tb_load_all(struct tb_worker *w, struct tb_conn *ctl)
     return failed ? -1 : 0;
 }
 
-static int tb_cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-
-    return x < y ? -1 : x > y;
-}
-
 /* p50 and p99 of every worker's latencies, in ms. */
 static void tb_percentiles(struct tb_worker *w, int n, double *p50, double *p99)
 {
-    long total = 0, i, at = 0;
-    double *all;
+    double *lat[TB_CONNS_MAX];
+    long nlat[TB_CONNS_MAX];
     int k;
 
-    for (k = 0; k < n; k++)
-        total += w[k].nlat;
-    *p50 = *p99 = 0;
-    if (total == 0 || (all = malloc((size_t)total * sizeof *all)) == NULL)
-        return;
-    for (k = 0; k < n; k++)
-        for (i = 0; i < w[k].nlat; i++)
-            all[at++] = w[k].lat[i];
-    qsort(all, (size_t)total, sizeof *all, tb_cmp_double);
-    *p50 = all[total / 2] * 1000;
-    *p99 = all[(long)((double)total * 0.99)] * 1000;
-    free(all);
+    for (k = 0; k < n; k++) {
+        lat[k] = w[k].lat;
+        nlat[k] = w[k].nlat;
+    }
+    bc_percentiles(lat, nlat, n, p50, p99);
 }
 
 static int tb_run_op(struct tb_worker *w, enum tb_op op)
@@ -1618,7 +1478,7 @@ static int tb_run_op(struct tb_worker *w, enum tb_op op)
         w[k].op = op;
         w[k].done = w[k].rows = w[k].bad = w[k].nlat = 0;
     }
-    t0 = tb_now();
+    t0 = bc_now();
     tb_deadline = t0 + tb.seconds;
     for (k = 0; k < tb.conns; k++)
         pthread_create(&w[k].t, NULL, tb_work, &w[k]);
@@ -1629,7 +1489,7 @@ static int tb_run_op(struct tb_worker *w, enum tb_op op)
         bad += w[k].bad;
         failed |= w[k].failed;
     }
-    t1 = tb_now();
+    t1 = bc_now();
     tb_percentiles(w, tb.conns, &p50, &p99);
     printf("%s %s %d %ld %.2f %.0f %.0f %.3f %.3f %s\n", tb_sys_names[tb.sys], tb_op_names[op], tb.conns, done,
            t1 - t0, (double)done / (t1 - t0), (double)rows / (t1 - t0), p50, p99,

@@ -13,28 +13,7 @@ import os
 import random
 import sys
 
-CHECKS = 0
-
-
-def check(what, got, want):
-    global CHECKS
-    if got != want:
-        sys.exit("FAIL %s: got %r, want %r" % (what, got, want))
-    CHECKS += 1
-    print("ok - %s" % what)
-
-
-def raises(what, exc, fn, *args, **kw):
-    global CHECKS
-    try:
-        fn(*args, **kw)
-    except exc as e:
-        CHECKS += 1
-        print("ok - %s (%s: %s)" % (what, type(e).__name__, e))
-        return e
-    except Exception as e:      # the wrong exception is a failure too
-        sys.exit("FAIL %s: %s %s, want %s" % (what, type(e).__name__, e, exc.__name__))
-    sys.exit("FAIL %s: no %s" % (what, exc.__name__))
+from pkg_checks import check, passed, raises
 
 
 sys.path.insert(0, os.path.join(sys.argv[1], "contrib", "python"))
@@ -205,7 +184,7 @@ def main():
     if len(sys.argv) > 3:
         pool_check(sys.argv[2:])
     c.close()
-    print("%d checks; all checks passed" % CHECKS)
+    passed()
 
 
 main()
