@@ -15,7 +15,7 @@
 # (rows (id, a, b, c, d); indexes (a, b), (c, id), (b, c, a); --rows rows,
 # default 1,000,000) loaded by contrib/bench/table_bench, then the same
 # seeded closed-loop request stream of each operation (insert, get, p10,
-# p100, range, update, scan: table_bench.c says what each does) for
+# p100, range, update, scan, getscan: table_bench.c says what each does) for
 # --seconds (default 3) on --conns connections (default 4), every answer
 # checked. It prints one Markdown table of requests per second, p99 and
 # ratios, and one of the bytes per row the table and its indexes take:
@@ -45,7 +45,7 @@ conns=4
 secs=3
 levels="memory fsync"
 systems="mcds tarantool redis postgres"
-ops=insert,get,p10,p100,range,update,scan
+ops=insert,get,p10,p100,range,update,scan,getscan
 mcds=$top/server/mcds-server
 pgbin=/usr/lib/postgresql/15/bin
 pin=
@@ -72,7 +72,7 @@ done
 bench_setup tables
 chmod 755 "$tmp"
 bench=$tmp/table_bench
-cc -O2 -o "$bench" "$here/table_bench.c" $(pkg-config --cflags --libs libpq hiredis) -lpthread ||
+cc -O2 -o "$bench" "$here/table_bench.c" "$here"/tbench_*.c $(pkg-config --cflags --libs libpq hiredis) -lpthread ||
     die "cannot build table_bench (apt-get install libpq-dev libhiredis-dev)"
 start_wait=30
 
