@@ -32,8 +32,7 @@
 #           always; Tarantool wal_mode='fsync'; Redis appendonly yes,
 #           appendfsync always; PostgreSQL's defaults (fsync=on,
 #           synchronous_commit=on)
-# A system that cannot run a level (mcds tables are not persisted yet: a
-# server with --data-dir refuses tcreate) gets "-" and a note.
+# A system that cannot run a level (its load fails) gets "-" and a note.
 # Atomicity, the same on every system: a row and its three index entries
 # change together (mcds one verb, Tarantool one request on a space,
 # Redis one script, PostgreSQL one statement).
