@@ -153,10 +153,9 @@ static mcds_status_t one_line(mcds_t *h, const char *table, tline_t *l, const ch
     if (version == NULL && mcds__x_line_is(x.c->buf + off, len, ok))
         return mcds__x_end(&x, MCDS_OK);
     if (version != NULL && mcds__x_line_starts(x.c->buf + off, len, ok) && len > strlen(ok) + 1 &&
-        x.c->buf[off + strlen(ok)] == ' ') {
-        *version = strtoull(x.c->buf + off + strlen(ok) + 1, NULL, 10);
+        x.c->buf[off + strlen(ok)] == ' ' &&
+        mcds__x_parse_u64(x.c->buf + off + strlen(ok) + 1, len - strlen(ok) - 1, version) == 0)
         return mcds__x_end(&x, MCDS_OK);
-    }
     return mcds__x_end(&x, mcds__x_reply_error(&x, off, len, 1, 0));
 }
 

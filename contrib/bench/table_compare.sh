@@ -5,7 +5,7 @@
 #
 #   contrib/bench/table_compare.sh [--rows N] [--conns C] [--seconds S]
 #       [--levels "memory fsync"] [--systems "mcds tarantool redis postgres"]
-#       [--ops LIST] [--mcds PATH]
+#       [--ops LIST] [--mcds PATH] [--limit SECS]
 #
 # Debian packages it needs (run as root: PostgreSQL runs as its user):
 #   apt-get install tarantool redis-server postgresql-15 libpq-dev \
@@ -22,6 +22,10 @@
 # VmRSS after the load minus before, per row (PostgreSQL: the table's and
 # its indexes' relation size instead: its memory is a buffer cache) and
 # the server's own count of the same bytes.
+#
+# Each run of table_bench (a load, or one system's operations) is bounded
+# by timeout(1) (--limit, default 900 s); the servers are stopped on any
+# exit.
 #
 # Durability levels (the table's rows say which):
 #   memory  nothing is synced: mcds without --data-dir, Tarantool
@@ -47,6 +51,7 @@ systems="mcds tarantool redis postgres"
 ops=insert,get,p10,p100,range,update,scan,getscan
 mcds=$top/server/mcds-server
 pgbin=/usr/lib/postgresql/15/bin
+limit=900
 pin=
 die() { echo "table_compare.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -58,10 +63,11 @@ while [ $# -gt 0 ]; do
     --systems) systems=$2; shift 2 ;;
     --ops) ops=$2; shift 2 ;;
     --mcds) mcds=$2; shift 2 ;;
+    --limit) limit=$2; shift 2 ;;
     *) die "unknown option $1" ;;
     esac
 done
-for need in "$pgbin/initdb" redis-server tarantool runuser; do
+for need in "$pgbin/initdb" redis-server tarantool runuser timeout; do
     command -v "$need" >/dev/null 2>&1 || [ -x "$need" ] ||
         die "$need is missing (apt-get install tarantool redis-server postgresql-15)"
 done
@@ -167,14 +173,15 @@ for level in $levels; do
     for sys in $systems; do
         eval "addr=\$addr_$sys pid=\$pid_$sys"
         before=$(rss_kb "$pid")
-        if ! "$bench" "$sys" "$addr" --rows "$rows" --conns "$conns" --load --ops none >"$tmp/load" 2>&1; then
+        if ! timeout "$limit" "$bench" "$sys" "$addr" --rows "$rows" --conns "$conns" --load --ops none >"$tmp/load" 2>&1; then
             echo "$level $sys unavailable: $(tr '\n' ' ' <"$tmp/load")" >>"$out"
             continue
         fi
         after=$(rss_kb "$pid")
         sed "s/^/$level /" "$tmp/load" >>"$out"
         echo "$level $sys rss $before $after" >>"$out"
-        "$bench" "$sys" "$addr" --rows "$rows" --conns "$conns" --seconds "$secs" --ops "$ops" --check |
+        timeout "$limit" "$bench" "$sys" "$addr" --rows "$rows" --conns "$conns" --seconds "$secs" --ops "$ops" \
+            --check |
             sed "s/^/$level /" >>"$out" 2>&1
     done
     stop_level "$level"
@@ -182,7 +189,9 @@ done
 
 # The tables, from lines "LEVEL SYSTEM OP conns requests seconds req/s
 # rows/s p50 p99 check", "LEVEL SYSTEM load ...", "LEVEL SYSTEM mem B A" and
-# "LEVEL SYSTEM rss B A" (kB).
+# "LEVEL SYSTEM rss B A" (kB). Ratios: the first system's rate over each
+# other's; "memory, no sync" is the memory level (PostgreSQL's WAL is
+# written, never synced).
 awk -v systems="$systems" -v rows="$rows" -v conns="$conns" '
     BEGIN { ns = split(systems, sy, " ") }
     $3 == "mem" { mem[$1, $2] = ($5 - $4) / rows; next }
@@ -195,12 +204,14 @@ awk -v systems="$systems" -v rows="$rows" -v conns="$conns" '
         printf "| operation | durability |"
         for (i = 1; i <= ns; i++) printf " %s req/s |", sy[i]
         for (i = 2; i <= ns; i++) printf " %s / %s |", sy[1], sy[i]
-        printf " p99 ms %s |\n|---|---|", systems
+        p99head = systems
+        gsub(/ /, " / ", p99head)
+        printf " p99 ms %s |\n|---|---|", p99head
         for (i = 1; i <= 2 * ns; i++) printf "---|"
         printf "\n"
         for (k = 1; k <= n; k++) {
             split(order[k], lo, SUBSEP)
-            lev = lo[1] == "fsync" ? "fsync each write" : "no sync"
+            lev = lo[1] == "fsync" ? "fsync each write" : "memory, no sync"
             printf "| %s | %s |", lo[2], lev
             for (i = 1; i <= ns; i++) {
                 c = lo[1] SUBSEP sy[i] SUBSEP lo[2]
@@ -223,7 +234,7 @@ awk -v systems="$systems" -v rows="$rows" -v conns="$conns" '
             for (i = 1; i <= ns; i++) {
                 c = lv SUBSEP sy[i]
                 if (!(c in load)) continue
-                printf "| %s | %s | %s | %s | %s |\n", lv == "fsync" ? "fsync each write" : "no sync", sy[i],
+                printf "| %s | %s | %s | %s | %s |\n", lv == "fsync" ? "fsync each write" : "memory, no sync", sy[i],
                     load[c], sy[i] == "postgres" ? "-" : sprintf("%.0f", rss[c]), sprintf("%.0f", mem[c])
             }
         }
