@@ -148,6 +148,20 @@ static void test_rows(mcds_t *h)
     tu_ok("rows: create, insert, put, update and delete with versions, get, any bytes");
 }
 
+/* The first page through index, once its background build is done
+ * (MCDS_SERVER_ERROR "index is being built" until then; 5 s at most). */
+static mcds_status_t select_built(mcds_t *h, const char *t, const char *index, mcds_trow_t **rows,
+                                  size_t *n, mcds_tcursor_t *cur)
+{
+    int64_t deadline = tu_now_ms() + 5000;
+    mcds_status_t st;
+
+    while ((st = mcds_tselect(h, t, index, NULL, rows, n, cur)) == MCDS_SERVER_ERROR &&
+           strstr(mcds_last_detail(h), "being built") != NULL && tu_now_ms() < deadline)
+        tu_sleep_until(tu_now_ms() + 10);
+    return st;
+}
+
 static void test_select(mcds_t *h)
 {
     const char *t = tu_name("users");
@@ -218,8 +232,18 @@ static void test_select(mcds_t *h)
     mcds_trows_free(rows);
     CHECK_ST(mcds_tselect(h, t, "by_name", NULL, &rows, &n, &cur), MCDS_SERVER_ERROR);
     CHECK(strstr(mcds_last_detail(h), "no such index") != NULL);
+
+    /* an index added later, used once built, dropped */
+    CHECK_ST(mcds_tindex(h, t, "by_name", "name:desc"), MCDS_OK);
+    CHECK(select_built(h, t, "by_name", &rows, &n, &cur) == MCDS_OK);
+    names(rows, n, all, sizeof all);
+    CHECK(n == 6 && strcmp(all, "Nemo,Eve,Dave,Carol,Bob,Alice") == 0);
+    mcds_trows_free(rows);
+    CHECK_ST(mcds_tdropindex(h, t, "by_name"), MCDS_OK);
+    CHECK_ST(mcds_tdropindex(h, t, "by_name"), MCDS_NOT_FOUND);
+    CHECK_ST(mcds_tindex(h, t, "bad name", "name"), MCDS_INVALID);
     CHECK_ST(mcds_tdrop(h, t), MCDS_OK);
-    tu_ok("select: eq and a range, pages through tnext, desc, tclose, NULLs, the primary key");
+    tu_ok("select: eq and a range, pages through tnext, desc, tclose, NULLs, the primary key, tindex");
 }
 
 static void test_scan(mcds_t *h)

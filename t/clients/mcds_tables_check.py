@@ -12,6 +12,7 @@ Prints "ok - <what>" per check and "all checks passed" at the end; exits
 import os
 import random
 import sys
+import time
 
 from pkg_checks import check, passed, raises
 
@@ -123,6 +124,18 @@ def select_check(c):
     check("tscan is null, prefix with an escaped value", got,
           sorted(i for i, r in model.items() if r["city"] in (None, "100%")))
     raises("tscan a bad predicate", MemcacheClientError, c.tscan_page, t, "age >=")
+    check("tindex", c.tindex(t, "by_age", "age+id"), True)
+    for _ in range(500):                          # built in the background
+        try:
+            got = [int(r.fields["id"]) for r in c.tselect(t, "by_age", ge=80)]
+            break
+        except MemcacheClientError as e:
+            if b"being built" not in str(e).encode():
+                raise
+            time.sleep(0.01)
+    check("a selection through an index added later", got,
+          [i for i, r in sorted(model.items(), key=lambda kv: (kv[1]["age"], kv[0])) if r["age"] >= 80])
+    check("tdropindex", (c.tdropindex(t, "by_age"), c.tdropindex(t, "by_age")), (True, False))
     c.tdrop(t)
 
 
