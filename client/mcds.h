@@ -930,7 +930,9 @@ typedef struct mcds_tcursor {
  * NULLs); ge/gt and le/lt (NULL: none, at most one of each pair) bound the
  * part after them; desc walks backwards; count rows a page (0: the
  * server's 100; at most MCDS_TPAGE_MAX); fields "f1,f2" (NULL: all);
- * ttl_s the cursor's lifetime unused (0: the server's 60 s). */
+ * ttl_s the cursor's lifetime unused (0: the server's 60 s); nocursor
+ * non-zero: the first page only, no cursor kept (cursor->id is 0 whether
+ * or not rows remain: "the first count rows"). */
 typedef struct mcds_tselect {
     const mcds_item_t *eq;
     size_t neq;
@@ -939,6 +941,7 @@ typedef struct mcds_tselect {
     unsigned count;
     const char *fields;
     unsigned ttl_s;
+    int nocursor;
 } mcds_tselect_t;
 
 /* Creates a table: schema is the rest of tcreate's line, "<field>:<type>,...
@@ -987,8 +990,8 @@ mcds_status_t mcds_tselect(mcds_t *h, const char *table, const char *index,
 /* The first page of a predicate scan, in primary key order: where is the
  * predicate as tscan takes it ("age >= 30 and ( city = Paris or city is
  * null )", values escaped as the protocol says; NULL: every row); of opts
- * (may be NULL) only count, fields and ttl_s apply (MCDS_INVALID for the
- * others). A page examines at most 10,000 rows, so it may hold no row and
+ * (may be NULL) only count, fields, ttl_s and nocursor apply (MCDS_INVALID
+ * for the others). A page examines at most 10,000 rows, so it may hold no row and
  * still have a cursor to continue. */
 mcds_status_t mcds_tscan(mcds_t *h, const char *table, const char *where,
                          const mcds_tselect_t *opts, mcds_trow_t **rows,

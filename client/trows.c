@@ -470,7 +470,7 @@ mcds_status_t mcds_tget(mcds_t *h, const char *table, const mcds_item_t *keys, s
     return st;
 }
 
-/* count=, fields=, ttl= of a selection or scan. */
+/* count=, fields=, ttl=, nocursor of a selection or scan. */
 static int tl_page_opts(tline_t *l, const mcds_tselect_t *o)
 {
     if (o->count > MCDS_TPAGE_MAX || (o->fields != NULL && !name_ok(o->fields)))
@@ -481,6 +481,8 @@ static int tl_page_opts(tline_t *l, const mcds_tselect_t *o)
         tl_add(l, " fields=%s", o->fields);
     if (o->ttl_s > 0)
         tl_add(l, " ttl=%u", o->ttl_s);
+    if (o->nocursor)
+        tl_add(l, " nocursor");
     return 0;
 }
 

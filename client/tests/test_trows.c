@@ -216,6 +216,15 @@ static void test_select(mcds_t *h)
         CHECK_ST(mcds_tclose(h, &copy), MCDS_NOT_FOUND);
     }
 
+    /* nocursor: the first page, no cursor to close */
+    sel.desc = 0;
+    sel.count = 2;
+    sel.nocursor = 1;
+    CHECK_ST(mcds_tselect(h, t, "by_city", &sel, &rows, &n, &cur), MCDS_OK);
+    names(rows, n, all, sizeof all);
+    CHECK(n == 2 && strcmp(all, "Bob,Alice") == 0 && cur.id == 0);
+    mcds_trows_free(rows);
+
     /* NULLs are selected with eq of NULL; the primary key walks all */
     memset(&sel, 0, sizeof sel);
     paris.data = NULL;
@@ -243,7 +252,7 @@ static void test_select(mcds_t *h)
     CHECK_ST(mcds_tdropindex(h, t, "by_name"), MCDS_NOT_FOUND);
     CHECK_ST(mcds_tindex(h, t, "bad name", "name"), MCDS_INVALID);
     CHECK_ST(mcds_tdrop(h, t), MCDS_OK);
-    tu_ok("select: eq and a range, pages through tnext, desc, tclose, NULLs, the primary key, tindex");
+    tu_ok("select: eq and a range, pages through tnext, desc, tclose, nocursor, NULLs, the primary key, tindex");
 }
 
 static void test_scan(mcds_t *h)
@@ -285,10 +294,15 @@ static void test_scan(mcds_t *h)
     opts.desc = 1;
     CHECK_ST(mcds_tscan(h, t, NULL, &opts, &rows, &n, &cur), MCDS_INVALID);
     opts.desc = 0;
+    opts.nocursor = 1;
+    CHECK_ST(mcds_tscan(h, t, "kind prefix click", &opts, &rows, &n, &cur), MCDS_OK);
+    CHECK(n == 50 && cur.id == 0);
+    mcds_trows_free(rows);
+    opts.nocursor = 0;
     CHECK_ST(mcds_tscan(h, t, "kind prefix", &opts, &rows, &n, &cur), MCDS_SERVER_ERROR);
     CHECK(strstr(mcds_last_detail(h), "bad predicate") != NULL);
     CHECK_ST(mcds_tdrop(h, t), MCDS_OK);
-    tu_ok("scan: a predicate over 2,500 rows in pages of 50, every match once");
+    tu_ok("scan: a predicate over 2,500 rows in pages of 50, every match once; nocursor");
 }
 
 static void test_errors(mcds_t *h)

@@ -1,8 +1,8 @@
 /*
  * tbench_mcds.c: table_bench's mcds driver: the table verbs of the text
  * protocol (doc/protocol.md, "Tables") over a socket, one line a request
- * (tinsert, tselect through an index, tupdate, tscan and tnext up to
- * CURSOR 0).
+ * (tinsert; tselect through an index with nocursor: the first rows, no
+ * cursor kept; tupdate; tscan and tnext up to CURSOR 0).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,41 +12,13 @@
 #include "bench_client.h"
 #include "table_bench.h"
 
-/* A selection answers a page and a cursor; a request that wants only the
- * first rows closes a cursor that is not 0 with tclose, sent in front of
- * its connection's next request (no round trip of its own): mc_send adds
- * the pending tclose lines and mc_reply reads their answers first. */
 struct tb_mc {
     struct bc_sock s;
-    char closes[64];
-    int nclose;
 };
 
 static const char mc_schema[] =
     "tdrop rows\r\n"
     "tcreate rows id:int,a:int,b:bytes,c:int,d:bytes key=id index=ab:a+b index=c:c+id index=bca:b+c+a\r\n";
-
-static int mc_send(struct tb_mc *m, const char *text, size_t n)
-{
-    char buf[512];
-    size_t k = strlen(m->closes);
-
-    if (k + n > sizeof buf)             /* a long line: two writes */
-        return bc_send_all(m->s.fd, m->closes, k) < 0 ? -1 : bc_send_all(m->s.fd, text, n);
-    memcpy(buf, m->closes, k);
-    memcpy(buf + k, text, n);
-    return bc_send_all(m->s.fd, buf, k + n);
-}
-
-/* The first line of a reply, after the answers to pending tclose lines. */
-static int mc_reply(struct tb_mc *m, char *line, size_t cap)
-{
-    for (; m->nclose > 0; m->nclose--)
-        if (bc_line(&m->s, line, cap) < 0 || (strcmp(line, "DELETED") != 0 && strcmp(line, "NOT_FOUND") != 0))
-            return -1;
-    m->closes[0] = '\0';
-    return bc_line(&m->s, line, cap);
-}
 
 static void mc_tinsert(char *out, size_t *n, const struct tb_row *r)
 {
@@ -57,7 +29,7 @@ static int mc_stored(struct tb_mc *m)
 {
     char line[256];
 
-    if (mc_reply(m, line, sizeof line) < 0)
+    if (bc_line(&m->s, line, sizeof line) < 0)
         return -1;
     if (strncmp(line, "STORED ", 7) != 0) {
         fprintf(stderr, "table_bench: mcds answered %s\n", line);
@@ -71,8 +43,8 @@ static int mc_create(void *conn)
     struct tb_mc *m = conn;
     char line[256];
 
-    if (mc_send(m, mc_schema, sizeof mc_schema - 1) < 0 || mc_reply(m, line, sizeof line) < 0 ||
-        mc_reply(m, line, sizeof line) < 0)
+    if (bc_send_all(m->s.fd, mc_schema, sizeof mc_schema - 1) < 0 || bc_line(&m->s, line, sizeof line) < 0 ||
+        bc_line(&m->s, line, sizeof line) < 0)
         return -1;
     if (strcmp(line, "CREATED") != 0) {
         fprintf(stderr, "table_bench: mcds answered %s\n", line);
@@ -129,7 +101,7 @@ static int mc_page(struct tb_mc *m, struct tb_res *r, long long *cursor)
     char line[256], name[64], val[128];
     long nf, k;
 
-    if (mc_reply(m, line, sizeof line) < 0)
+    if (bc_line(&m->s, line, sizeof line) < 0)
         return -1;
     while (sscanf(line, "ROW %*s %ld", &nf) == 1) {
         for (k = 0; k < nf; k++) {
@@ -151,19 +123,15 @@ static int mc_page(struct tb_mc *m, struct tb_res *r, long long *cursor)
     return 0;
 }
 
-/* A selection of its first page only: a cursor left open is closed. */
+/* A selection of its first page only (nocursor: CURSOR 0, no cursor kept). */
 static int mc_select(struct tb_mc *m, const char *text, size_t n, struct tb_res *r)
 {
     long long cursor = 0;
 
     r->n = 0;
-    if (mc_send(m, text, n) < 0 || mc_page(m, r, &cursor) < 0)
+    if (bc_send_all(m->s.fd, text, n) < 0 || mc_page(m, r, &cursor) < 0)
         return -1;
-    if (cursor != 0) {
-        snprintf(m->closes, sizeof m->closes, "tclose %lld\r\n", cursor);
-        m->nclose = 1;
-    }
-    return 0;
+    return cursor == 0 ? 0 : -1;
 }
 
 /* The whole predicate scan: tscan, then tnext until CURSOR 0. */
@@ -174,7 +142,7 @@ static int mc_scan(struct tb_mc *m, const struct tb_req *q, struct tb_res *r)
     size_t n = (size_t)sprintf(text, "tscan rows count=1000 fields=id where d prefix %s\r\n", q->scan);
 
     r->n = 0;
-    if (mc_send(m, text, n) < 0 || mc_page(m, r, &cursor) < 0)
+    if (bc_send_all(m->s.fd, text, n) < 0 || mc_page(m, r, &cursor) < 0)
         return -1;
     while (cursor != 0) {
         n = (size_t)sprintf(text, "tnext %lld count=1000\r\n", cursor);
@@ -190,9 +158,9 @@ static long long mc_mem(void *conn)
     char line[256];
     long long v = -1;
 
-    if (mc_send(m, "tinfo rows\r\n", 12) < 0)
+    if (bc_send_all(m->s.fd, "tinfo rows\r\n", 12) < 0)
         return -1;
-    while (mc_reply(m, line, sizeof line) == 0 && strcmp(line, "END") != 0 && strncmp(line, "NOT_FOUND", 9) != 0)
+    while (bc_line(&m->s, line, sizeof line) == 0 && strcmp(line, "END") != 0 && strncmp(line, "NOT_FOUND", 9) != 0)
         sscanf(line, "STAT bytes %lld", &v);
     return v;
 }
@@ -209,22 +177,22 @@ static int mc_request(void *conn, const struct tb_req *q, struct tb_res *r)
         tb_row(q->id, &row);
         mc_tinsert(text, &n, &row);
         r->n = 1;
-        return mc_send(m, text, n) < 0 ? -1 : mc_stored(m);
+        return bc_send_all(m->s.fd, text, n) < 0 ? -1 : mc_stored(m);
     case OP_UPDATE:
         n = (size_t)sprintf(text, "tupdate rows id=%lld c=%lld\r\n", q->id, q->c);
         r->n = 1;
-        return mc_send(m, text, n) < 0 ? -1 : mc_stored(m);
+        return bc_send_all(m->s.fd, text, n) < 0 ? -1 : mc_stored(m);
     case OP_GET:
-        n = (size_t)sprintf(text, "tselect rows ab eq=%lld eq=%s count=10\r\n", q->key, q->b);
+        n = (size_t)sprintf(text, "tselect rows ab eq=%lld eq=%s count=10 nocursor\r\n", q->key, q->b);
         break;
     case OP_P10:
-        n = (size_t)sprintf(text, "tselect rows bca eq=%s count=10\r\n", q->b);
+        n = (size_t)sprintf(text, "tselect rows bca eq=%s count=10 nocursor\r\n", q->b);
         break;
     case OP_P100:
-        n = (size_t)sprintf(text, "tselect rows ab eq=%lld count=100\r\n", q->key);
+        n = (size_t)sprintf(text, "tselect rows ab eq=%lld count=100 nocursor\r\n", q->key);
         break;
     case OP_RANGE:
-        n = (size_t)sprintf(text, "tselect rows c ge=%lld lt=%lld count=50\r\n", q->key, q->key + 50);
+        n = (size_t)sprintf(text, "tselect rows c ge=%lld lt=%lld count=50 nocursor\r\n", q->key, q->key + 50);
         break;
     case OP_SCAN:
         return mc_scan(m, q, r);

@@ -108,6 +108,9 @@ def select_check(c):
     check("tclose", c.tclose(t, nxt.cursor), True)
     raises("tnext of a closed cursor", mcds.NotFound, c.tnext, t, nxt.cursor)
     check("tclose of a closed cursor", c.tclose(t, nxt.cursor), False)
+    page = c.tselect_page(t, "primary", count=3, nocursor=True)
+    check("nocursor: the first rows, cursor 0", ([int(r.fields["id"]) for r in page.rows], page.cursor),
+          (sorted(model)[:3], 0))
     before = open_cursors(c, t)
     it = c.tselect(t, "primary", count=2)
     next(it)

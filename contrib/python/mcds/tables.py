@@ -208,13 +208,14 @@ class TableVerbs:
         return TablePage(rows, cursor, table)
 
     def tselect_page(self, table, index, eq=(), ge=None, gt=None, le=None, lt=None,
-                     desc=False, count=None, fields=None, ttl=None):
+                     desc=False, count=None, fields=None, ttl=None, nocursor=False):
         """The first page of a selection through index ("primary" for the
         key): eq the values of its first parts, in order (None selects
         NULLs); ge/gt and le/lt bound the part after them; desc walks
         backwards; count rows a page (server default 100, at most 1000);
         fields the fields to return; ttl the cursor's lifetime unused
-        (seconds). A TablePage; NotFound when there is no table."""
+        (seconds); nocursor: this page only, no cursor kept (cursor 0: "the
+        first count rows"). A TablePage; NotFound when there is no table."""
         line = b"tselect %s %s" % (wire.key(table, "table"), _name(index, "index"))
         line += b"".join(b" eq=" + tvalue(v) for v in eq)
         for op, value in (("ge", ge), ("gt", gt), ("le", le), ("lt", lt)):
@@ -223,16 +224,17 @@ class TableVerbs:
         if desc:
             line += b" desc"
         line += wire.options(count=count) + _field_list(fields) + wire.options(ttl=ttl)
-        return self._page(line, table)
+        return self._page(line + (b" nocursor" if nocursor else b""), table)
 
-    def tscan_page(self, table, where=None, count=None, fields=None, ttl=None):
+    def tscan_page(self, table, where=None, count=None, fields=None, ttl=None, nocursor=False):
         """The first page of a predicate scan in primary key order: where
         is the predicate as tscan takes it ("age >= 30 and ( city = Paris
         or city is null )"; write values with tvalue); None: every row. A
         page examines at most 10,000 rows, so it may be empty and still
-        have a cursor. A TablePage; NotFound when there is no table."""
+        have a cursor (nocursor: none kept, as tselect_page). A TablePage;
+        NotFound when there is no table."""
         line = b"tscan " + wire.key(table, "table") + wire.options(count=count)
-        line += _field_list(fields) + wire.options(ttl=ttl)
+        line += _field_list(fields) + wire.options(ttl=ttl) + (b" nocursor" if nocursor else b"")
         if where is not None:
             where = wire.data(where)
             if b"\r" in where or b"\n" in where:
