@@ -991,8 +991,8 @@ mcds_status_t mcds_tselect(mcds_t *h, const char *table, const char *index,
  * predicate as tscan takes it ("age >= 30 and ( city = Paris or city is
  * null )", values escaped as the protocol says; NULL: every row); of opts
  * (may be NULL) only count, fields, ttl_s and nocursor apply (MCDS_INVALID
- * for the others). A page examines at most 10,000 rows, so it may hold no row and
- * still have a cursor to continue. */
+ * for the others). A page examines at most 10,000 rows, so it may hold no
+ * row and still have a cursor to continue. */
 mcds_status_t mcds_tscan(mcds_t *h, const char *table, const char *where,
                          const mcds_tselect_t *opts, mcds_trow_t **rows,
                          size_t *count, mcds_tcursor_t *cursor);
