@@ -189,7 +189,8 @@ done
 
 # The tables, from lines "LEVEL SYSTEM OP conns requests seconds req/s
 # rows/s p50 p99 check", "LEVEL SYSTEM load ...", "LEVEL SYSTEM mem B A" and
-# "LEVEL SYSTEM rss B A" (kB). Ratios: the first system's rate over each
+# "LEVEL SYSTEM rss B A" (kB). A rate is requests / seconds (two decimals
+# under 100: a scan of a large table takes seconds). Ratios: the first system's rate over each
 # other's; "memory, no sync" is the memory level (PostgreSQL's WAL is
 # written, never synced).
 awk -v systems="$systems" -v rows="$rows" -v conns="$conns" '
@@ -198,7 +199,7 @@ awk -v systems="$systems" -v rows="$rows" -v conns="$conns" '
     $3 == "rss" { rss[$1, $2] = ($5 - $4) * 1024 / rows; next }
     $3 == "load" { load[$1, $2] = $7; next }
     $3 == "unavailable:" { note[++nn] = $0; next }
-    { rate[$1, $2, $3] = $7; p99[$1, $2, $3] = $10; ok[$1, $2, $3] = $11
+    { rate[$1, $2, $3] = $6 > 0 ? $5 / $6 : 0; p99[$1, $2, $3] = $10; ok[$1, $2, $3] = $11
       if (!(($1, $3) in seen)) { seen[$1, $3] = 1; order[++n] = $1 SUBSEP $3 } }
     END {
         printf "| operation | durability |"
@@ -215,7 +216,8 @@ awk -v systems="$systems" -v rows="$rows" -v conns="$conns" '
             printf "| %s | %s |", lo[2], lev
             for (i = 1; i <= ns; i++) {
                 c = lo[1] SUBSEP sy[i] SUBSEP lo[2]
-                printf " %s%s |", (c in rate) ? rate[c] : "-", (c in ok && ok[c] != "ok") ? " " ok[c] : ""
+                printf " %s%s |", (c in rate) ? sprintf(rate[c] >= 100 ? "%.0f" : "%.2f", rate[c]) : "-",
+                    (c in ok && ok[c] != "ok") ? " " ok[c] : ""
             }
             for (i = 2; i <= ns; i++) {
                 a = lo[1] SUBSEP sy[1] SUBSEP lo[2]; b = lo[1] SUBSEP sy[i] SUBSEP lo[2]
