@@ -34,20 +34,6 @@ static int too_large(size_t len)
     return len > INT32_MAX - 2;
 }
 
-/* A whole unsigned decimal line into *v; 0 or -1. */
-static int parse_number(const char *p, size_t len, uint64_t *v)
-{
-    char num[24], *e;
-
-    if (len == 0 || len >= sizeof num || p[0] < '0' || p[0] > '9')
-        return -1;
-    memcpy(num, p, len);
-    num[len] = '\0';
-    errno = 0;
-    *v = strtoull(num, &e, 10);
-    return *e == '\0' && errno == 0 ? 0 : -1;
-}
-
 /* Sends iov and reads a reply that is a number (or maps the error). */
 static mcds_status_t number_reply(xcall_t *x, struct iovec *iov, int n, uint64_t *v)
 {
@@ -59,7 +45,7 @@ static mcds_status_t number_reply(xcall_t *x, struct iovec *iov, int n, uint64_t
         st = mcds__x_read_line(x, &off, &len);
     if (st != MCDS_OK)
         return st;
-    if (parse_number(x->c->buf + off, len, &got) != 0)
+    if (mcds__x_parse_u64(x->c->buf + off, len, &got) != 0)
         return mcds__x_reply_error(x, off, len, 1, 1);
     if (v != NULL)
         *v = got;
@@ -77,7 +63,7 @@ static int parse_value(const char *p, size_t len, size_t *bytes)
     sp = p + len;
     while (sp > p && sp[-1] != ' ')
         sp--;
-    if (parse_number(sp, (size_t)(p + len - sp), &v) != 0 || v > SIZE_MAX / 2)
+    if (mcds__x_parse_u64(sp, (size_t)(p + len - sp), &v) != 0 || v > SIZE_MAX / 2)
         return -1;
     *bytes = (size_t)v;
     return 0;
@@ -555,7 +541,7 @@ mcds_status_t mcds_list_pos(mcds_t *h, const char *list, const void *data, size_
         st = mcds__x_read_line(&x, &off, &llen);
         if (st != MCDS_OK || mcds__x_line_is(x.c->buf + off, llen, "END"))
             break;
-        if (*npos == max || parse_number(x.c->buf + off, llen, &v) != 0) {
+        if (*npos == max || mcds__x_parse_u64(x.c->buf + off, llen, &v) != 0) {
             st = mcds__x_reply_error(&x, off, llen, 1, 0);
             break;
         }

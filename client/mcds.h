@@ -887,6 +887,126 @@ mcds_status_t mcds_list_pos(mcds_t *h, const char *list, const void *data, size_
                             int64_t rank, uint64_t maxlen, uint64_t *pos, size_t max,
                             size_t *npos);
 
+/* ---- Tables: mcds-server's table verbs (doc/protocol.md, "9. Tables") ----
+ *
+ * table is a table's name (1..250 bytes, no space or control character);
+ * tables have a namespace of their own on the server, and a name picks its
+ * server in a pool as a key does ("{tag}" places it by tag). A value is
+ * bytes: an int field's is its decimal digits ("-42"); data NULL is NULL
+ * (SQL's). The library escapes values for the request line itself, so
+ * any bytes may be sent. Rows read come back in one block, freed with
+ * mcds_trows_free: each row's fields in the table's order (or those
+ * asked for), each value NUL-terminated after len bytes, data NULL for
+ * NULL. A selection or scan answers a page and a cursor; cursor->id 0
+ * means it is complete, any other continues it with mcds_tnext (from any
+ * handle on the same servers) or is given back with mcds_tclose. */
+
+#define MCDS_TLINE_MAX 16384            /* a request line, as the server reads it */
+#define MCDS_TPAGE_MAX 1000             /* rows per page */
+
+/* One field of a write (name=value), or of a row read. */
+typedef struct mcds_tfield {
+    const char *name;
+    const char *data;         /* NULL: NULL */
+    size_t len;
+} mcds_tfield_t;
+
+/* One row read: its version (changes on each write of it) and fields. */
+typedef struct mcds_trow {
+    uint64_t version;
+    const mcds_tfield_t *fields;
+    size_t nfields;
+} mcds_trow_t;
+
+/* Where a selection or scan stands: id 0 when complete. */
+typedef struct mcds_tcursor {
+    uint64_t id;
+    char table[MCDS_QUEUE_NAME_MAX + 1]; /* routes mcds_tnext to its server */
+    unsigned count;           /* rows a page it was started with (0: default) */
+} mcds_tcursor_t;
+
+/* What a selection asks for: zero it ({0}), then set what is wanted.
+ * eq: values of the index's first neq parts, in order (data NULL selects
+ * NULLs); ge/gt and le/lt (NULL: none, at most one of each pair) bound the
+ * part after them; desc walks backwards; count rows a page (0: the
+ * server's 100; at most MCDS_TPAGE_MAX); fields "f1,f2" (NULL: all);
+ * ttl_s the cursor's lifetime unused (0: the server's 60 s); nocursor
+ * non-zero: the first page only, no cursor kept (cursor->id is 0 whether
+ * or not rows remain: "the first count rows"). */
+typedef struct mcds_tselect {
+    const mcds_item_t *eq;
+    size_t neq;
+    const mcds_item_t *ge, *gt, *le, *lt;
+    int desc;
+    unsigned count;
+    const char *fields;
+    unsigned ttl_s;
+    int nocursor;
+} mcds_tselect_t;
+
+/* Creates a table: schema is the rest of tcreate's line, "<field>:<type>,...
+ * key=<field>[,...] [index=<name>:<parts>]...". MCDS_OK, MCDS_EXISTS (the
+ * table is there, whatever its schema), MCDS_SERVER_ERROR for a schema the
+ * server refuses (mcds_last_detail says why). */
+mcds_status_t mcds_tcreate(mcds_t *h, const char *table, const char *schema);
+/* Deletes the table, its rows and indexes: MCDS_OK or MCDS_NOT_FOUND. */
+mcds_status_t mcds_tdrop(mcds_t *h, const char *table);
+/* Adds an index (parts as in tcreate: "city+age:desc"), built in the
+ * background on a table with rows: MCDS_OK. */
+mcds_status_t mcds_tindex(mcds_t *h, const char *table, const char *name,
+                          const char *parts);
+/* MCDS_OK or MCDS_NOT_FOUND (no such index). */
+mcds_status_t mcds_tdropindex(mcds_t *h, const char *table, const char *name);
+/* Stores a new row of n fields (every key field given; others NULL):
+ * MCDS_OK with *version (may be NULL) its version, MCDS_EXISTS when a row
+ * has that key, MCDS_NOT_FOUND when there is no table. */
+mcds_status_t mcds_tinsert(mcds_t *h, const char *table,
+                           const mcds_tfield_t *fields, size_t n,
+                           uint64_t *version);
+/* Stores the row whole, replacing one with that key: MCDS_OK. */
+mcds_status_t mcds_tput(mcds_t *h, const char *table,
+                        const mcds_tfield_t *fields, size_t n,
+                        uint64_t *version);
+/* Changes the fields given of the row the key fields (all given) name;
+ * with ver non-zero only if the row's version is still ver. MCDS_OK,
+ * MCDS_NOT_FOUND (no such row or table), MCDS_EXISTS (version differs). */
+mcds_status_t mcds_tupdate(mcds_t *h, const char *table,
+                           const mcds_tfield_t *fields, size_t n,
+                           uint64_t ver, uint64_t *version);
+/* Deletes the row whose key fields have the nkeys values given, in the
+ * key's order (ver as in mcds_tupdate): MCDS_OK, MCDS_NOT_FOUND,
+ * MCDS_EXISTS. */
+mcds_status_t mcds_tdel(mcds_t *h, const char *table, const mcds_item_t *keys,
+                        size_t nkeys, uint64_t ver);
+/* The row with that key (its fields, or those of fields "f1,f2"; NULL:
+ * all): MCDS_OK with *row, or MCDS_NOT_FOUND (no row or no table). */
+mcds_status_t mcds_tget(mcds_t *h, const char *table, const mcds_item_t *keys,
+                        size_t nkeys, const char *fields, mcds_trow_t **row);
+/* The first page of a selection through index ("primary" for the key):
+ * *rows (*count of them) and *cursor. MCDS_NOT_FOUND: no table. */
+mcds_status_t mcds_tselect(mcds_t *h, const char *table, const char *index,
+                           const mcds_tselect_t *sel, mcds_trow_t **rows,
+                           size_t *count, mcds_tcursor_t *cursor);
+/* The first page of a predicate scan, in primary key order: where is the
+ * predicate as tscan takes it ("age >= 30 and ( city = Paris or city is
+ * null )", values escaped as the protocol says; NULL: every row); of opts
+ * (may be NULL) only count, fields, ttl_s and nocursor apply (MCDS_INVALID
+ * for the others). A page examines at most 10,000 rows, so it may hold no
+ * row and still have a cursor to continue. */
+mcds_status_t mcds_tscan(mcds_t *h, const char *table, const char *where,
+                         const mcds_tselect_t *opts, mcds_trow_t **rows,
+                         size_t *count, mcds_tcursor_t *cursor);
+/* The next page of cursor (page rows; 0: the count it was started with,
+ * cursor->count), which it advances; MCDS_NOT_FOUND when the cursor is
+ * closed or expired. */
+mcds_status_t mcds_tnext(mcds_t *h, mcds_tcursor_t *cursor, unsigned page,
+                         mcds_trow_t **rows, size_t *count);
+/* Gives a cursor back before its end: MCDS_OK or MCDS_NOT_FOUND. */
+mcds_status_t mcds_tclose(mcds_t *h, mcds_tcursor_t *cursor);
+/* The field named name of row, or NULL. */
+const mcds_tfield_t *mcds_trow_field(const mcds_trow_t *row, const char *name);
+void mcds_trows_free(mcds_trow_t *rows);
+
 #ifdef __cplusplus
 }
 #endif

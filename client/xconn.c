@@ -410,6 +410,19 @@ int mcds__x_line_starts(const char *p, size_t len, const char *prefix)
     return len >= n && memcmp(p, prefix, n) == 0;
 }
 
+int mcds__x_parse_u64(const char *p, size_t len, uint64_t *v)
+{
+    char num[24], *e;
+
+    if (len == 0 || len >= sizeof num || p[0] < '0' || p[0] > '9')
+        return -1;
+    memcpy(num, p, len);
+    num[len] = '\0';
+    errno = 0;
+    *v = strtoull(num, &e, 10);
+    return *e == '\0' && errno == 0 ? 0 : -1;
+}
+
 /* The status of a reply line that is not the verb's success line. Lines a
  * verb never gets (NOT_STORED from qack, say) and garbage are protocol
  * errors; after those and after ERROR (the server does not know the verb,

@@ -61,6 +61,10 @@ int mcds__x_line_is(const char *p, size_t len, const char *word);
 
 int mcds__x_line_starts(const char *p, size_t len, const char *prefix);
 
+/* A whole unsigned decimal of len bytes at p into *v: 0, or -1 (empty, a
+ * sign, anything but digits, too large). */
+int mcds__x_parse_u64(const char *p, size_t len, uint64_t *v);
+
 /* The status of a reply line that is not the verb's success line. Lines a
  * verb never gets (NOT_STORED from qack, say) and garbage are protocol
  * errors; after those and after ERROR (the server does not know the verb,

@@ -84,7 +84,7 @@ proc parse_args {argv} {
 }
 
 proc source_support {} {
-    foreach f {util test server mc queue list bin python http} {
+    foreach f {util test server mc queue list bin python http libmcds} {
         source [file join $::helper_dir support $f.tcl]
     }
     set ::cfg(server_kind) [server_kind_of $::cfg(server)]

@@ -27,20 +27,17 @@
  * Output: one line, "system conns R requests seconds req_per_s incr_per_s
  * p50_ms p99_ms check".
  */
-#include <errno.h>
 #include <hiredis/hiredis.h>
 #include <libpq-fe.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "bench_client.h"
 
 #define CB_COUNTERS 10
 #define CB_RMAX 100
@@ -91,112 +88,34 @@ static long cb_parent(long i)
     return -1;
 }
 
-static uint64_t cb_rand(uint64_t *s)
-{
-    *s ^= *s << 13;
-    *s ^= *s >> 7;
-    *s ^= *s << 17;
-    return *s;
-}
-
 static void cb_request(uint64_t *rng, struct cb_incr *in, int r)
 {
     int k;
 
     for (k = 0; k < r; k++) {
-        time_t t = CB_YEAR0 + (time_t)(cb_rand(rng) % CB_HOURS) * 3600;
+        time_t t = CB_YEAR0 + (time_t)(bc_rand(rng) % CB_HOURS) * 3600;
         struct tm tm;
         gmtime_r(&t, &tm);
-        in[k].leaf = (int)(cb_first_leaf + (long)(cb_rand(rng) % (uint64_t)cb_nleaves));
-        in[k].counter = 1 + (int)(cb_rand(rng) % CB_COUNTERS);
-        in[k].delta = 1 + (int)(cb_rand(rng) % 100);
+        in[k].leaf = (int)(cb_first_leaf + (long)(bc_rand(rng) % (uint64_t)cb_nleaves));
+        in[k].counter = 1 + (int)(bc_rand(rng) % CB_COUNTERS);
+        in[k].delta = 1 + (int)(bc_rand(rng) % 100);
         strftime(in[k].hour, sizeof in[k].hour, "%Y%m%d%H", &tm);
     }
 }
 
 /* ---- mcds: the text protocol over a socket ---- */
 
-struct cb_sock {
-    int fd;
-    char buf[1 << 16];
-    size_t have, pos;
-};
-
-static int cb_connect_tcp(const char *addr)
-{
-    char host[256];
-    const char *colon = strrchr(addr, ':');
-    struct addrinfo hints = { 0 }, *ai;
-    int fd, one = 1;
-
-    if (colon == NULL || (size_t)(colon - addr) >= sizeof host)
-        return -1;
-    memcpy(host, addr, (size_t)(colon - addr));
-    host[colon - addr] = '\0';
-    hints.ai_socktype = SOCK_STREAM;
-    if (getaddrinfo(host, colon + 1, &hints, &ai) != 0)
-        return -1;
-    fd = socket(ai->ai_family, SOCK_STREAM, 0);
-    if (fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen) < 0) {
-        close(fd);
-        fd = -1;
-    }
-    freeaddrinfo(ai);
-    if (fd >= 0)
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    return fd;
-}
-
-static int cb_send_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-/* The next reply line (without "\r\n") into line; -1 on a closed socket. */
-static int cb_line(struct cb_sock *s, char *line, size_t cap)
-{
-    size_t n = 0;
-
-    for (;;) {
-        while (s->pos < s->have) {
-            char ch = s->buf[s->pos++];
-            if (ch == '\n') {
-                if (n > 0 && line[n - 1] == '\r')
-                    n--;
-                line[n] = '\0';
-                return 0;
-            }
-            if (n + 1 < cap)
-                line[n++] = ch;
-        }
-        ssize_t r = read(s->fd, s->buf, sizeof s->buf);
-        if (r <= 0)
-            return -1;
-        s->have = (size_t)r;
-        s->pos = 0;
-    }
-}
-
 /* Sends text and reads one reply line per line sent; -1 unless each is one
  * of the accepted answers. */
-static int cb_mcds_lines(struct cb_sock *s, const char *text, size_t n, long lines)
+static int cb_mcds_lines(struct bc_sock *s, const char *text, size_t n, long lines)
 {
     char line[1024];
     long i;
 
-    if (cb_send_all(s->fd, text, n) < 0)
+    if (bc_send_all(s->fd, text, n) < 0)
         return -1;
     for (i = 0; i < lines; i++) {
-        if (cb_line(s, line, sizeof line) < 0)
+        if (bc_line(s, line, sizeof line) < 0)
             return -1;
         if (strcmp(line, "STORED") != 0 && strcmp(line, "CREATED") != 0 && strcmp(line, "EXISTS") != 0) {
             fprintf(stderr, "ctree_bench: mcds answered %s\n", line);
@@ -206,7 +125,7 @@ static int cb_mcds_lines(struct cb_sock *s, const char *text, size_t n, long lin
     return 0;
 }
 
-static int cb_mcds_setup(struct cb_sock *s)
+static int cb_mcds_setup(struct bc_sock *s)
 {
     char *text = malloc(64 * (size_t)(cb_nobjs + CB_COUNTERS) + 64);
     size_t n = 0;
@@ -227,7 +146,7 @@ static int cb_mcds_setup(struct cb_sock *s)
     return rc;
 }
 
-static int cb_mcds_request(struct cb_sock *s, const struct cb_incr *in, int r)
+static int cb_mcds_request(struct bc_sock *s, const struct cb_incr *in, int r)
 {
     char text[CB_RMAX * 96 + 32];
     size_t n = (size_t)sprintf(text, "ctincrn");
@@ -240,14 +159,14 @@ static int cb_mcds_request(struct cb_sock *s, const struct cb_incr *in, int r)
 }
 
 /* The all-time value of counter 1 in root object i, or -1. */
-static long long cb_mcds_total(struct cb_sock *s, long i)
+static long long cb_mcds_total(struct bc_sock *s, long i)
 {
     char text[64], line[1024];
     long long v = -1;
     size_t n = (size_t)sprintf(text, "ctget %s%ld 1 107 1\r\n", cb.prefix, i);
 
-    if (cb_send_all(s->fd, text, n) < 0 || cb_line(s, line, sizeof line) < 0 ||
-        sscanf(line, "VALUE %*s %*d %*d %*s %lld", &v) != 1 || cb_line(s, line, sizeof line) < 0)
+    if (bc_send_all(s->fd, text, n) < 0 || bc_line(s, line, sizeof line) < 0 ||
+        sscanf(line, "VALUE %*s %*d %*d %*s %lld", &v) != 1 || bc_line(s, line, sizeof line) < 0)
         return -1;
     return v;
 }
@@ -457,7 +376,7 @@ static long long cb_pg_total(PGconn *c, long i)
 /* ---- one connection of each system ---- */
 
 struct cb_conn {
-    struct cb_sock *sock;
+    struct bc_sock *sock;
     struct cb_redis redis;
     PGconn *pg;
 };
@@ -468,17 +387,15 @@ static int cb_open(struct cb_conn *c)
     if (cb.sys == CB_MCDS) {
         if ((c->sock = calloc(1, sizeof *c->sock)) == NULL)
             return -1;
-        c->sock->fd = cb_connect_tcp(cb.addr);
+        c->sock->fd = bc_connect_tcp(cb.addr);
         return c->sock->fd < 0 ? -1 : 0;
     }
     if (cb.sys == CB_REDIS) {
         char host[256];
-        const char *colon = strrchr(cb.addr, ':');
-        if (colon == NULL || (size_t)(colon - cb.addr) >= sizeof host)
+        const char *port = bc_split(cb.addr, host, sizeof host);
+        if (port == NULL)
             return -1;
-        memcpy(host, cb.addr, (size_t)(colon - cb.addr));
-        host[colon - cb.addr] = '\0';
-        c->redis.c = redisConnect(host, atoi(colon + 1));
+        c->redis.c = redisConnect(host, atoi(port));
         return c->redis.c == NULL || c->redis.c->err ? -1 : 0;
     }
     c->pg = PQconnectdb(cb.addr);
@@ -534,14 +451,6 @@ struct cb_worker {
     int failed;
 };
 
-static double cb_now(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static double cb_deadline;
 static long cb_per_conn;
 
@@ -559,15 +468,15 @@ static void *cb_work(void *arg)
     uint64_t rng = 0x9e3779b97f4a7c15ULL ^ ((uint64_t)cb.seed * 1000003u + (uint64_t)w->index * 7919u + 1);
     int k;
 
-    while (w->done < cb_per_conn && cb_now() < cb_deadline) {
-        double t0 = cb_now();
+    while (w->done < cb_per_conn && bc_now() < cb_deadline) {
+        double t0 = bc_now();
         cb_request(&rng, in, cb.r);
         if (cb_send_request(&w->conn, in) < 0) {
             w->failed = 1;
             break;
         }
         if (w->nlat < CB_LAT_MAX)
-            w->lat[w->nlat++] = cb_now() - t0;
+            w->lat[w->nlat++] = bc_now() - t0;
         for (k = 0; k < cb.r; k++)
             if (in[k].counter == 1)
                 w->root_sums[cb_root_of(in[k].leaf)] += in[k].delta;
@@ -576,32 +485,18 @@ static void *cb_work(void *arg)
     return NULL;
 }
 
-static int cb_cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-
-    return x < y ? -1 : x > y;
-}
-
 /* p50 and p99 of every worker's latencies, in ms. */
 static void cb_percentiles(struct cb_worker *w, int n, double *p50, double *p99)
 {
-    long total = 0, i, at = 0;
-    double *all;
+    double *lat[CB_CONNS_MAX];
+    long nlat[CB_CONNS_MAX];
     int k;
 
-    for (k = 0; k < n; k++)
-        total += w[k].nlat;
-    *p50 = *p99 = 0;
-    if (total == 0 || (all = malloc((size_t)total * sizeof *all)) == NULL)
-        return;
-    for (k = 0; k < n; k++)
-        for (i = 0; i < w[k].nlat; i++)
-            all[at++] = w[k].lat[i];
-    qsort(all, (size_t)total, sizeof *all, cb_cmp_double);
-    *p50 = all[total / 2] * 1000;
-    *p99 = all[(long)((double)total * 0.99)] * 1000;
-    free(all);
+    for (k = 0; k < n; k++) {
+        lat[k] = w[k].lat;
+        nlat[k] = w[k].nlat;
+    }
+    bc_percentiles(lat, nlat, n, p50, p99);
 }
 
 /* Whether every root's all-time total of counter 1 grew by what was sent. */
@@ -699,7 +594,7 @@ static int cb_run(struct cb_worker *w, struct cb_conn *ctl)
     for (i = 0; cb.check && i < cb.layers[0]; i++)
         before[i] = cb_total(ctl, i);
     cb_per_conn = (cb.requests + cb.conns - 1) / cb.conns;
-    t0 = cb_now();
+    t0 = bc_now();
     cb_deadline = t0 + cb.seconds;
     for (k = 0; k < cb.conns; k++)
         pthread_create(&w[k].t, NULL, cb_work, &w[k]);
@@ -708,7 +603,7 @@ static int cb_run(struct cb_worker *w, struct cb_conn *ctl)
         done += w[k].done;
         failed |= w[k].failed;
     }
-    t1 = cb_now();
+    t1 = bc_now();
     cb_percentiles(w, cb.conns, &p50, &p99);
     printf("%s %d %d %ld %.2f %.0f %.0f %.3f %.3f %s\n", cb.sys == CB_MCDS ? "mcds" : cb.sys == CB_REDIS ? "redis"
            : "postgres", cb.conns, cb.r, done, t1 - t0, (double)done / (t1 - t0), (double)done * cb.r / (t1 - t0),

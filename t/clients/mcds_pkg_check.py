@@ -13,28 +13,7 @@ import random
 import sys
 import time
 
-CHECKS = 0
-
-
-def check(what, got, want):
-    global CHECKS
-    if got != want:
-        sys.exit("FAIL %s: got %r, want %r" % (what, got, want))
-    CHECKS += 1
-    print("ok - %s" % what)
-
-
-def raises(what, exc, fn, *args, **kw):
-    global CHECKS
-    try:
-        fn(*args, **kw)
-    except exc as e:
-        CHECKS += 1
-        print("ok - %s (%s: %s)" % (what, type(e).__name__, e))
-        return e
-    except Exception as e:      # the wrong exception is a failure too
-        sys.exit("FAIL %s: %s %s, want %s" % (what, type(e).__name__, e, exc.__name__))
-    sys.exit("FAIL %s: no %s" % (what, exc.__name__))
+from pkg_checks import check, passed, raises
 
 
 def until(what, fn, seconds):
@@ -519,7 +498,7 @@ def main():
     c = mcds.Client((host, port), timeout=timeout)
     for part in (queues, lists, counters, scans, hostile):
         part(c, mcds, E)
-    print("%d checks; all checks passed" % CHECKS)
+    passed()
 
 
 if __name__ == "__main__":

@@ -4,72 +4,51 @@
 # per check and exits non-zero at the first failure. The same programs run
 # against stock memcached (libmcds_memcached.tcl) and against pools of three
 # servers (libmcds_pool.tcl). With --valgrind the programs run under
-# valgrind as well as the server.
+# valgrind as well as the server (libmcds_prog_run, t/support/libmcds.tcl).
 
 set ::env(MCDS_TEST_TIMEOUT) [expr {120 * [time_factor]}]
-
-# libmcds_run prog servers min_ok: run client/tests/<prog> against the
-# server list; fail with its output unless it exits 0 after at least min_ok
-# passed checks. Returns the number of checks.
-proc libmcds_run {prog servers min_ok} {
-    set bin [file join [builddir] client tests $prog]
-    if {![file executable $bin]} {
-        skip "$bin is not built (make check builds it)"
-    }
-    set cmd [list $bin $servers]
-    if {$::cfg(valgrind)} {
-        set cmd [list valgrind -q --leak-check=full \
-            --errors-for-leak-kinds=definite --error-exitcode=99 {*}$cmd]
-    }
-    lassign [run_cmd 200 {*}$cmd] status out
-    if {$status ne "0"} { fail "$prog $servers exited $status:\n$out" }
-    set n [regexp -all -line {^ok - } $out]
-    if {$n < $min_ok} { fail "$prog ran only $n of $min_ok checks:\n$out" }
-    verbose $out
-    return $n
-}
 
 start_server {tags {libmcds}} {
     set servers 127.0.0.1:[srv port]
 
     test {libmcds: status codes and mcds_strerror} {
-        libmcds_run test_status $servers 4
+        libmcds_prog_run test_status $servers 4
     } 4
 
     test {libmcds: lock (owner-only release, N x M guarded counter, killed holder taken over)} {
-        libmcds_run test_lock $servers 8
+        libmcds_prog_run test_lock $servers 8
     } 8
 
     test {libmcds: signed counter created race-free by 8 processes} {
-        libmcds_run test_counter $servers 6
+        libmcds_prog_run test_counter $servers 6
     } 6
 
     test {libmcds: sequence, 8 processes x 100000 IDs without a duplicate} {
-        libmcds_run test_sequence $servers 3
+        libmcds_prog_run test_sequence $servers 3
     } 3
 
     test {libmcds: event log fetch exact ranges; reader without loss or repetition; lifetimes at the edges (debugtime)} {
-        libmcds_run test_eventlog $servers 9
+        libmcds_prog_run test_eventlog $servers 9
     } 9
 
     test {libmcds: rarely written array changed by 8 processes with gets/cas} {
-        libmcds_run test_array $servers 4
+        libmcds_prog_run test_array $servers 4
     } 4
 
     test {libmcds: op array appends from 8 writers all present after compaction} {
-        libmcds_run test_oparray $servers 5
+        libmcds_prog_run test_oparray $servers 5
     } 5
 
     test {libmcds: table and hash membership agree with the list after concurrent writers} {
-        libmcds_run test_table $servers 7
+        libmcds_prog_run test_table $servers 7
     } 7
 
     test {libmcds: threads with cloned handles or a memcached_pool (exact totals)} {
-        libmcds_run test_threads $servers 4
+        libmcds_prog_run test_threads $servers 4
     } 4
 
     test {libmcds: server down, key too long, value too large, malformed server lists give clear statuses and details} {
-        libmcds_run test_errors $servers 10
+        libmcds_prog_run test_errors $servers 10
     } 10
 
     test {libmcds: every contrib/examples program runs and prints its results} {

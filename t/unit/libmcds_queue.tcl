@@ -9,34 +9,12 @@
 
 set ::env(MCDS_TEST_TIMEOUT) [expr {120 * [time_factor]}]
 
-# libmcds_run prog servers min_ok ?valgrind?: run client/tests/<prog>
-# against the server list; fail with its output unless it exits 0 after at
-# least min_ok passed checks. Returns the number of checks.
-proc libmcds_run {prog servers min_ok {valgrind 0}} {
-    set bin [file join [builddir] client tests $prog]
-    if {![file executable $bin]} {
-        skip "$bin is not built (make check builds it)"
-    }
-    set cmd [list $bin $servers]
-    if {$::cfg(valgrind) || $valgrind} {
-        if {[auto_execok valgrind] eq {}} { skip "valgrind is not installed" }
-        set cmd [list valgrind -q --leak-check=full \
-            --errors-for-leak-kinds=definite --error-exitcode=99 {*}$cmd]
-    }
-    lassign [run_cmd 300 {*}$cmd] status out
-    if {$status ne "0"} { fail "$prog $servers exited $status:\n$out" }
-    set n [regexp -all -line {^ok - } $out]
-    if {$n < $min_ok} { fail "$prog ran only $n of $min_ok checks:\n$out" }
-    verbose $out
-    return $n
-}
-
 # libmcds_run_unsupported prog servers: run client/tests/<prog> in its
 # MCDS_TEST_QUEUE=unsupported mode (against a stock memcached); the checks.
 proc libmcds_run_unsupported {prog servers} {
     set ::env(MCDS_TEST_QUEUE) unsupported
     try {
-        return [libmcds_run $prog $servers 1]
+        return [libmcds_prog_run $prog $servers 1]
     } finally {
         unset ::env(MCDS_TEST_QUEUE)
     }
@@ -50,7 +28,7 @@ start_server {tags {libmcds queue mcds-only}} {
     set servers 127.0.0.1:[srv port]
 
     test {libmcds queue: every verb, errors, leases, blocking pops, dropped connections, 4x4 threads} {
-        libmcds_run test_queue $servers $::queue_checks
+        libmcds_prog_run test_queue $servers $::queue_checks
     } $::queue_checks
 
     test {libmcds queue: the example runs and prints its results} {
@@ -67,7 +45,7 @@ start_server {tags {libmcds queue mcds-only}} {
     test {libmcds queue: test_queue is valgrind clean (no error, no leak)} {
         if {$::cfg(valgrind)} { skip "the run above was under valgrind" }
         if {[built_with_sanitizers]} { skip "built with --enable-sanitizers: valgrind cannot run ASan programs" }
-        libmcds_run test_queue $servers $::queue_checks 1
+        libmcds_prog_run test_queue $servers $::queue_checks 1
     } $::queue_checks {slow}
 }
 
@@ -78,7 +56,7 @@ start_server {} {
         127.0.0.1:[srv 0 port]] ,]
 
     test {libmcds queue on a pool of 3: queues spread, each on its key's server, all work} {
-        libmcds_run test_queue $servers $::queue_pool_checks
+        libmcds_prog_run test_queue $servers $::queue_pool_checks
     } $::queue_pool_checks
 }
 }
@@ -102,7 +80,7 @@ set ::queue_info_checks 11
 
 start_server {tags {libmcds queue mcds-only}} {
     test {libmcds queue views: a message's figures, its holder, peeks by id and at delayed ones, the queues page by page, the errors} {
-        libmcds_run test_queue_info 127.0.0.1:[srv port] $::queue_info_checks
+        libmcds_prog_run test_queue_info 127.0.0.1:[srv port] $::queue_info_checks
     } $::queue_info_checks
 }
 
@@ -113,7 +91,7 @@ set ::queue_dedup_checks 5
 
 start_server {tags {libmcds queue mcds-only}} {
     test {libmcds queue: dedup ids (one push, a batch retried whole, the window), pauses, bad ids} {
-        libmcds_run test_queue_dedup 127.0.0.1:[srv port] $::queue_dedup_checks
+        libmcds_prog_run test_queue_dedup 127.0.0.1:[srv port] $::queue_dedup_checks
     } $::queue_dedup_checks
 }
 
@@ -123,7 +101,7 @@ set ::queue_group_checks 3
 
 start_server {tags {libmcds queue mcds-only}} {
     test {libmcds queue: FIFO groups (one at a time in order, a batch with dedup), bad options} {
-        libmcds_run test_queue_group 127.0.0.1:[srv port] $::queue_group_checks
+        libmcds_prog_run test_queue_group 127.0.0.1:[srv port] $::queue_group_checks
     } $::queue_group_checks
 }
 
@@ -134,6 +112,6 @@ set ::queue_ttl_checks 3
 
 start_server {tags {libmcds queue mcds-only}} {
     test {libmcds queue: ttls on pushes and batches, with dedup ids; expiry to the dead-letter queue or dropped; bad options} {
-        libmcds_run test_queue_ttl 127.0.0.1:[srv port] $::queue_ttl_checks
+        libmcds_prog_run test_queue_ttl 127.0.0.1:[srv port] $::queue_ttl_checks
     } $::queue_ttl_checks
 }

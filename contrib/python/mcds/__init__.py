@@ -1,4 +1,4 @@
-"""mcds: mcds-server's queues, lists, tree counters and key scans for
+"""mcds: mcds-server's queues, lists, tree counters, key scans and tables for
 Python, on top of pymemcache (3.5 or newer; nothing else outside the
 standard library).
 
@@ -21,6 +21,9 @@ What each reply becomes:
 * a read of something missing is None (qstats, qinfo, llen, lindex,
   ctcounter, ctinfo, ctget), as is a count-reporting change of a missing
   structure (qpurge, qredrive, qkick, ltrim, lrem; lexists);
+* a table write is the row's new version (tinsert: None when a row has
+  the key; tupdate: None when there is no such row); ``mcds.Conflict``
+  when a ver= no longer matches;
 * ``mcds.Full`` for NOT_STORED at a maxlen (qpushn, lpush, rpush, linsert;
   qpush keeps answering None, as it always has), ``mcds.LimitExceeded``
   for a ctincr refused by a limit, ``mcds.NotFound`` for a change or
@@ -32,19 +35,20 @@ What each reply becomes:
   ``MemcacheUnknownCommandError`` (ERROR: a server without the verb).
 
 Modules: connection (the exchange, authentication), queues, lists,
-counters (tree counters), scan (kscan), pool and ketama (placement), wire
+counters (tree counters), scan (kscan), tables (rows, indexes, cursors), pool and ketama (placement), wire
 (how arguments are checked and written), errors.
 """
 
 from .client import Client, iterate
 from .counters import Active, Counter, Object, Period, Value
-from .errors import Full, LimitExceeded, McdsError, NotFound
+from .errors import Conflict, Full, LimitExceeded, McdsError, NotFound
 from .ketama import Continuum
 from .pool import Pool, route_key
 from .queues import Message, Page, Pending, QueueEntry
 from .scan import ScanKey, ScanPage
+from .tables import Row, TablePage, tvalue
 
 __all__ = ["Client", "Pool", "iterate", "route_key", "Continuum",
            "Message", "Pending", "QueueEntry", "Page", "Value", "Counter", "Object",
-           "Period", "Active", "ScanKey", "ScanPage",
-           "McdsError", "Full", "NotFound", "LimitExceeded"]
+           "Period", "Active", "ScanKey", "ScanPage", "Row", "TablePage", "tvalue",
+           "McdsError", "Full", "NotFound", "LimitExceeded", "Conflict"]

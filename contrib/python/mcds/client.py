@@ -6,11 +6,12 @@ from .counters import CounterVerbs
 from .lists import ListVerbs
 from .queues import QueueVerbs
 from .scan import ScanVerbs
+from .tables import TableVerbs
 
 
-class Client(QueueVerbs, ListVerbs, CounterVerbs, ScanVerbs, Connection):
+class Client(QueueVerbs, ListVerbs, CounterVerbs, ScanVerbs, TableVerbs, Connection):
     """pymemcache's Client (get, set, cas, incr, ... work as before) with
-    mcds-server's queues, lists, tree counters and key scans.
+    mcds-server's queues, lists, tree counters, key scans and tables.
 
     ``Client(("127.0.0.1", 11211), timeout=5, username=None, password=None)``:
     the other arguments are pymemcache's. A blocking call (``wait=``)

@@ -43,3 +43,8 @@ class LimitExceeded(McdsError):
         self.type = type_code
         self.period = period
         self.index = index
+
+
+class Conflict(McdsError):
+    """``EXISTS`` from a table write with ``ver=``: the row's version is no
+    longer the one given (another write came first); nothing changed."""

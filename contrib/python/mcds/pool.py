@@ -20,11 +20,15 @@ from .ketama import Continuum
 KEY_CALLS = ("get", "gets", "set", "add", "replace", "append", "prepend", "cas",
              "delete", "incr", "decr", "touch", "gat", "gats")
 
-#: Calls whose first argument names a queue or a list, placed by its tag.
+#: Calls whose first argument names a queue, a list or a table, placed by
+#: its tag (a table's cursor calls, tnext and tclose, name the table too).
 NAME_CALLS = ("qcreate", "qpush", "qpushn", "qpop", "qack", "qrelease", "qtouch",
               "qpeek", "qpending", "qstats", "qinfo", "qpurge", "qredrive", "qkick",
               "lcreate", "lpush", "rpush", "lpop", "rpop", "llen", "lrange", "lindex",
-              "lset", "linsert", "ltrim", "lrem", "lexists")
+              "lset", "linsert", "ltrim", "lrem", "lexists",
+              "tcreate", "tdrop", "tindex", "tdropindex", "tinsert", "tput", "tupdate",
+              "tdel", "tget", "tselect_page", "tscan_page", "tnext", "tclose", "tselect",
+              "tscan")
 
 #: Tree-counter calls about objects: placed by the group= keyword (the
 #: tree's placement key, its root's key for example), as libmcds does.
