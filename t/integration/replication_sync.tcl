@@ -280,7 +280,7 @@ start_server [rs_primary $df 1 5000] {
         test {sync: 50 connections pushing and blocking on pops for 4 s: no error, the server stays up, the replica equal} {
             set bench [file join [builddir] contrib bench mcds-bench]
             if {![file executable $bench]} { skip "mcds-bench is not built" }
-            set h [exec_bg $bench -s 127.0.0.1:$::pf -q --csv -t 2 -c 25 -d 4 -w 0 -W queue -S 32 --queues 1 --producers 1]
+            set h [exec_bg $bench -s 127.0.0.1:$::pf -q --csv -t 2 -c 25 -d 4 -w 0 --timeout 60 -W queue -S 32 --queues 1 --producers 1]
             set line [lindex [split [string trim [wait_bg $h 60]] \n] end]
             set names [split [string trim [exec $bench --csv-header]] ,]
             set d [dict create]
