@@ -69,24 +69,57 @@ bool tverb_fields(conn *c, const struct table *t, const char *list, uint64_t *ma
     return *mask != 0;
 }
 
-/* "F <name> " then the value's length and bytes, or "null". */
-static void tverb_out_field(conn *c, const char *name, enum tbl_type type, const struct tbl_val *v) {
-    char head[TBL_NAME_MAX + 48], digits[24];
-    const uint8_t *p = v->p;
-    size_t n = v->n, k;
+/* Values of up to this many bytes go into the reply buffer with their
+ * F line, in one copy; longer ones as blocks of their own. */
+#define TVERB_INLINE_MAX 1024
 
+/* The decimal digits of v at p: how many. */
+static size_t tverb_format_i64(char *p, int64_t v) {
+    if (v >= 0)
+        return parse_format_u64(p, (uint64_t)v);
+    p[0] = '-';
+    return 1 + parse_format_u64(p + 1, (uint64_t)0 - (uint64_t)v);
+}
+
+static char *tverb_put(char *o, const void *s, size_t n) {
+    memcpy(o, s, n);
+    return o + n;
+}
+
+/* "F <name> <length>" and the value, or "F <name> null" (no printf: a
+ * page of rows is mostly these lines). */
+static void tverb_out_field(conn *c, const char *name, enum tbl_type type, const struct tbl_val *v) {
+    size_t nname = strlen(name), n = v->n, k;
+    const char *p = (const char *)v->p;
+    char digits[24], *start, *o;
+    bool inline_value;
+
+    if (!v->null && type == TBL_INT) {
+        n = tverb_format_i64(digits, v->i);
+        p = digits;
+    }
+    inline_value = !v->null && n <= TVERB_INLINE_MAX;
+    start = o = conn_out_reserve(c, nname + 32 + (inline_value ? n + 2 : 0));
+    o = tverb_put(o, "F ", 2);
+    o = tverb_put(o, name, nname);
     if (v->null) {
-        conn_out(c, head, (size_t)snprintf(head, sizeof(head), "F %s null\r\n", name));
+        o = tverb_put(o, " null\r\n", 7);
+        conn_out_commit(c, (size_t)(o - start));
         return;
     }
-    if (type == TBL_INT) {
-        n = (size_t)snprintf(digits, sizeof(digits), "%lld", (long long)v->i);
-        p = (const uint8_t *)digits;
+    *o++ = ' ';
+    o += parse_format_u64(o, n);
+    o = tverb_put(o, "\r\n", 2);
+    if (inline_value) {
+        o = tverb_put(o, p, n);
+        o = tverb_put(o, "\r\n", 2);
+        conn_out_commit(c, (size_t)(o - start));
+        return;
     }
-    conn_out(c, head, (size_t)snprintf(head, sizeof(head), "F %s %zu\r\n", name, n));
+    conn_out_commit(c, (size_t)(o - start));
     for (; n > 0; p += k, n -= k) {
         k = n < 16384 ? n : 16384;
-        conn_out(c, (const char *)p, k);
+        conn_out(c, p, k);
     }
     conn_out(c, "\r\n", 2);
 }
@@ -94,11 +127,15 @@ static void tverb_out_field(conn *c, const char *name, enum tbl_type type, const
 bool tverb_out_row(void *arg, const struct table *t, uint64_t ver, const struct tbl_val *v, uint64_t mask) {
     const struct tbl_schema *s = table_schema(t);
     conn *c = arg;
-    char head[64];
+    char *start = conn_out_reserve(c, 48), *o = start;
     int f;
 
-    conn_out(c, head, (size_t)snprintf(head, sizeof(head), "ROW %llu %d\r\n", (unsigned long long)ver,
-                                       __builtin_popcountll(mask)));
+    o = tverb_put(o, "ROW ", 4);
+    o += parse_format_u64(o, ver);
+    *o++ = ' ';
+    o += parse_format_u64(o, (uint64_t)__builtin_popcountll(mask));
+    o = tverb_put(o, "\r\n", 2);
+    conn_out_commit(c, (size_t)(o - start));
     for (f = 0; f < s->nf; f++)
         if (mask & (UINT64_C(1) << f))
             tverb_out_field(c, s->name[f], s->type[f], &v[f]);
