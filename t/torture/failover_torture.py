@@ -44,7 +44,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from group_crash import Conn, Gone, Violation   # noqa: E402  (the same wire code)
+from group_crash import ClientThread, Conn, Gone, Violation   # noqa: E402  (the same wire code)
 
 LEASE = 30                      # pops lease long: in-flight messages stay in flight across the failover
 BACKLOG = 60                    # a thread pushes while its queue holds fewer
@@ -268,23 +268,12 @@ def pop_items(c):
         out.append((int(p[1]), int(p[4]), c.block(int(p[3]))))
 
 
-class Worker(threading.Thread):
+class Worker(ClientThread):
     def __init__(self, queue, port, book, rng, stop):
-        super().__init__(daemon=True)
-        self.queue, self.port, self.book, self.rng, self.stop = queue, port, book, rng, stop
+        super().__init__(port, stop)
+        self.queue, self.book, self.rng = queue, book, rng
         self.seq = 0
-        self.error = None
         self.held = 0           # messages this thread believes are in its queue
-
-    def run(self):
-        try:
-            c = Conn(self.port)
-            while not self.stop.is_set():
-                self.step(c)
-        except Gone:
-            pass
-        except Violation as e:
-            self.error = e
 
     def push(self, c):
         data = b"%s:%07d" % (self.queue, self.seq)

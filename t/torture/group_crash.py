@@ -128,12 +128,13 @@ def parse_data(d):
     return g, int(s)
 
 
-class Worker(threading.Thread):
-    def __init__(self, tid, port, book, rng, stop):
+class ClientThread(threading.Thread):
+    """A client thread: step(conn) until stop is set or the server is
+    killed under it; a Violation it meets is kept in error."""
+
+    def __init__(self, port, stop):
         super().__init__(daemon=True)
-        self.tid, self.port, self.book, self.rng, self.stop = tid, port, book, rng, stop
-        self.groups = [b"t%dg%d" % (tid, i) for i in range(GROUPS_PER_THREAD)]
-        self.next = {g: 0 for g in self.groups}
+        self.port, self.stop = port, stop
         self.error = None
 
     def run(self):
@@ -145,6 +146,14 @@ class Worker(threading.Thread):
             pass
         except Violation as e:
             self.error = e
+
+
+class Worker(ClientThread):
+    def __init__(self, tid, port, book, rng, stop):
+        super().__init__(port, stop)
+        self.tid, self.book, self.rng = tid, book, rng
+        self.groups = [b"t%dg%d" % (tid, i) for i in range(GROUPS_PER_THREAD)]
+        self.next = {g: 0 for g in self.groups}
 
     def push(self, c):
         g = self.rng.choice(self.groups)
