@@ -29,7 +29,9 @@ enum {
     SETTINGS_OPT_ADMIN_USERS, SETTINGS_OPT_DEBUG, SETTINGS_OPT_METRICS_PORT,
     SETTINGS_OPT_METRICS_LISTEN, SETTINGS_OPT_METRICS_TOP, SETTINGS_OPT_RECEIPTS_ONLY,
     SETTINGS_OPT_REPLICAOF, SETTINGS_OPT_REPL_TIMEOUT, SETTINGS_OPT_MIN_REPLICAS_ACK,
-    SETTINGS_OPT_MIN_REPLICAS_TIMEOUT, SETTINGS_OPT_PRIMARY_AUTH, SETTINGS_OPT_SERVE_STALE
+    SETTINGS_OPT_MIN_REPLICAS_TIMEOUT, SETTINGS_OPT_PRIMARY_AUTH, SETTINGS_OPT_SERVE_STALE,
+    SETTINGS_OPT_PRIMARY_TLS, SETTINGS_OPT_PRIMARY_TLS_CA, SETTINGS_OPT_PRIMARY_TLS_CERT,
+    SETTINGS_OPT_PRIMARY_TLS_KEY
 };
 #define SETTINGS_ITEM_MAX (1024UL * 1024 * 1024)
 
@@ -114,6 +116,14 @@ static const struct settings_option settings_options[] = {
       "no: a replica whose link to its primary is not up refuses reads (default yes)" },
     { SETTINGS_OPT_PRIMARY_AUTH, "primary-auth-file", required_argument, "<file>",
       "a replica authenticates to a primary started with -Y as the first user:password line of this file" },
+    { SETTINGS_OPT_PRIMARY_TLS, "primary-tls", no_argument, NULL,
+      "a replica speaks TLS to its primary (started with -Z) and verifies its certificate" },
+    { SETTINGS_OPT_PRIMARY_TLS_CA, "primary-tls-ca", required_argument, "<file>",
+      "... against these CA certificates (default: the system's; implies --primary-tls)" },
+    { SETTINGS_OPT_PRIMARY_TLS_CERT, "primary-tls-cert", required_argument, "<file>",
+      "... and shows this certificate chain, for a primary that asks for one (with --primary-tls-key)" },
+    { SETTINGS_OPT_PRIMARY_TLS_KEY, "primary-tls-key", required_argument, "<file>",
+      "... and its key" },
     { SETTINGS_OPT_MIN_REPLICAS_ACK, "min-replicas-ack", required_argument, "<n>",
       "a change is answered once n replicas have it (default 0: asynchronous; doc/replication.md)" },
     { SETTINGS_OPT_MIN_REPLICAS_TIMEOUT, "min-replicas-timeout", required_argument, "<ms>",
@@ -171,6 +181,22 @@ void settings_init(void) {
     tls_opts_init();
 }
 
+/* The replica's --primary-tls-* files. */
+static void settings_free_tls_link(void) {
+    free(settings.primary_tls_ca);
+    free(settings.primary_tls_cert);
+    free(settings.primary_tls_key);
+    settings.primary_tls_ca = settings.primary_tls_cert = settings.primary_tls_key = NULL;
+}
+
+/* A --primary-tls-* file: it turns --primary-tls on. */
+static int settings_tls_link_file(char **to, const char *arg) {
+    free(*to);
+    *to = strdup(arg);
+    settings.primary_tls = true;
+    return *to != NULL && *arg != '\0' ? 0 : -1;
+}
+
 void settings_free(void) {
     free(settings.listen_addr);
     free(settings.socket_path);
@@ -182,6 +208,7 @@ void settings_free(void) {
     settings.replicaof = NULL;
     free(settings.primary_auth_file);
     settings.primary_auth_file = NULL;
+    settings_free_tls_link();
     free(settings.auth_file);
     free(settings.admin_users);
     free(settings.metrics_listen);
@@ -488,6 +515,15 @@ static int settings_apply_persist(int letter, const char *arg) {
         free(settings.primary_auth_file);
         settings.primary_auth_file = strdup(arg);
         return settings.primary_auth_file != NULL ? 0 : -1;
+    case SETTINGS_OPT_PRIMARY_TLS:
+        settings.primary_tls = true;
+        return 0;
+    case SETTINGS_OPT_PRIMARY_TLS_CA:
+        return settings_tls_link_file(&settings.primary_tls_ca, arg);
+    case SETTINGS_OPT_PRIMARY_TLS_CERT:
+        return settings_tls_link_file(&settings.primary_tls_cert, arg);
+    case SETTINGS_OPT_PRIMARY_TLS_KEY:
+        return settings_tls_link_file(&settings.primary_tls_key, arg);
     case SETTINGS_OPT_MIN_REPLICAS_ACK:
         if (settings_number(arg, 0, 64, &v) < 0) return -1;
         settings.min_replicas_ack = (int)v;
@@ -571,6 +607,8 @@ static int settings_apply(int letter, const char *arg) {
     case SETTINGS_OPT_CHECK_DIR: case SETTINGS_OPT_REPLICAOF: case SETTINGS_OPT_REPL_TIMEOUT:
     case SETTINGS_OPT_SERVE_STALE:
     case SETTINGS_OPT_MIN_REPLICAS_ACK: case SETTINGS_OPT_MIN_REPLICAS_TIMEOUT: case SETTINGS_OPT_PRIMARY_AUTH:
+    case SETTINGS_OPT_PRIMARY_TLS: case SETTINGS_OPT_PRIMARY_TLS_CA: case SETTINGS_OPT_PRIMARY_TLS_CERT:
+    case SETTINGS_OPT_PRIMARY_TLS_KEY:
         return settings_apply_persist(letter, arg);
     default:
         return settings_apply_memcached(letter, arg);
@@ -599,6 +637,8 @@ static const char *settings_check(void) {
         return "--conn-output-max must be at least 4k";
     if (settings.replicaof != NULL && settings.data_dir == NULL)
         return "--replicaof needs --data-dir (a replica keeps its primary's log)";
+    if ((settings.primary_tls_cert == NULL) != (settings.primary_tls_key == NULL))
+        return "--primary-tls-cert and --primary-tls-key go together";
     if (settings.log_buffer < 65536 || (settings.log_buffer & (settings.log_buffer - 1)) != 0)
         return "--log-buffer must be a power of two, at least 64k";
     if (tls_opts.enabled && tls_opts.chain_cert == NULL)

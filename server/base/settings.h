@@ -49,6 +49,10 @@ struct settings {
     int repl_timeout;         /* --repl-timeout: seconds a silent replication link lives */
     bool repl_serve_stale;    /* --replica-serve-stale: reads served while the link is not up */
     char *primary_auth_file;  /* --primary-auth-file: a replica's user:password for its primary's -Y */
+    bool primary_tls;         /* --primary-tls: a replica speaks TLS to its primary */
+    char *primary_tls_ca;     /* --primary-tls-ca: CA certificates the primary's is checked against */
+    char *primary_tls_cert;   /* --primary-tls-cert: the replica's certificate chain ... */
+    char *primary_tls_key;    /* --primary-tls-key: ... and its key */
     int min_replicas_ack;     /* --min-replicas-ack: replicas a change waits for (0: none) */
     int min_replicas_timeout; /* --min-replicas-timeout: milliseconds it waits at most */
     char *auth_file;          /* -Y, --auth-file: connections must authenticate (auth.c) */

@@ -237,8 +237,16 @@ struct tls_conn *tls_conn_new(int fd) {
     return t;
 }
 
+void *tls_conn_take(struct tls_conn *t) {
+    SSL *ssl = t->ssl;
+
+    t->ssl = NULL;
+    t->failed = true;
+    return ssl;
+}
+
 void tls_conn_free(struct tls_conn *t) {
-    if (!t->failed && SSL_is_init_finished(t->ssl))
+    if (t->ssl != NULL && !t->failed && SSL_is_init_finished(t->ssl))
         SSL_shutdown(t->ssl);
     SSL_free(t->ssl);
     ERR_clear_error();
@@ -287,6 +295,10 @@ ssize_t tls_read(conn *c, char *buf, size_t n) {
     int how = 0, r = 1;
 
     t->read_wants = 0;
+    if (t->ssl == NULL) {
+        errno = EPIPE;      /* the session was taken (tls_conn_take) */
+        return -1;
+    }
     if (t->eof)
         return 0;
     while (got < n) {
@@ -353,6 +365,10 @@ ssize_t tls_writev(conn *c, const struct iovec *iov, int n) {
     int i = 0;
 
     t->write_wants = 0;
+    if (t->ssl == NULL) {
+        errno = EPIPE;      /* the session was taken (tls_conn_take) */
+        return -1;
+    }
     for (;;) {
         size_t left = tls_iov_left(iov, n, i, off);
         size_t len = t->retry != 0 ? t->retry : left < tls_opts.wbuf_size ? left : tls_opts.wbuf_size;

@@ -31,6 +31,10 @@ bool tls_built(void);
 struct tls_conn *tls_conn_new(int fd);
 /* Sends close_notify when the session is sound (never waits), frees it. */
 void tls_conn_free(struct tls_conn *t);
+/* Hands t's OpenSSL session (SSL *) over to its new owner, a replication
+ * sender (repl/link_tls.h): t keeps no session, its reads and writes fail
+ * with EPIPE, and its free sends nothing. */
+void *tls_conn_take(struct tls_conn *t);
 
 /* As read(2): bytes read (> 0), 0 at the end of the stream, -1 with errno
  * EAGAIN to wait for an event, or another errno on a failure. A read

@@ -27,6 +27,7 @@
 #include "persist/files.h"
 #include "persist/persist.h"
 #include "repl/lineage.h"
+#include "repl/link_tls.h"
 #include "repl/primary.h"
 #include "repl/repl.h"
 #include "repl/stream.h"
@@ -35,7 +36,7 @@
 #define PRIMARY_CHECKPOINTS 64      /* frames remembered for the lag in records */
 
 struct primary_peer {
-    int fd;
+    struct stream_sock sock;            /* the socket, and its TLS session if any */
     char addr[64];
     char lineage[LINEAGE_ID_LEN + 1];   /* what it asked for; "" none */
     uint64_t asked;
@@ -104,7 +105,7 @@ static int primary_send_file(struct primary_peer *p, int fd, uint64_t size) {
 
     while (off < size) {
         ssize_t r = pread(fd, buf, sizeof(buf), (off_t)off);
-        if (r <= 0 || stream_write(p->fd, buf, (size_t)r, primary_timeout_ms()) < 0)
+        if (r <= 0 || stream_write(&p->sock, buf, (size_t)r, primary_timeout_ms()) < 0)
             return -1;
         off += (uint64_t)r;
     }
@@ -119,25 +120,25 @@ static int primary_begin(struct primary_peer *p) {
     int fd, rc;
 
     if (repl_lineage_keep() < 0) {
-        stream_printf(p->fd, primary_timeout_ms(), "SERVER_ERROR cannot write the lineage file\r\n");
+        stream_printf(&p->sock, primary_timeout_ms(), "SERVER_ERROR cannot write the lineage file\r\n");
         return -1;
     }
     repl_lineage(&l);
     if (primary_partial_ok(p, &l, written)) {
         p->sent = p->asked;
         log_msg(1, "replication: replica %s continues at %llu", p->addr, (unsigned long long)p->sent);
-        return stream_printf(p->fd, primary_timeout_ms(), "CONTINUE %s %llu\r\n", l.id,
+        return stream_printf(&p->sock, primary_timeout_ms(), "CONTINUE %s %llu\r\n", l.id,
                              (unsigned long long)p->sent);
     }
     fd = primary_open_snapshot(&lsn, &size);
     if (fd < 0 && !primary_partial_ok(&(struct primary_peer){ .asked = 0 }, &l, written)) {
         log_msg(0, "replication: replica %s needs a full resync, and there is no snapshot: refused", p->addr);
-        stream_printf(p->fd, primary_timeout_ms(), "SERVER_ERROR no snapshot to resync from; try later\r\n");
+        stream_printf(&p->sock, primary_timeout_ms(), "SERVER_ERROR no snapshot to resync from; try later\r\n");
         return -1;
     }
     log_msg(0, "replication: replica %s (at %s %llu) resyncs in full from %llu", p->addr,
             p->lineage[0] ? p->lineage : "?", (unsigned long long)p->asked, (unsigned long long)lsn);
-    rc = stream_printf(p->fd, primary_timeout_ms(), "FULLSYNC %s %llu %llu\r\n", l.id, (unsigned long long)lsn,
+    rc = stream_printf(&p->sock, primary_timeout_ms(), "FULLSYNC %s %llu %llu\r\n", l.id, (unsigned long long)lsn,
                        (unsigned long long)size);
     if (rc == 0 && fd >= 0)
         rc = primary_send_file(p, fd, size);
@@ -184,8 +185,8 @@ static int primary_send_log(struct primary_peer *p, struct stream_log *log) {
 
     if (n <= 0)
         return (int)n;
-    if (stream_printf(p->fd, primary_timeout_ms(), "LOG %zd\r\n", n) < 0 ||
-        stream_write(p->fd, log->buf, (size_t)n, primary_timeout_ms()) < 0)
+    if (stream_printf(&p->sock, primary_timeout_ms(), "LOG %zd\r\n", n) < 0 ||
+        stream_write(&p->sock, log->buf, (size_t)n, primary_timeout_ms()) < 0)
         return -1;
     pthread_mutex_lock(&primary.lock);
     p->sent = log->pos;
@@ -207,9 +208,11 @@ static int primary_until_ping(uint64_t last_ping) {
 /* Sleeps until the replica sends something, the log is written further,
  * or ms pass. */
 static void primary_sleep(struct primary_peer *p, int ms) {
-    struct pollfd f[2] = { { p->fd, POLLIN, 0 }, { p->wake_fd, POLLIN, 0 } };
+    struct pollfd f[2] = { { p->sock.fd, POLLIN, 0 }, { p->wake_fd, POLLIN, 0 } };
     uint64_t n;
 
+    if (stream_sock_pending(&p->sock))
+        return;     /* a REPLACK already waits in the TLS session */
     if (poll(f, 2, ms) > 0 && (f[1].revents & POLLIN) && read(p->wake_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
         log_msg(1, "replication: replica %s: its wake-up cannot be read", p->addr);
 }
@@ -236,7 +239,7 @@ static void primary_stream(struct primary_peer *p) {
         log_msg(0, "replication: replica %s: the log at %llu is gone", p->addr, (unsigned long long)p->sent);
         return;
     }
-    stream_in_init(&in, p->fd);
+    stream_in_init(&in, &p->sock);
     pthread_mutex_lock(&primary.lock);
     p->state = "up";
     p->ack_ms = heard;
@@ -244,7 +247,7 @@ static void primary_stream(struct primary_peer *p) {
     while (!__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) {
         uint64_t now = stream_now_ms();
         if (now - last_ping >= 1000) {
-            if (stream_printf(p->fd, primary_timeout_ms(), "PING %llu %llu\r\n",
+            if (stream_printf(&p->sock, primary_timeout_ms(), "PING %llu %llu\r\n",
                               (unsigned long long)persist_written(), (unsigned long long)now) < 0)
                 break;
             last_ping = now;
@@ -274,7 +277,7 @@ static void *primary_main(void *arg) {
     if (primary_begin(p) == 0)
         primary_stream(p);
     log_msg(1, "replication: replica %s gone", p->addr);
-    shutdown(p->fd, SHUT_RDWR);
+    shutdown(p->sock.fd, SHUT_RDWR);
     __atomic_sub_fetch(&primary.live, 1, __ATOMIC_ACQ_REL);
     __atomic_store_n(&p->done, true, __ATOMIC_RELEASE);
     sync_wake();        /* changes waiting for it are answered at once if too few are left */
@@ -296,9 +299,11 @@ static void primary_reap(bool all) {
         *pp = p->next;
         pthread_mutex_unlock(&primary.lock);
         __atomic_store_n(&p->stop, true, __ATOMIC_RELEASE);
-        shutdown(p->fd, SHUT_RDWR);
+        shutdown(p->sock.fd, SHUT_RDWR);
         pthread_join(p->thread, NULL);
-        close(p->fd);
+        if (p->sock.tls != NULL)
+            link_tls_free(p->sock.tls);
+        close(p->sock.fd);
         close(p->wake_fd);
         free(p);
         pthread_mutex_lock(&primary.lock);
@@ -325,21 +330,26 @@ static void primary_peer_name(int fd, char *buf, size_t n) {
     snprintf(buf, n, "%s:%d", host, port);
 }
 
-int primary_attach(int fd, const char *lineage, uint64_t pos) {
+/* Frees what primary_attach was given, for a replica it cannot serve. */
+static int primary_attach_fail(int fd, struct link_tls *tls, struct primary_peer *p) {
+    if (tls != NULL)
+        link_tls_free(tls);
+    close(fd);
+    free(p);
+    return -1;
+}
+
+int primary_attach(int fd, struct link_tls *tls, const char *lineage, uint64_t pos) {
     struct primary_peer *p;
 
     primary_reap(false);
-    if ((p = calloc(1, sizeof(*p))) == NULL) {
-        close(fd);
-        return -1;
-    }
-    p->fd = fd;
+    if ((p = calloc(1, sizeof(*p))) == NULL)
+        return primary_attach_fail(fd, tls, NULL);
+    p->sock.fd = fd;
+    p->sock.tls = tls;
     p->asked = pos;
-    if ((p->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0) {
-        close(fd);
-        free(p);
-        return -1;
-    }
+    if ((p->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0)
+        return primary_attach_fail(fd, tls, p);
     if (lineage != NULL)
         snprintf(p->lineage, sizeof(p->lineage), "%s", lineage);
     primary_peer_name(fd, p->addr, sizeof(p->addr));
@@ -352,10 +362,8 @@ int primary_attach(int fd, const char *lineage, uint64_t pos) {
     if (pthread_create(&p->thread, NULL, primary_main, p) != 0) {
         __atomic_sub_fetch(&primary.live, 1, __ATOMIC_ACQ_REL);
         pthread_mutex_unlock(&primary.lock);
-        close(fd);
         close(p->wake_fd);
-        free(p);
-        return -1;
+        return primary_attach_fail(fd, tls, p);
     }
     p->next = primary.peers;
     primary.peers = p;

@@ -14,10 +14,12 @@
 
 #include "base/stats.h"
 
-/* Takes over socket fd (its connection is closed by the caller) of a
- * replica that asked for lineage (NULL: none) from pos: 0, or -1 (the
- * socket is closed). */
-int primary_attach(int fd, const char *lineage, uint64_t pos);
+struct link_tls;
+
+/* Takes over socket fd (its connection is closed by the caller), and its
+ * TLS session tls (NULL: plain), of a replica that asked for lineage
+ * (NULL: none) from pos: 0, or -1 (the socket and session are freed). */
+int primary_attach(int fd, struct link_tls *tls, const char *lineage, uint64_t pos);
 /* Cuts every replica off and waits for their threads. */
 void primary_stop(void);
 /* The log was written further (persist's hook, any thread, often): each

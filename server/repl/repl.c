@@ -15,6 +15,7 @@
 #include "persist/persist.h"
 #include "repl/fullsync.h"
 #include "repl/lineage.h"
+#include "repl/link_tls.h"
 #include "repl/primary.h"
 #include "repl/replica.h"
 #include "repl/repl.h"
@@ -66,6 +67,8 @@ int repl_configure(char **argv) {
     const char *to = fullsync_env() != NULL ? fullsync_env() : settings.replicaof;
 
     fullsync_set_argv(argv);
+    if (link_tls_check() < 0)
+        return -1;
     if (settings.data_dir != NULL) {
         stats_provide(&repl_stats_provider);
         persist_set_written_hook(primary_log_written);     /* senders wake on the log's writes */

@@ -1,6 +1,7 @@
 /*
- * repl/replica: the link thread of a replica: connect, psync, the frames
- * of the stream, batches applied under a hold of every thread.
+ * repl/replica: the link thread of a replica: connect (TLS with
+ * --primary-tls), psync, the frames of the stream, batches applied under a
+ * hold of every thread.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +23,7 @@
 #include "persist/persist.h"
 #include "repl/fullsync.h"
 #include "repl/lineage.h"
+#include "repl/link_tls.h"
 #include "repl/replica.h"
 #include "repl/repl.h"
 #include "repl/stream.h"
@@ -31,7 +33,9 @@
 #define REPLICA_ACK_MS 500      /* REPLACK at least this often (the primary's timeout counts from it) */
 #define REPLICA_HOLD_MS 200
 #define REPLICA_AUTH_MAX 1000    /* a user:password line (the token limit is 1024) */
-#define REPLICA_FRAME_MAX (2ULL * 1024 * 1024 * 1024)   /* a frame is a chunk, or one record (at most 1 GB and its fields) */     /* a hold that fails is tried again (a promotion waits for it) */
+#define REPLICA_HOLD_RETRY_US 1000  /* a hold that fails is tried again (a promotion waits for it) */
+#define REPLICA_FRAME_MAX (2ULL * 1024 * 1024 * 1024)   /* a frame is a chunk, or one record (at most 1 GB and its fields) */
+#define REPLICA_CONNECT_MS 5000     /* a connect, and a TLS handshake, at most */
 
 static struct {
     pthread_mutex_t lock;
@@ -93,7 +97,7 @@ static int replica_connect(void) {
         if (fd < 0)
             continue;
         if ((connect(fd, a->ai_addr, a->ai_addrlen) < 0 && errno != EINPROGRESS) ||
-            replica_connect_wait(fd, 5000) < 0) {
+            replica_connect_wait(fd, REPLICA_CONNECT_MS) < 0) {
             close(fd);
             fd = -1;
         }
@@ -114,7 +118,7 @@ static int replica_apply(const uint8_t *p, size_t n) {
     while (quiesce_hold(REPLICA_HOLD_MS) < 0) {
         if (replica_stopping())
             return -1;
-        usleep(1000);
+        usleep(REPLICA_HOLD_RETRY_US);
     }
     store_set_restoring(true);      /* no TTL ends a key, -m holds nothing back: as a restart */
     rc = persist_follow_apply(p, n, &records);
@@ -169,8 +173,8 @@ static int replica_frames(struct stream_in *in, size_t *want) {
     }
 }
 
-static int replica_ack(int fd) {
-    return stream_printf(fd, replica_timeout_ms(), "REPLACK %llu\r\n", (unsigned long long)persist_position());
+static int replica_ack(const struct stream_sock *s) {
+    return stream_printf(s, replica_timeout_ms(), "REPLACK %llu\r\n", (unsigned long long)persist_position());
 }
 
 /* The stream, until it fails or the link stops. */
@@ -185,7 +189,7 @@ static void replica_stream(struct stream_in *in) {
         ssize_t r;
         if (rc < 0)
             return;
-        if ((rc > 0 || now - acked >= REPLICA_ACK_MS) && replica_ack(in->fd) < 0)
+        if ((rc > 0 || now - acked >= REPLICA_ACK_MS) && replica_ack(&in->sock) < 0)
             return;
         if (rc > 0 || now - acked >= REPLICA_ACK_MS)
             acked = now;
@@ -248,7 +252,7 @@ static int replica_auth(struct stream_in *in) {
     if (settings.primary_auth_file == NULL)
         return 0;
     if (replica_auth_read(cred, sizeof(cred)) == 0 &&
-        stream_printf(in->fd, replica_timeout_ms(), "set auth 0 0 %zu\r\n%s\r\n", strlen(cred), cred) == 0 &&
+        stream_printf(&in->sock, replica_timeout_ms(), "set auth 0 0 %zu\r\n%s\r\n", strlen(cred), cred) == 0 &&
         (reply = replica_read_line(in)) != NULL) {
         rc = strcmp(reply, "STORED") == 0 ? 0 : -1;
         if (rc < 0)
@@ -260,7 +264,7 @@ static int replica_auth(struct stream_in *in) {
 
 /* One connection: psync, then a partial stream or a full resync. 0 when
  * it got as far as streaming (the next wait starts short again). */
-static int replica_session(int fd) {
+static int replica_session(const struct stream_sock *s) {
     struct lineage l;
     struct stream_in in;
     char id[64], primary[REPL_HOST_MAX + 8], *line = NULL;
@@ -268,14 +272,19 @@ static int replica_session(int fd) {
     int rc = -1;
 
     repl_lineage(&l);
-    stream_in_init(&in, fd);
+    stream_in_init(&in, s);
     if (replica_auth(&in) < 0 ||
-        stream_printf(fd, replica_timeout_ms(), "psync %s %llu\r\n", l.id[0] ? l.id : "?",
+        stream_printf(s, replica_timeout_ms(), "psync %s %llu\r\n", l.id[0] ? l.id : "?",
                       (unsigned long long)persist_position()) < 0)
         goto out;
-    if ((line = replica_read_line(&in)) == NULL)
-        goto out;
     repl_primary_name(primary, sizeof(primary));
+    if ((line = replica_read_line(&in)) == NULL) {
+        if (!replica_stopping())
+            log_msg(0, "replication: %s ended the link without answering psync%s%s", primary,
+                    s->tls != NULL ? "; TLS: " : " (a TLS port? see --primary-tls)",
+                    s->tls != NULL ? link_tls_failure(s->tls) : "");
+        goto out;
+    }
     if (sscanf(line, "CONTINUE %63s %llu", id, &pos) == 2 && pos == persist_position() &&
         lineage_valid_id(id, strlen(id))) {
         if (strcmp(id, l.id) != 0) {
@@ -321,6 +330,26 @@ static void replica_sleep(unsigned ms) {
     pthread_mutex_unlock(&replica.lock);
 }
 
+/* One connection to the primary, TLS with --primary-tls: 0 when it got
+ * as far as streaming. */
+static int replica_link(int fd) {
+    struct stream_sock s = { fd, NULL };
+    int rc = -1;
+
+    pthread_mutex_lock(&replica.lock);
+    replica.fd = fd;
+    pthread_mutex_unlock(&replica.lock);
+    if (!settings.primary_tls || (s.tls = link_tls_connect(fd, replica.host, replica.port, REPLICA_CONNECT_MS)) != NULL)
+        rc = replica_session(&s);
+    pthread_mutex_lock(&replica.lock);
+    replica.fd = -1;
+    pthread_mutex_unlock(&replica.lock);
+    if (s.tls != NULL)
+        link_tls_free(s.tls);
+    close(fd);
+    return rc;
+}
+
 static void *replica_main(void *arg) {
     unsigned backoff = 1000;
     int fd;
@@ -329,17 +358,8 @@ static void *replica_main(void *arg) {
     while (!replica_stopping()) {
         replica_set_link("connecting");
         fd = replica_connect();
-        if (fd >= 0) {
-            pthread_mutex_lock(&replica.lock);
-            replica.fd = fd;
-            pthread_mutex_unlock(&replica.lock);
-            if (replica_session(fd) == 0)
-                backoff = 1000;
-            pthread_mutex_lock(&replica.lock);
-            replica.fd = -1;
-            pthread_mutex_unlock(&replica.lock);
-            close(fd);
-        }
+        if (fd >= 0 && replica_link(fd) == 0)
+            backoff = 1000;
         replica_set_link("down");
         if (!replica_stopping())
             replica_sleep(backoff);

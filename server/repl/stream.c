@@ -1,6 +1,6 @@
 /*
- * repl/stream: log files read in whole records, and buffered socket I/O
- * for the replication link.
+ * repl/stream: log files read in whole records, and buffered I/O for the
+ * replication link, over a plain socket or its TLS session.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +17,7 @@
 #include "persist/files.h"
 #include "persist/records.h"
 #include "persist/wal.h"
+#include "repl/link_tls.h"
 #include "repl/stream.h"
 
 #define STREAM_LINE_MAX 1024
@@ -142,17 +143,38 @@ bool stream_log_record_at(const char *dir, uint64_t pos) {
     return ok;
 }
 
-/* ---- the socket ---- */
+/* ---- the link ---- */
 
-void stream_in_init(struct stream_in *in, int fd) {
+bool stream_sock_pending(const struct stream_sock *s) {
+    return s->tls != NULL && link_tls_pending(s->tls);
+}
+
+/* As recv(2) with MSG_DONTWAIT, on the socket or its session. */
+static ssize_t stream_recv(const struct stream_sock *s, void *buf, size_t n) {
+    return s->tls != NULL ? link_tls_recv(s->tls, buf, n) : recv(s->fd, buf, n, MSG_DONTWAIT);
+}
+
+/* As send(2) with MSG_DONTWAIT, on the socket or its session. */
+static ssize_t stream_send(const struct stream_sock *s, const void *buf, size_t n) {
+    return s->tls != NULL ? link_tls_send(s->tls, buf, n) : send(s->fd, buf, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+/* The poll event that the last EAGAIN of s's session waits for, else want. */
+static short stream_wants(const struct stream_sock *s, short want) {
+    short w = s->tls != NULL ? link_tls_wants(s->tls) : 0;
+
+    return w != 0 ? w : want;
+}
+
+void stream_in_init(struct stream_in *in, const struct stream_sock *s) {
     memset(in, 0, sizeof(*in));
-    in->fd = fd;
+    in->sock = *s;
 }
 
 void stream_in_free(struct stream_in *in) {
     free(in->buf);
     memset(in, 0, sizeof(*in));
-    in->fd = -1;
+    in->sock.fd = -1;
 }
 
 /* Room for n more bytes after end. */
@@ -182,18 +204,19 @@ static int stream_in_room(struct stream_in *in, size_t n) {
 }
 
 ssize_t stream_in_fill(struct stream_in *in, int timeout_ms) {
-    struct pollfd p = { in->fd, POLLIN, 0 };
+    struct pollfd p = { in->sock.fd, stream_wants(&in->sock, POLLIN), 0 };
     ssize_t r;
-    int pr;
+    int pr = 1;
 
     if (stream_in_room(in, 64 * 1024) < 0)
         return -1;
-    pr = poll(&p, 1, timeout_ms);
+    if (!stream_sock_pending(&in->sock))
+        pr = poll(&p, 1, timeout_ms);
     if (pr < 0)
         return errno == EINTR ? -2 : -1;
     if (pr == 0)
         return -2;
-    r = recv(in->fd, in->buf + in->end, in->cap - in->end, MSG_DONTWAIT);
+    r = stream_recv(&in->sock, in->buf + in->end, in->cap - in->end);
     if (r < 0)
         return errno == EINTR || errno == EAGAIN ? -2 : -1;
     in->end += (size_t)r;
@@ -231,12 +254,12 @@ const uint8_t *stream_in_block(struct stream_in *in, size_t n) {
     return p;
 }
 
-int stream_write(int fd, const void *p, size_t n, int timeout_ms) {
+int stream_write(const struct stream_sock *s, const void *p, size_t n, int timeout_ms) {
     const uint8_t *b = p;
 
     while (n > 0) {
-        struct pollfd pf = { fd, POLLOUT, 0 };
-        ssize_t w = send(fd, b, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+        struct pollfd pf = { s->fd, POLLOUT, 0 };
+        ssize_t w = stream_send(s, b, n);
         if (w > 0) {
             b += w;
             n -= (size_t)w;
@@ -244,13 +267,14 @@ int stream_write(int fd, const void *p, size_t n, int timeout_ms) {
         }
         if (w < 0 && errno != EAGAIN && errno != EINTR)
             return -1;
+        pf.events = stream_wants(s, POLLOUT);
         if (poll(&pf, 1, timeout_ms) == 0)
             return -1;      /* the peer takes nothing */
     }
     return 0;
 }
 
-int stream_printf(int fd, int timeout_ms, const char *fmt, ...) {
+int stream_printf(const struct stream_sock *s, int timeout_ms, const char *fmt, ...) {
     char line[STREAM_LINE_MAX];
     va_list ap;
     int n;
@@ -260,5 +284,5 @@ int stream_printf(int fd, int timeout_ms, const char *fmt, ...) {
     va_end(ap);
     if (n < 0 || (size_t)n >= sizeof(line))
         return -1;
-    return stream_write(fd, line, (size_t)n, timeout_ms);
+    return stream_write(s, line, (size_t)n, timeout_ms);
 }

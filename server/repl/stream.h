@@ -1,8 +1,8 @@
 /*
  * repl/stream: what both ends of a replication link share
  * (doc/replication.md, "The protocol"): reading the log files of a data
- * directory from a position on, in whole records; and a socket's bytes,
- * read as lines and blocks, written whole.
+ * directory from a position on, in whole records; and a link's bytes,
+ * plain or TLS (repl/link_tls.h), read as lines and blocks, written whole.
  */
 #ifndef MCDS_REPL_STREAM_H
 #define MCDS_REPL_STREAM_H
@@ -35,16 +35,25 @@ ssize_t stream_log_read(struct stream_log *l, uint64_t limit, uint64_t *records)
 /* Whether a whole valid record starts at pos (dir's log). */
 bool stream_log_record_at(const char *dir, uint64_t pos);
 
-/* A socket's input, buffered. */
-struct stream_in {
+/* One end of a link: a socket, and its TLS session when the link has one. */
+struct stream_sock {
     int fd;
+    struct link_tls *tls;       /* NULL: plain TCP */
+};
+
+/* Whether bytes wait in s's TLS session, which no poll of the socket sees. */
+bool stream_sock_pending(const struct stream_sock *s);
+
+/* A link's input, buffered. */
+struct stream_in {
+    struct stream_sock sock;
     uint8_t *buf;
     size_t cap, start, end;     /* buf[start, end) unread */
 };
 
-void stream_in_init(struct stream_in *in, int fd);
+void stream_in_init(struct stream_in *in, const struct stream_sock *s);
 void stream_in_free(struct stream_in *in);
-/* Reads what the socket has (waiting up to timeout_ms): bytes read, 0 at
+/* Reads what the link has (waiting up to timeout_ms): bytes read, 0 at
  * its end, -1 on an error, -2 when nothing came in time. */
 ssize_t stream_in_fill(struct stream_in *in, int timeout_ms);
 /* A whole line in the buffer (without "\r\n", NUL-terminated; consumed),
@@ -54,11 +63,12 @@ char *stream_in_line(struct stream_in *in, bool *bad);
  * buffer grows to hold them). */
 const uint8_t *stream_in_block(struct stream_in *in, size_t n);
 
-/* Writes all n bytes, waiting up to timeout_ms for the socket to take
+/* Writes all n bytes, waiting up to timeout_ms for the link to take
  * each part: 0, or -1. */
-int stream_write(int fd, const void *p, size_t n, int timeout_ms);
+int stream_write(const struct stream_sock *s, const void *p, size_t n, int timeout_ms);
 /* printf-like, one line. */
-int stream_printf(int fd, int timeout_ms, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int stream_printf(const struct stream_sock *s, int timeout_ms, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 uint64_t stream_now_ms(void);
 

@@ -1,7 +1,7 @@
 /*
  * verb_repl: replicaof, psync and wait. psync hands the connection's
- * socket to a sender thread (repl/primary.c) and closes the connection
- * without a byte more: from then on the link speaks only frames. wait
+ * socket, and its TLS session if any, to a sender thread (repl/primary.c)
+ * and closes the connection without a byte more: from then on the link speaks only frames. wait
  * holds the connection until enough replicas have its last change
  * (net/conn_sync.c).
  */
@@ -14,8 +14,10 @@
 #include "base/parse.h"
 #include "base/settings.h"
 #include "net/conn_sync.h"
+#include "net/tls.h"
 #include "persist/persist.h"
 #include "repl/lineage.h"
+#include "repl/link_tls.h"
 #include "repl/primary.h"
 #include "repl/repl.h"
 #include "verbs/verb_repl.h"
@@ -37,6 +39,7 @@ static enum conn_parse_result repl_cmd_replicaof(conn *c, struct cmd_line *l) {
 
 /* psync <lineage>|? <position> */
 static enum conn_parse_result repl_cmd_psync(conn *c, struct cmd_line *l) {
+    struct link_tls *tls = NULL;
     uint64_t pos;
     int fd;
     bool none = strcmp(l->v[1], "?") == 0;
@@ -53,16 +56,21 @@ static enum conn_parse_result repl_cmd_psync(conn *c, struct cmd_line *l) {
         conn_out_reply(c, REPLY_NOT_PRIMARY);
         return PARSE_DONE;
     }
-    if (c->tls != NULL) {
-        conn_out_reply(c, REPLY_REPL_TLS);
+    if (c->tls != NULL && c->out_bytes > 0) {
+        conn_out_reply(c, REPLY_REPL_TLS);      /* the session cannot be shared with them */
         return PARSE_DONE;
     }
     if ((fd = dup(c->fd)) < 0) {
         conn_out_reply(c, REPLY_OOM);
         return PARSE_DONE;
     }
-    log_msg(0, "replication: <%d asks for the log (%s %llu)", c->fd, l->v[1], (unsigned long long)pos);
-    primary_attach(fd, none ? NULL : l->v[1], pos);
+    if (c->tls != NULL && (tls = link_tls_adopt(tls_conn_take(c->tls), fd)) == NULL) {
+        close(fd);
+        return PARSE_CLOSE;     /* the session is gone with the memory it needed */
+    }
+    log_msg(0, "replication: <%d asks for the log (%s %llu)%s", c->fd, l->v[1], (unsigned long long)pos,
+            tls != NULL ? " over TLS" : "");
+    primary_attach(fd, tls, none ? NULL : l->v[1], pos);
     return PARSE_CLOSE;
 }
 
