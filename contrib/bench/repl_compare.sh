@@ -20,6 +20,12 @@
 # whole set-up on one machine. The sinks stand for replicas on machines of
 # their own: what the primary itself spends on its replicas.
 #
+# Senders' CPU: for each configuration with replicas, the CPU time of the
+# primary's sender threads (named mcds-repl-send) over that of the whole
+# primary during each row, from /proc/PID/task: the share of the
+# primary's work that goes to its replicas, which the client and the
+# replicas sharing the cores do not blur (column "send%").
+#
 # Resync (--resync N): a primary holding N queued 32-byte messages in
 # one queue writes a snapshot; a new replica is started and timed until it
 # has caught up (repl_link up, its position the primary's): the seconds of
@@ -67,6 +73,8 @@ die() { echo "repl_compare.sh: $*" >&2; exit 2; }
 [ -x "$bench" ] || die "mcds-bench not found at $bench (make -C contrib, or --bench)"
 bench_setup repl
 start_wait=60
+cpu=$tmp/cpu.csv
+: > "$cpu"
 
 # The rows: name, then mcds-bench options (32 B keys preloaded for gets).
 ROWS=(
@@ -108,6 +116,7 @@ start_set() {
         --data-dir "$(mktemp -d "$tmp/p.XXXXXX")" --fsync everysec --persist-items "${extra[@]}" ||
         die "the primary did not start ($1): see above"
     p_port=$srv_port
+    p_pid=$srv_pid
     r_ports=()
     if [ "$sink" = 1 ]; then
         for ((i = 0; i < n; i++)); do
@@ -144,8 +153,20 @@ bench_cleanup_servers() {
 hdr=$("$bench" --csv-header)
 c_ops=$(col ops_per_sec); c_p99=$(col p99_us); c_err=$(col errors)
 
+# cpu_ticks PID: "<senders' ticks> <all ticks>" of the process's threads.
+cpu_ticks() {
+    local t comm send=0 all=0 u
+    for t in /proc/"$1"/task/*; do
+        comm=$(cat "$t/comm" 2>/dev/null) || continue
+        u=$(awk '{ print $14 + $15 }' "$t/stat" 2>/dev/null) || continue
+        all=$((all + u))
+        [ "$comm" = mcds-repl-send ] && send=$((send + u))
+    done
+    echo "$send $all"
+}
+
 throughput() {
-    local r cfg row name args line
+    local r cfg row name args line c0 c1
     echo "machine: $(nproc) cores; client, primary and replicas share them"
     echo "servers: $mcds -t 2 -m 1024 --data-dir (fresh) --fsync everysec --persist-items; replicas alike"
     echo "client:  $bench -t 2 -c 25, warm-up $warmup s, $duration s measured, $rounds round(s), median"
@@ -157,10 +178,14 @@ throughput() {
                 name=${row%%|*}
                 args=${row#*|}
                 echo "$name" | grep -Eq -- "$rows_re" || continue
+                c0=$(cpu_ticks "$p_pid")
                 # shellcheck disable=SC2086
                 line=$("$bench" -q --csv --label "$cfg:$name:$r" -s "127.0.0.1:$p_port" -t 2 -c 25 \
                     -d "$duration" -w "$warmup" $args 2>>"$tmp/bench.err" | tail -n 1)
+                c1=$(cpu_ticks "$p_pid")
                 echo "$line" >> "$raw"
+                echo "$cfg:$name:$r $c0 $c1" | awk '{ s = $4 - $2; a = $5 - $3
+                    printf "%s,%.1f\n", $1, (a > 0 ? 100 * s / a : 0) }' >> "$cpu"
             done
             for rp in "${r_ports[@]}"; do wait_caught_up "$p_port" "$rp"; done
             stop_set
@@ -169,19 +194,20 @@ throughput() {
     done
     echo
     printf '%-16s' row
-    for cfg in $configs; do printf ' %12s %7s %9s' "$cfg ops/s" ratio "p99 us"; done
+    for cfg in $configs; do printf ' %12s %7s %9s %6s' "$cfg ops/s" ratio "p99 us" send%; done
     echo
     for row in "${ROWS[@]}"; do
         name=${row%%|*}
         echo "$name" | grep -Eq -- "$rows_re" || continue
         printf '%-16s' "$name"
-        local base="" ops p99 err
+        local base="" ops p99 err send
         for cfg in $configs; do
             ops=$(awk -F, -v p="$cfg:$name:" -v c="$c_ops" 'index($0, p) == 1 { print $c }' "$raw" | median "%.0f")
             p99=$(awk -F, -v p="$cfg:$name:" -v c="$c_p99" 'index($0, p) == 1 { print $c }' "$raw" | median "%.0f")
             err=$(awk -F, -v p="$cfg:$name:" -v c="$c_err" 'index($0, p) == 1 { s += $c } END { print s + 0 }' "$raw")
+            send=$(awk -F, -v p="$cfg:$name:" 'index($0, p) == 1 { print $2 }' "$cpu" | median "%.1f")
             [ -z "$base" ] && base=$ops
-            printf ' %12s %7s %9s' "$ops" "$(ratio "$ops" "$base")" "$p99"
+            printf ' %12s %7s %9s %6s' "$ops" "$(ratio "$ops" "$base")" "$p99" "$send"
             [ "$err" != 0 ] && printf '(%s errors)' "$err"
         done
         echo

@@ -164,7 +164,7 @@ bool rec_any_after(const char *path, uint64_t off) {
     return rec_next_valid(path, off, &next);
 }
 
-int rec_parse(const uint8_t *p, size_t n, struct rec *r, size_t *size) {
+int rec_frame(const uint8_t *p, size_t n, size_t *size) {
     uint32_t plen;
 
     if (n < WAL_HEADER) {
@@ -175,13 +175,19 @@ int rec_parse(const uint8_t *p, size_t n, struct rec *r, size_t *size) {
     if (p[0] != WAL_MAGIC || p[3] != 0 || plen > WAL_RECORD_MAX)
         return -1;
     *size = WAL_HEADER + (size_t)plen;
-    if (n < *size)
-        return 0;
+    return n < *size ? 0 : 1;
+}
+
+int rec_parse(const uint8_t *p, size_t n, struct rec *r, size_t *size) {
+    int rc = rec_frame(p, n, size);
+
+    if (rc <= 0)
+        return rc;
     if (!rec_valid(p, n))
         return -1;
     r->type = p[1];
     r->op = p[2];
     r->payload = p + WAL_HEADER;
-    r->len = plen;
+    r->len = *size - WAL_HEADER;
     return 1;
 }

@@ -43,5 +43,10 @@ bool rec_any_after(const char *path, uint64_t off);
  * valid one is there (*size its bytes), 0 when it needs *size bytes and
  * fewer are there, -1 when the bytes are not a record. */
 int rec_parse(const uint8_t *p, size_t n, struct rec *r, size_t *size);
+/* rec_parse's framing without the checksum, for a sender that needs only
+ * the records' boundaries (its replica checks every checksum): 1 when a
+ * whole record is there (*size its bytes), 0 when it needs *size bytes,
+ * -1 when the bytes do not start a record. */
+int rec_frame(const uint8_t *p, size_t n, size_t *size);
 
 #endif

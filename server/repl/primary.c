@@ -34,6 +34,7 @@
 #include "repl/sync.h"
 
 #define PRIMARY_CHECKPOINTS 64      /* frames remembered for the lag in records */
+#define PRIMARY_LINGER_US 1000      /* asynchronous: the log gathers this long before the next frame */
 
 struct primary_peer {
     struct stream_sock sock;            /* the socket, and its TLS session if any */
@@ -206,15 +207,22 @@ static int primary_until_ping(uint64_t last_ping) {
 }
 
 /* Sleeps until the replica sends something, the log is written further,
- * or ms pass. */
+ * or ms pass. Woken by the log while no reply waits for a replica, it
+ * lets the log gather a little longer: one frame then carries what many
+ * writes wrote (each frame costs both ends a read, a write and an
+ * acknowledgement), for a lag of a millisecond more. */
 static void primary_sleep(struct primary_peer *p, int ms) {
     struct pollfd f[2] = { { p->sock.fd, POLLIN, 0 }, { p->wake_fd, POLLIN, 0 } };
     uint64_t n;
 
     if (stream_sock_pending(&p->sock))
         return;     /* a REPLACK already waits in the TLS session */
-    if (poll(f, 2, ms) > 0 && (f[1].revents & POLLIN) && read(p->wake_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+    if (poll(f, 2, ms) <= 0 || !(f[1].revents & POLLIN))
+        return;
+    if (read(p->wake_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
         log_msg(1, "replication: replica %s: its wake-up cannot be read", p->addr);
+    if (!sync_on() && !sync_anyone_waiting())
+        usleep(PRIMARY_LINGER_US);
 }
 
 /* Sends what the log has written, a few frames at most: 0 all of it, 1
@@ -270,6 +278,8 @@ static void primary_stream(struct primary_peer *p) {
 
 static void *primary_main(void *arg) {
     struct primary_peer *p = arg;
+
+    pthread_setname_np(pthread_self(), "mcds-repl-send");   /* top -H, /proc/PID/task/TID/comm */
 
     pthread_mutex_lock(&primary.lock);
     p->state = "sync";

@@ -104,7 +104,6 @@ static ssize_t stream_log_pread(struct stream_log *l, size_t want, uint64_t limi
 
 ssize_t stream_log_read(struct stream_log *l, uint64_t limit, uint64_t *records) {
     size_t want = STREAM_CHUNK, off = 0, size = 0;
-    struct rec r;
     ssize_t n;
     int rc;
 
@@ -117,7 +116,7 @@ ssize_t stream_log_read(struct stream_log *l, uint64_t limit, uint64_t *records)
         if (stream_log_grow(l, want) < 0 || (n = stream_log_pread(l, want, limit)) < 0)
             return -1;
         off = 0;
-        while ((rc = rec_parse(l->buf + off, (size_t)n - off, &r, &size)) == 1) {
+        while ((rc = rec_frame(l->buf + off, (size_t)n - off, &size)) == 1) {
             off += size;
             (*records)++;
         }
@@ -134,11 +133,15 @@ ssize_t stream_log_read(struct stream_log *l, uint64_t limit, uint64_t *records)
 bool stream_log_record_at(const char *dir, uint64_t pos) {
     struct stream_log l;
     uint64_t records = 0;
+    struct rec r;
+    size_t size;
+    ssize_t n;
     bool ok;
 
     if (stream_log_open(&l, dir, pos) < 0)
         return false;
-    ok = stream_log_read(&l, UINT64_MAX, &records) > 0;
+    n = stream_log_read(&l, UINT64_MAX, &records);
+    ok = n > 0 && rec_parse(l.buf, (size_t)n, &r, &size) == 1;     /* its checksum too */
     stream_log_close(&l);
     return ok;
 }

@@ -30,9 +30,10 @@ void stream_log_close(struct stream_log *l);
 /* The whole records from l->pos up to limit (at most STREAM_CHUNK bytes,
  * or one record): their bytes (in l->buf, 0 when none is whole yet), and
  * *records their number; l->pos moves past them. -1 when the next file
- * is gone or the bytes are not records. */
+ * is gone or the bytes are not records. Their framing is checked, not
+ * their checksums: the replica checks those. */
 ssize_t stream_log_read(struct stream_log *l, uint64_t limit, uint64_t *records);
-/* Whether a whole valid record starts at pos (dir's log). */
+/* Whether a whole valid record (its checksum too) starts at pos (dir's log). */
 bool stream_log_record_at(const char *dir, uint64_t pos);
 
 /* One end of a link: a socket, and its TLS session when the link has one. */

@@ -59,6 +59,10 @@ void sync_drain(unsigned ms) {
     }
 }
 
+bool sync_anyone_waiting(void) {
+    return __atomic_load_n(&syncack.waiting, __ATOMIC_ACQUIRE) > 0;
+}
+
 void sync_note_waiting(int delta) {
     __atomic_add_fetch(&syncack.waiting, delta, __ATOMIC_ACQ_REL);
 }

@@ -42,6 +42,8 @@ void sync_drain(unsigned ms);
 /* Counting, for stats: a connection begins (+1) or ends (-1) a wait; a
  * change was answered unconfirmed. */
 void sync_note_waiting(int delta);
+/* Whether a connection waits for replicas now. */
+bool sync_anyone_waiting(void);
 void sync_note_timeout(void);
 void sync_stats(stats_emit_fn emit, void *ctx);
 
