@@ -8,7 +8,8 @@
 # Then 25 s of the FIFO-group torture (group_crash.py) and of the failover
 # torture with sync acknowledgement (failover_torture.py: a primary killed
 # behind fault-injecting proxies, a replica promoted, nothing acknowledged
-# lost).
+# lost), and 12 s of the latter asynchronous (what it loses is no more
+# than the promoted replica had not received).
 #
 # The seed is printed (and comes from $TORTURE_SEED when set), so that a
 # failure can be replayed: python3 t/torture/torture.py --seed <seed>.
@@ -94,5 +95,17 @@ tags {persist mcds-only slow} {
             fail "failover_torture.py --mode sync --seed $seed exited with status $status:\n[string range $out end-3000 end]"
         }
         expr {$cycles >= 2}
+    } 1
+
+    test {failover_torture.py: asynchronous, what a failover loses is what the promoted replica had not received} {
+        set py [torture_guard]
+        set seed [torture_seed]
+        verbose "failover_torture async seed $seed"
+        lassign [run_cmd 200 $py [file join [srcdir] t torture failover_torture.py] --server $::cfg(server) \
+                     --mode async --seconds 12 --seed $seed --tmp-dir [tmpdir failover_async]] status out
+        if {$status ne "0" || ![regexp "failover_torture: (\\d+) cycles, mode async, 0 violations .*, seed $seed" $out -> cycles]} {
+            fail "failover_torture.py --mode async --seed $seed exited with status $status:\n[string range $out end-3000 end]"
+        }
+        expr {$cycles >= 1}
     } 1
 }

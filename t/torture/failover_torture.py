@@ -22,7 +22,11 @@ on every server and checked:
   ACKED came back is there: nothing acknowledged is lost;
 - --mode async: the acknowledged pushes missing and the acked messages
   back are counted and printed beside the lag the primary reported for the
-  promoted replica just before the kill.
+  promoted replica just before the kill; and they are what the promoted
+  replica had not received: the old primary's log after the promoted
+  replica's position (read from its files before it starts again) holds
+  at least as many push records as pushes were lost, and as many ack
+  records as acked messages came back.
 
 The next cycle goes on with the new primary and fresh queues. Prints one
 line per cycle and a summary; exits 1 at the first violation. Python 3
@@ -35,6 +39,7 @@ import random
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -356,6 +361,46 @@ def check(book, queue, got, mode):
 
 
 # ---------------------------------------------------------------------------
+# The tail the promoted replica never got
+
+REC_HEADER = 12                 # doc/persistence.md, "Files": magic, type, op, 0, length, CRC-32C
+REC_MAGIC, REC_QUEUE = 0xA7, 3
+Q_PUSHES = (4, 13, 15, 17)      # Q_PUSH, Q_GPUSH, Q_PUSH_TTL, Q_GPUSH_TTL (types/queue_persist.h)
+Q_ACK = 6
+
+
+def log_files(ddir):
+    """The log files of a data directory: (first position, path), in order."""
+    names = [n for n in os.listdir(ddir) if n.startswith("log.") and len(n) == 20]
+    return sorted((int(n[4:], 16), os.path.join(ddir, n)) for n in names)
+
+
+def tail_counts(ddir, start):
+    """The queue push and ack records of ddir's log from position start
+    (a record boundary) to its last whole record: (pushes, acks)."""
+    files = log_files(ddir)
+    pushes = acks = 0
+    pos = start
+    for i, (first, path) in enumerate(files):
+        if i + 1 < len(files) and files[i + 1][0] <= pos:
+            continue
+        if first > pos:
+            raise Violation("the old primary's log has no record at %d" % pos)
+        with open(path, "rb") as f:
+            data = f.read()
+        off = pos - first
+        while off + REC_HEADER <= len(data):
+            magic, typ, op, _, plen = struct.unpack_from("<BBBBI", data, off)
+            if magic != REC_MAGIC or off + REC_HEADER + plen > len(data):
+                return pushes, acks        # a torn tail: the kill cut its last write
+            pushes += typ == REC_QUEUE and op in Q_PUSHES
+            acks += typ == REC_QUEUE and op == Q_ACK
+            off += REC_HEADER + plen
+        pos = first + off
+    return pushes, acks
+
+
+# ---------------------------------------------------------------------------
 # A cycle
 
 
@@ -409,6 +454,7 @@ def cycle(args, n, rng, nodes, proxies, state):
     if rc != 0:
         raise Violation("pick failed: %s" % new_addr)
     new = next(r for r in replicas if r.addr() == new_addr)
+    tail = tail_counts(primary.ddir, int(stats(new.port)["repl_position"]))
     rc, out = failover("notify", new.addr(), "127.0.0.1:%d" % proxies[nodes.index(new)].port, "MASTER")
     if rc != 0:
         raise Violation("notify MASTER failed: %s" % out)
@@ -434,11 +480,15 @@ def cycle(args, n, rng, nodes, proxies, state):
         l, b = check(book, q, got, args.mode)
         lost += l
         back += b
+    if lost > tail[0] or back > tail[1]:
+        raise Violation("%d acknowledged pushes lost and %d acked messages back, but the promoted replica "
+                        "lacked only %d push and %d ack records at the kill" % (lost, back, tail[0], tail[1]))
     state["primary"] = new
     print("cycle %d: killed after %.2fs (faults %s), pushes acked %d, acks acked %d, promoted %s, "
-          "replicas' lag at the kill %s records, acknowledged pushes lost %d, acked back %d, ok"
+          "replicas' lag at the kill %s records, not received by the promoted one %d pushes and %d acks, "
+          "acknowledged pushes lost %d, acked back %d, ok"
           % (n, alive, ",".join(faults) or "none", len(book.pushed), len(book.acked), new.addr(),
-             lag, lost, back), flush=True)
+             lag, tail[0], tail[1], lost, back), flush=True)
     return lost, back
 
 
