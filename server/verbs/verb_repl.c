@@ -1,9 +1,9 @@
 /*
  * verb_repl: replicaof, psync and wait. psync hands the connection's
  * socket, and its TLS session if any, to a sender thread (repl/primary.c)
- * and closes the connection without a byte more: from then on the link speaks only frames. wait
- * holds the connection until enough replicas have its last change
- * (net/conn_sync.c).
+ * and closes the connection without a byte more: from then on the link
+ * speaks only frames. wait holds the connection until enough replicas
+ * have its last change (net/conn_sync.c).
  */
 #include <stdint.h>
 #include <stdlib.h>
