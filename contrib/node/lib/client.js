@@ -1,15 +1,17 @@
 // client.js: the Client: the server list, which server a request goes to
 // (libmemcached's ketama for a key, the {tag} rule for a structure's name),
-// and the pools of connections. The commands themselves are in
+// and a Shard per entry (its member servers' connections, shard.js). The commands themselves are in
 // lib/commands/, one file per family, added to Client.prototype.
 'use strict';
 
 const A = require('./args');
 const { parseServers } = require('./servers');
 const { buildContinuum, pick } = require('./ketama');
-const { ServerPool } = require('./pool');
+const { Shard } = require('./shard');
 
-const DEFAULTS = { timeout: 5000, connectTimeout: 2000, maxConnections: 4, maxPipeline: 32 };
+const DEFAULTS = {
+  timeout: 5000, connectTimeout: 2000, maxConnections: 4, maxPipeline: 32, readReplicas: false, retryTimeout: 5000,
+};
 
 function checkCredentials(opts) {
   if (opts.username === undefined && opts.password === undefined) return;
@@ -21,6 +23,13 @@ function checkCredentials(opts) {
 function checkPositive(opts, name) {
   const v = opts[name];
   if (!Number.isSafeInteger(v) || v < 1) A.fail(`${name} must be a positive integer, not ${v}`);
+}
+
+// readReplicas: a boolean; retryTimeout: ms, 0 (no retry) to an hour.
+function checkRouting(opts) {
+  if (typeof opts.readReplicas !== 'boolean') A.fail(`readReplicas must be true or false, not ${opts.readReplicas}`);
+  const v = opts.retryTimeout;
+  if (!Number.isSafeInteger(v) || v < 0 || v > 3600000) A.fail(`retryTimeout must be 0 to 3600000 ms, not ${v}`);
 }
 
 // The part of a structure's name that places it: the text between the
@@ -37,14 +46,24 @@ class Client {
     const opts = { ...DEFAULTS, ...options };
     ['timeout', 'connectTimeout', 'maxConnections', 'maxPipeline'].forEach((n) => checkPositive(opts, n));
     checkCredentials(opts);
+    checkRouting(opts);
     this.serverList = parseServers(servers);
     this.continuum = buildContinuum(this.serverList);
-    this.pools = this.serverList.map((s) => new ServerPool(s, opts));
+    this.pools = this.serverList.map((s) => new Shard(s, opts));
   }
 
-  /** The servers' names ("host:port"), in list order. */
+  /** The servers' names ("host:port"; a replica set's first address), in list order. */
   get servers() {
     return this.serverList.map((s) => s.name);
+  }
+
+  /** The current primary ("host:port") of the entry whose first address
+   * is server (a name from servers): server itself until a replica set's
+   * writes have gone elsewhere. */
+  primaryOf(server) {
+    const i = this.servers.indexOf(server);
+    if (i < 0) A.fail(`no server "${server}" in this client (${this.servers.join(', ')})`);
+    return this.pools[i].primary.name;
   }
 
   /** The server a cache key goes to (libmemcached's choice). */
