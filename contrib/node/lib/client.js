@@ -49,12 +49,17 @@ class Client {
     checkRouting(opts);
     this.serverList = parseServers(servers);
     this.continuum = buildContinuum(this.serverList);
-    this.pools = this.serverList.map((s) => new Shard(s, opts));
+    this.shards = this.serverList.map((s) => new Shard(s, opts));
   }
 
   /** The servers' names ("host:port"; a replica set's first address), in list order. */
   get servers() {
     return this.serverList.map((s) => s.name);
+  }
+
+  // Each entry's connections to its current primary.
+  get pools() {
+    return this.shards.map((s) => s.pool(s.primary));
   }
 
   /** The current primary ("host:port") of the entry whose first address
@@ -63,7 +68,7 @@ class Client {
   primaryOf(server) {
     const i = this.servers.indexOf(server);
     if (i < 0) A.fail(`no server "${server}" in this client (${this.servers.join(', ')})`);
-    return this.pools[i].primary.name;
+    return this.shards[i].primary.name;
   }
 
   /** The server a cache key goes to (libmemcached's choice). */
@@ -82,12 +87,12 @@ class Client {
 
   // A cache key (bytes, checked): hashed whole, as libmemcached does.
   sendKey(keyBytes, req) {
-    return this.pools[this.indexFor(keyBytes)].send(req);
+    return this.shards[this.indexFor(keyBytes)].send(req);
   }
 
   // A structure's name or group (bytes, checked): the {tag} rule.
   sendStructure(nameBytes, req) {
-    return this.pools[this.indexFor(routeKey(nameBytes))].send(req);
+    return this.shards[this.indexFor(routeKey(nameBytes))].send(req);
   }
 
   // opts.server (a name from servers), opts.route (a structure's name or
@@ -96,16 +101,16 @@ class Client {
     if (opts.server !== undefined) {
       const i = this.servers.indexOf(opts.server);
       if (i < 0) A.fail(`no server "${opts.server}" in this client (${this.servers.join(', ')})`);
-      return this.pools[i];
+      return this.shards[i];
     }
-    if (opts.route !== undefined) return this.pools[this.indexFor(routeKey(A.key(opts.route, 'route')))];
-    if (this.pools.length > 1) A.fail(`give server: or route: (${this.servers.join(', ')})`);
-    return this.pools[0];
+    if (opts.route !== undefined) return this.shards[this.indexFor(routeKey(A.key(opts.route, 'route')))];
+    if (this.shards.length > 1) A.fail(`give server: or route: (${this.servers.join(', ')})`);
+    return this.shards[0];
   }
 
   // makeReq() for every server; resolves with {name: result}.
   async sendAll(makeReq) {
-    const results = await Promise.all(this.pools.map((p) => p.send(makeReq())));
+    const results = await Promise.all(this.shards.map((p) => p.send(makeReq())));
     const out = {};
     this.serverList.forEach((s, i) => { out[s.name] = results[i]; });
     return out;
@@ -113,7 +118,7 @@ class Client {
 
   /** Closes every connection; calls still waiting fail with ConnectionError. */
   close() {
-    for (const p of this.pools) p.close();
+    for (const p of this.shards) p.close();
   }
 }
 
