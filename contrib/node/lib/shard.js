@@ -11,7 +11,8 @@
 //   naming its primary sends the request there next (no pause before the
 //   first such redirect); otherwise the members are tried in list order,
 //   the service address last, each further round 100 ms later from the
-//   current primary. Past retryTimeout ms the last error is thrown. A
+//   current primary. Past retryTimeout ms the current primary's last error
+//   is thrown (what it would have been without replicas). A
 //   member, or a named primary, that answers becomes the current primary.
 // - Anything else (a connection lost after the request was written, no
 //   reply in time, "not confirmed by enough replicas") rejects as always:
@@ -128,6 +129,7 @@ class Shard {
     const deadline = performance.now() + this.opts.retryTimeout;
     let pending = this.round();
     let redirected = false;
+    let error = null;       // the current primary's last: what the call rejects with
     for (;;) {
       const target = pending.shift();
       const r = await this.attempt(target, req);
@@ -135,6 +137,7 @@ class Shard {
         this.primary = target;
         return r.value;
       }
+      if (target.name === this.primary.name || !error) error = r.err;
       let pause = 0;
       if (r.named && r.named.name !== target.name) {
         pause = redirected ? PAUSE_MS : 0;
@@ -144,7 +147,7 @@ class Shard {
         pause = PAUSE_MS;
         pending = this.round();
       }
-      if (performance.now() + pause >= deadline) throw r.err;
+      if (performance.now() + pause >= deadline) throw error;
       if (pause) await sleep(pause);
     }
   }

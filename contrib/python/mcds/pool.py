@@ -63,7 +63,8 @@ def _address(text, weighted):
         parts = [host] + rest.split(":") if sep else []
     else:
         parts = text.split(":")
-    if len(parts) not in ((2, 3) if weighted else (2,)) or not all(p.isdigit() for p in parts[1:]):
+    if len(parts) not in ((2, 3) if weighted else (2,)) or not all(p.isdigit() for p in parts[1:]) \
+            or any(c <= " " or c in "[]\x7f" for c in parts[0]):
         raise ValueError("bad server %r: host:port%s, [IPv6]:port or /path" % (
             text, "[:weight]" if weighted else " (a replica takes no weight)"))
     return _checked((parts[0],) + tuple(int(p) for p in parts[1:]))

@@ -12,7 +12,8 @@ when it is tried again elsewhere.
   pause before the first such redirect); otherwise the members are tried
   in list order, the service address last, and each further round starts
   100 ms later from the current primary. Past the retry timeout the call
-  raises the last error it met. A member, or a named primary, that answers
+  raises the current primary's last error (what it would have raised
+  without replicas). A member, or a named primary, that answers
   becomes the shard's current primary.
 * Anything else (a connection lost after the request was written, a
   timeout waiting for the reply, ``SERVER_ERROR changed on the primary,
@@ -166,11 +167,14 @@ class Shard:
         deadline = time.monotonic() + self._retry_timeout
         pending = self._round()
         redirected = False
+        error = None        # the current primary's last: what the call raises
         while True:
             target = pending.pop(0)
             try:
                 result = self._try(target, name, args, kwargs)
             except _Retry as retry:
+                if target == self.primary or error is None:
+                    error = retry.error
                 pause = 0.0
                 if retry.named is not None and retry.named != target:
                     pause = PAUSE if redirected else 0.0
@@ -180,7 +184,7 @@ class Shard:
                     pause = PAUSE
                     pending = self._round()
                 if time.monotonic() + pause >= deadline:
-                    raise retry.error from None
+                    raise error from None
                 time.sleep(pause)
                 continue
             self.primary = target
