@@ -159,6 +159,12 @@ def retried(mcds, MemcacheServerError):
     check("a refusal naming a primary outside the list: the call goes there, and it becomes the primary",
           (pool.incr("k", 1), pool.incr("k", 1), refusing.requests, outside.requests),
           (8, 8, 1, 2))
+    stored = Fake(b"STORED")
+    refusing.answer = b"SERVER_ERROR read-only replica of " + stored.addr.encode()
+    pool = mcds.Pool("%s=%s" % (refusing.addr, dead_address()))
+    check("a set follows a refusal too (a replica set's Clients wait for replies: "
+          "pymemcache's default noreply would hide the refusal)",
+          (pool.set("k", b"v"), stored.requests > 0), (True, True))
     stale = Fake(b"SERVER_ERROR stale replica: its link to its primary is not up")
     primary = Fake(b"VALUE k 0 1\r\nx\r\nEND")
     pool = mcds.Pool("%s=%s" % (primary.addr, stale.addr), read_replicas=True)
