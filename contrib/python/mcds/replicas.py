@@ -113,6 +113,7 @@ class Shard:
         self.primary = self.members[0]
         self._make_client = make_client
         self._clients = {}
+        self._others = []
         self._read_replicas = read_replicas
         self._retry_timeout = retry_timeout
         self._next_read = 0
@@ -120,8 +121,19 @@ class Shard:
     def client(self, address):
         """The Client of an address (made at its first use)."""
         if address not in self._clients:
+            if address not in self.members:
+                self._keep_other(address)
             self._clients[address] = self._make_client(address)
         return self._clients[address]
+
+    def _keep_other(self, address):
+        """A refusal may name any address: the Clients of the last
+        MAX_MEMBERS addresses outside the list are kept, no more."""
+        self._others.append(address)
+        while len(self._others) > MAX_MEMBERS:
+            old = next(a for a in self._others if a != self.primary)
+            self._others.remove(old)
+            self._clients.pop(old).close()
 
     def call(self, name, args, kwargs):
         """Client.<name>(*args, **kwargs) where it belongs. An entry
