@@ -7,7 +7,9 @@
 // object). Error lines reject: ClientError (CLIENT_ERROR), ServerError
 // (SERVER_ERROR), UnknownCommandError (ERROR); a failed connection rejects
 // with ConnectionError; a bad argument with InvalidArgumentError before
-// anything is sent.
+// anything is sent. With replica sets, a call that surely was not applied
+// (no connection, refused by a replica) is tried again (retryTimeout); one
+// that may have been is rejected as always.
 //
 // Buffer and tls.ConnectionOptions come from @types/node.
 
@@ -29,6 +31,15 @@ export interface ClientOptions {
   password?: string;
   /** TLS (mcds-server -Z): true, or node's tls.connect options. */
   tls?: boolean | import('tls').ConnectionOptions;
+  /** Replica sets ("primary:port=replica:port"): send reads (get, qpeek,
+   *  qstats, llen, lrange, ctget, ...) to the replicas in turn, the primary
+   *  when none answers. A replica may not have the caller's last write yet.
+   *  Default false: every call goes to the primary. */
+  readReplicas?: boolean;
+  /** Replica sets: ms during which a call that surely was not applied (no
+   *  connection, refused by a replica) is tried again on the other members
+   *  or on the primary a refusal names. 0: never. Default 5000. */
+  retryTimeout?: number;
 }
 
 export interface Item { value: Buffer; flags: number; cas?: bigint; }
@@ -91,8 +102,15 @@ export interface ScanKey { key: string; type: string; ttl: number; }
 export interface ScanFilters { match?: string; type?: string; minttl?: number; maxttl?: number; }
 
 export class Client {
+  /** servers: "host:port[:weight]", "[IPv6]:port", "/socket", or a replica
+   *  set "host:port[:weight]=replica:port[=replica:port...]" (keys placed by
+   *  its first address), as an array or comma-separated. */
   constructor(servers: string | string[], options?: ClientOptions);
+  /** Each entry's first address ("host:port"), in list order. */
   readonly servers: string[];
+  /** The current primary of the entry named server: server itself until a
+   *  replica set's writes have gone elsewhere (a promotion). */
+  primaryOf(server: string): string;
   serverFor(key: Key): string;
   serverForStructure(name: Key): string;
   close(): void;
@@ -210,5 +228,6 @@ export class ClientError extends ReplyError {}
 export class AuthenticationError extends ClientError {}
 export class ServerError extends ReplyError {}
 export class UnknownCommandError extends ReplyError {}
-export class ConnectionError extends McdsError { server?: string; }
+/** connectFailed: the connection never opened, so the request reached no server. */
+export class ConnectionError extends McdsError { server?: string; connectFailed?: boolean; }
 export class InvalidArgumentError extends McdsError {}

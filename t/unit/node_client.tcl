@@ -4,8 +4,9 @@
 # of it and a second one (MCDS_ADDR2), and authentication against a third
 # started with -Y (MCDS_AUTH_ADDR); one of them compiles a C program that
 # asks libmemcached where 2,000 keys go and checks the pool sends each key
-# there. Then npm pack makes the package. Skipped, saying why, when node or
-# npm is absent.
+# there; replicas.test.js checks replica sets against fake servers (the
+# live checks are client_replicas.tcl's). Then npm pack makes the package.
+# Skipped, saying why, when node or npm is absent.
 
 proc node_binary {} {
     foreach name {node nodejs} {

@@ -1,15 +1,17 @@
 // client.js: the Client: the server list, which server a request goes to
 // (libmemcached's ketama for a key, the {tag} rule for a structure's name),
-// and the pools of connections. The commands themselves are in
+// and a Shard per entry (its member servers' connections, shard.js). The commands themselves are in
 // lib/commands/, one file per family, added to Client.prototype.
 'use strict';
 
 const A = require('./args');
 const { parseServers } = require('./servers');
 const { buildContinuum, pick } = require('./ketama');
-const { ServerPool } = require('./pool');
+const { Shard } = require('./shard');
 
-const DEFAULTS = { timeout: 5000, connectTimeout: 2000, maxConnections: 4, maxPipeline: 32 };
+const DEFAULTS = {
+  timeout: 5000, connectTimeout: 2000, maxConnections: 4, maxPipeline: 32, readReplicas: false, retryTimeout: 5000,
+};
 
 function checkCredentials(opts) {
   if (opts.username === undefined && opts.password === undefined) return;
@@ -21,6 +23,13 @@ function checkCredentials(opts) {
 function checkPositive(opts, name) {
   const v = opts[name];
   if (!Number.isSafeInteger(v) || v < 1) A.fail(`${name} must be a positive integer, not ${v}`);
+}
+
+// readReplicas: a boolean; retryTimeout: ms, 0 (no retry) to an hour.
+function checkRouting(opts) {
+  if (typeof opts.readReplicas !== 'boolean') A.fail(`readReplicas must be true or false, not ${opts.readReplicas}`);
+  const v = opts.retryTimeout;
+  if (!Number.isSafeInteger(v) || v < 0 || v > 3600000) A.fail(`retryTimeout must be 0 to 3600000 ms, not ${v}`);
 }
 
 // The part of a structure's name that places it: the text between the
@@ -37,14 +46,29 @@ class Client {
     const opts = { ...DEFAULTS, ...options };
     ['timeout', 'connectTimeout', 'maxConnections', 'maxPipeline'].forEach((n) => checkPositive(opts, n));
     checkCredentials(opts);
+    checkRouting(opts);
     this.serverList = parseServers(servers);
     this.continuum = buildContinuum(this.serverList);
-    this.pools = this.serverList.map((s) => new ServerPool(s, opts));
+    this.shards = this.serverList.map((s) => new Shard(s, opts));
   }
 
-  /** The servers' names ("host:port"), in list order. */
+  /** The servers' names ("host:port"; a replica set's first address), in list order. */
   get servers() {
     return this.serverList.map((s) => s.name);
+  }
+
+  // Each entry's connections to its current primary.
+  get pools() {
+    return this.shards.map((s) => s.pool(s.primary));
+  }
+
+  /** The current primary ("host:port") of the entry whose first address
+   * is server (a name from servers): server itself until a replica set's
+   * writes have gone elsewhere. */
+  primaryOf(server) {
+    const i = this.servers.indexOf(server);
+    if (i < 0) A.fail(`no server "${server}" in this client (${this.servers.join(', ')})`);
+    return this.shards[i].primary.name;
   }
 
   /** The server a cache key goes to (libmemcached's choice). */
@@ -63,12 +87,12 @@ class Client {
 
   // A cache key (bytes, checked): hashed whole, as libmemcached does.
   sendKey(keyBytes, req) {
-    return this.pools[this.indexFor(keyBytes)].send(req);
+    return this.shards[this.indexFor(keyBytes)].send(req);
   }
 
   // A structure's name or group (bytes, checked): the {tag} rule.
   sendStructure(nameBytes, req) {
-    return this.pools[this.indexFor(routeKey(nameBytes))].send(req);
+    return this.shards[this.indexFor(routeKey(nameBytes))].send(req);
   }
 
   // opts.server (a name from servers), opts.route (a structure's name or
@@ -77,16 +101,16 @@ class Client {
     if (opts.server !== undefined) {
       const i = this.servers.indexOf(opts.server);
       if (i < 0) A.fail(`no server "${opts.server}" in this client (${this.servers.join(', ')})`);
-      return this.pools[i];
+      return this.shards[i];
     }
-    if (opts.route !== undefined) return this.pools[this.indexFor(routeKey(A.key(opts.route, 'route')))];
-    if (this.pools.length > 1) A.fail(`give server: or route: (${this.servers.join(', ')})`);
-    return this.pools[0];
+    if (opts.route !== undefined) return this.shards[this.indexFor(routeKey(A.key(opts.route, 'route')))];
+    if (this.shards.length > 1) A.fail(`give server: or route: (${this.servers.join(', ')})`);
+    return this.shards[0];
   }
 
   // makeReq() for every server; resolves with {name: result}.
   async sendAll(makeReq) {
-    const results = await Promise.all(this.pools.map((p) => p.send(makeReq())));
+    const results = await Promise.all(this.shards.map((p) => p.send(makeReq())));
     const out = {};
     this.serverList.forEach((s, i) => { out[s.name] = results[i]; });
     return out;
@@ -94,7 +118,7 @@ class Client {
 
   /** Closes every connection; calls still waiting fail with ConnectionError. */
   close() {
-    for (const p of this.pools) p.close();
+    for (const p of this.shards) p.close();
   }
 }
 

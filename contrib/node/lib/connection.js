@@ -114,6 +114,7 @@ class Connection extends EventEmitter {
   fail(err) {
     if (this.dead) return;
     this.dead = true;
+    if (!this.connected && err instanceof ConnectionError) err.connectFailed = true;
     clearTimeout(this.timer);
     this.socket.destroy();
     const waiting = this.pending;

@@ -13,7 +13,8 @@ function tokenBytes(t) {
   return typeof t === 'string' ? Buffer.from(t, 'utf8') : t;
 }
 
-// tokens: strings (checked already) and Buffers; blocks: data blocks.
+// tokens: strings (checked already) and Buffers, the verb first; blocks:
+// data blocks.
 // opts: lineMax (bytes), wait (seconds a blocking read may wait).
 function request(tokens, blocks, parse, opts = {}) {
   const parts = [];
@@ -26,7 +27,7 @@ function request(tokens, blocks, parse, opts = {}) {
   if (line.length > max) fail(`the command line would be ${line.length} bytes, over the server's ${max}`);
   const all = [line, CRLF];
   for (const b of blocks) all.push(b, CRLF);
-  return { bytes: Buffer.concat(all), parse, waitMs: Math.ceil((opts.wait || 0) * 1000), blocking: !!opts.wait };
+  return { bytes: Buffer.concat(all), parse, verb: String(tokens[0]), waitMs: Math.ceil((opts.wait || 0) * 1000), blocking: !!opts.wait };
 }
 
 // The reply is one of the words in map (word -> result).

@@ -1,6 +1,9 @@
 // servers.js: the server list, as libmcds reads it: "host:port",
 // "host:port:weight", "[IPv6]:port[:weight]" or "/path" (a UNIX socket),
-// as an array or separated by commas. A bad entry refuses the whole list.
+// as an array or separated by commas; an entry may name a replica set, its
+// service address then each replica after "=" ("10.0.0.9:11211=10.0.0.2:11211":
+// a weight only on the first, at most 8 members). A bad entry refuses the
+// whole list.
 'use strict';
 
 const { fail } = require('./args');
@@ -15,8 +18,10 @@ function hostOk(entry, host) {
   return host;
 }
 
-function parseEntry(entry) {
-  if (entry.startsWith('/')) return { host: hostOk(entry, entry), port: 0, path: entry, weight: 1 };
+const MAX_MEMBERS = 8;
+
+function parseAddress(entry, weighted) {
+  if (entry.startsWith('/')) return named({ host: hostOk(entry, entry), port: 0, path: entry, weight: 1 });
   let host;
   let rest;
   if (entry.startsWith('[')) {
@@ -32,11 +37,29 @@ function parseEntry(entry) {
   }
   const [port, weight, extra] = rest.split(':');
   if (extra !== undefined) fail(`bad server "${entry}"`);
-  return {
+  if (!weighted && weight !== undefined) fail(`a replica takes no weight: "${entry}"`);
+  return named({
     host,
     port: number(entry, port, 65535, 'port'),
     weight: weight === undefined ? 1 : number(entry, weight, 4294967295, 'weight'),
-  };
+  });
+}
+
+// s with its name: "host:port", "[IPv6]:port" or the socket's path.
+function named(s) {
+  s.name = s.path || (s.host.includes(':') ? `[${s.host}]:${s.port}` : `${s.host}:${s.port}`);
+  return s;
+}
+
+// One entry: the server that places its keys, with .members (itself
+// first, then its replicas).
+function parseEntry(entry) {
+  const parts = entry.split('=');
+  if (parts.length > MAX_MEMBERS) fail(`more than ${MAX_MEMBERS} members in server "${entry}"`);
+  const members = parts.map((p, i) => parseAddress(p, i === 0));
+  const s = members[0];
+  s.members = members;
+  return s;
 }
 
 // servers: "a:1,b:2:3" or ["a:1", "b:2:3"]. Each gets a name "host:port".
@@ -45,10 +68,8 @@ function parseServers(servers) {
   if (!Array.isArray(list) || list.length === 0) fail('give at least one server');
   return list.map((e) => {
     if (typeof e !== 'string') fail('a server is a string "host:port[:weight]"');
-    const s = parseEntry(e.trim());
-    s.name = s.path || (s.host.includes(':') ? `[${s.host}]:${s.port}` : `${s.host}:${s.port}`);
-    return s;
+    return parseEntry(e.trim());
   });
 }
 
-module.exports = { parseServers };
+module.exports = { parseServers, named };

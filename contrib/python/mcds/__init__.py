@@ -35,7 +35,8 @@ What each reply becomes:
   ``MemcacheUnknownCommandError`` (ERROR: a server without the verb).
 
 Modules: connection (the exchange, authentication), queues, lists,
-counters (tree counters), scan (kscan), tables (rows, indexes, cursors), pool and ketama (placement), wire
+counters (tree counters), scan (kscan), tables (rows, indexes, cursors), pool and ketama (placement), replicas (replica sets:
+writes to the primary, reads to replicas), wire
 (how arguments are checked and written), errors.
 """
 

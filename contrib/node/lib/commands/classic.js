@@ -61,7 +61,7 @@ module.exports = {
   async getMulti(keys) {
     if (!Array.isArray(keys)) A.fail('keys must be an array');
     const groups = byServer(this, keys.map((k) => A.key(k)));
-    const replies = await Promise.all([...groups].map(([i, ks]) => this.pools[i].send(
+    const replies = await Promise.all([...groups].map(([i, ks]) => this.shards[i].send(
       R.request(['gets', ...ks], [], R.valueItems, { lineMax: Infinity }))));
     const out = new Map();
     for (const items of replies) for (const it of items) out.set(it.key, itemOf(it));

@@ -169,14 +169,14 @@ module.exports = {
   },
 
   async ctcounter(counter, opts = {}) {
-    const pool = opts.server === undefined && opts.route === undefined ? this.pools[0] : this.poolFor(opts);
+    const pool = opts.server === undefined && opts.route === undefined ? this.shards[0] : this.poolFor(opts);
     const r = await pool.send(R.request(['ctcounter', A.u32('counter', counter)], [],
       orNull(R.listing('COUNTER', counterRow))));
     return r && r.items.length ? r.items[0] : null;
   },
 
   async ctcounters(opts = {}) {
-    const pool = opts.server === undefined && opts.route === undefined ? this.pools[0] : this.poolFor(opts);
+    const pool = opts.server === undefined && opts.route === undefined ? this.shards[0] : this.poolFor(opts);
     const r = await pool.send(R.request(['ctcounters', ...pageOptions(opts, false)], [], R.listing('COUNTER', counterRow)));
     return { counters: r.items, more: r.more };
   },

@@ -1,0 +1,173 @@
+// shard.js: one entry of the server list, and which of its members each
+// request goes to. An entry without replicas sends everything to its one
+// server, as always. An entry that names a replica set ("P=R=R2"):
+//
+// - Writes, and every verb not in READ_VERBS, go to the current primary:
+//   the entry's first address (its service address) at first.
+// - A request is sent again only when it surely was not applied: its
+//   connection never opened (refused, unreachable, connect timeout), or
+//   the server refused it as a replica ("SERVER_ERROR read-only replica[ of
+//   H:P]") or as a stale one ("SERVER_ERROR stale replica: ..."). A refusal
+//   naming its primary sends the request there next (no pause before the
+//   first such redirect); otherwise the members are tried in list order,
+//   the service address last, each further round 100 ms later from the
+//   current primary. Past retryTimeout ms the current primary's last error
+//   is thrown (what it would have been without replicas). A
+//   member, or a named primary, that answers becomes the current primary.
+// - Anything else (a connection lost after the request was written, no
+//   reply in time, "not confirmed by enough replicas") rejects as always:
+//   the change may have been made.
+// - With readReplicas, READ_VERBS go to the members other than the current
+//   primary in turn; one that cannot be connected to or refuses as stale
+//   is skipped, and the primary answers when none can.
+'use strict';
+
+const { performance } = require('perf_hooks');
+const { ServerPool } = require('./pool');
+const { ConnectionError, ServerError } = require('./errors');
+const { named } = require('./servers');
+
+// Verbs a replica may answer with readReplicas. Not here: gets (its cas is
+// the primary's, and getMulti uses it), kscan and kscanclose (a cursor
+// lives on the server that opened it), and every write.
+const READ_VERBS = new Set(['get', 'qpeek', 'qpending', 'qstats', 'qinfo', 'qlist', 'llen', 'lrange',
+  'lindex', 'lexists', 'lpos', 'ctcounter', 'ctcounters', 'ctinfo', 'ctchildren', 'ctget', 'ctvalues',
+  'ctactive', 'ctperiods']);
+
+const PAUSE_MS = 100;
+// Addresses named by refusals that are not members, kept at most.
+const MAX_OTHERS = 8;
+const READ_ONLY = 'SERVER_ERROR read-only replica';
+const STALE = 'SERVER_ERROR stale replica: its link to its primary is not up';
+
+// The server a "read-only replica of HOST:PORT" refusal names, or null
+// when HOST:PORT is not an address ("x", a bad port).
+function namedPrimary(text) {
+  if (text.length > 300) return null;
+  const m = /^\[([^\][\s]+)\]:(\d{1,5})$/.exec(text) || /^([^\][\s]+):(\d{1,5})$/.exec(text);
+  if (!m || Number(m[2]) < 1 || Number(m[2]) > 65535 || /[\x00-\x20\x7f]/.test(m[1])) return null;
+  return named({ host: m[1], port: Number(m[2]), weight: 1 });
+}
+
+// What a failed try means: null (the error is the caller's), or
+// {named, readOnly} for a try that surely changed nothing.
+function retryable(err) {
+  if (err instanceof ConnectionError && err.connectFailed) return { named: null, readOnly: false };
+  if (!(err instanceof ServerError)) return null;
+  if (err.reply === READ_ONLY) return { named: null, readOnly: true };
+  if (err.reply.startsWith(`${READ_ONLY} of `)) {
+    return { named: namedPrimary(err.reply.slice(READ_ONLY.length + 4)), readOnly: true };
+  }
+  if (err.reply === STALE) return { named: null, readOnly: false };
+  return null;
+}
+
+const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
+
+class Shard {
+  // entry: a parsed server with .members; opts: the client's options.
+  constructor(entry, opts) {
+    this.members = entry.members;
+    this.primary = entry.members[0];
+    this.opts = opts;
+    this.pools = new Map();
+    this.others = [];
+    this.nextRead = 0;
+    this.closed = false;
+  }
+
+  // The connections to a server (made at its first use).
+  pool(server) {
+    let p = this.pools.get(server.name);
+    if (p) return p;
+    if (!this.members.some((m) => m.name === server.name)) this.keepOther(server.name);
+    p = new ServerPool(server, this.opts);
+    if (this.closed) p.close();
+    this.pools.set(server.name, p);
+    return p;
+  }
+
+  // A refusal may name any address: only the last MAX_OTHERS are kept.
+  keepOther(name) {
+    this.others.push(name);
+    while (this.others.length > MAX_OTHERS) {
+      const old = this.others.find((n) => n !== this.primary.name);
+      this.others = this.others.filter((n) => n !== old);
+      this.pools.get(old)?.close();
+      this.pools.delete(old);
+    }
+  }
+
+  // Sends req ({bytes, parse, verb, ...}); resolves with its reply.
+  send(req) {
+    if (this.members.length === 1) return this.pool(this.primary).send(req);
+    if (this.opts.readReplicas && READ_VERBS.has(req.verb)) return this.sendRead(req);
+    return this.sendPrimary(req);
+  }
+
+  // {ok: true, value} or {ok: false, err, named, readOnly}; other errors throw.
+  async attempt(server, req) {
+    try {
+      return { ok: true, value: await this.pool(server).send(req) };
+    } catch (err) {
+      const r = retryable(err);
+      if (!r || this.closed) throw err;
+      return { ok: false, err, ...r };
+    }
+  }
+
+  // The current primary, the other members in list order, the service
+  // address last.
+  round() {
+    const service = this.members[0];
+    const out = [this.primary, ...this.members.slice(1).filter((m) => m.name !== this.primary.name)];
+    if (service.name !== this.primary.name) out.push(service);
+    return out;
+  }
+
+  async sendPrimary(req) {
+    const deadline = performance.now() + this.opts.retryTimeout;
+    let pending = this.round();
+    let redirected = false;
+    let error = null;       // the current primary's last: what the call rejects with
+    for (;;) {
+      const target = pending.shift();
+      const r = await this.attempt(target, req);
+      if (r.ok) {
+        this.primary = target;
+        return r.value;
+      }
+      if (target.name === this.primary.name || !error) error = r.err;
+      let pause = 0;
+      if (r.named && r.named.name !== target.name) {
+        pause = redirected ? PAUSE_MS : 0;
+        redirected = true;
+        pending.unshift(r.named);
+      } else if (!pending.length) {
+        pause = PAUSE_MS;
+        pending = this.round();
+      }
+      if (performance.now() + pause >= deadline) throw error;
+      if (pause) await sleep(pause);
+    }
+  }
+
+  async sendRead(req) {
+    const replicas = this.members.filter((m) => m.name !== this.primary.name);
+    const start = this.nextRead % replicas.length;
+    this.nextRead = start + 1;
+    for (let i = 0; i < replicas.length; i++) {
+      const r = await this.attempt(replicas[(start + i) % replicas.length], req);
+      if (r.ok) return r.value;
+      if (r.readOnly) break;      // a read only a primary serves (a Kestrel get)
+    }
+    return this.sendPrimary(req);
+  }
+
+  close() {
+    this.closed = true;
+    for (const p of this.pools.values()) p.close();
+  }
+}
+
+module.exports = { Shard, READ_VERBS, namedPrimary };
