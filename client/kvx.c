@@ -140,6 +140,8 @@ mcds_status_t mcds__kvx_mget(mcds_t *h, const mcds__key_t *group,
     mcds_status_t st;
     size_t i;
 
+    if (n == 0)
+        return MCDS_OK;
     mcds__buf_init(&line);
     st = mcds__buf_put(&line, "gets", 4);
     for (i = 0; i < n && st == MCDS_OK; i++) {

@@ -8,6 +8,7 @@
 # process (serviced while it waits for the shell's reply).
 
 source [file join [srcdir] t support repl.tcl]
+source [file join [srcdir] t support libmcds.tcl]
 
 set ::env(MCDS_TEST_TIMEOUT) [expr {120 * [time_factor]}]
 
@@ -183,6 +184,18 @@ start_server [list tags {libmcds repl mcds-only} args [list --data-dir $dp --per
                 [rs_call $h "ctrget w1"]
         } {{OK 1} {OK -} 1 1 {OK 43}}
 
+        # every structure's program through the replica set: the classic
+        # requests of locks, counters, logs, arrays and tables (kvx.c) and
+        # the extended verbs, all on the primary (so much that the replica
+        # may resync in full, restarting in place: $rfd is not used after)
+        foreach {prog min} {test_lock 8 test_counter 6 test_sequence 3 test_eventlog 9 test_array 4
+                            test_oparray 5 test_table 7 test_list 10 test_ctree 12 test_trows 5
+                            test_queue_move 6 test_queue_info 11} {
+            test "replica sets: $prog through P=R" {
+                expr {[libmcds_prog_run $prog 127.0.0.1:$pport=127.0.0.1:$rport $min] >= $min}
+            } 1
+        }
+
         test {replica sets: reads fall back to the primary when the replica is stopped} {
             set pg [mc_stat $pfd cmd_get]
             kill_pid [srv pid] KILL
@@ -281,7 +294,7 @@ test {replica sets: a refusal naming a garbage address ends within the retry tim
     rs_close $h
     fake_stop $f1
     fake_stop $f2
-    lappend r [expr {$::fake($f1,n) >= 2 && $::fake($f2,n) >= 2}]
+    lappend r [expr {$::fake($f1,n) >= 1 && $::fake($f2,n) >= 1}]
 } {{OK -} 1 1 1}
 
 test {replica sets: two replicas that redirect to each other end within the retry timeout} {
@@ -297,7 +310,7 @@ test {replica sets: two replicas that redirect to each other end within the retr
     rs_close $h
     fake_stop $f1
     fake_stop $f2
-    lappend r [expr {$::fake($f1,n) >= 2 && $::fake($f2,n) >= 2}]
+    lappend r [expr {$::fake($f1,n) >= 1 && $::fake($f2,n) >= 1}]
 } {{OK -} SERVER_ERROR SERVER_ERROR SERVER_ERROR 1}
 
 test {replica sets: redirects to an address where nothing listens end within the retry timeout} {
@@ -307,5 +320,5 @@ test {replica sets: redirects to an address where nothing listens end within the
     set r [list [rs_call $h "retry 300"] [expr {[lindex [rs_call $h "ctrset d 1"] 0] in {SERVER_DOWN SERVER_ERROR}}]]
     rs_close $h
     fake_stop $f1
-    lappend r [expr {$::fake($f1,n) >= 2}]
+    lappend r [expr {$::fake($f1,n) >= 1}]
 } {{OK -} 1 1}
