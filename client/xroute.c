@@ -213,6 +213,8 @@ static mcds_status_t connect_from(xcall_t *x, size_t i)
 
         x->at = i;
         st = mcds__x_open(x, x->rs->m[i]);
+        if (st == MCDS_OK)
+            x->h->detail[0] = '\0';    /* the members that failed before */
         if (st != MCDS_SERVER_DOWN)
             return st;
         if (!x->walking)
@@ -235,8 +237,10 @@ static int connect_replica(xcall_t *x)
         if (i == rs->primary)
             continue;
         x->at = i;
-        if (mcds__x_open(x, rs->m[i]) == MCDS_OK)
+        if (mcds__x_open(x, rs->m[i]) == MCDS_OK) {
+            x->h->detail[0] = '\0';
             return 0;
+        }
     }
     return -1;
 }
