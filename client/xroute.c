@@ -179,8 +179,9 @@ static void walk_start(xcall_t *x, size_t failed)
 }
 
 /* The next member of the walk after a failure: in each round members 1 to
- * n-1 then 0 (the service address), the one that failed skipped in the
- * first round, a pause between rounds. -1 once the deadline has passed. */
+ * n-1 then 0 (the service address, again last even when it is the one
+ * that failed), the replica that failed skipped in the first round, a
+ * pause between rounds. -1 once the deadline has passed. */
 static long walk_next(xcall_t *x)
 {
     size_t n = x->rs->n;
@@ -195,7 +196,7 @@ static long walk_next(xcall_t *x)
         }
         i = (x->walk + 1) % n;
         x->walk++;
-        if (x->round == 0 && i == x->failed)
+        if (x->round == 0 && i == x->failed && i != 0)
             continue;
         if (mcds__mono_ms() >= x->deadline)
             return -1;

@@ -62,6 +62,19 @@ static void same_placement(const char *a, const char *b)
     tu_ok(what);
 }
 
+/* A clone has the replica sets too (and frees them: valgrind). */
+static void clone_sets(void)
+{
+    mcds_t *h, *c;
+
+    CHECK_ST(mcds_open(&h, "127.0.0.1:1=127.0.0.1:2=[::1]:3,127.0.0.1:4"), MCDS_OK);
+    mcds_set_read_replicas(h, 1);
+    CHECK_ST(mcds_clone(&c, h), MCDS_OK);
+    mcds_close(h);
+    mcds_close(c);
+    tu_ok("a handle over replica sets clones and closes");
+}
+
 static int run_parse(void)
 {
     static const char *const good[] = {
@@ -90,6 +103,7 @@ static int run_parse(void)
                    "10.0.0.3:11211");
     same_placement("10.0.0.1:11211:3,10.0.0.2:11211:1",
                    "10.0.0.1:11211:3=10.0.1.1:1,10.0.0.2:11211:1=10.0.1.2:2");
+    clone_sets();
     return 0;
 }
 

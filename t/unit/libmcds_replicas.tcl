@@ -283,15 +283,25 @@ start_server {tags {libmcds mcds-only}} {
         lappend r [mc_exchange $rfd "get mcds:ctr:slow\r\n"]
     } [list {OK -} SERVER_DOWN 1 "END\r\n"]
 
+    test {replica sets: a refusal naming a server outside the list: the call goes there, and so do the next ones} {
+        set f [fake_start "SERVER_ERROR read-only replica of 127.0.0.1:$rport"]
+        set h [rs_shell 127.0.0.1:$f=127.0.0.1:[free_port]]
+        set r [list [rs_call $h "ctrset out 3"] [rs_call $h "ctrget out"] [lindex [rs_call $h "qpush outq m"] 0] \
+                   $::fake($f,n)]
+        rs_close $h
+        fake_stop $f
+        lappend r [dict get [q_stats $rfd outq] ready]
+    } {{OK -} {OK 3} OK 1 1}
+
     test {replica sets: a replica that refuses reads as stale is skipped, the primary answers} {
         set f [fake_start "SERVER_ERROR stale replica: its link to its primary is not up"]
         set h [rs_shell 127.0.0.1:$rport=127.0.0.1:$f]
-        set r [list [rs_call $h "ctrset st 9"] [rs_call $h "qpush stq a"] [rs_call $h "readreplicas 1"] \
+        set r [list [rs_call $h "ctrset st 9"] [lindex [rs_call $h "qpush stq a"] 0] [rs_call $h "readreplicas 1"] \
                    [rs_call $h "ctrget st"] [rs_call $h "qready stq"] [rs_call $h "ctrget st"]]
         rs_close $h
         fake_stop $f
         lappend r $::fake($f,n) [lsort -unique [lmap l $::fake($f,lines) {lindex $l 0}]]
-    } {{OK -} {OK 1} {OK -} {OK 9} {OK 1} {OK 9} 3 {gets qstats}}
+    } {{OK -} OK {OK -} {OK 9} {OK 1} {OK 9} 3 {gets qstats}}
 }
 
 # ---- hostile refusals ----
@@ -325,6 +335,14 @@ test {replica sets: two replicas that redirect to each other end within the retr
     fake_stop $f2
     lappend r [expr {$::fake($f1,n) >= 1 && $::fake($f2,n) >= 1}]
 } {{OK -} SERVER_ERROR SERVER_ERROR SERVER_ERROR 1}
+
+test {replica sets: members that all refuse the connection: SERVER_DOWN within the retry timeout} {
+    set h [rs_shell 127.0.0.1:[free_port]=127.0.0.1:[free_port]=127.0.0.1:[free_port]]
+    set r [list [rs_call $h "retry 300"] [rs_call $h "ctrset dead 1"] [rs_call $h "readreplicas 1"] \
+               [rs_call $h "llen deadl"]]
+    rs_close $h
+    lmap x $r {regsub {127.0.0.1:\d+} $x HOST}
+} {{OK -} {SERVER_DOWN HOST: connect: Connection refused} {OK -} {SERVER_DOWN HOST: connect: Connection refused}}
 
 test {replica sets: redirects to an address where nothing listens end within the retry timeout} {
     set dead [free_port]
