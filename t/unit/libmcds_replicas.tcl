@@ -178,7 +178,7 @@ start_server [list tags {libmcds repl mcds-only} args [list --data-dir $dp --per
             lappend r [expr {[mc_stat $pfd cmd_get] - $pg}] [expr {[mc_stat $rfd cmd_get] - $rg}]
         } {{OK -} {OK 42} {OK 42} {OK 42} {OK 42} {OK 42} {OK 1} {OK 1} 0 5}
 
-        test {replica sets: a lease (qpop) and writes stay on the primary with read-replicas on} {
+        test {replica sets: with read-replicas on, a lease (qpop) and a write take effect on the primary} {
             set r [list [rs_call $h "qpop wq"] [rs_call $h "ctrset w1 43"]]
             repl_caught_up $pfd $rfd
             lappend r [dict get [q_stats $pfd wq] in_flight] [dict get [q_stats $rfd wq] in_flight] \
@@ -293,15 +293,16 @@ start_server {tags {libmcds mcds-only}} {
         lappend r [dict get [q_stats $rfd outq] ready]
     } {{OK -} {OK 3} OK 1 1}
 
-    test {replica sets: a replica that refuses reads as stale is skipped, the primary answers} {
+    test {replica sets: a replica that refuses reads as stale is skipped, the primary answers; a lease and a write never go to the replica} {
         set f [fake_start "SERVER_ERROR stale replica: its link to its primary is not up"]
         set h [rs_shell 127.0.0.1:$rport=127.0.0.1:$f]
         set r [list [rs_call $h "ctrset st 9"] [lindex [rs_call $h "qpush stq a"] 0] [rs_call $h "readreplicas 1"] \
-                   [rs_call $h "ctrget st"] [rs_call $h "qready stq"] [rs_call $h "ctrget st"]]
+                   [rs_call $h "ctrget st"] [rs_call $h "qready stq"] [rs_call $h "ctrget st"] \
+                   [rs_call $h "qpop stq"] [rs_call $h "ctrset st 10"]]
         rs_close $h
         fake_stop $f
         lappend r $::fake($f,n) [lsort -unique [lmap l $::fake($f,lines) {lindex $l 0}]]
-    } {{OK -} OK {OK -} {OK 9} {OK 1} {OK 9} 3 {gets qstats}}
+    } {{OK -} OK {OK -} {OK 9} {OK 1} {OK 9} {OK 1} {OK -} 3 {gets qstats}}
 }
 
 # ---- hostile refusals ----
