@@ -125,7 +125,7 @@ mcds_status_t mcds_array_fetch(mcds_t *h, const char *name,
     *count = 0;
     st = mcds__key_base(&key, "arr", name);
     if (st == MCDS_OK)
-        st = mcds__get(h, &key, &key, &v);
+        st = mcds__get_read(h, &key, &key, &v);
     if (st == MCDS_NOT_FOUND)
         return MCDS_OK;
     if (st != MCDS_OK)

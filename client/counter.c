@@ -142,7 +142,7 @@ mcds_status_t mcds_counter_get(mcds_t *h, const char *name, int64_t *value)
     st = mcds__key_base(&key, "ctr", name);
     if (st != MCDS_OK)
         return st;
-    st = mcds__get(h, &key, &key, &v);
+    st = mcds__get_read(h, &key, &key, &v);
     if (st != MCDS_OK)
         return st;
     st = parse_stored(v.data, &u);

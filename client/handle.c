@@ -5,7 +5,9 @@
  * A handle owns (or borrows) one memcached_st set up the way libmcds needs:
  * CAS support on, replies on, no buffering, ketama consistent hashing, and
  * failed servers reported (never silently ejected, which would move a
- * structure's keys to another server mid-operation).
+ * structure's keys to another server mid-operation). A handle opened from
+ * a server list that names replicas also holds those replica sets
+ * (xroute.c), with the members' own connections.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -65,8 +67,10 @@ static mcds_status_t set_defaults(memcached_st *mc)
     return set_io_timeout(mc, DEFAULT_IO_MS);
 }
 
-/* A memcached_st for servers: a server list or a "--..." config string. */
-static mcds_status_t make_memcached(memcached_st **out, const char *servers)
+/* A memcached_st for servers: a server list (its replica sets go to
+ * *rsets) or a "--..." config string. */
+static mcds_status_t make_memcached(memcached_st **out, const char *servers,
+                                    mcds__rset_t **rsets, size_t *nrsets)
 {
     memcached_st *mc;
     mcds_status_t st;
@@ -83,7 +87,7 @@ static mcds_status_t make_memcached(memcached_st **out, const char *servers)
         return MCDS_NO_MEMORY;
     st = set_defaults(mc);
     if (st == MCDS_OK)
-        st = mcds__servers_add(mc, servers);
+        st = mcds__servers_add(mc, servers, rsets, nrsets);
     if (st != MCDS_OK) {
         memcached_free(mc);
         return st;
@@ -95,18 +99,26 @@ static mcds_status_t make_memcached(memcached_st **out, const char *servers)
 mcds_status_t mcds_open(mcds_t **out, const char *servers)
 {
     memcached_st *mc = NULL;
+    mcds__rset_t *rsets = NULL;
+    size_t nrsets = 0;
     mcds_status_t st;
 
     if (out == NULL || servers == NULL || servers[0] == '\0')
         return MCDS_INVALID;
     *out = NULL;
-    st = make_memcached(&mc, servers);
+    st = make_memcached(&mc, servers, &rsets, &nrsets);
     if (st == MCDS_OK)
         st = require_behaviors(mc);
     if (st == MCDS_OK)
         st = new_handle(out, mc, 1);
-    if (st != MCDS_OK && mc != NULL)
-        memcached_free(mc);
+    if (st != MCDS_OK) {
+        if (mc != NULL)
+            memcached_free(mc);
+        mcds__rsets_free(rsets, nrsets);
+        return st;
+    }
+    (*out)->rsets = rsets;
+    (*out)->nrsets = nrsets;
     return st;
 }
 
@@ -140,7 +152,13 @@ mcds_status_t mcds_clone(mcds_t **out, const mcds_t *h)
         return st;
     }
     (*out)->retry_ms = h->retry_ms;
-    return MCDS_OK;
+    (*out)->read_replicas = h->read_replicas;
+    st = mcds__rsets_clone(*out, h);
+    if (st != MCDS_OK) {
+        mcds_close(*out);
+        *out = NULL;
+    }
+    return st;
 }
 
 void mcds_close(mcds_t *h)
@@ -148,6 +166,7 @@ void mcds_close(mcds_t *h)
     if (h == NULL)
         return;
     mcds__xconns_free(h);
+    mcds__rsets_free(h->rsets, h->nrsets);
     if (h->owned)
         memcached_free(h->mc);
     free(h);
@@ -167,6 +186,12 @@ void mcds_set_retry_timeout(mcds_t *h, unsigned ms)
 {
     if (h != NULL)
         h->retry_ms = ms;
+}
+
+void mcds_set_read_replicas(mcds_t *h, int on)
+{
+    if (h != NULL)
+        h->read_replicas = on != 0;
 }
 
 /* libmemcached leaves a failed server alone for RETRY_TIMEOUT seconds once

@@ -94,7 +94,21 @@ struct memcached_st;
  * libmemcached configuration string starting with "--". Every entry of a
  * plain list is checked: MCDS_INVALID for an empty entry or any malformed
  * one. Keys are spread with ketama consistent hashing. No connection is
- * made until the first call. */
+ * made until the first call.
+ * An entry may name a replica set: its first address (the shard's service
+ * address, with the weight if any), then up to 7 replicas, each after "="
+ * ("10.0.0.9:11211=10.0.0.2:11211=10.0.0.3:11211"; a replica takes no
+ * weight; a socket path member cannot hold "="). Keys are placed by the
+ * first address alone, as a plain entry with it. Every request libmcds
+ * sends for such a shard goes to its current primary (at first the service
+ * address) and is sent again only when it surely was not applied: after a
+ * failed connect (the other members are tried in list order, the service
+ * address again last) or a refusal as a replica ("SERVER_ERROR read-only
+ * replica of H:P" sends it to H:P), for up to the retry timeout
+ * (mcds_set_retry_timeout); the member that accepts is the shard's
+ * primary from then on, for this handle. A connection lost after the
+ * request was written, a timeout and "not confirmed by enough replicas"
+ * are returned, never retried. Entries without "=" behave as before. */
 mcds_status_t mcds_open(mcds_t **out, const char *servers);
 /* Use an existing memcached_st (borrowed: mcds_close does not free it).
  * Turns on CAS support; refuses handles set to noreply or buffering. */
@@ -103,7 +117,11 @@ mcds_status_t mcds_wrap(mcds_t **out, struct memcached_st *mc);
 mcds_status_t mcds_clone(mcds_t **out, const mcds_t *h);
 void mcds_close(mcds_t *h);
 
-/* The underlying libmemcached handle, for plain cache operations. */
+/* The underlying libmemcached handle, for plain cache operations. It knows
+ * only the first address of each entry: requests made with it directly do
+ * not follow a primary that changes address (on a replica set, make the
+ * first address keepalived's service address, which moves with the
+ * primary). */
 struct memcached_st *mcds_memcached(mcds_t *h);
 /* What happened to the last request libmcds sent on h, when it did not
  * succeed: "<host>:<port>: <the server's reply or the connection's
@@ -112,8 +130,24 @@ struct memcached_st *mcds_memcached(mcds_t *h);
  * was; requests made directly with libmemcached do not change it. */
 const char *mcds_last_detail(mcds_t *h);
 /* Bound on compare-and-set retry loops and internal lock waits (default
- * 5000 ms). Calls that run out of time return MCDS_CONFLICT or MCDS_TIMEOUT. */
+ * 5000 ms). Calls that run out of time return MCDS_CONFLICT or MCDS_TIMEOUT.
+ * Also the bound on a call's attempts on a replica set (see mcds_open),
+ * which then returns its last failure (MCDS_SERVER_DOWN, or the refusal as
+ * MCDS_SERVER_ERROR). */
 void mcds_set_retry_timeout(mcds_t *h, unsigned ms);
+/* on non-zero: on the entries that name replicas, reads go to the replicas
+ * (the members other than the shard's current primary), one after the
+ * other; a replica that cannot be connected to or refuses as stale is
+ * skipped, and the primary answers when none can. Replication is
+ * asynchronous: such a read may not see the caller's own last write. The
+ * reads are those of queues (stats, peeks, info, lists), lists (length,
+ * ranges, positions, membership), tree counters, table rows (mcds_tget),
+ * and mcds_counter_get,
+ * mcds_array_fetch, mcds_table_has and mcds_hash_get. Pops and leases,
+ * locks, sequences, table cursors (mcds_tselect, mcds_tscan, mcds_tnext)
+ * and every read that goes with a later write stay on the primary. Off
+ * (0) by default: every call goes to the primary (read-your-writes). */
+void mcds_set_read_replicas(mcds_t *h, int on);
 /* Connect and per-request I/O timeout in ms (default 2000). */
 mcds_status_t mcds_set_io_timeout(mcds_t *h, unsigned ms);
 /* How long a server that failed (refused, reset, timed out) is left alone:

@@ -18,6 +18,19 @@
 /* A connection of the extended-verb client (queue.c), one per server. */
 typedef struct mcds__xconn mcds__xconn_t;
 
+/* An entry of the server list that names replicas ("P=R1=R2",
+ * serverlist.c): a shard whose requests xroute.c routes. m[0] is the
+ * service address (libmemcached places the entry's keys by it), m[1..n-1]
+ * the replicas, m[n] a primary outside the list that a refusal named (NULL
+ * until one did). Each member has its own connection. */
+#define MCDS__RSET_MAX 8
+typedef struct mcds__rset {
+    mcds__xconn_t *m[MCDS__RSET_MAX + 1];
+    size_t n;
+    size_t primary;     /* index in m of the current primary */
+    size_t next_read;   /* the member the next replica read tries first */
+} mcds__rset_t;
+
 /* The handle. */
 struct mcds {
     memcached_st *mc;
@@ -27,6 +40,10 @@ struct mcds {
     /* queue.c: its connections (not shared by clones) */
     mcds__xconn_t *xconns;
     size_t nxconns;
+    /* the entries of the server list that name replicas (xroute.c) */
+    mcds__rset_t *rsets;
+    size_t nrsets;
+    int read_replicas;  /* reads may go to the replicas */
     /* mcds_last_detail: "<host>:<port>: <what happened>" for the last
      * request libmcds sent on h, "" when it succeeded (detail.c for
      * requests through libmemcached, queue.c for its own). */
@@ -40,9 +57,17 @@ mcds_status_t mcds__from_memcached(memcached_return_t rc);
 
 /* ---- serverlist.c ---- */
 
-/* Checks a plain server list ("host:port[:weight],...") entry by entry and
- * adds its servers to mc: MCDS_INVALID for a malformed list. */
-mcds_status_t mcds__servers_add(memcached_st *mc, const char *list);
+/* Checks a plain server list ("host:port[:weight][=replica...],...") entry
+ * by entry and adds its servers to mc (each entry by its first address):
+ * MCDS_INVALID for a malformed list. The entries that name replicas go to
+ * *rsets (*nrsets of them; malloc'd, NULL when none). */
+mcds_status_t mcds__servers_add(memcached_st *mc, const char *list,
+                                mcds__rset_t **rsets, size_t *nrsets);
+/* An address "host:port" or "[IPv6]:port" of len bytes (a redirect's):
+ * 0 with host (room for MCDS__HOST_MAX + 1 bytes) and port, or -1. */
+#define MCDS__HOST_MAX 1024
+int mcds__address_parse(const char *s, size_t len, char *host,
+                        unsigned *port);
 
 /* ---- clock.c: time, sleeping and randomness ---- */
 
@@ -154,6 +179,13 @@ mcds_status_t mcds__get(mcds_t *h, const mcds__key_t *group,
 /* One multi-get of n keys; out[i] matches keys[i]. Misses are not errors. */
 mcds_status_t mcds__mget(mcds_t *h, const mcds__key_t *group,
                          const mcds__key_t *keys, size_t n, mcds__val_t *out);
+/* The same for a read that a replica may answer (mcds_set_read_replicas):
+ * one whose value goes to the application and to no later write. */
+mcds_status_t mcds__get_read(mcds_t *h, const mcds__key_t *group,
+                             const mcds__key_t *key, mcds__val_t *v);
+mcds_status_t mcds__mget_read(mcds_t *h, const mcds__key_t *group,
+                              const mcds__key_t *keys, size_t n,
+                              mcds__val_t *out);
 /* add: MCDS_OK or MCDS_EXISTS. */
 mcds_status_t mcds__add(mcds_t *h, const mcds__key_t *group,
                         const mcds__key_t *key, const void *data, size_t len,
@@ -181,6 +213,25 @@ mcds_status_t mcds__decr(mcds_t *h, const mcds__key_t *group,
                          const mcds__key_t *key, uint64_t delta,
                          uint64_t *value);
 
+/* ---- kvx.c: kv.c's requests on a replica set, through xconn.c ---- */
+
+/* gets of n keys (replica_ok: a replica may answer). */
+mcds_status_t mcds__kvx_mget(mcds_t *h, const mcds__key_t *group,
+                             const mcds__key_t *keys, size_t n,
+                             mcds__val_t *out, int replica_ok);
+/* verb (set, add, append, cas: with cas non-zero): MCDS_OK for STORED,
+ * not_stored for NOT_STORED, MCDS_EXISTS, MCDS_NOT_FOUND. */
+mcds_status_t mcds__kvx_store(mcds_t *h, const mcds__key_t *group,
+                              const char *verb, const mcds__key_t *key,
+                              const void *data, size_t len, time_t ttl,
+                              uint64_t cas, mcds_status_t not_stored);
+mcds_status_t mcds__kvx_delete(mcds_t *h, const mcds__key_t *group,
+                               const mcds__key_t *key);
+/* verb incr or decr. */
+mcds_status_t mcds__kvx_arith(mcds_t *h, const mcds__key_t *group,
+                              const char *verb, const mcds__key_t *key,
+                              uint64_t delta, uint64_t *value);
+
 /* An exptime that memcached reads as an absolute time long past: storing an
  * item with it makes the item vanish at once. Used by compare-and-delete
  * (cas with this exptime), since libmemcached cannot send a negative one. */
@@ -197,6 +248,20 @@ mcds_status_t mcds__lock_new_at(mcds_t *h, const mcds__key_t *key,
 
 /* Closes and frees the handle's extended-verb connections. */
 void mcds__xconns_free(mcds_t *h);
+/* A closed connection to name:port (port 0: a socket path), or NULL. */
+mcds__xconn_t *mcds__xconn_new(const char *name, unsigned port);
+void mcds__xconn_free(mcds__xconn_t *c);
+
+/* ---- xroute.c: replica sets ---- */
+
+/* Frees n replica sets and their connections (v itself too). */
+void mcds__rsets_free(mcds__rset_t *v, size_t n);
+/* Copies the members and current primaries of h's replica sets into to
+ * (no connection is copied). */
+mcds_status_t mcds__rsets_clone(mcds_t *to, const mcds_t *h);
+/* The replica set whose service address is the server libmemcached picks
+ * for key, or NULL (a plain entry). */
+mcds__rset_t *mcds__rset_of_key(mcds_t *h, const char *key, size_t len);
 
 /* One request line (with its "\r\n") of another structure's verbs, sent
  * to the server of route (a key; "{tag}" routes by tag), or, with route

@@ -212,7 +212,7 @@ static mcds_status_t same_server(xcall_t *x, const char *const *queues, size_t n
         st = mcds__x_begin(&y, x->h, queues[i]);
         if (st != MCDS_OK)
             return st;
-        if (y.c != x->c) {
+        if (!mcds__x_same_server(x, &y)) {
             mcds__x_detail(x, "the queues are on different servers (give them one {tag})");
             return MCDS_INVALID;
         }

@@ -7,18 +7,25 @@
  *   host:port:weight   weight 1..4294967295
  *   [IPv6]:port[:weight]
  *   /path              a UNIX socket
- * Anything else (an empty entry, a missing or bad port, a stray byte) makes
- * the whole list MCDS_INVALID. The checked entries are handed to
+ * An entry may name a replica set: its first address (the shard's service
+ * address, which may carry the weight), then up to 7 replicas, each after
+ * "=" (host:port, [IPv6]:port or /path, no weight; spaces or tabs around
+ * each are ignored): "10.0.0.9:11211=10.0.0.2:11211=10.0.0.3:11211".
+ * Anything else (an empty entry or member, a missing or bad port, a weight
+ * on a replica, more than 8 members, a stray byte) makes the whole list
+ * MCDS_INVALID. The first address of each checked entry is handed to
  * libmemcached exactly as its own parser (memcached_servers_parse) would
- * hand them, so servers sit where other libmemcached clients put them; that
- * parser itself is not used, because it reads a bad port as 0 (then its
- * default, 11211) and accepts empty entries.
+ * hand it, so servers sit where other libmemcached clients put them, and
+ * naming replicas never moves a key; that parser itself is not used,
+ * because it reads a bad port as 0 (then its default, 11211) and accepts
+ * empty entries. The members of replica sets are kept for xroute.c.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "mcds_int.h"
 
-#define HOST_MAX 1024 /* libmemcached's limit on names (NI_MAXHOST - 1) */
+#define HOST_MAX MCDS__HOST_MAX /* libmemcached's limit (NI_MAXHOST - 1) */
 
 /* One entry. port is 0 for a socket; weight is 0 when not given. */
 typedef struct server_entry {
@@ -127,39 +134,116 @@ static mcds_status_t append_entry(memcached_server_list_st *list,
     return mcds__from_memcached(rc);
 }
 
-/* Parses every entry of text into *list; MCDS_INVALID at the first bad
+/* The list being parsed: libmemcached's servers and the replica sets. */
+typedef struct parsed {
+    memcached_server_list_st list;
+    mcds__rset_t *rsets;
+    size_t nrsets;
+} parsed_t;
+
+/* Parses the member of s..end (blanks around it removed) into e. */
+static int parse_member(server_entry_t *e, const char *s, const char *end)
+{
+    while (s < end && is_blank(*s))
+        s++;
+    while (end > s && is_blank(end[-1]))
+        end--;
+    return parse_entry(e, s, (size_t)(end - s));
+}
+
+/* Adds a replica set for the members of the entry s..end (which holds at
+ * least one '='); e is its first member, parsed. */
+static mcds_status_t add_rset(parsed_t *out, const server_entry_t *e,
+                              const char *s, const char *end)
+{
+    mcds__rset_t *v, *rs;
+    server_entry_t r;
+    const char *p = memchr(s, '=', (size_t)(end - s)) + 1;
+
+    v = realloc(out->rsets, (out->nrsets + 1) * sizeof *v);
+    if (v == NULL)
+        return MCDS_NO_MEMORY;
+    out->rsets = v;
+    rs = &v[out->nrsets++];
+    memset(rs, 0, sizeof *rs);
+    rs->m[rs->n] = mcds__xconn_new(e->host, e->port);
+    if (rs->m[rs->n++] == NULL)
+        return MCDS_NO_MEMORY;
+    for (;;) {
+        const char *eq = memchr(p, '=', (size_t)(end - p));
+        const char *stop = eq ? eq : end;
+        if (rs->n == MCDS__RSET_MAX || parse_member(&r, p, stop) != 0 ||
+            r.weight != 0)
+            return MCDS_INVALID;
+        rs->m[rs->n] = mcds__xconn_new(r.host, r.port);
+        if (rs->m[rs->n++] == NULL)
+            return MCDS_NO_MEMORY;
+        if (eq == NULL)
+            return MCDS_OK;
+        p = eq + 1;
+    }
+}
+
+/* Parses the entry s..end: its first address goes to libmemcached. */
+static mcds_status_t parse_one(parsed_t *out, const char *s, const char *end)
+{
+    const char *eq = memchr(s, '=', (size_t)(end - s));
+    server_entry_t e;
+    mcds_status_t st;
+
+    if (parse_member(&e, s, eq ? eq : end) != 0)
+        return MCDS_INVALID;
+    st = append_entry(&out->list, &e);
+    if (st == MCDS_OK && eq != NULL)
+        st = add_rset(out, &e, s, end);
+    return st;
+}
+
+/* Parses every entry of text into out; MCDS_INVALID at the first bad
  * one. */
-static mcds_status_t parse_list(const char *text,
-                                memcached_server_list_st *list)
+static mcds_status_t parse_list(const char *text, parsed_t *out)
 {
     const char *p = text;
 
     for (;;) {
         const char *comma = strchr(p, ',');
         const char *end = comma ? comma : p + strlen(p);
-        server_entry_t e;
-        mcds_status_t st;
+        mcds_status_t st = parse_one(out, p, end);
 
-        while (p < end && is_blank(*p))
-            p++;
-        while (end > p && is_blank(end[-1]))
-            end--;
-        if (parse_entry(&e, p, (size_t)(end - p)) != 0)
-            return MCDS_INVALID;
-        st = append_entry(list, &e);
         if (st != MCDS_OK || comma == NULL)
             return st;
         p = comma + 1;
     }
 }
 
-mcds_status_t mcds__servers_add(memcached_st *mc, const char *text)
+mcds_status_t mcds__servers_add(memcached_st *mc, const char *text,
+                                mcds__rset_t **rsets, size_t *nrsets)
 {
-    memcached_server_list_st list = NULL;
-    mcds_status_t st = parse_list(text, &list);
+    parsed_t out = {NULL, NULL, 0};
+    mcds_status_t st = parse_list(text, &out);
 
     if (st == MCDS_OK)
-        st = mcds__from_memcached(memcached_server_push(mc, list));
-    memcached_server_list_free(list);
+        st = mcds__from_memcached(memcached_server_push(mc, out.list));
+    memcached_server_list_free(out.list);
+    if (st != MCDS_OK) {
+        mcds__rsets_free(out.rsets, out.nrsets);
+        out.rsets = NULL;
+        out.nrsets = 0;
+    }
+    *rsets = out.rsets;
+    *nrsets = out.nrsets;
     return st;
+}
+
+int mcds__address_parse(const char *s, size_t len, char *host,
+                        unsigned *port)
+{
+    server_entry_t e;
+
+    if (len == 0 || s[0] == '/' || parse_entry(&e, s, len) != 0 ||
+        e.weight != 0)
+        return -1;
+    memcpy(host, e.host, strlen(e.host) + 1);
+    *port = e.port;
+    return 0;
 }

@@ -279,7 +279,7 @@ mcds_status_t mcds_table_has(mcds_t *h, const char *name, const void *member,
     if (st == MCDS_OK)
         st = member_key(&t, member, len, &mk);
     if (st == MCDS_OK)
-        st = mcds__get(h, &t.base, &mk, &v);
+        st = mcds__get_read(h, &t.base, &mk, &v);
     if (st == MCDS_OK)
         mcds__val_free(&v);
     return st;
@@ -335,7 +335,7 @@ mcds_status_t mcds_hash_get(mcds_t *h, const char *name, const void *field,
     if (st == MCDS_OK)
         st = member_key(&t, field, flen, &mk);
     if (st == MCDS_OK)
-        st = mcds__get(h, &t.base, &mk, &v);
+        st = mcds__get_read(h, &t.base, &mk, &v);
     if (st != MCDS_OK)
         return st;
     *value = v.data;

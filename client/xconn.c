@@ -16,7 +16,10 @@
  * (memcached_server_by_key), so a pool places queues and lists exactly as
  * it places the other structures and plain keys; a "{tag}" in the name
  * hashes by the tag alone (twemproxy's hash_tag), which keeps a queue and
- * its dead-letter queue together.
+ * its dead-letter queue together. When that server is the service address
+ * of an entry that names replicas, the call's member is picked by
+ * xroute.c when its request is sent, and a refusal as a replica in the
+ * first reply line sends the request again elsewhere (mcds__xr_*).
  *
  * Memory: requests are built on the stack and sent with sendmsg; replies
  * are read into the connection's buffer, which persists between calls
@@ -77,6 +80,32 @@ void mcds__x_conn_close(mcds__xconn_t *c)
         close(c->fd);
     c->fd = -1;
     c->len = c->pos = 0;
+}
+
+mcds__xconn_t *mcds__xconn_new(const char *name, unsigned port)
+{
+    mcds__xconn_t *c = calloc(1, sizeof *c);
+
+    if (c == NULL)
+        return NULL;
+    c->fd = -1;
+    c->port = port;
+    c->name = strdup(name);
+    if (c->name == NULL) {
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
+void mcds__xconn_free(mcds__xconn_t *c)
+{
+    if (c == NULL)
+        return;
+    mcds__x_conn_close(c);
+    free(c->name);
+    free(c->buf);
+    free(c);
 }
 
 void mcds__xconns_free(mcds_t *h)
@@ -280,8 +309,18 @@ static mcds_status_t fill(xcall_t *x)
 }
 
 /* The next reply line: its offset in the buffer and length (without the
- * "\r\n"); consumed. */
+ * "\r\n"); consumed. The first line of a request's reply on a replica set
+ * is checked for a refusal (xroute.c). */
 mcds_status_t mcds__x_read_line(xcall_t *x, size_t *off, size_t *len)
+{
+    mcds_status_t st = mcds__x_read_line_raw(x, off, len);
+
+    if (st == MCDS_OK && x->rs != NULL && x->waiting)
+        st = mcds__xr_first_line(x, off, len);
+    return st;
+}
+
+mcds_status_t mcds__x_read_line_raw(xcall_t *x, size_t *off, size_t *len)
 {
     mcds__xconn_t *c = x->c;
     size_t scan = c->pos;
@@ -340,8 +379,16 @@ mcds_status_t mcds__x_data_block(xcall_t *x, size_t len, size_t *off)
     return MCDS_OK;
 }
 
-/* Sends every byte of iov (which it modifies). */
+/* Sends every byte of iov (which it modifies); on a replica set through
+ * xroute.c, which picks the member first. */
 mcds_status_t mcds__x_send_all(xcall_t *x, struct iovec *iov, int n)
+{
+    if (x->rs != NULL)
+        return mcds__xr_send(x, iov, n);
+    return mcds__x_send_raw(x, iov, n);
+}
+
+mcds_status_t mcds__x_send_raw(xcall_t *x, struct iovec *iov, int n)
 {
     struct msghdr m;
 
@@ -467,11 +514,12 @@ mcds_status_t mcds__x_reply_error(xcall_t *x, size_t off, size_t len,
 static mcds_status_t probe(xcall_t *x)
 {
     static const char cmd[] = "qstats mcds:probe\r\n";
+    struct iovec iov = {(void *)cmd, sizeof cmd - 1};
     size_t off, len;
-    mcds_status_t st = mcds__x_send_line(x, cmd, sizeof cmd - 1);
+    mcds_status_t st = mcds__x_send_raw(x, &iov, 1);
 
     while (st == MCDS_OK) {
-        st = mcds__x_read_line(x, &off, &len);
+        st = mcds__x_read_line_raw(x, &off, &len);
         if (st != MCDS_OK)
             break;
         if (mcds__x_line_starts(x->c->buf + off, len, "STAT "))
@@ -486,6 +534,25 @@ static mcds_status_t probe(xcall_t *x)
     return st;
 }
 
+mcds_status_t mcds__x_open(xcall_t *x, mcds__xconn_t *c)
+{
+    mcds_status_t st;
+    int ms;
+
+    x->c = c;
+    c->len = c->pos = 0;
+    if (c->fd >= 0 && wait_fd(c->fd, POLLIN, 0) != 0)
+        mcds__x_conn_close(c); /* closed by the server while idle (or out of step) */
+    if (c->fd >= 0)
+        return MCDS_OK;
+    ms = behavior_ms(x->h->mc, MEMCACHED_BEHAVIOR_CONNECT_TIMEOUT);
+    st = c->port == 0 ? open_unix(x, ms) : open_tcp(x, ms);
+    if (st == MCDS_OK)
+        st = probe(x);
+    c->len = c->pos = 0;
+    return st;
+}
+
 /* The connection to server s, opened (and probed) if need be. */
 static mcds_status_t conn_for(xcall_t *x, const memcached_instance_st *s)
 {
@@ -495,7 +562,6 @@ static mcds_status_t conn_for(xcall_t *x, const memcached_instance_st *s)
     int is_unix = type != NULL && strcmp(type, "SOCKET") == 0;
     unsigned port = is_unix ? 0 : (unsigned)memcached_server_port(s);
     mcds__xconn_t *c = NULL;
-    mcds_status_t st;
     size_t i;
 
     if (name == NULL)
@@ -518,20 +584,16 @@ static mcds_status_t conn_for(xcall_t *x, const memcached_instance_st *s)
             return MCDS_NO_MEMORY;
         h->nxconns++;
     }
-    x->c = c;
-    c->len = c->pos = 0;
-    if (c->fd >= 0 && wait_fd(c->fd, POLLIN, 0) != 0)
-        mcds__x_conn_close(c); /* closed by the server while idle (or out of step) */
-    if (c->fd >= 0)
+    return mcds__x_open(x, c);
+}
+
+/* Starts a call on server s: a replica set's member is picked later. */
+static mcds_status_t begin_on(xcall_t *x, const memcached_instance_st *s)
+{
+    x->rs = mcds__rset_of_server(x->h, s);
+    if (x->rs != NULL)
         return MCDS_OK;
-    {
-        int ms = behavior_ms(h->mc, MEMCACHED_BEHAVIOR_CONNECT_TIMEOUT);
-        st = is_unix ? open_unix(x, ms) : open_tcp(x, ms);
-    }
-    if (st == MCDS_OK)
-        st = probe(x);
-    c->len = c->pos = 0;
-    return st;
+    return conn_for(x, s);
 }
 
 /* "{tag}" in a name: the server is chosen by tag alone. */
@@ -572,8 +634,6 @@ mcds_status_t mcds__x_check_name(const char *q, size_t *len)
  * sure the connection is open. */
 mcds_status_t mcds__x_begin(xcall_t *x, mcds_t *h, const char *q)
 {
-    const memcached_instance_st *s;
-    memcached_return_t rc = MEMCACHED_SUCCESS;
     const char *key;
     size_t qlen, klen;
     mcds_status_t st;
@@ -584,18 +644,36 @@ mcds_status_t mcds__x_begin(xcall_t *x, mcds_t *h, const char *q)
     st = mcds__x_check_name(q, &qlen);
     if (st != MCDS_OK)
         return st;      /* nothing sent: x->h stays NULL, the detail as it was */
+    route_key(q, qlen, &key, &klen);
+    return mcds__x_begin_key(x, h, key, klen);
+}
+
+mcds_status_t mcds__x_begin_key(xcall_t *x, mcds_t *h, const char *key,
+                                size_t len)
+{
+    const memcached_instance_st *s;
+    memcached_return_t rc = MEMCACHED_SUCCESS;
+    mcds_status_t st;
+
+    memset(x, 0, sizeof *x);
     x->h = h;
     h->detail[0] = '\0';
     x->io_ms = behavior_ms(h->mc, MEMCACHED_BEHAVIOR_POLL_TIMEOUT);
-    route_key(q, qlen, &key, &klen);
-    s = memcached_server_by_key(h->mc, key, klen, &rc);
+    s = memcached_server_by_key(h->mc, key, len, &rc);
     if (s == NULL) {
         st = mcds__from_memcached(rc);
         mcds__x_set_detail(x, "no server for the key: ", memcached_strerror(h->mc, rc),
                    strlen(memcached_strerror(h->mc, rc)));
         return st == MCDS_OK ? MCDS_FAILURE : st;
     }
-    return conn_for(x, s);
+    return begin_on(x, s);
+}
+
+int mcds__x_same_server(const xcall_t *x, const xcall_t *y)
+{
+    if (x->rs != NULL || y->rs != NULL)
+        return x->rs == y->rs;
+    return x->c == y->c;
 }
 
 /* Ends a call: remembers its failure for mcds_last_detail (or forgets the
@@ -604,6 +682,7 @@ mcds_status_t mcds__x_end(xcall_t *x, mcds_status_t st)
 {
     mcds__xconn_t *c = x->c;
 
+    mcds__buf_free(&x->req);
     if (x->h == NULL)
         return st;
     if (st == MCDS_OK || st == MCDS_EXISTS)
@@ -709,7 +788,7 @@ mcds_status_t mcds__xrequest(mcds_t *h, const char *route, const char *line,
         x.h = h;
         h->detail[0] = '\0';
         x.io_ms = behavior_ms(h->mc, MEMCACHED_BEHAVIOR_POLL_TIMEOUT);
-        st = conn_for(&x, memcached_server_instance_by_position(h->mc, i));
+        st = begin_on(&x, memcached_server_instance_by_position(h->mc, i));
         if (st == MCDS_OK)
             st = xrequest_on(&x, line, len, fn, arg);
         st = mcds__x_end(&x, st);

@@ -29,6 +29,20 @@ typedef struct xcall {
     mcds__xconn_t *c;
     int io_ms;        /* per step of I/O */
     int first_ms;     /* extra wait for the first reply byte (qpop wait=) */
+    /* On a shard that names replicas (xroute.c), c stays NULL until the
+     * first request is sent, which picks the member by its verb. */
+    mcds__rset_t *rs;
+    int primary_only; /* a read that must be the primary's (kvx.c) */
+    int waiting;      /* a request sent, its first reply line not read */
+    int on_replica;   /* c is a replica chosen for a read */
+    int redirects;    /* redirects followed */
+    int walking;      /* members tried after a failure (walk, round) */
+    size_t at;        /* c is rs->m[at] */
+    size_t walk, round, failed;
+    size_t rpos, rtried;  /* the replicas a read tried */
+    int first_saved;  /* first_ms, for a request sent again */
+    int64_t deadline; /* when the call gives up retrying */
+    mcds__buf_t req;  /* the request's bytes, to send again */
 } xcall_t;
 
 void mcds__x_set_detail(xcall_t *x, const char *what, const char *text,
@@ -75,8 +89,35 @@ mcds_status_t mcds__x_reply_error(xcall_t *x, size_t off, size_t len,
 mcds_status_t mcds__x_check_name(const char *q, size_t *len);
 
 /* Starts a call on queue q: checks the name, finds its server and makes
- * sure the connection is open. */
+ * sure the connection is open (on a replica set: picks the member when
+ * the request is sent). */
 mcds_status_t mcds__x_begin(xcall_t *x, mcds_t *h, const char *q);
+/* The same for a key of len bytes (no name check, no "{tag}"). */
+mcds_status_t mcds__x_begin_key(xcall_t *x, mcds_t *h, const char *key,
+                                size_t len);
+/* Whether two calls begun are on the same server (or replica set). */
+int mcds__x_same_server(const xcall_t *x, const xcall_t *y);
+
+/* ---- the pieces xroute.c builds on ---- */
+
+/* Makes c the call's connection, opened (and probed) if need be. */
+mcds_status_t mcds__x_open(xcall_t *x, mcds__xconn_t *c);
+/* Sending and reading without routing. */
+mcds_status_t mcds__x_send_raw(xcall_t *x, struct iovec *iov, int n);
+mcds_status_t mcds__x_read_line_raw(xcall_t *x, size_t *off, size_t *len);
+
+/* ---- xroute.c ---- */
+
+/* The replica set whose service address is server s, or NULL. */
+mcds__rset_t *mcds__rset_of_server(mcds_t *h, const memcached_instance_st *s);
+
+/* Sends a request of a call on a replica set: the first one picks the
+ * member (and connects, trying the others when the connect fails). */
+mcds_status_t mcds__xr_send(xcall_t *x, struct iovec *iov, int n);
+/* Checks the first reply line of a request (at *off, *len): a refusal as
+ * a replica sends the request again elsewhere, and the line returned is
+ * the first of the reply that is kept. */
+mcds_status_t mcds__xr_first_line(xcall_t *x, size_t *off, size_t *len);
 
 /* Ends a call: remembers its failure for mcds_last_detail (or forgets the
  * previous one), and lets go of a large reply buffer. */
