@@ -304,6 +304,8 @@ static int tcur_gather(struct tbl_cursor *c, struct tskip_node *n, int max, stru
 
     for (; k < max && tcur_inside(c, n); n = c->desc ? n->prev : tskip_next(n)) {
         __builtin_prefetch(n->val);
+        if (!c->desc)
+            __builtin_prefetch(tskip_ahead(n));    /* the node after the next */
         need = n->klen > need ? n->klen : need;
         b[k++] = n;
     }
