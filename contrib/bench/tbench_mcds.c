@@ -76,48 +76,119 @@ static int mc_load(void *conn, long long from, long long to)
     return rc;
 }
 
-/* One field of a ROW: its value into val (NUL-terminated, cut to cap). */
-static int mc_field(struct tb_mc *m, char *name, char *val, size_t cap)
+/* Makes n unread bytes available in place (n at most the buffer's size);
+ * -1 on a closed socket. */
+static int mc_want(struct bc_sock *s, size_t n)
 {
-    char line[256], crlf[2];
-    long len;
+    ssize_t r;
 
-    if (bc_line(&m->s, line, sizeof line) < 0 || sscanf(line, "F %63s %ld", name, &len) != 2) {
-        if (sscanf(line, "F %63s null", name) == 1) {
-            val[0] = '\0';
-            return 0;
-        }
-        return -1;
+    if (s->have - s->pos >= n)
+        return 0;
+    memmove(s->buf, s->buf + s->pos, s->have - s->pos);
+    s->have -= s->pos;
+    s->pos = 0;
+    while (s->have < n) {
+        r = read(s->fd, s->buf + s->have, sizeof s->buf - s->have);
+        if (r <= 0)
+            return -1;
+        s->have += (size_t)r;
     }
-    if (len < 0 || (size_t)len >= cap || bc_read(&m->s, val, (size_t)len) < 0 || bc_read(&m->s, crlf, 2) < 0)
+    return 0;
+}
+
+/* The next line in place, without "\r\n" and NUL-terminated (its length
+ * in *len); NULL on a closed socket or a line longer than the buffer.
+ * The reply is parsed where it was read, as the Tarantool driver parses
+ * its MessagePack: a copy and an sscanf per line would make the client's
+ * parsing, not the server, the bound of a 100-row selection. */
+static char *mc_line(struct bc_sock *s, size_t *len)
+{
+    char *nl, *line;
+    size_t seen = 0;
+
+    while ((nl = memchr(s->buf + s->pos + seen, '\n', s->have - s->pos - seen)) == NULL) {
+        seen = s->have - s->pos;
+        if (seen == sizeof s->buf || mc_want(s, seen + 1) < 0)
+            return NULL;
+    }
+    line = s->buf + s->pos;
+    *len = (size_t)(nl - line);
+    if (*len > 0 && line[*len - 1] == '\r')
+        (*len)--;
+    line[*len] = '\0';
+    s->pos = (size_t)(nl + 1 - s->buf);
+    return line;
+}
+
+/* The decimal number at p (a sign allowed), *end after it; -1 when none. */
+static int mc_num(const char *p, long long *v, const char **end)
+{
+    int neg = *p == '-';
+    long long n = 0;
+    const char *q = p + neg;
+
+    if (*q < '0' || *q > '9')
         return -1;
-    val[len] = '\0';
+    for (; *q >= '0' && *q <= '9'; q++)
+        n = n * 10 + (*q - '0');
+    *v = neg ? -n : n;
+    *end = q;
+    return 0;
+}
+
+/* One field "F <name> <length>" and its value, or "F <name> null": the
+ * value of id or c (ints) into *id or *c, any other skipped. */
+static int mc_field(struct tb_mc *m, long long *id, long long *c)
+{
+    size_t n;
+    char *line = mc_line(&m->s, &n), *name, *sp;
+    long long len, v;
+    const char *end;
+
+    if (line == NULL || n < 4 || line[0] != 'F' || line[1] != ' ' || (sp = strchr(line + 2, ' ')) == NULL)
+        return -1;
+    name = line + 2;
+    *sp = '\0';
+    if (strcmp(sp + 1, "null") == 0)
+        return 0;
+    if (mc_num(sp + 1, &len, &end) < 0 || *end != '\0' || len < 0 || (size_t)len + 2 > sizeof m->s.buf)
+        return -1;
+    if (mc_want(&m->s, (size_t)len + 2) < 0)
+        return -1;
+    if ((strcmp(name, "id") == 0 || strcmp(name, "c") == 0) &&
+        (mc_num(m->s.buf + m->s.pos, &v, &end) < 0 || end != m->s.buf + m->s.pos + len))
+        return -1;
+    if (strcmp(name, "id") == 0)
+        *id = v;
+    else if (strcmp(name, "c") == 0)
+        *c = v;
+    m->s.pos += (size_t)len + 2;
     return 0;
 }
 
 /* A page: its rows' ids and c into r (added to r->n), its cursor. */
 static int mc_page(struct tb_mc *m, struct tb_res *r, long long *cursor)
 {
-    char line[256], name[64], val[128];
-    long nf, k;
+    long long nf, k, id, c;
+    const char *p;
+    size_t n;
+    char *line;
 
-    if (bc_line(&m->s, line, sizeof line) < 0)
-        return -1;
-    while (sscanf(line, "ROW %*s %ld", &nf) == 1) {
-        for (k = 0; k < nf; k++) {
-            if (mc_field(m, name, val, sizeof val) < 0)
+    while ((line = mc_line(&m->s, &n)) != NULL && strncmp(line, "ROW ", 4) == 0) {
+        if ((p = strchr(line + 4, ' ')) == NULL || mc_num(p + 1, &nf, &p) < 0)
+            return -1;
+        for (k = 0, id = c = 0; k < nf; k++)
+            if (mc_field(m, &id, &c) < 0)
                 return -1;
-            if (r->n < TB_RES_MAX && strcmp(name, "id") == 0)
-                r->ids[r->n] = atoll(val);
-            if (r->n < TB_RES_MAX && strcmp(name, "c") == 0)
-                r->cs[r->n] = atoll(val);
+        if (r->n < TB_RES_MAX) {
+            r->ids[r->n] = id;
+            r->cs[r->n] = c;
         }
         r->n++;
-        if (bc_line(&m->s, line, sizeof line) < 0)
-            return -1;
     }
-    if (sscanf(line, "CURSOR %lld", cursor) != 1 || bc_line(&m->s, line, sizeof line) < 0 || strcmp(line, "END") != 0) {
-        fprintf(stderr, "table_bench: mcds answered %s\n", line);
+    if (line == NULL || strncmp(line, "CURSOR ", 7) != 0 || mc_num(line + 7, cursor, &p) < 0 ||
+        (line = mc_line(&m->s, &n)) == NULL || strcmp(line, "END") != 0) {
+        fprintf(stderr, "table_bench: mcds answered %s\n", line != NULL ? line : "(closed)");
         return -1;
     }
     return 0;

@@ -20,6 +20,11 @@
  * every entry that starts with the bound. */
 #define TBL_PAST_TAGS 0x03
 
+/* Entries a walk takes at a time, and the bytes of a row's values asked
+ * for ahead (tcur_gather). */
+#define TCUR_BATCH 16
+#define TCUR_PREFETCH_MAX 512
+
 struct tbl_cursor {
     uint64_t id;
     char tname[TBL_TABLE_NAME_MAX + 1];
@@ -28,7 +33,7 @@ struct tbl_cursor {
     char ixname[TBL_NAME_MAX + 1];
     bool scan, desc, busy, closed;
     uint8_t *lo, *hi, *pos;     /* entries in [lo, hi); the last answered */
-    size_t nlo, nhi, npos;
+    size_t nlo, nhi, npos, cpos;    /* cpos: room at pos */
     uint64_t mask;
     struct tbl_pred *pred;
     uint64_t ttl_ms, created_ms, used_ms;
@@ -261,38 +266,93 @@ static struct tskip_node *tcur_start(const struct tbl_cursor *c, const struct tb
     return c->pos != NULL ? tskip_seek(&ix->sl, c->pos, c->npos, true) : tskip_seek(&ix->sl, c->lo, c->nlo, false);
 }
 
-/* Remembers n as the last entry answered or examined; false when no memory. */
-static bool tcur_mark(struct tbl_cursor *c, const struct tskip_node *n) {
-    uint8_t *p = n->klen <= c->npos && c->pos != NULL ? c->pos : realloc(c->pos, n->klen > 0 ? n->klen : 1);
+/* Makes room for a position of n bytes; false when no memory. */
+static bool tcur_pos_room(struct tbl_cursor *c, size_t n) {
+    uint8_t *p;
 
-    if (p == NULL)
+    if (c->pos != NULL && n <= c->cpos)
+        return true;
+    if ((p = realloc(c->pos, n > 0 ? n : 1)) == NULL)
         return false;
-    memcpy(p, tskip_key(n), n->klen);
     c->pos = p;
-    c->npos = n->klen;
+    c->cpos = n;
     return true;
 }
 
-/* One page under the table's read lock: true when the walk is complete. */
+/* Remembers n as the last entry answered or examined (room made). */
+static void tcur_mark(struct tbl_cursor *c, const struct tskip_node *n) {
+    memcpy(c->pos, tskip_key(n), n->klen);
+    c->npos = n->klen;
+}
+
+/* Asks for the cache lines of r and of its values ahead of their use. */
+static void tcur_prefetch_values(const struct tbl_row *r) {
+    size_t off;
+
+    for (off = 0; off < r->vsize && off < TCUR_PREFETCH_MAX; off += 64)
+        __builtin_prefetch((const char *)r->v + off);
+}
+
+/* Up to max entries from n on, inside c's bounds, into b, their rows and
+ * values asked for from memory as the walk goes (so that a page waits for
+ * them together, not one after another); room made for the position of
+ * each. How many (-1 when no memory); *after: the entry after the last. */
+static int tcur_gather(struct tbl_cursor *c, struct tskip_node *n, int max, struct tskip_node **b,
+                       struct tskip_node **after) {
+    size_t need = 0;
+    int k = 0, i;
+
+    for (; k < max && tcur_inside(c, n); n = c->desc ? n->prev : tskip_next(n)) {
+        __builtin_prefetch(n->val);
+        if (!c->desc)
+            __builtin_prefetch(tskip_ahead(n));    /* the node after the next */
+        need = n->klen > need ? n->klen : need;
+        b[k++] = n;
+    }
+    for (i = 0; i < k; i++)
+        tcur_prefetch_values(b[i]->val);
+    *after = n;
+    return k > 0 && !tcur_pos_room(c, need) ? -1 : k;
+}
+
+/* How many entries the next batch of a walk gathers. */
+static int tcur_batch_size(const struct tbl_cursor *c, uint32_t sent, uint32_t count, uint32_t examined) {
+    uint32_t max = TCUR_BATCH;
+
+    if (c->pred == NULL && count - sent < max)
+        max = count - sent;     /* every entry answered */
+    if (c->scan && TBL_SCAN_EXAMINE - examined < max)
+        max = TBL_SCAN_EXAMINE - examined;
+    return (int)max;
+}
+
+/* One page under the table's read lock: true when the walk is complete.
+ * Entries are taken in batches (tcur_gather); the position is the last
+ * entry answered or examined. */
 static bool tcur_walk(struct tbl_cursor *c, const struct table *t, const struct tbl_index *ix, uint32_t count,
                       tbl_row_fn fn, void *arg) {
-    struct tskip_node *n = tcur_start(c, ix);
+    struct tskip_node *b[TCUR_BATCH], *n = tcur_start(c, ix);
     uint32_t sent = 0, examined = 0;
     bool more = true;
+    int k = 0, i = 0;
 
-    while (tcur_inside(c, n) && sent < count && more && (!c->scan || examined < TBL_SCAN_EXAMINE)) {
-        struct tbl_row *r = n->val;
+    while (more && sent < count && (!c->scan || examined < TBL_SCAN_EXAMINE)) {
+        if ((k = tcur_gather(c, n, tcur_batch_size(c, sent, count, examined), b, &n)) <= 0)
+            break;
+        for (i = 0; i < k && more && sent < count; i++) {
+            struct tbl_row *r = b[i]->val;
 
-        examined++;
-        if (!tcur_mark(c, n))
-            return false;
-        if (c->pred == NULL || table_pred_eval(c->pred, r->v)) {
-            more = fn(arg, t, r->ver, r->v, c->mask);
-            sent++;
+            examined++;
+            if (c->pred == NULL || table_pred_eval(c->pred, r->v)) {
+                more = fn(arg, t, r->ver, r->v, c->mask);
+                sent++;
+            }
         }
-        n = c->desc ? n->prev : tskip_next(n);
+        tcur_mark(c, b[i - 1]);
+        if (i < k)
+            n = b[i];
     }
-    return !tcur_inside(c, n);
+    return k >= 0 && !tcur_inside(c, n);
 }
 
 enum tbl_result table_cursor_page(uint64_t id, uint32_t count, tbl_row_fn fn, void *arg, uint64_t *next) {

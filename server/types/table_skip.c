@@ -22,6 +22,7 @@ static struct tskip_node *tskip_alloc(int lvl, size_t klen) {
         return NULL;
     n->val = NULL;
     n->prev = NULL;
+    n->ahead = NULL;
     n->klen = (uint32_t)klen;
     n->lvl = (uint8_t)lvl;
     memset(n->next, 0, (size_t)lvl * sizeof(n->next[0]));
@@ -104,6 +105,23 @@ static struct tskip_node *tskip_path(const struct tskip *s, const uint8_t *k, si
     return x;
 }
 
+static struct tskip_node *tskip_two_after(const struct tskip_node *n) {
+    return n->next[0] != NULL ? n->next[0]->next[0] : NULL;
+}
+
+/* After a node was linked (linked) or unlinked after p (NULL: at the
+ * start): the two-ahead links that changed, those of the linked node and
+ * of the two nodes before the place. */
+static void tskip_ahead_fix(struct tskip_node *p, struct tskip_node *linked) {
+    if (linked != NULL)
+        linked->ahead = tskip_two_after(linked);
+    if (p == NULL)
+        return;
+    p->ahead = tskip_two_after(p);
+    if (p->prev != NULL)
+        p->prev->ahead = p->next[0];
+}
+
 bool tskip_insert(struct tskip *s, struct tskip_node *n) {
     struct tskip_node *update[TSKIP_LEVELS], *x;
     int i;
@@ -122,6 +140,7 @@ bool tskip_insert(struct tskip *s, struct tskip_node *n) {
     n->prev = update[0] == s->head ? NULL : update[0];
     if (n->next[0] != NULL)
         n->next[0]->prev = n;
+    tskip_ahead_fix(n->prev, n);
     s->n++;
     return true;
 }
@@ -137,6 +156,7 @@ struct tskip_node *tskip_remove(struct tskip *s, const uint8_t *k, size_t nk) {
         update[i]->next[i] = n->next[i];
     if (n->next[0] != NULL)
         n->next[0]->prev = n->prev;
+    tskip_ahead_fix(n->prev, NULL);
     while (s->level > 1 && s->head->next[s->level - 1] == NULL)
         s->level--;
     s->n--;

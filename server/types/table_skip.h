@@ -2,8 +2,10 @@
  * table_skip: the ordered index of a table: a skiplist of byte strings
  * compared with memcmp (a shorter string that is a prefix of a longer one
  * first), each with a value pointer. Level-0 links go both ways, so a
- * selection walks either direction. Not thread-safe: the table's lock
- * guards it.
+ * selection walks either direction; each node also knows the node two
+ * after it, so that a walk forward asks for a node from memory a step
+ * before it needs it (two nodes on their way at once, not one). Not
+ * thread-safe: the table's lock guards it.
  */
 #ifndef MCDS_TABLE_SKIP_H
 #define MCDS_TABLE_SKIP_H
@@ -17,6 +19,7 @@
 struct tskip_node {
     void *val;
     struct tskip_node *prev;        /* level 0; NULL for the first node */
+    struct tskip_node *ahead;       /* level 0, two after (NULL past the end) */
     uint32_t klen;
     uint8_t lvl;
     struct tskip_node *next[];      /* lvl links, then the key's bytes */
@@ -52,5 +55,7 @@ struct tskip_node *tskip_seek(const struct tskip *s, const uint8_t *k, size_t nk
 /* The last node < k (<= k when !strict); k NULL: the last. */
 struct tskip_node *tskip_seek_back(const struct tskip *s, const uint8_t *k, size_t nk, bool strict);
 static inline struct tskip_node *tskip_next(const struct tskip_node *n) { return n->next[0]; }
+/* The node two after n (NULL: none), to ask for from memory early. */
+static inline struct tskip_node *tskip_ahead(const struct tskip_node *n) { return n->ahead; }
 
 #endif
