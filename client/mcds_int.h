@@ -37,8 +37,10 @@ struct mcds {
     int owned;          /* mcds_close frees mc */
     unsigned retry_ms;  /* bound on cas retry loops and internal lock waits */
     uint64_t rng;       /* xorshift state for backoff jitter */
-    /* queue.c: its connections (not shared by clones) */
-    mcds__xconn_t *xconns;
+    /* xconn.c: its connections, one per server (not shared by clones);
+     * each allocated alone, so that a call's pointer to one stays valid
+     * while another is added */
+    mcds__xconn_t **xconns;
     size_t nxconns;
     /* the entries of the server list that name replicas (xroute.c) */
     mcds__rset_t *rsets;

@@ -112,11 +112,8 @@ void mcds__xconns_free(mcds_t *h)
 {
     size_t i;
 
-    for (i = 0; i < h->nxconns; i++) {
-        mcds__x_conn_close(&h->xconns[i]);
-        free(h->xconns[i].name);
-        free(h->xconns[i].buf);
-    }
+    for (i = 0; i < h->nxconns; i++)
+        mcds__xconn_free(h->xconns[i]);
     free(h->xconns);
     h->xconns = NULL;
     h->nxconns = 0;
@@ -567,22 +564,17 @@ static mcds_status_t conn_for(xcall_t *x, const memcached_instance_st *s)
     if (name == NULL)
         return MCDS_FAILURE;
     for (i = 0; i < h->nxconns && c == NULL; i++) {
-        if (h->xconns[i].port == port && strcmp(h->xconns[i].name, name) == 0)
-            c = &h->xconns[i];
+        if (h->xconns[i]->port == port && strcmp(h->xconns[i]->name, name) == 0)
+            c = h->xconns[i];
     }
     if (c == NULL) {
-        mcds__xconn_t *v = realloc(h->xconns, (h->nxconns + 1) * sizeof *v);
+        mcds__xconn_t **v = realloc(h->xconns, (h->nxconns + 1) * sizeof *v);
         if (v == NULL)
             return MCDS_NO_MEMORY;
         h->xconns = v;
-        c = &v[h->nxconns];
-        memset(c, 0, sizeof *c);
-        c->fd = -1;
-        c->port = port;
-        c->name = strdup(name);
-        if (c->name == NULL)
+        if ((c = mcds__xconn_new(name, port)) == NULL)
             return MCDS_NO_MEMORY;
-        h->nxconns++;
+        v[h->nxconns++] = c;
     }
     return mcds__x_open(x, c);
 }

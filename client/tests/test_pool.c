@@ -140,6 +140,46 @@ static unsigned make_and_check(mcds_t *h, int i)
     return used;
 }
 
+/* The name of a queue placed on a server other than name0's. */
+static void other_server_name(mcds_t *h, const char *name0, char *out, size_t n)
+{
+    memcached_return_t rc;
+    const memcached_instance_st *s0, *s;
+    int i;
+
+    s0 = memcached_server_by_key(mcds_memcached(h), name0, strlen(name0), &rc);
+    for (i = 0; i < 1000; i++) {
+        snprintf(out, n, "%s-other-%d", name0, i);
+        s = memcached_server_by_key(mcds_memcached(h), out, strlen(out), &rc);
+        if (s != s0)
+            return;
+    }
+    CHECK(!"no name found on another server");
+}
+
+/* mcds_queue_pop_any over queues of two servers, on a handle that has no
+ * connection yet: refused before anything is sent, its detail saying why
+ * (the first queue's connection must outlive the second one's opening). */
+static void pop_any_two_servers(const char *servers)
+{
+    mcds_t *h = tu_open(servers);
+    char q0[128], q1[160];
+    const char *qs[2] = {q0, q1};
+    mcds_queue_msg_t *m = NULL;
+    size_t cnt = 0, which = 0;
+    mcds_status_t st;
+
+    snprintf(q0, sizeof q0, "%s", tu_name("anyq"));
+    other_server_name(h, q0, q1, sizeof q1);
+    st = mcds_queue_pop_any(h, qs, 2, 1, 0, 0, &m, &cnt, &which);
+    CHECK(cnt == 0);
+    CHECK(st == MCDS_INVALID || st == MCDS_UNSUPPORTED);   /* stock memcached: no queues */
+    if (st == MCDS_INVALID)
+        CHECK(strstr(mcds_last_detail(h), "the queues are on different servers") != NULL);
+    mcds_close(h);
+    tu_ok("pop_any over queues of two servers is refused, nothing sent");
+}
+
 int main(int argc, char **argv)
 {
     const char *servers = tu_init(argc, argv, 120);
@@ -160,6 +200,7 @@ int main(int argc, char **argv)
     printf("# structures spread over %d of %d servers\n", count, nservers);
     CHECK(count == nservers);
     tu_ok("structures are spread over every server of the pool");
+    pop_any_two_servers(servers);
     for (i = 0; i < nservers; i++)
         memcached_free(server[i]);
     mcds_close(h);

@@ -4,6 +4,8 @@
 # with three servers of the kind under test, once with three stock
 # memcached. See libmcds.tcl.
 
+source [file join [srcdir] t support libmcds.tcl]
+
 set ::env(MCDS_TEST_TIMEOUT) [expr {120 * [time_factor]}]
 
 # libmcds_run prog servers min_ok: as in libmcds.tcl.
@@ -28,7 +30,7 @@ proc libmcds_pool3 {} {
 
 # The programs to run on a pool: {name min_ok}.
 set ::libmcds_pool_programs {
-    {test_pool 2} {test_lock 8} {test_counter 6} {test_sequence 3}
+    {test_pool 3} {test_lock 8} {test_counter 6} {test_sequence 3}
     {test_eventlog 9} {test_array 4} {test_oparray 5} {test_table 7}
     {test_threads 4} {test_errors 10}
 }
@@ -43,6 +45,13 @@ start_server {} {
             libmcds_run $prog $servers $min
         } $min
     }
+
+    # A call that opens the connection of a second server must not lose
+    # the first one's (pop_any over two servers wrote to freed memory):
+    # only valgrind sees it, so test_pool runs under it here.
+    test {libmcds on a pool of 3: test_pool under valgrind, its connections kept while others open} {
+        libmcds_prog_run test_pool $servers 3 1
+    } 3
 }
 }
 }
