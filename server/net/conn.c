@@ -821,7 +821,9 @@ static void conn_drive(conn *c) {
         if (c->state == CONN_PARSE && c->resume == NULL)
             conn_sync_begin(c);
         step_mark = persist_thread_end();
+        persist_cmd_begin();
         r = conn_step(c);
+        persist_cmd_end();
         if (r < 0) {
             /* EOF or a read error: send what is queued, then close. */
             c->state = CONN_CLOSING;

@@ -221,6 +221,20 @@ uint64_t persist_thread_end(void) {
     return persist.on ? wal_thread_end() : 0;
 }
 
+void persist_cmd_begin(void) {
+    if (persist.on)
+        wal_group_begin();
+}
+
+void persist_cmd_end(void) {
+    if (persist.on)
+        wal_group_end();
+}
+
+void persist_debug_cmd_pause(unsigned ms) {
+    wal_debug_group_pause(ms);
+}
+
 static void persist_mark(uint8_t op, uint64_t *mark, uint64_t upto) {
     uint8_t buf[8];
     struct codec_out o;

@@ -115,6 +115,14 @@ uint64_t persist_position(void);
 
 /* End position of the last record this thread logged. */
 uint64_t persist_thread_end(void);
+/* Around one command: the records it logs reach the file together, so
+ * that a crash keeps all of them or none (doc/persistence.md, "What each
+ * --fsync policy guarantees"). */
+void persist_cmd_begin(void);
+void persist_cmd_end(void);
+/* debuggrouppause (--debug): the next command that logs waits ms after
+ * its first record, its records held back from the file meanwhile. */
+void persist_debug_cmd_pause(unsigned ms);
 /* Makes the records up to lsn durable enough for a reply under the fsync
  * policy: written to the kernel (everysec, no), or on disk (always).
  * true: the reply may go now. false: it waits; persist calls

@@ -11,6 +11,13 @@
  * consistent, so a reservation is either below the writer's reading of
  * `reserved` and visible in its slot, or above it.
  *
+ * A command's records go out together (wal_group_begin/end): its thread
+ * keeps its slot at the first record's position until the command ends,
+ * so the writer writes none of them before all are in the ring, and a
+ * crash leaves the whole command in the file or none of it. A group that
+ * must wait for room in the ring (its records near the ring's size) lets
+ * go of what it appended so far, which can then be written.
+ *
  * Writing (under write_lock): from `written` to the safe limit, with
  * pwritev at the file offset LSN - file_lsn, so a failed or short write is
  * simply retried from where it stopped. A record too big for the ring is
@@ -54,6 +61,9 @@ static struct {
 
 static __thread int wal_my_slot = -1;
 static __thread uint64_t wal_my_end;
+static __thread bool wal_grouping;      /* wal_group_begin: the records go out together */
+static __thread bool wal_group_held;    /* ... and the slot holds the group's first position */
+static unsigned wal_debug_pause_ms;     /* atomic: debuggrouppause */
 
 /* ---- files ---- */
 
@@ -172,6 +182,55 @@ static void wal_wait_room(uint64_t lsn, uint64_t len) {
 
 static int wal_write_big(uint64_t lsn, const uint8_t *h, const struct iovec *iov, int niov);
 
+/* Whether [lsn, lsn+len) fits in the ring without waiting for the writer. */
+static bool wal_has_room(uint64_t lsn, uint64_t len) {
+    return lsn + len - __atomic_load_n(&wal.written, __ATOMIC_ACQUIRE) <= wal.size;
+}
+
+/* The calling thread's group lets go of the records it appended so far
+ * (they may be written): before it waits on the writer itself. */
+static void wal_group_yield(void) {
+    if (!wal_group_held)
+        return;
+    wal_group_held = false;
+    __atomic_store_n(&wal.slots[wal_slot()], WAL_NO_SLOT, __ATOMIC_SEQ_CST);
+}
+
+void wal_group_begin(void) {
+    wal_grouping = true;
+}
+
+void wal_group_end(void) {
+    wal_grouping = false;
+    wal_group_yield();
+}
+
+void wal_debug_group_pause(unsigned ms) {
+    __atomic_store_n(&wal_debug_pause_ms, ms, __ATOMIC_SEQ_CST);
+}
+
+/* debuggrouppause: the first record of the next group waits here. */
+static void wal_debug_pause(void) {
+    unsigned ms = __atomic_exchange_n(&wal_debug_pause_ms, 0, __ATOMIC_SEQ_CST);
+
+    if (ms > 0)
+        usleep(ms * 1000U);
+}
+
+/* After a record at lsn is in the ring: its slot is cleared, or, in a
+ * group, keeps the group's first position. */
+static void wal_appended(int slot, uint64_t lsn) {
+    if (!wal_grouping) {
+        __atomic_store_n(&wal.slots[slot], WAL_NO_SLOT, __ATOMIC_SEQ_CST);
+        return;
+    }
+    if (!wal_group_held) {
+        wal_group_held = true;
+        __atomic_store_n(&wal.slots[slot], lsn, __ATOMIC_SEQ_CST);
+        wal_debug_pause();
+    }
+}
+
 uint64_t wal_append(uint8_t type, uint8_t op, const struct iovec *iov, int niov) {
     uint8_t h[WAL_HEADER];
     size_t plen = 0;
@@ -182,9 +241,13 @@ uint64_t wal_append(uint8_t type, uint8_t op, const struct iovec *iov, int niov)
         plen += iov[i].iov_len;
     wal_header(h, type, op, iov, niov, plen);
     len = WAL_HEADER + plen;
-    __atomic_store_n(&wal.slots[slot], __atomic_load_n(&wal.reserved, __ATOMIC_SEQ_CST), __ATOMIC_SEQ_CST);
+    if (!wal_group_held)
+        __atomic_store_n(&wal.slots[slot], __atomic_load_n(&wal.reserved, __ATOMIC_SEQ_CST), __ATOMIC_SEQ_CST);
     lsn = __atomic_fetch_add(&wal.reserved, len, __ATOMIC_SEQ_CST);
-    __atomic_store_n(&wal.slots[slot], lsn, __ATOMIC_SEQ_CST);
+    if (wal_group_held && (len > wal.size / 2 || !wal_has_room(lsn, len)))
+        wal_group_held = false;     /* the group's earlier records may go: the writer must make room */
+    if (!wal_group_held)
+        __atomic_store_n(&wal.slots[slot], lsn, __ATOMIC_SEQ_CST);
     if (len > wal.size / 2) {
         while (wal_write_big(lsn, h, iov, niov) < 0)
             sched_yield();      /* disk full: the record waits for room */
@@ -198,7 +261,7 @@ uint64_t wal_append(uint8_t type, uint8_t op, const struct iovec *iov, int niov)
         }
         lsn -= len;
     }
-    __atomic_store_n(&wal.slots[slot], WAL_NO_SLOT, __ATOMIC_SEQ_CST);
+    wal_appended(slot, lsn);
     wal_my_end = lsn + len;
     return wal_my_end;
 }
@@ -328,6 +391,7 @@ void wal_write_some(void) {
 int wal_write_upto(uint64_t lsn) {
     int rc = 0;
 
+    wal_group_yield();      /* a group of this thread's own would hold the writer below lsn */
     while (rc == 0 && __atomic_load_n(&wal.written, __ATOMIC_ACQUIRE) < lsn) {
         uint64_t safe;
         pthread_mutex_lock(&wal.write_lock);

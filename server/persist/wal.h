@@ -39,6 +39,14 @@ void wal_close(void);
 uint64_t wal_append(uint8_t type, uint8_t op, const struct iovec *iov, int niov);
 /* End LSN of the last record the calling thread appended (0: none). */
 uint64_t wal_thread_end(void);
+/* The calling thread's records from here to wal_group_end (a command's)
+ * reach the file together: none is written before all are in the ring
+ * (unless they must make room in it), so a crash keeps all or none. */
+void wal_group_begin(void);
+void wal_group_end(void);
+/* debuggrouppause (--debug): the first record of the next group waits ms
+ * in the ring, the group held, before its command goes on. */
+void wal_debug_group_pause(unsigned ms);
 
 /* Writes the ring to the file up to at least lsn: 0, or -1 when the file
  * cannot be written (disk full, I/O error: wal_failed() then says so). */

@@ -55,7 +55,7 @@ static const char *const readonly_server[] = {
     "lru_crawler", "slabs", "lru", "watch", "refresh_certs", "replicaof", "psync", "wait",
     /* test hooks of the server's own (not the keyspace's) */
     "debugtime", "debugdeadpause", "debughashpause", "debugctreehold", "debugcrash", "debugsnappause",
-    "debugfault",
+    "debugfault", "debuggrouppause",
 };
 
 /* The verbs that read the keyspace: served on a replica, unless its link

@@ -276,6 +276,20 @@ enum conn_parse_result admin_debugsnappause(conn *c, struct cmd_line *t) {
     return PARSE_DONE;
 }
 
+/* debuggrouppause <ms> (--debug): the next command that logs waits ms
+ * after its first record, its records held back from the file. */
+enum conn_parse_result admin_debuggrouppause(conn *c, struct cmd_line *t) {
+    uint32_t ms;
+
+    if (!parse_u32_exact(t->v[1], &ms) || ms > 60000) {
+        conn_out_reply(c, REPLY_BAD_FORMAT);
+        return PARSE_DONE;
+    }
+    persist_debug_cmd_pause(ms);
+    conn_out_reply(c, REPLY_OK);
+    return PARSE_DONE;
+}
+
 /* debugfault <op> <error> [<skip> [<count>]] and debugfault clear
  * (--debug): persistence's next <op> calls (persist/io.h names them) fail
  * with <error> (ENOSPC, EIO, EFBIG, EDQUOT, or short for a log write cut
@@ -360,6 +374,7 @@ const struct cmd_def admin_cmds[] = {
     { "debugctreehold", admin_debugctreehold, 2, 2, CMD_DEBUG | CMD_ADMIN, 0, "hold the release of deleted counter subtrees after n more objects: debugctreehold <n>|off (with --debug)" },
     { "debugcrash", admin_debugcrash, 1, 1, CMD_DEBUG | CMD_ADMIN, 0, "crash the server with SIGSEGV, for tests of the crash report (with --debug)" },
     { "debugsnappause", admin_debugsnappause, 3, 3, CMD_DEBUG | CMD_ADMIN, 0, "hold the next snapshot before its log cut or its copy: debugsnappause cut|copy <ms> (with --debug)" },
+    { "debuggrouppause", admin_debuggrouppause, 2, 2, CMD_DEBUG | CMD_ADMIN, 0, "hold the next command's records back from the log file after its first one: debuggrouppause <ms> (with --debug)" },
     { "debugfault", admin_debugfault, 2, 5, CMD_DEBUG | CMD_ADMIN, 0, "make persistence's file calls fail: debugfault <op> <error> [<skip> [<count>]] | clear (with --debug)" },
     { "debugrecord", admin_debugrecord, 4, 4, CMD_DEBUG | CMD_ADMIN, 0, "append a raw log record: debugrecord <type> <op> <hex> (with --debug)" },
     { "snapshot", admin_snapshot, 1, 1, CMD_ADMIN, 0, "write a persistence snapshot (with --data-dir)" },

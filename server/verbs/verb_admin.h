@@ -18,6 +18,7 @@ enum conn_parse_result admin_debugtime(conn *c, struct cmd_line *l);
 enum conn_parse_result admin_debugdeadpause(conn *c, struct cmd_line *l);
 enum conn_parse_result admin_debugcrash(conn *c, struct cmd_line *l);
 enum conn_parse_result admin_debugsnappause(conn *c, struct cmd_line *l);
+enum conn_parse_result admin_debuggrouppause(conn *c, struct cmd_line *l);
 enum conn_parse_result admin_debughashpause(conn *c, struct cmd_line *l);
 enum conn_parse_result admin_debugctreehold(conn *c, struct cmd_line *l);
 enum conn_parse_result admin_debugfault(conn *c, struct cmd_line *l);

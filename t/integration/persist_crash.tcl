@@ -107,3 +107,42 @@ foreach policy {always everysec no} {
         } {1 1}
     }
 }
+
+# One command's records reach the log file together (doc/persistence.md,
+# "What each --fsync policy guarantees"): a qpushn that creates its queue
+# logs the creation and then each message, and another connection's change
+# written meanwhile must not take the first of them to the file alone. The
+# command is held after its first record (debuggrouppause), the other
+# change sent, the server killed: after the restart the queue is there
+# with both messages, or not at all; never there and empty (the torture
+# found that: a kill -9 left a qpushn's queue without its messages).
+set dir [tmpdir cmd_atomic]
+start_server [list tags {persist mcds-only} args [list --data-dir $dir --fsync no -t 4]] {
+    test {kill -9 while a command is between its records: the other connections' changes wait for it} {
+        set a [mc_connect]
+        set b [mc_connect]
+        assert_equal [mc_exchange $a "debuggrouppause 4000\r\n"] "OK\r\n"
+        mc_send $a "qpushn dq 0 0 1024 1 1\r\na\r\nb\r\n"
+        mc_send $b "qpush other 0 0 1\r\nx\r\n"
+        # b's reply waits until the log is written past its record, which
+        # waits for a's command; read for a second at most, answered or not
+        catch {mc__wait_readable $b [expr {[clock milliseconds] + 1000}] "b's reply"}
+        kill_pid [srv pid] KILL
+        wait_server_exit
+        expr 1
+    } 1
+}
+start_server [list tags {persist mcds-only} args [list --data-dir $dir --fsync no]] {
+    test {... after the restart the command is there whole or not at all} {
+        set fd [mc_connect]
+        set st [mc_exchange $fd "qstats dq\r\n"]
+        if {$st eq "NOT_FOUND\r\n"} {
+            set have none
+        } elseif {[regexp {STAT ready (\d+)} $st -> ready] && $ready == 2} {
+            set have whole
+        } else {
+            fail "the queue is there with part of the command: [visible $st]"
+        }
+        expr {$have in {none whole}}
+    } 1
+}
