@@ -36,6 +36,25 @@ static mcds_status_t kvx_error(xcall_t *x, size_t off, size_t len)
     return st;
 }
 
+/* A reply line a request expects, and the status it means. */
+typedef struct kvx_reply {
+    const char *line;
+    mcds_status_t st;
+} kvx_reply_t;
+
+/* The status of the reply line at off (x's buffer) among the n lines a
+ * request expects, or kvx_error's. */
+static mcds_status_t kvx_map(xcall_t *x, size_t off, size_t len,
+                             const kvx_reply_t *r, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        if (mcds__x_line_is(x->c->buf + off, len, r[i].line))
+            return r[i].st;
+    return kvx_error(x, off, len);
+}
+
 /* Starts a call on the server of group. */
 static mcds_status_t kvx_begin(xcall_t *x, mcds_t *h,
                                const mcds__key_t *group)
@@ -188,17 +207,9 @@ mcds_status_t mcds__kvx_store(mcds_t *h, const mcds__key_t *group,
     if (st == MCDS_OK)
         st = mcds__x_read_line(&x, &off, &llen);
     if (st == MCDS_OK) {
-        const char *p = x.c->buf + off;
-        if (mcds__x_line_is(p, llen, "STORED"))
-            st = MCDS_OK;
-        else if (mcds__x_line_is(p, llen, "NOT_STORED"))
-            st = not_stored;
-        else if (mcds__x_line_is(p, llen, "EXISTS"))
-            st = MCDS_EXISTS;
-        else if (mcds__x_line_is(p, llen, "NOT_FOUND"))
-            st = MCDS_NOT_FOUND;
-        else
-            st = kvx_error(&x, off, llen);
+        const kvx_reply_t r[] = { { "STORED", MCDS_OK }, { "NOT_STORED", not_stored },
+                                  { "EXISTS", MCDS_EXISTS }, { "NOT_FOUND", MCDS_NOT_FOUND } };
+        st = kvx_map(&x, off, llen, r, sizeof r / sizeof r[0]);
     }
     return mcds__x_end(&x, st);
 }
@@ -219,13 +230,8 @@ mcds_status_t mcds__kvx_delete(mcds_t *h, const mcds__key_t *group,
     if (st == MCDS_OK)
         st = mcds__x_read_line(&x, &off, &llen);
     if (st == MCDS_OK) {
-        const char *p = x.c->buf + off;
-        if (mcds__x_line_is(p, llen, "DELETED"))
-            st = MCDS_OK;
-        else if (mcds__x_line_is(p, llen, "NOT_FOUND"))
-            st = MCDS_NOT_FOUND;
-        else
-            st = kvx_error(&x, off, llen);
+        const kvx_reply_t r[] = { { "DELETED", MCDS_OK }, { "NOT_FOUND", MCDS_NOT_FOUND } };
+        st = kvx_map(&x, off, llen, r, sizeof r / sizeof r[0]);
     }
     return mcds__x_end(&x, st);
 }

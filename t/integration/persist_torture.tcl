@@ -16,6 +16,22 @@
 
 set ::torture_py [file join [srcdir] t torture torture.py]
 
+# failover_torture_run mode seconds tail: runs failover_torture.py in mode
+# for seconds; fails unless it ends with 0 violations and its summary's
+# parenthesis matches tail (a regexp); returns its cycles.
+proc failover_torture_run {mode seconds tail} {
+    set py [torture_guard]
+    set seed [torture_seed]
+    verbose "failover_torture $mode seed $seed"
+    lassign [run_cmd 200 $py [file join [srcdir] t torture failover_torture.py] --server $::cfg(server) \
+                 --mode $mode --seconds $seconds --seed $seed --tmp-dir [tmpdir failover_$mode]] status out
+    if {$status ne "0" || ![regexp "failover_torture: (\\d+) cycles, mode $mode, 0 violations $tail, seed $seed" \
+                                $out -> cycles]} {
+        fail "failover_torture.py --mode $mode --seed $seed exited with status $status:\n[string range $out end-3000 end]"
+    }
+    return $cycles
+}
+
 proc torture_python {} {
     foreach py [list /usr/bin/python3 [lindex [auto_execok python3] 0]] {
         if {$py ne {} && [file executable $py]} { return $py }
@@ -86,26 +102,10 @@ tags {persist mcds-only slow} {
     } 1
 
     test {failover_torture.py: kill -9 of a primary with sync acknowledgement, failover by mcds-failover, nothing acknowledged lost} {
-        set py [torture_guard]
-        set seed [torture_seed]
-        verbose "failover_torture seed $seed"
-        lassign [run_cmd 200 $py [file join [srcdir] t torture failover_torture.py] --server $::cfg(server) \
-                     --mode sync --seconds 25 --seed $seed --tmp-dir [tmpdir failover]] status out
-        if {$status ne "0" || ![regexp "failover_torture: (\\d+) cycles, mode sync, 0 violations \\(acknowledged pushes lost 0, acked back 0\\), seed $seed" $out -> cycles]} {
-            fail "failover_torture.py --mode sync --seed $seed exited with status $status:\n[string range $out end-3000 end]"
-        }
-        expr {$cycles >= 2}
+        expr {[failover_torture_run sync 25 "\\(acknowledged pushes lost 0, acked back 0\\)"] >= 2}
     } 1
 
     test {failover_torture.py: asynchronous, what a failover loses is what the promoted replica had not received} {
-        set py [torture_guard]
-        set seed [torture_seed]
-        verbose "failover_torture async seed $seed"
-        lassign [run_cmd 200 $py [file join [srcdir] t torture failover_torture.py] --server $::cfg(server) \
-                     --mode async --seconds 12 --seed $seed --tmp-dir [tmpdir failover_async]] status out
-        if {$status ne "0" || ![regexp "failover_torture: (\\d+) cycles, mode async, 0 violations .*, seed $seed" $out -> cycles]} {
-            fail "failover_torture.py --mode async --seed $seed exited with status $status:\n[string range $out end-3000 end]"
-        }
-        expr {$cycles >= 1}
+        expr {[failover_torture_run async 12 ".*"] >= 1}
     } 1
 }
