@@ -443,3 +443,53 @@ start_server [list tags {repl persist mcds-only} args [list --data-dir $drk --re
         } {2 0 2 0 1}
     }
 }
+
+# A replica checks every record's checksum (a sender checks only the
+# framing): a fake primary streams a real primary's log with its last
+# record's last byte flipped. The replica applies what precedes it, not
+# that record, logs why, and asks again from there; given the true bytes
+# on its next connection it has the record.
+proc rc_fake_accept {chan addr port} {
+    fconfigure $chan -translation binary -blocking 1
+    set line [gets $chan]
+    regexp {^psync (\S+) (\d+)} $line -> lineage pos
+    lappend ::rc_asked $pos
+    set bytes [string range $::rc_log $pos end]
+    if {[llength $::rc_asked] == 1} {
+        set last [expr {[string length $bytes] - 1}]
+        binary scan [string index $bytes $last] c b
+        set bytes [string replace $bytes $last $last [binary format c [expr {$b ^ 1}]]]
+    }
+    puts -nonewline $chan "CONTINUE $::rc_lineage $pos\r\nLOG [string length $bytes]\r\n$bytes"
+    flush $chan
+    lappend ::rc_chans $chan
+}
+
+set dq [tmpdir repl_crc_p]
+start_server [list tags {repl persist mcds-only} args [list --data-dir $dq --persist-items --fsync always]] {
+    set pfd [mc_connect]
+    assert_equal [mc_set $pfd crc_a one] STORED
+    assert_equal [mc_set $pfd crc_b two] STORED
+    set ::rc_lineage [string repeat ab 16]
+    set f [open [file join $dq log.0000000000000000] rb]
+    set ::rc_log [read $f [mc_stat $pfd persist_log_position]]
+    close $f
+    set ::rc_asked {}
+    set ::rc_chans {}
+    set fake [socket -server rc_fake_accept -myaddr 127.0.0.1 0]
+    set fport [lindex [fconfigure $fake -sockname] 2]
+    start_server [list tags {repl} args [list --data-dir [tmpdir repl_crc_r] --persist-items \
+            --replicaof 127.0.0.1:$fport]] {
+        test {replication: a record whose checksum does not match is not applied; the replica asks again from it} {
+            wait_for {[llength $::rc_asked] >= 2} 300 50
+            set rfd [mc_connect]
+            wait_for {[mc_stat $rfd repl_position] == [string length $::rc_log]} 200 50
+            list [expr {[lindex $::rc_asked 0] == 0}] \
+                [expr {[lindex $::rc_asked 1] > 0 && [lindex $::rc_asked 1] < [string length $::rc_log]}] \
+                [string match "*are not a whole log record*" [read_file [srv stderr]]] \
+                [mc_get $rfd crc_a] [mc_get $rfd crc_b]
+        } {1 1 1 one two}
+    }
+    foreach c $::rc_chans { catch {close $c} }
+    close $fake
+}
