@@ -211,8 +211,11 @@ void wal_debug_group_pause(unsigned ms) {
 
 /* debuggrouppause: the first record of the next group waits here. */
 static void wal_debug_pause(void) {
-    unsigned ms = __atomic_exchange_n(&wal_debug_pause_ms, 0, __ATOMIC_SEQ_CST);
+    unsigned ms;
 
+    if (__atomic_load_n(&wal_debug_pause_ms, __ATOMIC_RELAXED) == 0)
+        return;     /* the usual case: a read, no write to a line every worker shares */
+    ms = __atomic_exchange_n(&wal_debug_pause_ms, 0, __ATOMIC_SEQ_CST);
     if (ms > 0)
         usleep(ms * 1000U);
 }
