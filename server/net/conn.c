@@ -166,6 +166,7 @@ static void conn_release_output(conn *c) {
     c->wseg_off = 0;
     c->wlen = 0;
     c->out_bytes = 0;
+    c->seg_fence = 0;
 }
 
 /* Lends the connection a read buffer from its worker, if it has none. */
@@ -275,7 +276,7 @@ void conn_out_commit(conn *c, size_t used) {
 
     if (c->broken)
         return;
-    if (last != NULL && last->it == NULL && last->off + last->len == c->wlen) {
+    if (last != NULL && last->it == NULL && last->off + last->len == c->wlen && c->nsegs > c->seg_fence) {
         last->len += used;
     } else if ((s = conn_seg_add(c)) != NULL) {
         s->it = NULL;
@@ -365,6 +366,69 @@ void conn_rollback(conn *c, const struct conn_mark *m) {
     }
     c->wlen = m->wlen;
     c->out_bytes = m->out_bytes;
+    if (c->seg_fence > c->nsegs)
+        c->seg_fence = c->nsegs;
+}
+
+void conn_out_fence(conn *c) {
+    c->seg_fence = c->nsegs;
+}
+
+/* Output bytes m left in the segment it ended in (merged into it since)
+ * move to a segment of their own, inserted after it. */
+static bool conn_seg_split(conn *c, const struct conn_mark *m) {
+    struct conn_seg *s = m->nsegs > c->wseg ? &c->segs[m->nsegs - 1] : NULL;
+    size_t end;
+
+    if (s == NULL || s->it != NULL || s->off + s->len <= m->wlen)
+        return true;
+    end = s->off + s->len;
+    if (conn_seg_add(c) == NULL)
+        return false;
+    s = &c->segs[m->nsegs - 1];     /* the array may have moved */
+    memmove(&c->segs[m->nsegs + 1], &c->segs[m->nsegs], sizeof(struct conn_seg) * (size_t)(c->nsegs - 1 - m->nsegs));
+    s->len = m->wlen - s->off;
+    c->segs[m->nsegs] = (struct conn_seg){ .it = NULL, .ptr = NULL, .off = m->wlen, .len = end - m->wlen };
+    return true;
+}
+
+int conn_out_isolate(conn *c, const struct conn_mark *m) {
+    if (c->broken)
+        return -1;
+    if (!conn_seg_split(c, m)) {
+        conn_break(c, "replies");
+        return -1;
+    }
+    conn_out_fence(c);
+    return m->nsegs;
+}
+
+/* Reverses segments [a, b). */
+static void conn_segs_reverse(conn *c, int a, int b) {
+    for (b--; a < b; a++, b--) {
+        struct conn_seg t = c->segs[a];
+        c->segs[a] = c->segs[b];
+        c->segs[b] = t;
+    }
+}
+
+void conn_out_replace(conn *c, int first, int end, int from) {
+    int i, kept = from - end, added = c->nsegs - from;
+
+    if (c->broken)
+        return;
+    for (i = first; i < end; i++) {
+        c->out_bytes -= c->segs[i].len;
+        if (c->segs[i].it != NULL)
+            item_release(c->segs[i].it);
+    }
+    memmove(&c->segs[first], &c->segs[end], sizeof(struct conn_seg) * (size_t)(c->nsegs - end));
+    c->nsegs -= end - first;
+    /* [first, first + kept) then the added ones: the added ones go first */
+    conn_segs_reverse(c, first, first + kept);
+    conn_segs_reverse(c, first + kept, first + kept + added);
+    conn_segs_reverse(c, first, first + kept + added);
+    conn_out_fence(c);
 }
 
 /* Drops buffers that grew for one big reply back to their usual size. */
@@ -447,6 +511,7 @@ static int conn_flush(conn *c) {
     c->wseg_off = 0;
     c->wlen = 0;
     c->out_bytes = 0;
+    c->seg_fence = 0;
     conn_mark_out(c, &c->sync_mark);    /* the current command's output starts at 0 now */
     conn_shrink_output(c);
     return 0;

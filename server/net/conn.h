@@ -51,8 +51,10 @@ struct conn_proto {
     enum conn_parse_result (*parse)(struct conn *c);
     void (*nread_done)(struct conn *c);
     bool reply_lines;       /* an error can be told as a reply line (text, meta) */
-    /* The reply of the last command, a change that its replicas did not
-     * confirm in time (net/conn_sync.c): its own reply was taken back. */
+    /* The error of a change that its replicas did not confirm in time
+     * (net/conn_sync.c), told as that command's own (c->noreply,
+     * c->bin_opcode and c->bin_opaque are the change's while it runs):
+     * it takes the place of the change's reply in the output. */
     void (*unconfirmed)(struct conn *c);
 };
 
@@ -112,6 +114,17 @@ struct conn_mark {
     size_t wlen, out_bytes;
 };
 
+/* A change whose reply waits for replicas (net/conn_sync.c): where the
+ * log ended after it, the output segments of its reply, and what its
+ * "not confirmed" error needs to be told as the command's own. */
+struct conn_sync_change {
+    uint64_t pos;
+    int seg_first, seg_end;
+    uint32_t bin_opaque;
+    uint8_t bin_opcode;
+    bool noreply;
+};
+
 typedef struct conn {
     int fd;
     struct tls_conn *tls;   /* its TLS session (tls.c), NULL for a plain one */
@@ -133,6 +146,7 @@ typedef struct conn {
     int wseg;               /* first segment not fully written */
     size_t wseg_off;        /* bytes of it already written */
     size_t out_bytes;       /* queued output not yet written */
+    int seg_fence;          /* output is not appended to segments below this */
 
     struct conn_nread nread;
     size_t swallow;         /* bytes still to skip */
@@ -198,7 +212,8 @@ typedef struct conn {
     struct conn_mark sync_mark; /* the output before the current command */
     bool sync_logged;           /* the current command logged a change */
     bool sync_exempt;           /* the current command's records are the server's own */
-    bool sync_change;           /* the held replies end with a change waiting for replicas */
+    struct conn_sync_change *sync_changes;  /* its changes whose replies wait for replicas ... */
+    int sync_nchanges;          /* ... this many (at most CONN_SYNC_BATCH) */
     int wait_n;                 /* `wait`: replicas asked for (0: no wait) */
     uint64_t wait_until_us;     /* ... until then (monotonic) */
     uint8_t bin_opcode;         /* binary protocol: the last request's opcode ... */
@@ -236,6 +251,17 @@ void conn_out_skip(conn *c, size_t n);
 /* A mark is valid until output is written (c->out_sent set after it). */
 void conn_mark_out(conn *c, struct conn_mark *m);
 void conn_rollback(conn *c, const struct conn_mark *m);
+/* Output queued from now on starts a segment of its own. */
+void conn_out_fence(conn *c);
+/* The output queued since m becomes whole segments of its own, and
+ * output queued after it starts another: the index of its first
+ * segment (it ends at c->nsegs), -1 if the connection broke. Segment
+ * indexes stay valid until output is written or taken back. */
+int conn_out_isolate(conn *c, const struct conn_mark *m);
+/* Segments [first, end) leave the queue, replaced by those queued last,
+ * [from, c->nsegs) (end <= from; queued after a conn_out_fence): a reply
+ * replaced in the middle of the output. */
+void conn_out_replace(conn *c, int first, int end, int from);
 
 /* Starts reading a value of it->nbytes bytes into it (taking over the
  * caller's reference); nread_done runs when it is complete. */

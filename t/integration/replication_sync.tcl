@@ -13,9 +13,9 @@ set ::unconf "$::unconfirmed\r\n"
 
 # The arguments of a primary in dir whose changes wait for n replicas
 # up to ms, and of a replica in dir of the primary on port.
-proc rs_primary {dir n ms} {
+proc rs_primary {dir n ms args} {
     list tags {repl persist mcds-only} args [list --data-dir $dir --persist-items \
-        --min-replicas-ack $n --min-replicas-timeout $ms]
+        --min-replicas-ack $n --min-replicas-timeout $ms {*}$args]
 }
 proc rs_replica {dir port} {
     list tags {repl} args [list --data-dir $dir --persist-items --replicaof 127.0.0.1:$port]
@@ -40,10 +40,11 @@ proc rs_timed {fd bytes} {
 }
 
 # Primary A: one replica must confirm; a long timeout, so that a
-# confirmed change is never a slow machine's accident.
+# confirmed change is never a slow machine's accident. -R 100: a
+# connection's turn is longer than a batch of held changes.
 set da [tmpdir rsync_a]
 set da1 [tmpdir rsync_a1]
-start_server [rs_primary $da 1 10000] {
+start_server [rs_primary $da 1 10000 -R 100] {
     set pfd [mc_connect]
     set ::pa [srv port]
 
@@ -109,6 +110,40 @@ start_server [rs_primary $da 1 10000] {
             mc_close $other
             set out
         } [list 1 x "1\r\n" x 1]
+
+        test {sync: a pipeline of changes runs whole while the replica is away; its replies wait for one acknowledgement} {
+            set other [mc_connect -1]
+            set out [rs_stopped $rpid {
+                set p ""
+                for {set i 0} {$i < 10} {incr i} { append p "set pk$i 0 0 1\r\n$i\r\nget pk$i\r\n" }
+                mc_send $pfd $p
+                wait_for {[mc_get $other pk9] eq "9"} 100 50
+                list [mc_stat $other repl_sync_waiting]
+            }]
+            set replies {}
+            for {set i 0} {$i < 10} {incr i} {
+                lappend replies [mc_readline $pfd] [mc_readline $pfd] [mc_readline $pfd] [mc_readline $pfd]
+            }
+            mc_close $other
+            lappend out [lsort -unique [lmap {s v d e} $replies {list $s [lindex $v 0] $e}]] [lindex $replies end-1] \
+                [mc_get $rfd pk9] [mc_stat $pfd repl_sync_timeouts] [mc_stat $pfd repl_sync_waiting]
+        } [list 1 {{STORED VALUE END}} 9 9 1 0]
+
+        test {sync: a connection stops after 32 changes that wait, and goes on once they are confirmed} {
+            set other [mc_connect -1]
+            set out [rs_stopped $rpid {
+                set p ""
+                for {set i 0} {$i < 40} {incr i} { append p "set pb$i 0 0 1\r\nx\r\n" }
+                mc_send $pfd $p
+                wait_for {[mc_get $other pb31] eq "x"} 100 50
+                after 300
+                list [mc_get $other pb32]
+            }]
+            set replies {}
+            for {set i 0} {$i < 40} {incr i} { lappend replies [mc_readline $pfd] }
+            mc_close $other
+            lappend out [lsort -unique $replies] [mc_get $rfd pb39] [mc_stat $pfd repl_sync_timeouts]
+        } [list {} STORED x 1]
 
         test {sync: a replica killed while a change waits: the change is answered at once, not confirmed} {
             kill_pid $rpid STOP
@@ -179,6 +214,33 @@ start_server [rs_primary $db 2 600] {
                 list [mc_get $r2 s1] [mc_get $r2 s2] [mc_get $r2 s3] [mc_get $r2 s4] [dict get [q_stats $r2 bq] ready] \
                     [mc_set $pfd both ok] [mc_get $r1 both] [mc_get $r2 both]
             } {v1 v2 v3 v4 1 STORED ok ok}
+
+            test {sync: a pipeline that times out: each change's reply becomes the error where it stands, the reads between them answered} {
+                set big [string repeat b 2000]
+                assert_equal [mc_set $pfd big $big] STORED
+                assert_equal [mc_exchange $pfd "rpush tl 2000\r\n$big\r\n"] "1\r\n"
+                set t0 [mc_stat $pfd repl_sync_timeouts]
+                set bfd [mc_connect -2]
+                set out [rs_stopped $r2pid {
+                    set r [mc_exchange $pfd [string cat "set t1 0 0 2\r\nv1\r\nget big\r\nincr nokey 1\r\n" \
+                        "lpop tl\r\nget t1\r\nset t2 0 0 2 noreply\r\nv2\r\nms t3 2 q\r\nv3\r\n" \
+                        "append big 0 0 1\r\nz\r\nmn\r\n"]]
+                    set b [bin_exchange $bfd [string cat \
+                        [bin_pkt SET -key b1 -ext [bin_store_ext] -value v -opaque 1] \
+                        [bin_pkt GET -key big -opaque 2] [bin_pkt SETQ -key b2 -ext [bin_store_ext] -value w -opaque 3] \
+                        [bin_pkt GETQ -key nokey -opaque 4] [bin_pkt DELETE -key b1 -opaque 5]]]
+                    list [expr {$r eq [string cat $::unconf "VALUE big 0 2000\r\n$big\r\nEND\r\nNOT_FOUND\r\n" \
+                                    $::unconf "VALUE t1 0 2\r\nv1\r\nEND\r\n" $::unconf $::unconf "MN\r\n"]}] $b
+                }]
+                mc_close $bfd
+                set r2 [repl_connect_caught_up 0 $pfd]
+                lappend out [expr {[mc_stat $pfd repl_sync_timeouts] - $t0}] [mc_get $r2 t1] [mc_get $r2 t2] [mc_get $r2 t3] \
+                    [string length [mc_get $r2 big]] [mc_exchange $r2 "llen tl\r\n"] [mc_get $r2 b1] [mc_get $r2 b2]
+            } [list 1 [list {SET 132 {Internal error: changed on the primary, not confirmed by enough replicas}} \
+                          [list GET OK flags=0 "[string repeat b 2000]z"] \
+                          {SETQ 132 {Internal error: changed on the primary, not confirmed by enough replicas}} \
+                          {DELETE 132 {Internal error: changed on the primary, not confirmed by enough replicas}}] \
+                   8 v1 v2 v3 2001 "0\r\n" {} w]
 
             test {sync: N=2 with one replica down: changes are answered at once, not confirmed} {
                 kill_pid $r2pid KILL
