@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "base/clock.h"
+#include "base/log.h"
 #include "base/parse.h"
 #include "base/settings.h"
 #include "net/conn_sync.h"
@@ -25,8 +26,10 @@ static bool conn_sync_add(conn *c) {
     int first;
 
     if (c->sync_changes == NULL &&
-        (c->sync_changes = malloc(sizeof(struct conn_sync_change) * CONN_SYNC_BATCH)) == NULL)
+        (c->sync_changes = malloc(sizeof(struct conn_sync_change) * CONN_SYNC_BATCH)) == NULL) {
+        log_msg(1, "<%d no memory for its changes that wait for replicas, closing", c->fd);
         return false;
+    }
     if ((first = conn_out_isolate(c, &c->sync_mark)) < 0)
         return false;
     if (c->sync_nchanges == 0)
