@@ -141,6 +141,7 @@ const struct reply_line reply_lines[REPLY_COUNT] = {
     [REPLY_REPL_RESTARTING] = REPLY("SERVER_ERROR a restart in place as a replica is on its way\r\n"),
     [REPLY_REPL_NO_THREAD] = REPLY("SERVER_ERROR cannot start a replication thread\r\n"),
     [REPLY_REPL_STALE] = REPLY("SERVER_ERROR stale replica: its link to its primary is not up\r\n"),
+    [REPLY_REPL_BEHIND] = REPLY("SERVER_ERROR stale replica: behind its primary longer than --replica-max-lag\r\n"),
     [REPLY_T_BAD_TABLE] = REPLY("CLIENT_ERROR bad table name\r\n"),
     [REPLY_T_BUILDING] = REPLY("CLIENT_ERROR index is being built\r\n"),
     [REPLY_T_TOO_MANY_EQ] = REPLY("CLIENT_ERROR too many eq values\r\n"),

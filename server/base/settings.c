@@ -31,7 +31,7 @@ enum {
     SETTINGS_OPT_REPLICAOF, SETTINGS_OPT_REPL_TIMEOUT, SETTINGS_OPT_MIN_REPLICAS_ACK,
     SETTINGS_OPT_MIN_REPLICAS_TIMEOUT, SETTINGS_OPT_PRIMARY_AUTH, SETTINGS_OPT_SERVE_STALE,
     SETTINGS_OPT_PRIMARY_TLS, SETTINGS_OPT_PRIMARY_TLS_CA, SETTINGS_OPT_PRIMARY_TLS_CERT,
-    SETTINGS_OPT_PRIMARY_TLS_KEY
+    SETTINGS_OPT_PRIMARY_TLS_KEY, SETTINGS_OPT_MAX_LAG
 };
 #define SETTINGS_ITEM_MAX (1024UL * 1024 * 1024)
 
@@ -114,6 +114,8 @@ static const struct settings_option settings_options[] = {
       "a replication link silent this long is closed (default 60)" },
     { SETTINGS_OPT_SERVE_STALE, "replica-serve-stale", required_argument, "<yes|no>",
       "no: a replica whose link to its primary is not up refuses reads (default yes)" },
+    { SETTINGS_OPT_MAX_LAG, "replica-max-lag", required_argument, "<secs>",
+      "... and with no, one behind its primary for more than this long does too (default 0: no limit)" },
     { SETTINGS_OPT_PRIMARY_AUTH, "primary-auth-file", required_argument, "<file>",
       "a replica authenticates to a primary started with -Y as the first user:password line of this file" },
     { SETTINGS_OPT_PRIMARY_TLS, "primary-tls", no_argument, NULL,
@@ -511,6 +513,10 @@ static int settings_apply_persist(int letter, const char *arg) {
         if (strcmp(arg, "yes") != 0 && strcmp(arg, "no") != 0) return -1;
         settings.repl_serve_stale = strcmp(arg, "yes") == 0;
         return 0;
+    case SETTINGS_OPT_MAX_LAG:
+        if (settings_number(arg, 0, 86400, &v) < 0) return -1;
+        settings.repl_max_lag = (unsigned)v;
+        return 0;
     case SETTINGS_OPT_PRIMARY_AUTH:
         free(settings.primary_auth_file);
         settings.primary_auth_file = strdup(arg);
@@ -605,7 +611,7 @@ static int settings_apply(int letter, const char *arg) {
     case SETTINGS_OPT_RECOVER_PARTIAL: case SETTINGS_OPT_SNAP_MIN: case SETTINGS_OPT_SNAP_GROWTH:
     case SETTINGS_OPT_LOG_BUFFER: case SETTINGS_OPT_STRICT_REPLAY: case SETTINGS_OPT_STALL_TIMEOUT:
     case SETTINGS_OPT_CHECK_DIR: case SETTINGS_OPT_REPLICAOF: case SETTINGS_OPT_REPL_TIMEOUT:
-    case SETTINGS_OPT_SERVE_STALE:
+    case SETTINGS_OPT_SERVE_STALE: case SETTINGS_OPT_MAX_LAG:
     case SETTINGS_OPT_MIN_REPLICAS_ACK: case SETTINGS_OPT_MIN_REPLICAS_TIMEOUT: case SETTINGS_OPT_PRIMARY_AUTH:
     case SETTINGS_OPT_PRIMARY_TLS: case SETTINGS_OPT_PRIMARY_TLS_CA: case SETTINGS_OPT_PRIMARY_TLS_CERT:
     case SETTINGS_OPT_PRIMARY_TLS_KEY:

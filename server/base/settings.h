@@ -48,6 +48,7 @@ struct settings {
     char *replicaof;          /* --replicaof: HOST:PORT of the primary (doc/replication.md) */
     int repl_timeout;         /* --repl-timeout: seconds a silent replication link lives */
     bool repl_serve_stale;    /* --replica-serve-stale: reads served while the link is not up */
+    unsigned repl_max_lag;    /* --replica-max-lag: ... or while behind longer than this (s; 0: no limit) */
     char *primary_auth_file;  /* --primary-auth-file: a replica's user:password for its primary's -Y */
     bool primary_tls;         /* --primary-tls: a replica speaks TLS to its primary */
     char *primary_tls_ca;     /* --primary-tls-ca: CA certificates the primary's is checked against */

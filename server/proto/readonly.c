@@ -148,13 +148,20 @@ static bool readonly_is_server(const char *name) {
     return readonly_in(readonly_server, sizeof(readonly_server) / sizeof(readonly_server[0]), name);
 }
 
-/* A replica that serves no stale reads and whose link is not up. */
+/* A replica that serves no stale reads and whose link is not up, or
+ * that has been behind longer than --replica-max-lag. */
 static bool readonly_stale(void) {
-    return !settings.repl_serve_stale && !replica_link_up();
+    return !settings.repl_serve_stale &&
+           (!replica_link_up() || (settings.repl_max_lag > 0 && replica_behind_for(settings.repl_max_lag)));
 }
 
 bool readonly_stale_replica(void) {
-    return !settings.repl_serve_stale && repl_is_replica() && !replica_link_up();
+    return !settings.repl_serve_stale && repl_is_replica() && readonly_stale();
+}
+
+/* Why a stale read is refused. */
+static enum reply_id readonly_stale_reply(void) {
+    return replica_link_up() ? REPLY_REPL_BEHIND : REPLY_REPL_STALE;
 }
 
 bool readonly_refuse(conn *c, const struct cmd_def *d, struct cmd_line *l, enum conn_parse_result *res) {
@@ -169,7 +176,7 @@ bool readonly_refuse(conn *c, const struct cmd_def *d, struct cmd_line *l, enum 
     if (w == NULL && readonly_is_read(d->name)) {
         if (!readonly_stale())
             return false;
-        cmd_reply(c, REPLY_REPL_STALE);     /* reads have no data blocks */
+        cmd_reply(c, readonly_stale_reply());     /* reads have no data blocks */
         *res = PARSE_DONE;
         return true;
     }
@@ -187,7 +194,7 @@ bool readonly_refuse(conn *c, const struct cmd_def *d, struct cmd_line *l, enum 
         free(line);
         if (!readonly_stale())
             return false;
-        cmd_reply(c, REPLY_REPL_STALE);
+        cmd_reply(c, readonly_stale_reply());
         *res = PARSE_DONE;
         return true;
     }

@@ -266,6 +266,7 @@ static void repl_stats(stats_emit_fn emit, void *ctx) {
         repl_primary_name(primary, sizeof(primary));
         emit(ctx, "repl_primary", primary);
         emit(ctx, "repl_serve_stale", settings.repl_serve_stale ? "yes" : "no");
+        stats_emit_u64(emit, ctx, "repl_max_lag", settings.repl_max_lag);
         replica_stats(emit, ctx);
     }
     primary_stats(emit, ctx);

@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "base/quiesce.h"
 #include "base/settings.h"
@@ -48,7 +49,9 @@ static struct {
     int port;
     const char *link;           /* connecting, sync, up, down */
     bool up;                    /* atomic: link is "up" */
-    uint64_t primary_pos, caught_up_ms, applied;
+    uint64_t primary_pos;       /* atomic: the primary's written log end, as it last said */
+    uint64_t caught_up_ms;      /* atomic: when the replica last had all of it (monotonic) */
+    uint64_t applied;
     uint64_t full_syncs, partial_syncs;
 } replica = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .fd = -1, .link = "down" };
 
@@ -61,6 +64,11 @@ static void replica_set_link(const char *link) {
     replica.link = link;
     __atomic_store_n(&replica.up, strcmp(link, "up") == 0, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&replica.lock);
+}
+
+/* Monotonic milliseconds: how long a replica has been behind. */
+static uint64_t replica_now_ms(void) {
+    return clock_mono_us() / 1000;
 }
 
 bool replica_link_up(void) {
@@ -134,10 +142,17 @@ static int replica_apply(const uint8_t *p, size_t n) {
 
 static void replica_note_primary(uint64_t pos) {
     pthread_mutex_lock(&replica.lock);
-    replica.primary_pos = pos;
+    __atomic_store_n(&replica.primary_pos, pos, __ATOMIC_RELEASE);
     if (persist_position() >= pos)
-        replica.caught_up_ms = stream_now_ms();
+        __atomic_store_n(&replica.caught_up_ms, replica_now_ms(), __ATOMIC_RELEASE);
     pthread_mutex_unlock(&replica.lock);
+}
+
+bool replica_behind_for(unsigned secs) {
+    uint64_t primary = __atomic_load_n(&replica.primary_pos, __ATOMIC_ACQUIRE);
+    uint64_t since = __atomic_load_n(&replica.caught_up_ms, __ATOMIC_ACQUIRE);
+
+    return persist_position() < primary && replica_now_ms() - since > (uint64_t)secs * 1000;
 }
 
 /* The frames in the buffer: 1 when a batch was applied, 0 when a frame
@@ -372,7 +387,7 @@ static void *replica_main(void *arg) {
 int replica_start(const char *host, int port) {
     snprintf(replica.host, sizeof(replica.host), "%s", host);
     replica.port = port;
-    replica.caught_up_ms = stream_now_ms();
+    __atomic_store_n(&replica.caught_up_ms, replica_now_ms(), __ATOMIC_RELEASE);
     if (getenv("MCDS_REPL_FULLSYNCS") != NULL)
         replica.full_syncs = strtoull(getenv("MCDS_REPL_FULLSYNCS"), NULL, 10);
     __atomic_store_n(&replica.stop, false, __ATOMIC_RELEASE);
@@ -397,7 +412,7 @@ void replica_stop(void) {
 }
 
 void replica_stats(stats_emit_fn emit, void *ctx) {
-    uint64_t pos = persist_position(), now = stream_now_ms(), skipped, quarantined;
+    uint64_t pos = persist_position(), now = replica_now_ms(), skipped, quarantined;
 
     persist_follow_skipped(&skipped, &quarantined);
 

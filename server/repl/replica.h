@@ -21,5 +21,10 @@ void replica_stop(void);
 void replica_stats(stats_emit_fn emit, void *ctx);
 /* Whether the link to the primary is up (applying its log). */
 bool replica_link_up(void);
+/* Whether it has been behind its primary for more than secs: the
+ * primary last said it had written more than the replica has, and the
+ * replica last had all the primary had said more than secs ago (stats
+ * repl_lag_seconds). */
+bool replica_behind_for(unsigned secs);
 
 #endif

@@ -493,3 +493,55 @@ start_server [list tags {repl persist mcds-only} args [list --data-dir $dq --per
     foreach c $::rc_chans { catch {close $c} }
     close $fake
 }
+
+# --replica-max-lag: with --replica-serve-stale no, a replica whose link
+# is up but that has been behind its primary for longer refuses reads
+# until it has caught up. A fake primary streams a real primary's first
+# change, says it has written the second too (PING), and sends it later.
+proc rl_fake_accept {chan addr port} {
+    fconfigure $chan -translation binary -blocking 1
+    gets $chan
+    set ::rl_chan $chan
+    puts -nonewline $chan "CONTINUE $::rl_lineage 0\r\nLOG $::rl_p1\r\n[string range $::rl_log 0 [expr {$::rl_p1 - 1}]]"
+    flush $chan
+}
+
+set dq [tmpdir repl_lag_p]
+start_server [list tags {repl persist mcds-only} args [list --data-dir $dq --persist-items --fsync always]] {
+    set pfd [mc_connect]
+    assert_equal [mc_set $pfd lag_a one] STORED
+    set ::rl_p1 [mc_stat $pfd persist_log_position]
+    assert_equal [mc_set $pfd lag_b two] STORED
+    set p2 [mc_stat $pfd persist_log_position]
+    set ::rl_lineage [string repeat cd 16]
+    set f [open [file join $dq log.0000000000000000] rb]
+    set ::rl_log [read $f $p2]
+    close $f
+    set ::rl_behind "SERVER_ERROR stale replica: behind its primary longer than --replica-max-lag\r\n"
+    set fake [socket -server rl_fake_accept -myaddr 127.0.0.1 0]
+    set fport [lindex [fconfigure $fake -sockname] 2]
+    start_server [list tags {repl} args [list --data-dir [tmpdir repl_lag_r] --persist-items \
+            --replica-serve-stale no --replica-max-lag 1 --replicaof 127.0.0.1:$fport]] {
+        test {replication: a replica behind its primary longer than --replica-max-lag refuses reads until it catches up} {
+            set rfd [mc_connect]
+            wait_for {[mc_stat $rfd repl_position] == $::rl_p1 && [mc_stat $rfd repl_link] eq "up"} 200 50
+            set out [list [mc_get $rfd lag_a] [mc_stat $rfd repl_max_lag]]
+            puts -nonewline $::rl_chan "PING $p2 [clock milliseconds]\r\n"
+            flush $::rl_chan
+            wait_for {[mc_exchange $rfd "get lag_a\r\n"] eq $::rl_behind} 100 50
+            set bfd [mc_connect]
+            lappend out [mc_exchange $rfd "mg lag_a v\r\nllen nol\r\nset lag_c 0 0 1\r\nx\r\n"] \
+                [expr {[mc_stat $rfd repl_lag_seconds] >= 1}] [mc_stat $rfd repl_link] \
+                [bin_show [bin_cmd $bfd [bin_pkt GET -key lag_a]]]
+            mc_close $bfd
+            puts -nonewline $::rl_chan "LOG [expr {$p2 - $::rl_p1}]\r\n[string range $::rl_log $::rl_p1 end]"
+            flush $::rl_chan
+            wait_for {[mc_stat $rfd repl_position] == $p2} 200 50
+            lappend out [mc_get $rfd lag_a] [mc_get $rfd lag_b] [mc_stat $rfd repl_lag_seconds]
+        } [list one 1 \
+               "$::rl_behind${::rl_behind}SERVER_ERROR read-only replica of 127.0.0.1:$fport\r\n" \
+               1 up {GET 132 {Internal error: stale replica}} one two 0]
+    }
+    catch {close $::rl_chan}
+    close $fake
+}
