@@ -1,9 +1,11 @@
 /*
  * quiesce: the barrier of quiesce.h. A member's pipe event parks its
- * thread on the condition variable while a hold of its generation lasts;
- * the holder counts parked members. A new hold first waits until the
- * members of the last one have left, so that no member still leaving is
- * counted as parked in the new one.
+ * thread on `released` while a hold of its generation lasts; the holder
+ * counts parked members, woken through `parked_changed`. Two conditions,
+ * so that a member parking wakes only the holder, not every member
+ * already parked. A new hold first waits until the members of the last
+ * one have left, so that no member still leaving is counted as parked in
+ * the new one.
  */
 #include <errno.h>
 #include <event2/event.h>
@@ -26,14 +28,16 @@ struct quiesce_member {
 
 static struct {
     pthread_mutex_t lock;
-    pthread_cond_t cond;
+    pthread_cond_t released;        /* members wait here for the hold to end */
+    pthread_cond_t parked_changed;  /* holders wait here for members to park or leave */
     struct quiesce_member *members[QUIESCE_MAX_MEMBERS];
     int nmembers;
     int parked;             /* members waiting in their event */
     uint64_t gen;           /* the current hold */
     bool holding;
     bool closed;
-} qs = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+} qs = { .lock = PTHREAD_MUTEX_INITIALIZER, .released = PTHREAD_COND_INITIALIZER,
+          .parked_changed = PTHREAD_COND_INITIALIZER };
 
 static void quiesce_on_byte(evutil_socket_t fd, short what, void *arg) {
     char buf[16];
@@ -47,11 +51,11 @@ static void quiesce_on_byte(evutil_socket_t fd, short what, void *arg) {
     if (qs.holding) {
         gen = qs.gen;
         qs.parked++;
-        pthread_cond_broadcast(&qs.cond);
+        pthread_cond_broadcast(&qs.parked_changed);
         while (qs.holding && qs.gen == gen)
-            pthread_cond_wait(&qs.cond, &qs.lock);
-        qs.parked--;
-        pthread_cond_broadcast(&qs.cond);
+            pthread_cond_wait(&qs.released, &qs.lock);
+        if (--qs.parked == 0)
+            pthread_cond_broadcast(&qs.parked_changed);     /* a new hold waits for that */
     }
     pthread_mutex_unlock(&qs.lock);
 }
@@ -133,7 +137,7 @@ int quiesce_hold(unsigned timeout_ms) {
     quiesce_deadline(&deadline, timeout_ms);
     pthread_mutex_lock(&qs.lock);
     while (qs.parked > 0 && !qs.closed && rc == 0)
-        rc = pthread_cond_timedwait(&qs.cond, &qs.lock, &deadline);
+        rc = pthread_cond_timedwait(&qs.parked_changed, &qs.lock, &deadline);
     if (qs.closed || qs.holding || rc != 0) {
         pthread_mutex_unlock(&qs.lock);
         return -1;
@@ -142,10 +146,10 @@ int quiesce_hold(unsigned timeout_ms) {
     qs.gen++;
     quiesce_wake_all();
     while (qs.parked < qs.nmembers && !qs.closed && rc == 0)
-        rc = pthread_cond_timedwait(&qs.cond, &qs.lock, &deadline);
+        rc = pthread_cond_timedwait(&qs.parked_changed, &qs.lock, &deadline);
     if (qs.parked < qs.nmembers || qs.closed) {
         qs.holding = false;
-        pthread_cond_broadcast(&qs.cond);
+        pthread_cond_broadcast(&qs.released);
         pthread_mutex_unlock(&qs.lock);
         return -1;
     }
@@ -156,7 +160,7 @@ int quiesce_hold(unsigned timeout_ms) {
 void quiesce_release(void) {
     pthread_mutex_lock(&qs.lock);
     qs.holding = false;
-    pthread_cond_broadcast(&qs.cond);
+    pthread_cond_broadcast(&qs.released);
     pthread_mutex_unlock(&qs.lock);
 }
 
@@ -164,6 +168,7 @@ void quiesce_close(void) {
     pthread_mutex_lock(&qs.lock);
     qs.closed = true;
     qs.holding = false;
-    pthread_cond_broadcast(&qs.cond);
+    pthread_cond_broadcast(&qs.released);
+    pthread_cond_broadcast(&qs.parked_changed);
     pthread_mutex_unlock(&qs.lock);
 }
