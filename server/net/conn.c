@@ -155,6 +155,15 @@ conn *conn_new(int fd, struct worker *w, bool tls, conn_proto_choose_fn choose) 
     return c;
 }
 
+/* Frees the side chunks: no segment points into them any more. */
+static void conn_side_free(conn *c) {
+    while (c->side != NULL) {
+        struct conn_side *next = c->side->next;
+        free(c->side);
+        c->side = next;
+    }
+}
+
 static void conn_release_output(conn *c) {
     int i;
 
@@ -167,6 +176,7 @@ static void conn_release_output(conn *c) {
     c->wlen = 0;
     c->out_bytes = 0;
     c->seg_fence = 0;
+    conn_side_free(c);
 }
 
 /* Lends the connection a read buffer from its worker, if it has none. */
@@ -276,7 +286,7 @@ void conn_out_commit(conn *c, size_t used) {
 
     if (c->broken)
         return;
-    if (last != NULL && last->it == NULL && last->off + last->len == c->wlen && c->nsegs > c->seg_fence) {
+    if (last != NULL && last->ptr == NULL && last->off + last->len == c->wlen && c->nsegs > c->seg_fence) {
         last->len += used;
     } else if ((s = conn_seg_add(c)) != NULL) {
         s->it = NULL;
@@ -354,18 +364,22 @@ void conn_mark_out(conn *c, struct conn_mark *m) {
 void conn_rollback(conn *c, const struct conn_mark *m) {
     int i;
 
+    /* out_bytes loses what goes (not restored from m: a reply replaced
+     * before m may have changed the bytes queued before it) */
     for (i = m->nsegs; i < c->nsegs; i++) {
+        c->out_bytes -= c->segs[i].len;
         if (c->segs[i].it != NULL)
             item_release(c->segs[i].it);
     }
     c->nsegs = m->nsegs;
     if (c->nsegs > c->wseg) {
         struct conn_seg *last = &c->segs[c->nsegs - 1];
-        if (last->it == NULL && last->off + last->len > m->wlen)
+        if (last->ptr == NULL && last->off + last->len > m->wlen) {
+            c->out_bytes -= last->off + last->len - m->wlen;
             last->len = m->wlen - last->off;
+        }
     }
     c->wlen = m->wlen;
-    c->out_bytes = m->out_bytes;
     if (c->seg_fence > c->nsegs)
         c->seg_fence = c->nsegs;
 }
@@ -380,7 +394,7 @@ static bool conn_seg_split(conn *c, const struct conn_mark *m) {
     struct conn_seg *s = m->nsegs > c->wseg ? &c->segs[m->nsegs - 1] : NULL;
     size_t end;
 
-    if (s == NULL || s->it != NULL || s->off + s->len <= m->wlen)
+    if (s == NULL || s->ptr != NULL || s->off >= m->wlen || s->off + s->len <= m->wlen)
         return true;
     end = s->off + s->len;
     if (conn_seg_add(c) == NULL)
@@ -392,43 +406,50 @@ static bool conn_seg_split(conn *c, const struct conn_mark *m) {
     return true;
 }
 
+static const char conn_nothing[1];
+
 int conn_out_isolate(conn *c, const struct conn_mark *m) {
+    struct conn_seg *s;
+
     if (c->broken)
         return -1;
     if (!conn_seg_split(c, m)) {
         conn_break(c, "replies");
         return -1;
     }
+    if (c->nsegs == m->nsegs) {     /* no reply (a quiet one): an empty segment to replace later */
+        if ((s = conn_seg_add(c)) == NULL) {
+            conn_break(c, "replies");
+            return -1;
+        }
+        *s = (struct conn_seg){ .it = NULL, .ptr = conn_nothing, .off = 0, .len = 0 };
+    }
     conn_out_fence(c);
     return m->nsegs;
 }
 
-/* Reverses segments [a, b). */
-static void conn_segs_reverse(conn *c, int a, int b) {
-    for (b--; a < b; a++, b--) {
-        struct conn_seg t = c->segs[a];
-        c->segs[a] = c->segs[b];
-        c->segs[b] = t;
-    }
-}
-
-void conn_out_replace(conn *c, int first, int end, int from) {
-    int i, kept = from - end, added = c->nsegs - from;
+void conn_out_replace(conn *c, int first, int end, const struct conn_mark *m) {
+    size_t n = c->wlen - m->wlen;
+    struct conn_side *side;
+    int i;
 
     if (c->broken)
         return;
+    if ((side = malloc(sizeof(*side) + (n > 0 ? n : 1))) == NULL) {
+        conn_break(c, "replies");
+        return;
+    }
+    memcpy(side->bytes, c->wbuf + m->wlen, n);
+    side->next = c->side;
+    c->side = side;
+    conn_rollback(c, m);
     for (i = first; i < end; i++) {
         c->out_bytes -= c->segs[i].len;
         if (c->segs[i].it != NULL)
             item_release(c->segs[i].it);
+        c->segs[i] = (struct conn_seg){ .it = NULL, .ptr = side->bytes, .off = 0, .len = i == first ? n : 0 };
     }
-    memmove(&c->segs[first], &c->segs[end], sizeof(struct conn_seg) * (size_t)(c->nsegs - end));
-    c->nsegs -= end - first;
-    /* [first, first + kept) then the added ones: the added ones go first */
-    conn_segs_reverse(c, first, first + kept);
-    conn_segs_reverse(c, first + kept, first + kept + added);
-    conn_segs_reverse(c, first, first + kept + added);
-    conn_out_fence(c);
+    c->out_bytes += n;
 }
 
 /* Drops buffers that grew for one big reply back to their usual size. */
@@ -455,7 +476,7 @@ static int conn_fill_iov(conn *c, struct iovec *iov) {
 
     for (i = c->wseg; i < c->nsegs && n < CONN_IOV_MAX; i++) {
         struct conn_seg *s = &c->segs[i];
-        const char *base = s->it != NULL ? s->ptr : c->wbuf + s->off;
+        const char *base = s->ptr != NULL ? s->ptr : c->wbuf + s->off;
         size_t skip = i == c->wseg ? c->wseg_off : 0;
         iov[n].iov_base = (void *)(base + skip);
         iov[n].iov_len = s->len - skip;
@@ -465,7 +486,7 @@ static int conn_fill_iov(conn *c, struct iovec *iov) {
 }
 
 static void conn_advance(conn *c, size_t w) {
-    while (w > 0) {
+    while (c->wseg < c->nsegs) {     /* also past empty segments when w is 0 */
         struct conn_seg *s = &c->segs[c->wseg];
         size_t left = s->len - c->wseg_off;
         if (w < left) {
@@ -512,6 +533,7 @@ static int conn_flush(conn *c) {
     c->wlen = 0;
     c->out_bytes = 0;
     c->seg_fence = 0;
+    conn_side_free(c);
     conn_mark_out(c, &c->sync_mark);    /* the current command's output starts at 0 now */
     conn_shrink_output(c);
     return 0;

@@ -78,9 +78,16 @@ void conn_add_hooks(const struct conn_hooks *h);
  * (whose reference the segment owns). */
 struct conn_seg {
     item *it;
-    const char *ptr;        /* item bytes, when it != NULL */
-    size_t off;             /* offset in wbuf, when it == NULL */
-    size_t len;
+    const char *ptr;        /* item bytes, or a side chunk's (conn_out_replace); NULL: in wbuf */
+    size_t off;             /* offset in wbuf, when ptr == NULL */
+    size_t len;             /* may be 0 (a reply replaced by nothing) */
+};
+
+/* Bytes of replies put in the middle of the output (conn_out_replace),
+ * kept outside wbuf until the output is written. */
+struct conn_side {
+    struct conn_side *next;
+    char bytes[];
 };
 
 /* A storage command waiting for its data block. */
@@ -147,6 +154,7 @@ typedef struct conn {
     size_t wseg_off;        /* bytes of it already written */
     size_t out_bytes;       /* queued output not yet written */
     int seg_fence;          /* output is not appended to segments below this */
+    struct conn_side *side; /* what segments point to outside wbuf and the items */
 
     struct conn_nread nread;
     size_t swallow;         /* bytes still to skip */
@@ -253,15 +261,18 @@ void conn_mark_out(conn *c, struct conn_mark *m);
 void conn_rollback(conn *c, const struct conn_mark *m);
 /* Output queued from now on starts a segment of its own. */
 void conn_out_fence(conn *c);
-/* The output queued since m becomes whole segments of its own, and
- * output queued after it starts another: the index of its first
- * segment (it ends at c->nsegs), -1 if the connection broke. Segment
- * indexes stay valid until output is written or taken back. */
+/* The output queued since m becomes whole segments of its own (one at
+ * least, empty if nothing was queued), and output queued after it
+ * starts another: the index of its first segment (it ends at c->nsegs),
+ * -1 if the connection broke. Segment indexes stay valid until output is
+ * written or taken back. */
 int conn_out_isolate(conn *c, const struct conn_mark *m);
-/* Segments [first, end) leave the queue, replaced by those queued last,
- * [from, c->nsegs) (end <= from; queued after a conn_out_fence): a reply
- * replaced in the middle of the output. */
-void conn_out_replace(conn *c, int first, int end, int from);
+/* A reply replaced in the middle of the output: segments [first, end)
+ * (from conn_out_isolate) now hold what was queued since m instead (a
+ * few bytes in wbuf, queued after a conn_out_fence), which leaves the
+ * end of the queue. The number of segments and wbuf's bytes do not
+ * change, so marks taken before stay valid. */
+void conn_out_replace(conn *c, int first, int end, const struct conn_mark *m);
 
 /* Starts reading a value of it->nbytes bytes into it (taking over the
  * caller's reference); nread_done runs when it is complete. */

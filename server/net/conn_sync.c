@@ -126,15 +126,16 @@ static void conn_sync_unconfirmed(conn *c, const struct conn_sync_change *ch) {
     bool noreply = c->noreply;
     uint32_t opaque = c->bin_opaque;
     uint8_t opcode = c->bin_opcode;
-    int from = c->nsegs;
+    struct conn_mark m;
 
     c->noreply = ch->noreply;
     c->bin_opaque = ch->bin_opaque;
     c->bin_opcode = ch->bin_opcode;
     conn_out_fence(c);
+    conn_mark_out(c, &m);
     if (c->proto != NULL && c->proto->unconfirmed != NULL)
         c->proto->unconfirmed(c);
-    conn_out_replace(c, ch->seg_first, ch->seg_end, from);
+    conn_out_replace(c, ch->seg_first, ch->seg_end, &m);
     c->noreply = noreply;
     c->bin_opaque = opaque;
     c->bin_opcode = opcode;

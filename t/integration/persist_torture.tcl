@@ -108,4 +108,16 @@ tags {persist mcds-only slow} {
     test {failover_torture.py: asynchronous, what a failover loses is what the promoted replica had not received} {
         expr {[failover_torture_run async 12 ".*"] >= 1}
     } 1
+
+    test {sync_pipeline.py: random pipelines while the replica stops and goes on: every reply in its place, the replica equal} {
+        set py [torture_python]
+        set seed [torture_seed]
+        lassign [run_cmd 200 $py [file join [srcdir] t torture sync_pipeline.py] --server $::cfg(server) \
+                     --rounds 200 --seed $seed] status out
+        if {$status ne "0" || ![regexp {, (\d+) replies not confirmed, 0 violations, seed} $out -> n]} {
+            fail "sync_pipeline.py --seed $seed exited with status $status:\n[string range $out end-3000 end]"
+        }
+        verbose "sync_pipeline seed $seed: $n replies not confirmed"
+        set status
+    } 0
 }

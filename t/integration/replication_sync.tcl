@@ -242,6 +242,23 @@ start_server [rs_primary $db 2 600] {
                           {DELETE 132 {Internal error: changed on the primary, not confirmed by enough replicas}}] \
                    8 v1 v2 v3 2001 "0\r\n" {} w]
 
+            test {sync: changes time out while a change's value is still arriving: every reply in its place} {
+                # (a change's reply was placed by a mark that a reply replaced
+                # before it had moved: found by a random pipelining check)
+                set t0 [mc_stat $pfd repl_sync_timeouts]
+                set big [string repeat y 2000]
+                set out [rs_stopped $r2pid {
+                    # m1 waits, m2's value is half read; the rest comes while the
+                    # connection is held (it reads nothing then), before m1 times out
+                    mc_send $pfd "get m1\r\nset m1 0 0 1\r\nx\r\nset m2 0 0 2000\r\n[string range $big 0 999]"
+                    after 200
+                    mc_exchange $pfd "[string range $big 1000 end]\r\nget m1\r\nms m3 2 q\r\nhi\r\nmn\r\n"
+                }]
+                list [expr {$out eq [string cat "END\r\n" $::unconf $::unconf \
+                                          "VALUE m1 0 1\r\nx\r\nEND\r\n" $::unconf "MN\r\n"]}] \
+                    [string length [mc_get $pfd m2]] [expr {[mc_stat $pfd repl_sync_timeouts] - $t0}]
+            } {1 2000 3}
+
             test {sync: N=2 with one replica down: changes are answered at once, not confirmed} {
                 kill_pid $r2pid KILL
                 wait_server_exit
