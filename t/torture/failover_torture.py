@@ -53,6 +53,7 @@ from group_crash import ClientThread, Conn, Gone, Violation   # noqa: E402  (the
 
 LEASE = 30                      # pops lease long: in-flight messages stay in flight across the failover
 BACKLOG = 60                    # a thread pushes while its queue holds fewer
+KEEP_IN_FLIGHT = 8              # a thread acks its oldest message left in flight when it has more
 CATCH_UP = 60.0                 # seconds the servers have to catch up after a failover
 FAULTS = ("delay", "stall", "cut", "up-only", "down-only")
 
@@ -279,6 +280,7 @@ class Worker(ClientThread):
         self.queue, self.book, self.rng = queue, book, rng
         self.seq = 0
         self.held = 0           # messages this thread believes are in its queue
+        self.in_flight = []     # receipts of the messages it left in flight, oldest first
 
     def push(self, c):
         data = b"%s:%07d" % (self.queue, self.seq)
@@ -295,26 +297,33 @@ class Worker(ClientThread):
         elif not reply.startswith(b"SERVER_ERROR"):     # not confirmed: stays "maybe"
             raise Violation("push answered %r" % reply)
 
+    def ack(self, c, mid, deliveries, data):
+        with self.book.lock:
+            if data in self.book.acked:
+                raise Violation("%r delivered after its ACKED came back" % data)
+            self.book.ack_sent.add(data)
+        c.send(b"qack %s %d:%d\r\n" % (self.queue, mid, deliveries))
+        reply = c.line()
+        if reply == b"ACKED":
+            with self.book.lock:
+                self.book.acked.add(data)
+            self.held -= 1
+        elif reply != b"NOT_FOUND" and not reply.startswith(b"SERVER_ERROR"):
+            raise Violation("ack answered %r" % reply)
+
     def step(self, c):
         if self.held < BACKLOG and self.rng.random() < 0.6:
             self.push(c)
             return
+        if len(self.in_flight) > KEEP_IN_FLIGHT:
+            self.ack(c, *self.in_flight.pop(0))
+            return
         c.send(b"qpop %s %d lease=%d\r\n" % (self.queue, self.rng.randint(1, 4), LEASE))
         for mid, deliveries, data in pop_items(c):
             if self.rng.random() < 0.3:
-                continue        # left in flight
-            with self.book.lock:
-                if data in self.book.acked:
-                    raise Violation("%r delivered after its ACKED came back" % data)
-                self.book.ack_sent.add(data)
-            c.send(b"qack %s %d:%d\r\n" % (self.queue, mid, deliveries))
-            reply = c.line()
-            if reply == b"ACKED":
-                with self.book.lock:
-                    self.book.acked.add(data)
-                self.held -= 1
-            elif reply != b"NOT_FOUND" and not reply.startswith(b"SERVER_ERROR"):
-                raise Violation("ack answered %r" % reply)
+                self.in_flight.append((mid, deliveries, data))      # left in flight, acked later
+                continue
+            self.ack(c, mid, deliveries, data)
 
 
 def read_queue(port, queue):
