@@ -46,7 +46,9 @@ on every server and checked:
   --min-replicas-ack; in async mode, the new primary drops a few
   acknowledged pushes it had received. Either way the run must fail.
 
-The next cycle goes on with the new primary and fresh queues. Prints one
+The next cycle goes on with the new primary and fresh queues, after a
+snapshot on every server (none starts by itself: one taken while a
+replica lags could remove the log the tail is read from). Prints one
 line per cycle and a summary (with how many cycles lost something); exits
 1 at the first violation. Python 3 standard library only.
 """
@@ -195,8 +197,9 @@ class Node:
         self.proc = None
 
     def start(self, replicaof=None):
-        # no snapshot by itself: one taken on the primary during the replicas'
-        # lag could remove the log file that the tail (below) is read from
+        # no snapshot by itself (compact() asks for them between cycles): one
+        # taken on the primary during the replicas' lag could remove the log
+        # file that the tail (below) is read from
         args = [self.binary, "-p", str(self.port), "-l", "127.0.0.1", "-U", "0", "-t", "2",
                 "--data-dir", self.ddir, "--repl-timeout", "5", "--fsync", self.fsync,
                 "--snapshot-min-size", "0"] + self.extra
@@ -525,6 +528,22 @@ def caught_up(primary, nodes):
     return True
 
 
+def compact(nodes):
+    """A snapshot on every server once all have caught up, so that a full
+    resync (the old primary's, each cycle) starts from it and not from
+    the start of the log; none is taken while a replica lags."""
+    for n in nodes:
+        c = Conn(n.port)
+        c.send(b"snapshot\r\n")
+        reply = c.line()
+        c.close()
+        if reply != b"OK" and reply != b"SERVER_ERROR a snapshot is being written":
+            raise Violation("snapshot answered %r on %s" % (reply, n.addr()))
+    for n in nodes:
+        wait_until("a snapshot on %s" % n.addr(), lambda: stats(n.port)["persist_snapshot_in_progress"] == "0",
+                   CATCH_UP)
+
+
 def drop_ready(port, queue, book):
     """--self-test in async mode: the new primary loses a few acknowledged
     pushes it had received (popped and acked behind the clients' backs;
@@ -617,6 +636,7 @@ def cycle(args, n, rng, nodes, proxies, state):
         back |= b
         seen.update(got)
     pushes, acks = check_tail(book, set(queues), seen, lost, back, tail)
+    compact(nodes)
     state["primary"] = new
     unanswered = len([d for d in pushes if d not in book.pushed])
     print("cycle %d: killed after %.2fs (faults %s; %s), primary --fsync %s, pushes acked %d, acks acked %d, "
