@@ -43,7 +43,7 @@ on every server and checked:
   last 50-500 ms and what they held is dropped at the kill (a network that
   failed before the machine did). Most cycles lose acknowledged changes.
 - --self-test: in sync mode, the sync checks on servers without
-  --min-replicas-ack; in async mode, the new primary drops a few
+  --min-replicas-ack; in async mode, the new primary drops 5
   acknowledged pushes it had received. Either way the run must fail.
 
 The next cycle goes on with the new primary and fresh queues, after a
@@ -545,14 +545,25 @@ def compact(nodes):
 
 
 def drop_ready(port, queue, book):
-    """--self-test in async mode: the new primary loses a few acknowledged
-    pushes it had received (popped and acked behind the clients' backs;
-    the other messages popped are released)."""
+    """--self-test in async mode: the new primary loses 5 acknowledged
+    pushes it had received, popped and acked behind the clients' backs
+    (the other messages popped meanwhile are released)."""
     c = Conn(port)
-    c.send(b"qpop %s 20 lease=%d\r\n" % (queue, LEASE))
-    for mid, deliveries, data in pop_items(c):
-        verb = b"qack" if data in book.pushed and data not in book.ack_sent else b"qrelease"
-        c.send(b"%s %s %d:%d\r\n" % (verb, queue, mid, deliveries))
+    dropped, others = 0, []
+    while dropped < 5:
+        c.send(b"qpop %s 20 lease=%d\r\n" % (queue, LEASE))
+        got = pop_items(c)
+        if not got:
+            break
+        for mid, deliveries, data in got:
+            if dropped < 5 and data in book.pushed and data not in book.ack_sent:
+                c.send(b"qack %s %d:%d\r\n" % (queue, mid, deliveries))
+                c.line()
+                dropped += 1
+            else:
+                others.append((mid, deliveries))
+    for mid, deliveries in others:
+        c.send(b"qrelease %s %d:%d\r\n" % (queue, mid, deliveries))
         c.line()
     c.close()
 
