@@ -8,8 +8,8 @@
 # Then 25 s of the FIFO-group torture (group_crash.py) and of the failover
 # torture with sync acknowledgement (failover_torture.py: a primary killed
 # behind fault-injecting proxies, a replica promoted, nothing acknowledged
-# lost), and 12 s of the latter asynchronous (what it loses is no more
-# than the promoted replica had not received).
+# lost), and 12 s of the latter asynchronous (what it loses is exactly
+# what the promoted replica had not received, message by message).
 #
 # The seed is printed (and comes from $TORTURE_SEED when set), so that a
 # failure can be replayed: python3 t/torture/torture.py --seed <seed>.
@@ -105,7 +105,7 @@ tags {persist mcds-only slow} {
         expr {[failover_torture_run sync 25 "\\(acknowledged pushes lost 0, acked back 0\\)"] >= 2}
     } 1
 
-    test {failover_torture.py: asynchronous, what a failover loses is what the promoted replica had not received} {
+    test {failover_torture.py: asynchronous, what a failover loses is exactly what the promoted replica had not received} {
         expr {[failover_torture_run async 12 ".*"] >= 1}
     } 1
 
