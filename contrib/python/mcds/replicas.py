@@ -119,7 +119,7 @@ class Shard:
     """The members of one entry (addresses: (host, port) or a socket path),
     a Client for each address used, and the current primary."""
 
-    def __init__(self, members, make_client, read_replicas, retry_timeout, reconnect_delay=0.0):
+    def __init__(self, members, make_client, read_replicas, retry_timeout, reconnect_delay):
         self.members = list(members)
         self.primary = self.members[0]
         self._make_client = make_client
