@@ -146,7 +146,12 @@ void mcds_set_retry_timeout(mcds_t *h, unsigned ms);
  * mcds_array_fetch, mcds_table_has and mcds_hash_get. Pops and leases,
  * locks, sequences, table cursors (mcds_tselect, mcds_tscan, mcds_tnext)
  * and every read that goes with a later write stay on the primary. Off
- * (0) by default: every call goes to the primary (read-your-writes). */
+ * (0) by default: every call goes to the primary (read-your-writes).
+ * A replica that could not be reached (refused, unreachable, connect
+ * timeout) or refused as stale is skipped by these reads for the reconnect
+ * delay (mcds_set_reconnect_delay), then tried again by the next one: an
+ * answer clears it, another failure doubles the delay (up to 30 s, or the
+ * delay when longer). */
 void mcds_set_read_replicas(mcds_t *h, int on);
 /* Connect and per-request I/O timeout in ms (default 2000). */
 mcds_status_t mcds_set_io_timeout(mcds_t *h, unsigned ms);
@@ -158,7 +163,10 @@ mcds_status_t mcds_set_io_timeout(mcds_t *h, unsigned ms);
  * tries the server again (a server that is down then costs each call a
  * connect: at once when refused, up to the I/O timeout when the host does
  * not answer). At most 86400; MCDS_INVALID above. Queue calls are not
- * affected: they always try again. */
+ * affected: they always try again. On an entry that names replicas it is
+ * how long replica reads (mcds_set_read_replicas) skip a member that could
+ * not be reached or refused as stale (0: never skipped); no call there
+ * fails at once for it. */
 mcds_status_t mcds_set_reconnect_delay(mcds_t *h, unsigned seconds);
 
 /* ==== Lock: add with a TTL, an owner token, compare-and-delete release ==== */

@@ -29,6 +29,11 @@ typedef struct mcds__rset {
     size_t n;
     size_t primary;     /* index in m of the current primary */
     size_t next_read;   /* the member the next replica read tries first */
+    /* members marked down (xroute.c): replica reads leave member i alone
+     * until down_until[i] (monotonic ms); down_ms[i] is the length of its
+     * last mark, 0 when it is not marked */
+    int64_t down_until[MCDS__RSET_MAX + 1];
+    unsigned down_ms[MCDS__RSET_MAX + 1];
 } mcds__rset_t;
 
 /* The handle. */

@@ -27,6 +27,15 @@
  * The member that answers a request other than a replica read becomes the
  * shard's current primary for the handle's later calls.
  *
+ * A member that could not be reached (its connect or probe failed) or that
+ * refused as stale is marked down for the handle's reconnect delay
+ * (mcds_set_reconnect_delay; libmemcached's RETRY_TIMEOUT, 0: never
+ * marked). Replica reads skip a member marked down; the first read after
+ * its mark is over tries it again: an answer clears the mark, a failure
+ * marks it again for twice as long, up to DOWN_CAP_MS (or the delay, when
+ * longer). Writes and the walk after a failure ignore the marks (they go
+ * on marking and clearing them).
+ *
  * A call keeps its request's bytes (x->req) until the first line of the
  * reply is read, to send them again.
  */
@@ -36,6 +45,7 @@
 #include "xconn.h"
 
 #define PAUSE_MS 100
+#define DOWN_CAP_MS 30000u
 
 /* The verbs of the server's read list (server/proto/readonly.c) that a
  * replica may answer for libmcds. The table cursors' verbs (tselect,
@@ -49,7 +59,7 @@ static const char *const replica_reads[] = {
     "ctactive", "ctperiods", "tget", "tinfo", "tlist",
 };
 
-enum { REFUSAL_NONE, REFUSAL_ADDRESS, REFUSAL_PLAIN };
+enum { REFUSAL_NONE, REFUSAL_ADDRESS, REFUSAL_PLAIN, REFUSAL_STALE };
 
 /* ---- the handle's replica sets ---- */
 
@@ -110,6 +120,9 @@ mcds_status_t mcds__rsets_clone(mcds_t *to, const mcds_t *h)
         to->rsets[i].n = from->n;
         to->rsets[i].primary = from->primary;
         to->rsets[i].next_read = from->next_read;
+        memcpy(to->rsets[i].down_until, from->down_until,
+               sizeof from->down_until);
+        memcpy(to->rsets[i].down_ms, from->down_ms, sizeof from->down_ms);
         for (j = 0; j <= MCDS__RSET_MAX; j++) {
             if (from->m[j] == NULL)
                 continue;
@@ -147,7 +160,7 @@ static int refusal(const char *p, size_t len, char *host, unsigned *port)
     size_t n = sizeof ro_of - 1;
 
     if (mcds__x_line_starts(p, len, "SERVER_ERROR stale replica"))
-        return REFUSAL_PLAIN;
+        return REFUSAL_STALE;
     if (mcds__x_line_is(p, len, ro))
         return REFUSAL_PLAIN;
     if (!mcds__x_line_starts(p, len, ro_of))
@@ -155,6 +168,69 @@ static int refusal(const char *p, size_t len, char *host, unsigned *port)
     if (mcds__address_parse(p + n, len - n, host, port) == 0)
         return REFUSAL_ADDRESS;
     return REFUSAL_PLAIN;
+}
+
+/* ---- members marked down ---- */
+
+/* The handle's reconnect delay in ms: how long a member is marked down at
+ * first (0: never). */
+static unsigned down_base_ms(const mcds_t *h)
+{
+    uint64_t s = memcached_behavior_get(h->mc,
+                                        MEMCACHED_BEHAVIOR_RETRY_TIMEOUT);
+
+    return s > 86400 ? 86400u * 1000u : (unsigned)s * 1000u;
+}
+
+/* Whether replica reads leave member i alone now. */
+static int member_is_down(const xcall_t *x, size_t i)
+{
+    return x->rs->down_ms[i] != 0 && down_base_ms(x->h) != 0 &&
+           mcds__mono_ms() < x->rs->down_until[i];
+}
+
+/* Member i could not be reached, or refused as stale: marked down for the
+ * delay, or twice its last mark when that one is over (the failed try
+ * after it), up to the cap. A try made while it is marked (a write's)
+ * leaves the mark as it is. */
+static void member_failed(xcall_t *x, size_t i)
+{
+    mcds__rset_t *rs = x->rs;
+    unsigned base = down_base_ms(x->h);
+    unsigned cap = base > DOWN_CAP_MS ? base : DOWN_CAP_MS;
+    int64_t now = mcds__mono_ms();
+    unsigned ms;
+
+    if (base == 0)
+        ms = 0;
+    else if (rs->down_ms[i] == 0)
+        ms = base;
+    else if (now < rs->down_until[i])
+        return;
+    else
+        ms = rs->down_ms[i] >= cap / 2 ? cap : rs->down_ms[i] * 2;
+    rs->down_ms[i] = ms;
+    rs->down_until[i] = now + ms;
+}
+
+/* Member i answered: no longer marked. */
+static void member_up(mcds__rset_t *rs, size_t i)
+{
+    rs->down_ms[i] = 0;
+    rs->down_until[i] = 0;
+}
+
+/* mcds__x_open on member i, which marks it down when it cannot be
+ * reached. */
+static mcds_status_t open_member(xcall_t *x, size_t i)
+{
+    mcds_status_t st;
+
+    x->at = i;
+    st = mcds__x_open(x, x->rs->m[i]);
+    if (st == MCDS_SERVER_DOWN)
+        member_failed(x, i);
+    return st;
 }
 
 /* ---- picking members ---- */
@@ -212,8 +288,7 @@ static mcds_status_t connect_from(xcall_t *x, size_t i)
         mcds_status_t st;
         long next;
 
-        x->at = i;
-        st = mcds__x_open(x, x->rs->m[i]);
+        st = open_member(x, i);
         if (st == MCDS_OK)
             x->h->detail[0] = '\0';    /* the members that failed before */
         if (st != MCDS_SERVER_DOWN)
@@ -228,17 +303,17 @@ static mcds_status_t connect_from(xcall_t *x, size_t i)
 }
 
 /* Connects to the next replica a read has not tried (round robin from
- * where the read started): 0, or -1 when none could be. */
+ * where the read started), those marked down skipped: 0, or -1 when none
+ * could be. */
 static int connect_replica(xcall_t *x)
 {
     mcds__rset_t *rs = x->rs;
 
     while (x->rtried < rs->n) {
         size_t i = (x->rpos + x->rtried++) % rs->n;
-        if (i == rs->primary)
+        if (i == rs->primary || member_is_down(x, i))
             continue;
-        x->at = i;
-        if (mcds__x_open(x, rs->m[i]) == MCDS_OK) {
+        if (open_member(x, i) == MCDS_OK) {
             x->h->detail[0] = '\0';
             return 0;
         }
@@ -264,6 +339,7 @@ static long member_named(xcall_t *x, const char *host, unsigned port)
         return -1;
     mcds__xconn_free(rs->m[rs->n]);   /* the call leaves it (x->c) now */
     rs->m[rs->n] = c;
+    member_up(rs, rs->n);
     return (long)rs->n;
 }
 
@@ -362,10 +438,13 @@ mcds_status_t mcds__xr_first_line(xcall_t *x, size_t *off, size_t *len)
         struct iovec iov;
 
         if (kind == REFUSAL_NONE) {
+            member_up(x->rs, x->at);
             if (!x->on_replica)
                 x->rs->primary = x->at;
             return MCDS_OK;
         }
+        if (kind == REFUSAL_STALE)
+            member_failed(x, x->at);
         st = elsewhere(x, kind, host, port, &gave_up);
         if (gave_up)
             return MCDS_OK;     /* the refusal is the reply */

@@ -9,16 +9,27 @@
  *     change the servers between calls; each command prints one line:
  *     the status's name, then the result or mcds_last_detail.
  *       retry <ms> | io <ms> | readreplicas <0|1>     settings: "OK"
+ *       reconnect <s>                                 the reconnect delay
  *       ctrset <name> <n> | ctrget <name>             counters (kv.c)
  *       qpush <queue> <data> | qready <queue>         queues (xconn.c)
  *       qpop <queue>                                  a lease (a write)
  *       rpush <list> <value> | llen <list>            lists (xconn.c)
  *       quit
+ *   test_replicas blackhole
+ *     a silent address on loopback: prints the port of a listening socket
+ *     that never accepts and whose queue is full, so that the kernel drops
+ *     the SYNs of later connects (which wait for their timeout, as with a
+ *     machine that is down and silent); holds it until stdin closes.
  */
+#include <arpa/inet.h>
 #include <libmemcached/memcached.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
@@ -131,6 +142,8 @@ static int run_command(mcds_t *h, char *line)
         st = MCDS_OK;
     } else if (strcmp(cmd, "io") == 0 && a != NULL) {
         st = mcds_set_io_timeout(h, (unsigned)atoi(a));
+    } else if (strcmp(cmd, "reconnect") == 0 && a != NULL) {
+        st = mcds_set_reconnect_delay(h, (unsigned)atoi(a));
     } else if (strcmp(cmd, "readreplicas") == 0 && a != NULL) {
         mcds_set_read_replicas(h, atoi(a));
         st = MCDS_OK;
@@ -187,12 +200,48 @@ static int run_shell(const char *servers)
     return 0;
 }
 
+/* ---- blackhole ---- */
+
+/* Listens with a backlog of 0 and fills the queue with one connection of
+ * its own (Linux queues one more than the backlog; without SYN cookies it
+ * queues none and drops every SYN already): the SYNs of later connects
+ * are dropped. */
+static int run_blackhole(void)
+{
+    struct sockaddr_in sa;
+    socklen_t len = sizeof sa;
+    struct pollfd p;
+    int l = socket(AF_INET, SOCK_STREAM, 0);
+    int filler = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    CHECK(l >= 0 && filler >= 0);
+    CHECK(bind(l, (struct sockaddr *)&sa, sizeof sa) == 0);
+    CHECK(listen(l, 0) == 0);
+    CHECK(getsockname(l, (struct sockaddr *)&sa, &len) == 0);
+    (void)connect(filler, (struct sockaddr *)&sa, sizeof sa);
+    p.fd = filler;
+    p.events = POLLOUT;
+    (void)poll(&p, 1, 2000);    /* queued, or dropped as every later one */
+    printf("%u\n", (unsigned)ntohs(sa.sin_port));
+    fflush(stdout);
+    while (getchar() != EOF)
+        ;
+    close(filler);
+    close(l);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "parse") == 0)
         return run_parse();
     if (argc == 3 && strcmp(argv[1], "shell") == 0)
         return run_shell(argv[2]);
-    fprintf(stderr, "usage: %s parse | shell <servers>\n", argv[0]);
+    if (argc == 2 && strcmp(argv[1], "blackhole") == 0)
+        return run_blackhole();
+    fprintf(stderr, "usage: %s parse | shell <servers> | blackhole\n", argv[0]);
     return 2;
 }

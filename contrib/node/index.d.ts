@@ -40,6 +40,12 @@ export interface ClientOptions {
    *  connection, refused by a replica) is tried again on the other members
    *  or on the primary a refusal names. 0: never. Default 5000. */
   retryTimeout?: number;
+  /** Replica sets: ms during which reads leave alone a member that could
+   *  not be connected to or refused as stale; one read tries it after
+   *  that, and another failure doubles the wait (up to 30000, or this when
+   *  longer). Writes ignore it. 0: every read tries every replica. Default
+   *  2000. */
+  reconnectDelay?: number;
 }
 
 export interface Item { value: Buffer; flags: number; cas?: bigint; }

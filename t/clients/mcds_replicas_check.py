@@ -3,6 +3,7 @@
 
     mcds_replicas_check.py offline SRCDIR
     mcds_replicas_check.py live SRCDIR PRIMARY_PORT REPLICA_PORT
+    mcds_replicas_check.py blackhole
 
 "offline" needs no mcds server: server lists with replica sets, good and
 bad; placement unchanged by adding replicas; and, against small fake
@@ -11,7 +12,9 @@ server read and then closed on, a reply that never comes, "not confirmed
 by enough replicas": sent exactly once), a connect failure that moves the
 primary, a refusal naming a primary outside the list, a stale replica
 skipped by a read, and hostile refusals (a garbage address, a redirect
-loop) that end within the retry timeout with the primary's error.
+loop) that end within the retry timeout with the primary's error; a
+silent replica (a Blackhole) and a stale one left alone by reads for
+reconnect_delay, then tried again.
 
 "live" runs against a primary (PRIMARY_PORT, --data-dir --persist-items)
 and its replica (REPLICA_PORT) on 127.0.0.1, in steps: at each
@@ -19,6 +22,9 @@ and its replica (REPLICA_PORT) on 127.0.0.1, in steps: at each
 <name> says (kill-replica, restart-replica, promote: kill the primary and
 "replicaof no one" the replica, old-primary-back: the old primary started
 again as a replica of the promoted one).
+
+"blackhole" prints the port of a Blackhole (a silent address on
+loopback) and holds it until stdin closes (for the Node checks).
 
 Prints "ok - <what>" per check and "all checks passed"; exits 1 at the
 first mismatch.
@@ -50,12 +56,13 @@ class Fake:
     reads and answers each with .answer (None: never answers; "close":
     closes the connection; a function: what it returns)."""
 
-    def __init__(self, answer):
+    def __init__(self, answer, port=0):
         self.answer = answer
         self.requests = 0
         self.connections = 0
         self.listener = socket.socket()
-        self.listener.bind(("127.0.0.1", 0))
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind(("127.0.0.1", port))
         self.listener.listen(16)
         self.port = self.listener.getsockname()[1]
         self.addr = "127.0.0.1:%d" % self.port
@@ -86,6 +93,31 @@ class Fake:
                     answer = self.answer() if callable(self.answer) else self.answer
                     if answer is not None:
                         conn.sendall(answer + b"\r\n")
+
+
+class Blackhole:
+    """A silent address on loopback: a listener (backlog 0) that never
+    accepts, its queue filled by one connection of its own, so that the
+    kernel drops the SYNs of later connects, which wait for their timeout
+    as with a machine that is down and drops packets. close() frees the
+    port."""
+
+    def __init__(self):
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(0)
+        self.port = self.listener.getsockname()[1]
+        self.addr = "127.0.0.1:%d" % self.port
+        self.filler = socket.socket()
+        self.filler.settimeout(2)
+        try:
+            self.filler.connect(("127.0.0.1", self.port))
+        except OSError:
+            pass        # without SYN cookies nothing is queued: all SYNs are dropped
+
+    def close(self):
+        self.filler.close()
+        self.listener.close()
 
 
 def dead_address(port=1):
@@ -233,6 +265,66 @@ def hostile(mcds, MemcacheServerError):
           isinstance(raises(pool.incr, "k", 1), ConnectionRefusedError), True)
 
 
+def down(mcds):
+    """Members that could not be reached, or refused as stale, are left
+    alone by reads for reconnect_delay (here 1 s), then tried again."""
+    primary = Fake(b"VALUE k 0 1\r\nx\r\nEND")
+    silent = Blackhole()
+    pool = mcds.Pool("%s=%s" % (primary.addr, silent.addr), read_replicas=True,
+                     reconnect_delay=1, connect_timeout=0.3)
+    first = pool.get("k")
+    silent.close()
+    replica = Fake(b"VALUE k 0 1\r\ny\r\nEND", silent.port)     # up again at once
+    got = [first] + [pool.get("k") for _ in range(3)]
+    check("a silent replica: the first read waits for its connect timeout, the primary answers; "
+          "the reads within reconnect_delay leave it alone",
+          (got, primary.requests, replica.connections), ([b"x"] * 4, 4, 0))
+    time.sleep(1.5)
+    check("... the first read after reconnect_delay tries it again, and it answers the reads",
+          ([pool.get("k") for _ in range(2)], replica.connections, replica.requests, primary.requests),
+          ([b"y"] * 2, 1, 2, 4))
+    pool.close()
+    stale = Fake(b"SERVER_ERROR stale replica: its link to its primary is not up")
+    pool = mcds.Pool("%s=%s" % (primary.addr, stale.addr), read_replicas=True, reconnect_delay=1)
+    got = [pool.get("k") for _ in range(3)]
+    check("a replica refusing as stale is asked once, then left alone",
+          (got, stale.requests), ([b"x"] * 3, 1))
+    time.sleep(1.5)
+    got = [pool.get("k") for _ in range(2)]
+    check("... asked again after reconnect_delay; refused again, it is left alone again",
+          (got, stale.requests), ([b"x"] * 2, 2))
+    time.sleep(1.3)
+    check("... for twice as long", (pool.get("k"), stale.requests), (b"x", 2))
+    stale.answer = b"VALUE k 0 1\r\nz\r\nEND"
+    time.sleep(1)
+    check("... then tried again, and its answer clears the mark",
+          ([pool.get("k") for _ in range(2)], stale.requests), ([b"z"] * 2, 4))
+    pool.close()
+    stale.answer = b"SERVER_ERROR stale replica: its link to its primary is not up"
+    pool = mcds.Pool("%s=%s" % (primary.addr, stale.addr), read_replicas=True, reconnect_delay=0)
+    before = stale.requests
+    check("reconnect_delay=0: every read asks it",
+          ([pool.get("k") for _ in range(3)], stale.requests - before), ([b"x"] * 3, 3))
+    pool.close()
+    stale.requests = 0
+    pool = mcds.Pool("%s=%s" % (stale.addr, dead_address()), reconnect_delay=1, retry_timeout=0)
+    check("writes ignore the marks: the service address refusing as stale is asked by each write",
+          ([type(raises(pool.incr, "k", 1)).__name__ for _ in range(2)], stale.requests),
+          (["MemcacheServerError"] * 2, 2))
+    pool.close()
+    check("reconnect_delay: 0 to 86400 seconds",
+          [type(raises(mcds.Pool, "a:1=b:2", reconnect_delay=v)).__name__ for v in (-1, 86401, "2", True)],
+          ["ValueError"] * 4)
+
+
+def blackhole():
+    """Prints the port of a Blackhole and holds it until stdin closes."""
+    hole = Blackhole()
+    print(hole.port, flush=True)
+    sys.stdin.read()
+    hole.close()
+
+
 def offline(mcds):
     from pymemcache.exceptions import MemcacheServerError
     parsing(mcds)
@@ -240,6 +332,7 @@ def offline(mcds):
     never_retried(mcds, MemcacheServerError)
     retried(mcds, MemcacheServerError)
     hostile(mcds, MemcacheServerError)
+    down(mcds)
 
 
 def step(name):
@@ -278,8 +371,10 @@ def live(mcds, pport, rport):
     check("R stopped: reads fall back to P (its cmd_get +5)", (got, gets(p) - before), ([b"v2"] * 5, 5))
     step("restart-replica")
     r = mcds.Client(R, timeout=5)
+    while pool.shards[0].is_down(R):
+        time.sleep(0.05)        # reconnect_delay (2 s)
     before = gets(p), gets(r)
-    check("R back: reads go to it again", ([pool.get("rk") for _ in range(3)], gets(p) - before[0],
+    check("R back: reads go to it again once reconnect_delay is over", ([pool.get("rk") for _ in range(3)], gets(p) - before[0],
                                            gets(r) - before[1]), ([b"v2"] * 3, 0, 3))
     step("promote")
     check("P killed, R promoted: a write through the same handle succeeds, on R",
@@ -294,6 +389,8 @@ def live(mcds, pport, rport):
     check("... P is R's replica", p.stats()[b"repl_role"], b"replica")
     wait_for("... and it reaches P, R's replica", lambda: p.get("redirected"), b"1")
     check("the first handle writes on R", (pool.set("again", b"2"), r.get("again")), (True, b"2"))
+    while pool.shards[0].is_down(P):
+        time.sleep(0.05)        # refused by the read after the promotion
     before = gets(p)
     check("... and reads from P, now its replica",
           (pool.get("redirected"), gets(p) - before), (b"1", 1))
@@ -303,6 +400,8 @@ def live(mcds, pport, rport):
 
 
 def main():
+    if sys.argv[1] == "blackhole":
+        return blackhole()
     sys.path.insert(0, os.path.join(sys.argv[2], "contrib", "python"))
     import mcds
     if sys.argv[1] == "offline":

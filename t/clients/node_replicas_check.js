@@ -77,10 +77,11 @@ async function main() {
   await step('restart-replica');
   r.close();
   r = new Client(R);
+  while (pool.shards[0].isDown(R)) await sleep(50);    // reconnectDelay (2000 ms)
   before = [await gets(p), await gets(r)];
   got = [];
   for (let i = 0; i < 3; i++) got.push(str(await pool.get('rk')));
-  check('R back: reads go to it again', [got, await gets(p) - before[0], await gets(r) - before[1]],
+  check('R back: reads go to it again once reconnectDelay is over', [got, await gets(p) - before[0], await gets(r) - before[1]],
     [Array(3).fill('v2'), 0, 3]);
   await step('promote');
   check('P killed, R promoted: a write through the same handle succeeds, on R',
@@ -96,6 +97,7 @@ async function main() {
   check('... P is R\'s replica', Object.values(await p.stats())[0].repl_role, 'replica');
   await waitFor('... and it reaches P, R\'s replica', async () => str(await p.get('redirected')), '1');
   check('the first handle writes on R', [await pool.set('again', '2'), str(await r.get('again'))], [true, '2']);
+  while (pool.shards[0].isDown(P)) await sleep(50);    // refused by the read after the promotion
   before = await gets(p);
   check('... and reads from P, now its replica', [str(await pool.get('redirected')), await gets(p) - before], ['1', 1]);
   check('the queue holds both pushes, each once', (await r.qstats('rq')).ready, 2);

@@ -1,9 +1,11 @@
 # The Python and Node packages over replica sets (a server list entry
 # "P=R": writes to the primary, following a promotion; reads to replicas
 # with read_replicas / readReplicas). Without mcds: list parsing,
-# placement, and against fake servers what is retried and what never is
-# (t/clients/mcds_replicas_check.py offline; Node's in
-# contrib/node/test/replicas.test.js, run by node_client.tcl). Then each
+# placement, against fake servers what is retried and what never is, and
+# members that could not be reached left alone by reads for the reconnect
+# delay (t/clients/mcds_replicas_check.py offline; Node's in
+# contrib/node/test/replicas.test.js, run by node_client.tcl, and a silent
+# replica in t/clients/node_replicas_down.js, run here). Then each
 # package's live script (t/clients/mcds_replicas_check.py live,
 # t/clients/node_replicas_check.js) against a primary with --data-dir and
 # its replica, run in steps while the test stops the replica, starts it
@@ -19,7 +21,7 @@ test {mcds.Pool replica sets: lists, placement, what is retried and what never i
     if {$status ne "0" || ![string match "*all checks passed*" $out]} { fail "exited $status:\n$out" }
     verbose $out
     regexp -all -line {^ok - } $out
-} 32
+} 41
 
 # The node binary, or a skip.
 proc replicas_node {} {
@@ -29,6 +31,24 @@ proc replicas_node {} {
     }
     skip "node is not installed (apt-get install nodejs)"
 }
+
+# A silent replica (mcds_replicas_check.py blackhole: a connect to it
+# waits for its timeout) and the Node package's reads: the script
+# (t/clients/node_replicas_down.js) reads once, the test frees the port,
+# and the script counts the connections of a fake replica started on it.
+test {Node over P=R: a silent replica is left alone by reads for reconnectDelay, then tried again and used} {
+    set node [replicas_node]
+    set bh [open "|[list [pymemcache_python] [file join [srcdir] t clients mcds_replicas_check.py] blackhole]" r+]
+    set pids [pid $bh]
+    foreach p $pids { register_pid $p }
+    set port [gets $bh]
+    set h [steps_start $node [file join [srcdir] t clients node_replicas_down.js] [srcdir] $port]
+    set r [list [steps_next $h]]
+    close $bh
+    foreach p $pids { unregister_pid $p }
+    steps_go $h
+    lappend r [regexp -all -line {^ok - } [steps_end $h]]
+} {{free-port 1} 3}
 
 # Runs a package's live script (cmd, to which the two ports are added)
 # against a primary and its replica, doing what each of its steps asks.

@@ -78,16 +78,18 @@ proc rs_close {ch} {
 
 # ---- fake servers: a listening socket in this process ----
 
-# fake_start answer: a fake server's port. It answers the probe (qstats
-# mcds:probe) with END and every other request line with answer, a data
-# block after a storage line skipped; answer "close" closes the
-# connection instead, "silent" answers nothing. ::fake(<port>,n) counts
-# the request lines, ::fake(<port>,lines) holds them.
-proc fake_start {answer} {
-    set s [socket -server [list fake__accept $answer] -myaddr 127.0.0.1 0]
+# fake_start answer ?port?: a fake server's port (port, when given: one
+# just freed). It answers the probe (qstats mcds:probe) with END and every
+# other request line with answer, a data block after a storage line
+# skipped; answer "close" closes the connection instead, "silent" answers
+# nothing. ::fake(<port>,n) counts the request lines, ::fake(<port>,lines)
+# holds them, ::fake(<port>,conns) counts the connections accepted.
+proc fake_start {answer {port 0}} {
+    set s [socket -server [list fake__accept $answer] -myaddr 127.0.0.1 $port]
     set port [lindex [fconfigure $s -sockname] 2]
     set ::fake($port,sock) $s
     set ::fake($port,n) 0
+    set ::fake($port,conns) 0
     set ::fake($port,lines) {}
     return $port
 }
@@ -101,6 +103,7 @@ proc fake_stop {port} {
 
 proc fake__accept {answer c addr p} {
     set ::fake_conn($c) [lindex [fconfigure $c -sockname] 2]
+    incr ::fake($::fake_conn($c),conns)
     fconfigure $c -translation binary -blocking 0 -buffering none
     fileevent $c readable [list fake__line $answer $c 0]
 }
@@ -296,6 +299,8 @@ start_server {tags {libmcds mcds-only}} {
     test {replica sets: a replica that refuses reads as stale is skipped, the primary answers; a lease and a write never go to the replica} {
         set f [fake_start "SERVER_ERROR stale replica: its link to its primary is not up"]
         set h [rs_shell 127.0.0.1:$rport=127.0.0.1:$f]
+        # reconnect 0: the replica is asked by every read (it is not left alone)
+        assert_equal [rs_call $h "reconnect 0"] "OK -"
         set r [list [rs_call $h "ctrset st 9"] [lindex [rs_call $h "qpush stq a"] 0] [rs_call $h "readreplicas 1"] \
                    [rs_call $h "ctrget st"] [rs_call $h "qready stq"] [rs_call $h "ctrget st"] \
                    [rs_call $h "qpop stq"] [rs_call $h "ctrset st 10"]]
@@ -354,3 +359,66 @@ test {replica sets: redirects to an address where nothing listens end within the
     fake_stop $f1
     lappend r [expr {$::fake($f1,n) >= 1}]
 } {{OK -} 1 1}
+
+# ---- a member that could not be reached is left alone ----
+
+# bh_start: {channel port} of a silent address on loopback (test_replicas
+# blackhole): a connect to it waits for its timeout, as to a machine that
+# is down and drops packets. bh_stop frees the port.
+proc bh_start {} {
+    set ch [open "|[list [rs_bin] blackhole]" r+]
+    foreach p [pid $ch] { register_pid $p }
+    set port [gets $ch]
+    if {![string is integer -strict $port]} { fail "test_replicas blackhole: $port" }
+    return [list $ch $port]
+}
+
+proc bh_stop {ch} {
+    set pids [pid $ch]
+    close $ch
+    foreach p $pids { unregister_pid $p }
+}
+
+start_server {tags {libmcds mcds-only}} {
+    set pport [srv port]
+
+    # The first read waits for one connect timeout; the replica, up again
+    # at once (a fake on its port), is not tried by the reads that follow
+    # within the reconnect delay (2 s), and is by the first one after it.
+    test {replica sets: a silent replica is left alone for the reconnect delay, then tried again and used} {
+        lassign [bh_start] bh rport
+        set h [rs_shell 127.0.0.1:$pport=127.0.0.1:$rport]
+        set r [list [rs_call $h "io [expr {300 * [time_factor]}]"] [rs_call $h "reconnect 2"] \
+                   [rs_call $h "rpush dl a"] [rs_call $h "readreplicas 1"] [rs_call $h "llen dl"]]
+        bh_stop $bh
+        set f [fake_start 7 $rport]
+        for {set i 0} {$i < 3} {incr i} { lappend r [rs_call $h "llen dl"] }
+        lappend r $::fake($f,conns)
+        after 2500
+        lappend r [rs_call $h "llen dl"] [rs_call $h "llen dl"] $::fake($f,conns) $::fake($f,n)
+        rs_close $h
+        fake_stop $f
+        set r
+    } {{OK -} {OK -} {OK 1} {OK -} {OK 1} {OK 1} {OK 1} {OK 1} 0 {OK 7} {OK 7} 1 2}
+
+    # A stale refusal marks the replica too; the read after the delay that
+    # is refused again marks it again, for twice as long (4 s: still left
+    # alone 2.5 s later). With a reconnect delay of 0 every read tries it.
+    test {replica sets: a replica refusing as stale is left alone for the reconnect delay, twice as long after a second refusal} {
+        set f [fake_start "SERVER_ERROR stale replica: its link to its primary is not up"]
+        set h [rs_shell 127.0.0.1:$pport=127.0.0.1:$f]
+        set r [list [rs_call $h "reconnect 2"] [rs_call $h "rpush sl a"] [rs_call $h "readreplicas 1"]]
+        for {set i 0} {$i < 3} {incr i} { lappend r [rs_call $h "llen sl"] }
+        lappend r $::fake($f,n)
+        after 2500
+        lappend r [rs_call $h "llen sl"] [rs_call $h "llen sl"] $::fake($f,n)
+        after 2500
+        lappend r [rs_call $h "llen sl"] $::fake($f,n)
+        lappend r [rs_call $h "reconnect 0"]
+        for {set i 0} {$i < 3} {incr i} { lappend r [rs_call $h "llen sl"] }
+        lappend r $::fake($f,n)
+        rs_close $h
+        fake_stop $f
+        set r
+    } {{OK -} {OK 1} {OK -} {OK 1} {OK 1} {OK 1} 1 {OK 1} {OK 1} 2 {OK 1} 2 {OK -} {OK 1} {OK 1} {OK 1} 5}
+}

@@ -10,7 +10,13 @@ const { buildContinuum, pick } = require('./ketama');
 const { Shard } = require('./shard');
 
 const DEFAULTS = {
-  timeout: 5000, connectTimeout: 2000, maxConnections: 4, maxPipeline: 32, readReplicas: false, retryTimeout: 5000,
+  timeout: 5000,
+  connectTimeout: 2000,
+  maxConnections: 4,
+  maxPipeline: 32,
+  readReplicas: false,
+  retryTimeout: 5000,
+  reconnectDelay: 2000,
 };
 
 function checkCredentials(opts) {
@@ -25,11 +31,17 @@ function checkPositive(opts, name) {
   if (!Number.isSafeInteger(v) || v < 1) A.fail(`${name} must be a positive integer, not ${v}`);
 }
 
-// readReplicas: a boolean; retryTimeout: ms, 0 (no retry) to an hour.
+function checkMs(opts, name, most) {
+  const v = opts[name];
+  if (!Number.isSafeInteger(v) || v < 0 || v > most) A.fail(`${name} must be 0 to ${most} ms, not ${v}`);
+}
+
+// readReplicas: a boolean; retryTimeout: ms, 0 (no retry) to an hour;
+// reconnectDelay: ms, 0 (no mark) to a day.
 function checkRouting(opts) {
   if (typeof opts.readReplicas !== 'boolean') A.fail(`readReplicas must be true or false, not ${opts.readReplicas}`);
-  const v = opts.retryTimeout;
-  if (!Number.isSafeInteger(v) || v < 0 || v > 3600000) A.fail(`retryTimeout must be 0 to 3600000 ms, not ${v}`);
+  checkMs(opts, 'retryTimeout', 3600000);
+  checkMs(opts, 'reconnectDelay', 86400000);
 }
 
 // The part of a structure's name that places it: the text between the

@@ -20,11 +20,19 @@
 // - With readReplicas, READ_VERBS go to the members other than the current
 //   primary in turn; one that cannot be connected to or refuses as stale
 //   is skipped, and the primary answers when none can.
+// - A member that cannot be connected to or refuses as stale is marked
+//   down for reconnectDelay ms: the reads skip it meanwhile (a machine that
+//   is down and silent costs one connectTimeout, not one per read). One
+//   read after that tries it again (the others still skip it): an answer
+//   clears the mark, a failure marks it again for twice as long, up to
+//   DOWN_CAP_MS (or reconnectDelay when longer). Requests on the primary
+//   ignore the marks (they still set and clear them); reconnectDelay 0
+//   marks nothing.
 'use strict';
 
 const { performance } = require('perf_hooks');
 const { ServerPool } = require('./pool');
-const { ConnectionError, ServerError } = require('./errors');
+const { ConnectionError, ServerError, ReplyError } = require('./errors');
 const { named } = require('./servers');
 
 // Verbs a replica may answer with readReplicas. Not here: gets (its cas is
@@ -35,6 +43,8 @@ const READ_VERBS = new Set(['get', 'qpeek', 'qpending', 'qstats', 'qinfo', 'qlis
   'ctactive', 'ctperiods']);
 
 const PAUSE_MS = 100;
+// A member's mark down at most, unless reconnectDelay is longer.
+const DOWN_CAP_MS = 30000;
 // Addresses named by refusals that are not members, kept at most.
 const MAX_OTHERS = 8;
 const READ_ONLY = 'SERVER_ERROR read-only replica';
@@ -73,7 +83,37 @@ class Shard {
     this.pools = new Map();
     this.others = [];
     this.nextRead = 0;
+    this.down = new Map();    // member name: {until, ms, probing}
     this.closed = false;
+  }
+
+  // Whether reads leave a member (its name) alone now: its mark is not
+  // over, or another read is trying it.
+  isDown(name) {
+    const mark = this.down.get(name);
+    return mark !== undefined && (mark.probing || performance.now() < mark.until);
+  }
+
+  // server could not be reached, or refused as stale: marked down for
+  // reconnectDelay, or twice its last mark when that one is over (the try
+  // after it failed), up to the cap. A try made while it is marked (a
+  // request on the primary) leaves the mark as it is.
+  failed(server) {
+    const base = this.opts.reconnectDelay;
+    const mark = this.down.get(server.name);
+    const now = performance.now();
+    if (!base) return;
+    if (mark) mark.probing = false;
+    if (mark && now < mark.until) return;
+    const ms = mark ? Math.min(mark.ms * 2, Math.max(DOWN_CAP_MS, base)) : base;
+    this.down.set(server.name, { until: now + ms, ms, probing: false });
+  }
+
+  // After a try that neither answered nor failed to reach server (a
+  // refusal as read-only, no reply in time): its probe, if it was one, ends.
+  tried(server) {
+    const mark = this.down.get(server.name);
+    if (mark) mark.probing = false;
   }
 
   // The connections to a server (made at its first use).
@@ -106,11 +146,17 @@ class Shard {
   }
 
   // {ok: true, value} or {ok: false, err, named, readOnly}; other errors throw.
+  // Marks server down, or clears its mark when it answers.
   async attempt(server, req) {
     try {
-      return { ok: true, value: await this.pool(server).send(req) };
+      const value = await this.pool(server).send(req);
+      this.down.delete(server.name);
+      return { ok: true, value };
     } catch (err) {
       const r = retryable(err);
+      if (r && !r.readOnly) this.failed(server);
+      else if (!r && err instanceof ReplyError) this.down.delete(server.name);
+      else this.tried(server);
       if (!r || this.closed) throw err;
       return { ok: false, err, ...r };
     }
@@ -157,7 +203,11 @@ class Shard {
     const start = this.nextRead % replicas.length;
     this.nextRead = start + 1;
     for (let i = 0; i < replicas.length; i++) {
-      const r = await this.attempt(replicas[(start + i) % replicas.length], req);
+      const target = replicas[(start + i) % replicas.length];
+      if (this.isDown(target.name)) continue;
+      const mark = this.down.get(target.name);
+      if (mark) mark.probing = true;    // its mark is over: this read tries it
+      const r = await this.attempt(target, req);
       if (r.ok) return r.value;
       if (r.readOnly) break;      // a read only a primary serves (a Kestrel get)
     }

@@ -3,8 +3,10 @@
 // and against fake servers what is retried (a connect failure, a replica's
 // refusal, a stale replica skipped by a read) and what never is (a request
 // the server read and then closed on, no reply in time, "not confirmed by
-// enough replicas"), and hostile refusals (a garbage address, a redirect
-// loop) that end within retryTimeout with the primary's error. The live
+// enough replicas"), hostile refusals (a garbage address, a redirect
+// loop) that end within retryTimeout with the primary's error, and a
+// replica refusing as stale left alone by reads for reconnectDelay (the
+// silent replica is client_replicas.tcl's: node cannot make one). The live
 // checks (a primary and its replica, a promotion) are
 // t/clients/node_replicas_check.js, run by t/unit/client_replicas.tcl.
 'use strict';
@@ -35,6 +37,8 @@ async function fake(answer) {
   return f;
 }
 
+const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
+
 // host:port where nothing listens (a low port, as the suite's other tests
 // of a dead server use: a port listened on and closed again could be
 // handed to the next fake).
@@ -56,7 +60,8 @@ test('lists: replica sets parse; bad members refuse the whole list', () => {
     'a:1=[::1', 'a:1=b :2', [...eight, 'h:9'].join('='), 'a:1,c:2=d:3:1']) {
     assert.throws(() => new Client(bad), InvalidArgumentError, bad);
   }
-  for (const opts of [{ readReplicas: 1 }, { retryTimeout: -1 }, { retryTimeout: 3600001 }, { retryTimeout: 1.5 }]) {
+  for (const opts of [{ readReplicas: 1 }, { retryTimeout: -1 }, { retryTimeout: 3600001 }, { retryTimeout: 1.5 },
+    { reconnectDelay: -1 }, { reconnectDelay: 86400001 }, { reconnectDelay: 1.5 }, { reconnectDelay: '2000' }]) {
     assert.throws(() => new Client('a:1=b:2', opts), InvalidArgumentError, JSON.stringify(opts));
   }
 });
@@ -163,4 +168,38 @@ test('hostile refusals end within retryTimeout with the primary\'s error', async
   c.close();
   await a.close();
   await b.close();
+});
+
+test('a replica refusing as stale is left alone by reads for reconnectDelay, twice as long after a second refusal; one read tries it after', async () => {
+  const STALE = 'SERVER_ERROR stale replica: its link to its primary is not up';
+  const primary = await fake('VALUE k 0 1\r\nx\r\nEND');
+  const stale = await fake(STALE);
+  let c = new Client(`${primary.addr}=${stale.addr}`, { readReplicas: true, reconnectDelay: 1000 });
+  const got = [];
+  for (let i = 0; i < 3; i++) got.push((await c.get('k')).toString());
+  assert.deepStrictEqual([got, stale.requests], [['x', 'x', 'x'], 1], 'asked once, then left alone');
+  await sleep(1500);
+  const many = await Promise.all(Array.from({ length: 5 }, () => c.get('k')));
+  assert.deepStrictEqual([many.map(String), stale.requests], [Array(5).fill('x'), 2],
+    'after reconnectDelay one of five reads at once tries it; refused, it is left alone again');
+  await sleep(1300);
+  assert.deepStrictEqual([(await c.get('k')).toString(), stale.requests], ['x', 2], 'for twice as long');
+  stale.answer = 'VALUE k 0 1\r\nz\r\nEND';
+  await sleep(1000);
+  assert.deepStrictEqual([(await c.get('k')).toString(), (await c.get('k')).toString(), stale.requests],
+    ['z', 'z', 4], 'then tried again: its answer clears the mark');
+  c.close();
+  stale.answer = STALE;
+  c = new Client(`${primary.addr}=${stale.addr}`, { readReplicas: true, reconnectDelay: 0 });
+  let before = stale.requests;
+  for (let i = 0; i < 3; i++) await c.get('k');
+  assert.strictEqual(stale.requests - before, 3, 'reconnectDelay 0: every read asks it');
+  c.close();
+  c = new Client(`${stale.addr}=${deadAddress()}`, { reconnectDelay: 1000, retryTimeout: 0 });
+  before = stale.requests;
+  for (let i = 0; i < 2; i++) await assert.rejects(c.incr('k', 1), ServerError);
+  assert.strictEqual(stale.requests - before, 2, 'writes ignore the marks');
+  c.close();
+  await primary.close();
+  await stale.close();
 });

@@ -112,6 +112,12 @@ def parse_servers(servers):
     return entries
 
 
+def _check_seconds(name, value, most):
+    """ValueError unless value is a number of seconds from 0 to most."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= most:
+        raise ValueError("%s must be 0 to %d seconds: %r" % (name, most, value))
+
+
 def _where(member):
     host, port, _ = member
     return host if port == 0 else (host, port)
@@ -144,14 +150,17 @@ class Pool:
     set's current primary and follow a promotion (retried only when surely
     not applied, for at most retry_timeout seconds, default 5; 0: never);
     with read_replicas=True, reads go to its replicas (which may not have
-    the caller's last write yet). The Clients of a replica set default to
+    the caller's last write yet), those that could not be reached or
+    refused as stale left alone for reconnect_delay seconds (default 2,
+    doubling at each failed try after it up to 30; 0: every read tries
+    every replica). The Clients of a replica set default to
     noreply=False (a noreply write is not seen refused, so it could not
     follow a promotion); default_noreply= in kw overrides it."""
 
-    def __init__(self, servers, read_replicas=False, retry_timeout=5.0, **client_kwargs):
-        if isinstance(retry_timeout, bool) or not isinstance(retry_timeout, (int, float)) \
-                or not 0 <= retry_timeout <= 3600:
-            raise ValueError("retry_timeout must be 0 to 3600 seconds: %r" % (retry_timeout,))
+    def __init__(self, servers, read_replicas=False, retry_timeout=5.0, reconnect_delay=2.0,
+                 **client_kwargs):
+        _check_seconds("retry_timeout", retry_timeout, 3600)
+        _check_seconds("reconnect_delay", reconnect_delay, 86400)
         entries = parse_servers(servers)
         self.servers = [members[0] for members in entries]
         self._continuum = Continuum(self.servers)
@@ -162,7 +171,8 @@ class Pool:
                 kwargs.setdefault("default_noreply", False)
             self.shards.append(Shard([_where(m) for m in members],
                                      lambda where, kw=kwargs: Client(where, **kw),
-                                     bool(read_replicas), float(retry_timeout)))
+                                     bool(read_replicas), float(retry_timeout),
+                                     float(reconnect_delay)))
 
     @property
     def clients(self):

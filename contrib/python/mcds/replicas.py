@@ -22,6 +22,13 @@ when it is tried again elsewhere.
 * With read_replicas, the calls of READ_CALLS go to the members other
   than the current primary in turn; one that cannot be connected to or
   refuses as stale is skipped, and the primary answers when none can.
+* A member that cannot be connected to or refuses as stale is marked down
+  for reconnect_delay seconds: the reads skip it meanwhile (a machine that
+  is down and silent costs one connect timeout, not one per read). The
+  first read after that tries it again: an answer clears the mark, a
+  failure marks it again for twice as long, up to DOWN_CAP (or
+  reconnect_delay when longer). Calls on the primary ignore the marks
+  (they still set and clear them); reconnect_delay 0 marks nothing.
 
 A connection kept from an earlier call is checked before it is used: one
 that has become readable while idle was closed by its server (a server
@@ -47,6 +54,10 @@ PAUSE = 0.1
 
 #: Members of one entry at most (its first address included).
 MAX_MEMBERS = 8
+
+#: Seconds a member stays marked down at most (unless reconnect_delay is
+#: longer).
+DOWN_CAP = 30.0
 
 _READ_ONLY = b"read-only replica"
 _STALE = b"stale replica: its link to its primary is not up"
@@ -108,7 +119,7 @@ class Shard:
     """The members of one entry (addresses: (host, port) or a socket path),
     a Client for each address used, and the current primary."""
 
-    def __init__(self, members, make_client, read_replicas, retry_timeout):
+    def __init__(self, members, make_client, read_replicas, retry_timeout, reconnect_delay):
         self.members = list(members)
         self.primary = self.members[0]
         self._make_client = make_client
@@ -116,6 +127,8 @@ class Shard:
         self._others = []
         self._read_replicas = read_replicas
         self._retry_timeout = retry_timeout
+        self._reconnect_delay = reconnect_delay
+        self._down = {}         # address: (until, seconds) of its mark
         self._next_read = 0
 
     def client(self, address):
@@ -148,7 +161,39 @@ class Shard:
         for client in self._clients.values():
             client.close()
 
+    def is_down(self, address):
+        """Whether reads leave address alone now (marked down)."""
+        mark = self._down.get(address)
+        return mark is not None and time.monotonic() < mark[0]
+
+    def _failed(self, address):
+        """address could not be reached, or refused as stale: marked down
+        for reconnect_delay, or twice its last mark when that one is over
+        (the try after it failed), up to DOWN_CAP. A try made while it is
+        marked (a call on the primary) leaves the mark as it is."""
+        if not self._reconnect_delay:
+            return
+        now = time.monotonic()
+        mark = self._down.get(address)
+        if mark is None:
+            seconds = self._reconnect_delay
+        elif now < mark[0]:
+            return
+        else:
+            seconds = min(mark[1] * 2, max(DOWN_CAP, self._reconnect_delay))
+        self._down[address] = (now + seconds, seconds)
+
     def _try(self, address, name, args, kwargs):
+        try:
+            result = self._try_once(address, name, args, kwargs)
+        except _Retry as retry:
+            if not retry.read_only:
+                self._failed(address)
+            raise
+        self._down.pop(address, None)
+        return result
+
+    def _try_once(self, address, name, args, kwargs):
         client = self.client(address)
         if client.sock is not None and _closed_by_peer(client.sock):
             client.close()
@@ -162,6 +207,7 @@ class Shard:
         except MemcacheServerError as e:
             retry = _refusal(e)
             if retry is None:
+                self._down.pop(address, None)       # it answered
                 raise
             raise retry from None
 
@@ -207,8 +253,11 @@ class Shard:
         start = self._next_read % len(replicas)
         self._next_read = start + 1
         for i in range(len(replicas)):
+            target = replicas[(start + i) % len(replicas)]
+            if self.is_down(target):
+                continue
             try:
-                return self._try(replicas[(start + i) % len(replicas)], name, args, kwargs)
+                return self._try(target, name, args, kwargs)
             except _Retry as retry:
                 if retry.read_only:
                     break       # a read only a primary serves (a Kestrel get)

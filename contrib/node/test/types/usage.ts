@@ -5,7 +5,7 @@ import { Client, ClientError, ConnectionError, Message, CtIncrResult } from '../
 async function main(): Promise<void> {
   const c = new Client(['127.0.0.1:11211', '127.0.0.1:11212:2'], { timeout: 1000, username: 'u', password: 'p' });
   const ok: boolean = await c.set('k', 'v', { flags: 1, exptime: 10 });
-  const rs = new Client('10.0.0.9:11211:2=10.0.0.2:11211', { readReplicas: true, retryTimeout: 3000 });
+  const rs = new Client('10.0.0.9:11211:2=10.0.0.2:11211', { readReplicas: true, retryTimeout: 3000, reconnectDelay: 1000 });
   const primary: string = rs.primaryOf(rs.servers[0]);
   const v: Buffer | null = await c.get('k');
   const n: bigint | null = await c.incr('n', 5n);
