@@ -206,13 +206,17 @@ def retried(mcds, MemcacheServerError):
     pool = mcds.Pool("%s=%s" % (primary.addr, stale.addr), read_replicas=True)
     check("read_replicas: a stale replica is skipped, the primary answers",
           (pool.get("k"), stale.requests, primary.requests), (b"x", 1, 1))
+    behind = Fake(b"SERVER_ERROR stale replica: behind its primary longer than --replica-max-lag")
+    pool = mcds.Pool("%s=%s" % (primary.addr, behind.addr), read_replicas=True)
+    check("read_replicas: a replica behind longer than --replica-max-lag is skipped, the primary answers",
+          (pool.get("k"), behind.requests, primary.requests), (b"x", 1, 2))
     ro = Fake(b"SERVER_ERROR read-only replica of " + primary.addr.encode())
     pool = mcds.Pool("%s=%s" % (primary.addr, ro.addr), read_replicas=True)
     check("read_replicas: a read a replica refuses as a write (a Kestrel get) goes to the primary",
-          (pool.get("k"), ro.requests, primary.requests), (b"x", 1, 2))
+          (pool.get("k"), ro.requests, primary.requests), (b"x", 1, 3))
     pool = mcds.Pool("%s=%s" % (primary.addr, dead_address()), read_replicas=True)
     check("read_replicas: a replica that cannot be connected to is skipped",
-          (pool.get("k"), primary.requests), (b"x", 3))
+          (pool.get("k"), primary.requests), (b"x", 4))
 
 
 def hostile(mcds, MemcacheServerError):

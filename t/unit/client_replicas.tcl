@@ -21,7 +21,7 @@ test {mcds.Pool replica sets: lists, placement, what is retried and what never i
     if {$status ne "0" || ![string match "*all checks passed*" $out]} { fail "exited $status:\n$out" }
     verbose $out
     regexp -all -line {^ok - } $out
-} 41
+} 42
 
 # The node binary, or a skip.
 proc replicas_node {} {

@@ -48,7 +48,8 @@ const DOWN_CAP_MS = 30000;
 // Addresses named by refusals that are not members, kept at most.
 const MAX_OTHERS = 8;
 const READ_ONLY = 'SERVER_ERROR read-only replica';
-const STALE = 'SERVER_ERROR stale replica: its link to its primary is not up';
+// a link not up, or behind longer than --replica-max-lag
+const STALE = 'SERVER_ERROR stale replica:';
 
 // The server a "read-only replica of HOST:PORT" refusal names, or null
 // when HOST:PORT is not an address ("x", a bad port).
@@ -68,7 +69,7 @@ function retryable(err) {
   if (err.reply.startsWith(`${READ_ONLY} of `)) {
     return { named: namedPrimary(err.reply.slice(READ_ONLY.length + 4)), readOnly: true };
   }
-  if (err.reply === STALE) return { named: null, readOnly: false };
+  if (err.reply.startsWith(STALE)) return { named: null, readOnly: false };
   return null;
 }
 

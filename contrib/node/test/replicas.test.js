@@ -113,16 +113,21 @@ test('retried: a connect failure moves the primary; a refusal naming an address 
   assert.strictEqual((await c.get('k')).toString(), 'x');
   assert.deepStrictEqual([stale.requests, primary.requests], [1, 1]);
   c.close();
+  const behind = await fake('SERVER_ERROR stale replica: behind its primary longer than --replica-max-lag');
+  c = new Client(`${primary.addr}=${behind.addr}`, { readReplicas: true });
+  assert.strictEqual((await c.get('k')).toString(), 'x');
+  assert.deepStrictEqual([behind.requests, primary.requests], [1, 2]);
+  c.close();
   const ro = await fake(`SERVER_ERROR read-only replica of ${primary.addr}`);
   c = new Client(`${primary.addr}=${ro.addr}`, { readReplicas: true });
   assert.strictEqual((await c.get('k')).toString(), 'x');
-  assert.deepStrictEqual([ro.requests, primary.requests], [1, 2]);
+  assert.deepStrictEqual([ro.requests, primary.requests], [1, 3]);
   c.close();
   c = new Client(`${primary.addr}=${deadAddress()}`, { readReplicas: true });
   assert.strictEqual((await c.get('k')).toString(), 'x');
-  assert.strictEqual(primary.requests, 3);
+  assert.strictEqual(primary.requests, 4);
   c.close();
-  for (const f of [member, outside, refusing, stale, primary, ro]) await f.close();
+  for (const f of [member, outside, refusing, stale, behind, primary, ro]) await f.close();
 });
 
 test('hostile refusals end within retryTimeout with the primary\'s error', async () => {

@@ -60,7 +60,7 @@ MAX_MEMBERS = 8
 DOWN_CAP = 30.0
 
 _READ_ONLY = b"read-only replica"
-_STALE = b"stale replica: its link to its primary is not up"
+_STALE = b"stale replica:"     # link not up, or behind longer than --replica-max-lag
 
 
 class _Retry(Exception):
@@ -99,7 +99,7 @@ def _refusal(error):
         return _Retry(error, read_only=True)
     if text.startswith(_READ_ONLY + b" of "):
         return _Retry(error, refusal_primary(text[len(_READ_ONLY) + 4:]), read_only=True)
-    if text == _STALE:
+    if text.startswith(_STALE):
         return _Retry(error)
     return None
 
