@@ -4,7 +4,9 @@
  * clock_now() is read on every request, so it is a plain atomic load of a
  * value that clock_tick() refreshes from the monotonic clock once a second
  * (and clock_shift() moves at once). Like memcached, relative time starts
- * at 2 so that an exptime of 1 always means "already expired".
+ * at 2 so that an exptime of 1 always means "already expired", and its
+ * seconds are the wall clock's: clock_started() + clock_now() is the Unix
+ * second now (or the one before, between two ticks), never the next.
  */
 #include <time.h>
 
@@ -16,16 +18,23 @@
 static time_t clock_start_wall;       /* wall time matching rel time 0 */
 static uint64_t clock_start_wall_ms;  /* the same in milliseconds */
 static struct timespec clock_start_mono;
+static int64_t clock_start_wall_ns;   /* the wall clock's part of a second at the start */
 static rel_time_t clock_current;
 static int64_t clock_offset;          /* debug shift, seconds */
 static void (*clock_shift_hook)(void);
 
+/* The wall clock's whole seconds since the start (as the monotonic clock
+ * counts them): rel time and clock_start_wall add up to the Unix second
+ * now, so an expiry turned into a Unix second and back by another process
+ * (a restart, a replica) is the same second, never one later. */
 static rel_time_t clock_compute(void) {
     struct timespec now;
-    int64_t secs;
+    int64_t ns, secs;
 
     clock_gettime(CLOCK_MONOTONIC, &now);
-    secs = now.tv_sec - clock_start_mono.tv_sec;
+    ns = (int64_t)(now.tv_sec - clock_start_mono.tv_sec) * 1000000000 +
+         (now.tv_nsec - clock_start_mono.tv_nsec) + clock_start_wall_ns;
+    secs = ns / 1000000000;
     secs += __atomic_load_n(&clock_offset, __ATOMIC_RELAXED);
     return (rel_time_t)(secs + CLOCK_EPOCH_SLACK);
 }
@@ -36,6 +45,7 @@ void clock_init(void) {
     clock_gettime(CLOCK_MONOTONIC, &clock_start_mono);
     clock_gettime(CLOCK_REALTIME, &wall);
     clock_start_wall = wall.tv_sec - CLOCK_EPOCH_SLACK;
+    clock_start_wall_ns = wall.tv_nsec;
     clock_start_wall_ms = (uint64_t)wall.tv_sec * 1000 + (uint64_t)(wall.tv_nsec / 1000000) -
                           CLOCK_EPOCH_SLACK * 1000;
     clock_offset = 0;
