@@ -254,8 +254,9 @@ def hostile(mcds, MemcacheServerError):
     pool = mcds.Pool("%s=%s" % (server.addr, dead_address()), retry_timeout=2)
     err = raises(pool.incr, "k", 1)
     check("a refusal naming a new address each time: the call ends with it, "
-          "at most 8 addresses outside the list kept",
-          (type(err) is MemcacheServerError, len(pool.shards[0]._clients) <= 10), (True, True))
+          "at most 8 addresses outside the list kept, and their marks down no more",
+          (type(err) is MemcacheServerError, len(pool.shards[0]._clients) <= 10,
+           len(pool.shards[0]._down) <= 10), (True, True, True))
     shard = pool.shards[0]
     shard.primary = ("127.0.0.1", 99)
     shard.client(shard.primary)

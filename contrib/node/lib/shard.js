@@ -136,6 +136,7 @@ class Shard {
       this.others = this.others.filter((n) => n !== old);
       this.pools.get(old)?.close();
       this.pools.delete(old);
+      this.down.delete(old);
     }
   }
 

@@ -160,6 +160,7 @@ test('hostile refusals end within retryTimeout with the primary\'s error', async
   c = new Client(`${moving.addr}=${deadAddress()}`, { retryTimeout: 2000 });
   await assert.rejects(c.incr('k', 1), ServerError);
   assert.ok(c.shards[0].pools.size <= 10, `${port} ${c.shards[0].pools.size}`);
+  assert.ok(c.shards[0].down.size <= 10, `${port} marks ${c.shards[0].down.size}`);
   const shard = c.shards[0];
   shard.primary = { host: '127.0.0.1', port: 99, name: '127.0.0.1:99' };
   shard.pool(shard.primary);

@@ -147,6 +147,7 @@ class Shard:
             old = next(a for a in self._others if a != self.primary)
             self._others.remove(old)
             self._clients.pop(old).close()
+            self._down.pop(old, None)
 
     def call(self, name, args, kwargs):
         """Client.<name>(*args, **kwargs) where it belongs. An entry
