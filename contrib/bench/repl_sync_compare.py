@@ -14,7 +14,10 @@ and prints operations per second and the p50 / p99 latency of each
 round trip. One connection, one request at a time: this measures the
 round trip of a confirmed write, not throughput.
 
-    contrib/bench/repl_sync_compare.py [--seconds 3] [--size 32]
+    contrib/bench/repl_sync_compare.py [--seconds 3] [--size 32] [--replica-threads 4]
+
+--replica-threads sets the mcds replica's -t (its worker threads, which
+each batch it applies holds).
 """
 import argparse
 import os
@@ -99,13 +102,14 @@ def wait_up(port, question, answer, name):
     sys.exit("the %s replica did not come up" % name)
 
 
-def mcds_pair(tmp, procs):
+def mcds_pair(tmp, procs, replica_threads):
     p, r = free_port(), free_port()
     procs.append(subprocess.Popen([MCDS, "-p", str(p), "-l", "127.0.0.1", "--data-dir", os.path.join(tmp, "mp"),
                                    "--persist-items", "--min-replicas-ack", "1"], stderr=subprocess.DEVNULL))
     connect(p).close()
     procs.append(subprocess.Popen([MCDS, "-p", str(r), "-l", "127.0.0.1", "--data-dir", os.path.join(tmp, "mr"),
-                                   "--persist-items", "--replicaof", "127.0.0.1:%d" % p], stderr=subprocess.DEVNULL))
+                                   "--persist-items", "--replicaof", "127.0.0.1:%d" % p, "-t", str(replica_threads)],
+                                  stderr=subprocess.DEVNULL))
     wait_up(r, b"stats\r\n", b"STAT repl_link up", "mcds")
     return p
 
@@ -125,15 +129,17 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seconds", type=float, default=3)
     ap.add_argument("--size", type=int, default=32)
+    ap.add_argument("--replica-threads", type=int, default=4)
     a = ap.parse_args()
     v = b"x" * a.size
     tmp, procs = tempfile.mkdtemp(prefix="repl_sync_compare."), []
     for d in ("mp", "mr", "rp", "rr"):
         os.mkdir(os.path.join(tmp, d))
     try:
-        port = mcds_pair(tmp, procs)
+        port = mcds_pair(tmp, procs, a.replica_threads)
         r = run(port, lambda i: b"set k%d 0 0 %d\r\n%s\r\n" % (i, a.size, v), 1, a.seconds)
-        print("mcds  set, --min-replicas-ack 1   %8.0f ops/s  p50 %6.0f us  p99 %6.0f us" % r)
+        print("mcds  set, --min-replicas-ack 1   %8.0f ops/s  p50 %6.0f us  p99 %6.0f us  (replica -t %d)"
+              % (r + (a.replica_threads,)))
         if shutil.which("redis-server"):
             port = redis_pair(tmp, procs)
             r = run(port, lambda i: b"*3\r\n$3\r\nSET\r\n$%d\r\nk%d\r\n$%d\r\n%s\r\n*3\r\n$4\r\nWAIT\r\n$1\r\n1\r\n"
